@@ -1,0 +1,158 @@
+import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import { Counter, Histogram } from 'prom-client';
+import { newRequestId, PlatformError, type CallerInfo, type Logger, type PlatformMetrics } from '@ppay/kernel';
+import type { ApiKeyCache } from './auth/api-key-cache';
+import type { UserTokenVerifier } from './auth/user-token';
+import type { Clients } from './clients';
+import type { GatewayConfig } from './config';
+import { toHttpError } from './http/errors';
+import { ErrorResponse } from './http/schemas';
+import { describeValidationError, validatorCompiler } from './http/validation';
+import { registerKeyRoutes } from './routes/keys';
+import { registerPartnerRoutes } from './routes/partner';
+import { registerDashboardRoutes } from './routes/dashboard';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    caller: CallerInfo;
+  }
+}
+
+export interface GatewayDeps {
+  config: GatewayConfig;
+  log: Logger;
+  metrics: PlatformMetrics;
+  clients: Clients;
+  apiKeys: ApiKeyCache;
+  userTokens: UserTokenVerifier;
+}
+
+export const PARTNER_PREFIX = '/api/v1/partner';
+export const DASHBOARD_PREFIX = '/api/v1/marketplace';
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** Fastify's own client errors, reported with catalogue codes instead of its internal ones. */
+function platformErrorForFastify(err: FastifyError): PlatformError | undefined {
+  switch (err.code) {
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new PlatformError('UNSUPPORTED_MEDIA_TYPE');
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new PlatformError('PAYLOAD_TOO_LARGE');
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return new PlatformError('INVALID_JSON', 'Request body is empty but Content-Type is application/json');
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return new PlatformError('INVALID_JSON');
+    default:
+      if (err.statusCode === 400 && err.name === 'SyntaxError') return new PlatformError('INVALID_JSON');
+      return undefined;
+  }
+}
+
+export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> {
+  const { config, metrics } = deps;
+  const app = Fastify({
+    loggerInstance: deps.log as unknown as FastifyBaseLogger,
+    disableRequestLogging: true,
+    requestIdLogLabel: 'request_id',
+    genReqId: (req) => {
+      const given = req.headers['x-request-id'];
+      return typeof given === 'string' && REQUEST_ID.test(given) ? given : newRequestId();
+    },
+    bodyLimit: config.BODY_LIMIT_BYTES,
+    trustProxy: config.TRUST_PROXY,
+    return503OnClosing: true,
+  });
+  app.setValidatorCompiler(validatorCompiler);
+  app.addSchema(ErrorResponse);
+  app.decorateRequest('caller', null as unknown as CallerInfo);
+
+  const httpRequests = new Counter({
+    name: 'ppay_http_requests_total',
+    help: 'HTTP requests served by the gateway, by route template and status code',
+    labelNames: ['method', 'route', 'status_code'],
+    registers: [metrics.registry],
+  });
+  const httpDuration = new Histogram({
+    name: 'ppay_http_request_duration_seconds',
+    help: 'HTTP request latency at the gateway, by route template',
+    labelNames: ['method', 'route'],
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+    registers: [metrics.registry],
+  });
+
+  app.addHook('onRequest', async (req, reply) => {
+    req.caller = { requestId: req.id };
+    reply.header('x-request-id', req.id);
+  });
+  app.addHook('onResponse', async (req, reply) => {
+    const route = req.routeOptions.url ?? 'unmatched';
+    const seconds = reply.elapsedTime / 1000;
+    httpRequests.inc({ method: req.method, route, status_code: String(reply.statusCode) });
+    httpDuration.observe({ method: req.method, route }, seconds);
+    req.log.info(
+      { method: req.method, route, status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 },
+      'request completed',
+    );
+  });
+
+  app.setErrorHandler((err: FastifyError, req: FastifyRequest, reply: FastifyReply) => {
+    let error: unknown = err;
+    if (err.validation) {
+      const { message, param } = describeValidationError(err.validation, err.validationContext ?? 'body');
+      error = new PlatformError('VALIDATION_FAILED', message, { param });
+    } else {
+      error = platformErrorForFastify(err) ?? err;
+    }
+    const http = toHttpError(error, req.id, () => Math.ceil(config.BREAKER_RESET_TIMEOUT_MS / 1000));
+    if (http.statusCode >= 500 && http.statusCode !== 501) {
+      req.log.error({ err, status: http.statusCode, code: http.body.error.code }, 'request failed');
+    }
+    if (http.retryAfterSeconds) reply.header('retry-after', String(http.retryAfterSeconds));
+    return reply.status(http.statusCode).send(http.body);
+  });
+  app.setNotFoundHandler((req, reply) => {
+    const http = toHttpError(
+      new PlatformError('ROUTE_NOT_FOUND', `No route for ${req.method} ${req.url.split('?')[0]}`),
+      req.id,
+      () => 1,
+    );
+    return reply.status(http.statusCode).send(http.body);
+  });
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.0.3',
+      info: {
+        title: 'Partner Payments API',
+        version: '1.0.0',
+        description:
+          'Charges, hosted checkout, pricing, subscriptions, marketplace sub-merchants and API keys. ' +
+          'Amounts are integers in the currency minor unit (whole units for JPY, KRW, VND).',
+      },
+      servers: [{ url: config.PUBLIC_BASE_URL }],
+      components: {
+        securitySchemes: {
+          apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
+          userToken: { type: 'apiKey', in: 'header', name: 'x-id-key' },
+        },
+      },
+    },
+    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs' });
+
+  app.get('/health', { schema: { hide: true } }, async () => ({ status: 'ok' }));
+  app.get('/ready', { schema: { hide: true } }, async (_req, reply) => {
+    // Ready when the services the gateway depends on most are reachable (breakers not open).
+    const open = Object.values(deps.clients).filter((c) => c.breakerState === 'open').map((c) => c.target);
+    return reply.status(open.length ? 503 : 200).send({ status: open.length ? 'degraded' : 'ok', open_breakers: open });
+  });
+
+  await app.register(async (partner) => registerPartnerRoutes(partner, deps), { prefix: PARTNER_PREFIX });
+  await app.register(async (keys) => registerKeyRoutes(keys, deps), { prefix: PARTNER_PREFIX });
+  await app.register(async (dashboard) => registerDashboardRoutes(dashboard, deps), { prefix: DASHBOARD_PREFIX });
+  return app;
+}

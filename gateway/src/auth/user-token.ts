@@ -1,0 +1,59 @@
+import { createRemoteJWKSet, errors as joseErrors, jwtVerify, type JWTVerifyGetKey } from 'jose';
+import { createSecretKey, type KeyObject } from 'node:crypto';
+import { PlatformError } from '@ppay/kernel';
+
+export interface UserPrincipal {
+  userId: string;
+  merchantId: number;
+}
+
+export interface UserTokenOptions {
+  secret?: string;
+  jwksUrl?: string;
+  issuer: string;
+  audience: string;
+}
+
+const unauthorized = (detail: string) => new PlatformError('UNAUTHORIZED', undefined, { detail });
+
+/**
+ * Verifies the dashboard user token sent in `x-id-key`: a JWT with `sub` (user id) and
+ * `merchant_id` (the business the user acts for). HS256 with a shared secret locally; the
+ * identity provider's JWKS in production.
+ */
+export class UserTokenVerifier {
+  private readonly key: KeyObject | JWTVerifyGetKey;
+  private readonly algorithms: string[];
+
+  constructor(private readonly options: UserTokenOptions) {
+    if (options.jwksUrl) {
+      this.key = createRemoteJWKSet(new URL(options.jwksUrl));
+      this.algorithms = ['RS256', 'ES256', 'PS256', 'EdDSA'];
+    } else if (options.secret) {
+      this.key = createSecretKey(Buffer.from(options.secret, 'utf8'));
+      this.algorithms = ['HS256'];
+    } else {
+      throw new Error('Either AUTH_JWKS_URL or AUTH_JWT_SECRET must be configured');
+    }
+  }
+
+  async verify(token: string | string[] | undefined): Promise<UserPrincipal> {
+    if (typeof token !== 'string' || token.trim() === '') throw unauthorized('x-id-key header is missing');
+    try {
+      const { payload } = await jwtVerify(token.trim(), this.key as KeyObject, {
+        issuer: this.options.issuer,
+        audience: this.options.audience,
+        algorithms: this.algorithms,
+      });
+      const merchantId = Number(payload.merchant_id);
+      if (typeof payload.sub !== 'string' || !payload.sub) throw unauthorized('token has no subject');
+      if (!Number.isSafeInteger(merchantId) || merchantId <= 0) throw unauthorized('token has no merchant_id claim');
+      return { userId: payload.sub, merchantId };
+    } catch (err) {
+      if (err instanceof PlatformError) throw err;
+      if (err instanceof joseErrors.JWTExpired) throw unauthorized('token has expired');
+      if (err instanceof joseErrors.JWTClaimValidationFailed) throw unauthorized(`token claim invalid: ${err.claim}`);
+      throw unauthorized('token is malformed or its signature is invalid');
+    }
+  }
+}

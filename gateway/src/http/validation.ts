@@ -1,0 +1,45 @@
+import Ajv, { type ErrorObject } from 'ajv';
+import addFormats from 'ajv-formats';
+import type { FastifySchemaCompiler } from 'fastify';
+
+/**
+ * Two validators: bodies are validated strictly (a string "100" is not an amount — money is never
+ * coerced), while path and query strings are coerced to the declared types as usual.
+ */
+function ajv(coerceTypes: boolean) {
+  const instance = new Ajv({ coerceTypes, useDefaults: true, removeAdditional: false, allErrors: false, strict: false });
+  addFormats(instance);
+  instance.addKeyword({ keyword: 'example' });
+  return instance;
+}
+
+const strict = ajv(false);
+const coercing = ajv(true);
+
+export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) =>
+  (httpPart === 'body' ? strict : coercing).compile(schema as object);
+
+/** Turns the first ajv error into a partner-readable sentence and the field it concerns. */
+export function describeValidationError(
+  errors: Partial<ErrorObject>[],
+  context: string,
+): { message: string; param?: string } {
+  const e = errors[0];
+  if (!e) return { message: 'Invalid request' };
+  const path = (e.instancePath ?? '').replace(/^\//, '').replace(/\//g, '.');
+  const params = (e.params ?? {}) as Record<string, unknown>;
+  const where = context === 'body' ? '' : `${context} parameter `;
+  if (e.keyword === 'required') {
+    const field = [path, String(params.missingProperty)].filter(Boolean).join('.');
+    return { message: `${where}${field} is required`, param: field };
+  }
+  if (e.keyword === 'additionalProperties') {
+    const field = [path, String(params.additionalProperty)].filter(Boolean).join('.');
+    return { message: `Unknown ${where}field ${field}`, param: field };
+  }
+  if (e.keyword === 'enum') {
+    const allowed = (params.allowedValues as unknown[] | undefined)?.join(', ');
+    return { message: `${where}${path} must be one of: ${allowed}`, param: path };
+  }
+  return { message: `${where}${path || context} ${e.message ?? 'is invalid'}`.trim(), param: path || undefined };
+}

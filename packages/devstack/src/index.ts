@@ -1,0 +1,5 @@
+export * from './paths';
+export * from './platform';
+export * from './secrets';
+export * from './tokens';
+export * from './merchants';

@@ -1,0 +1,68 @@
+import * as path from 'node:path';
+import { parseArgs } from 'node:util';
+import { DEFAULT_PORTS, grpcAddrEnvVar, RemoteCallError } from '@ppay/kernel';
+import { createMerchant } from './merchants';
+import { REPO_ROOT } from './paths';
+import { loadOrCreateSecrets } from './secrets';
+
+const USAGE = `Usage: npm run merchant -- create --email EMAIL --country CC --currency CUR [--name NAME] [--marketplace] [--live]
+
+Creates a merchant on the running platform and prints one JSON line with merchant_id,
+user_token (send as x-id-key), a sandbox api_key (send as X-API-Key) and its webhook_secret.
+
+Environment: MARKETPLACE_GRPC_ADDR, WEBHOOKS_GRPC_ADDR (default: the local platform's ports),
+AUTH_JWT_SECRET (default: the local platform's generated secret in PPAY_STATE_DIR, default .infra/).`;
+
+async function main(): Promise<number> {
+  const { values, positionals } = parseArgs({
+    allowPositionals: true,
+    options: {
+      email: { type: 'string' },
+      country: { type: 'string' },
+      currency: { type: 'string' },
+      name: { type: 'string' },
+      marketplace: { type: 'boolean', default: false },
+      live: { type: 'boolean', default: false },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+  });
+  if (values.help || positionals[0] !== 'create') {
+    process.stderr.write(`${USAGE}\n`);
+    return values.help ? 0 : 64;
+  }
+  const missing = (['email', 'country', 'currency'] as const).filter((k) => !values[k]);
+  if (missing.length) {
+    process.stderr.write(`Missing --${missing.join(', --')}\n\n${USAGE}\n`);
+    return 64;
+  }
+  const stateDir = process.env.PPAY_STATE_DIR ?? path.join(REPO_ROOT, '.infra');
+  const jwtSecret = process.env.AUTH_JWT_SECRET ?? loadOrCreateSecrets(stateDir).AUTH_JWT_SECRET;
+  try {
+    const merchant = await createMerchant(
+      {
+        marketplaceAddr: process.env[grpcAddrEnvVar('marketplace')] ?? `127.0.0.1:${DEFAULT_PORTS.marketplace.grpc}`,
+        webhooksAddr: process.env[grpcAddrEnvVar('webhooks')] ?? `127.0.0.1:${DEFAULT_PORTS.webhooks.grpc}`,
+        jwtSecret,
+      },
+      {
+        email: values.email!,
+        country: values.country!,
+        currency: values.currency!,
+        businessName: values.name,
+        marketplace: values.marketplace,
+        keyMode: values.live ? 'live' : 'sandbox',
+      },
+    );
+    process.stdout.write(`${JSON.stringify(merchant)}\n`);
+    return 0;
+  } catch (err) {
+    const message =
+      err instanceof RemoteCallError && err.errorCode
+        ? `${err.errorCode}: ${err.message}`
+        : `${(err as Error).message} (is the platform running? start it with: npm start)`;
+    process.stderr.write(`merchant create failed: ${message}\n`);
+    return 1;
+  }
+}
+
+main().then((code) => process.exit(code));

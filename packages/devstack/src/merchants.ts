@@ -1,0 +1,83 @@
+import { callerToMetadata, newRequestId, ServiceClient } from '@ppay/kernel';
+import { loadPlatformProto, type types } from '@ppay/proto';
+import { mintUserToken } from './tokens';
+
+export interface BootstrapTarget {
+  marketplaceAddr: string;
+  webhooksAddr: string;
+  jwtSecret: string;
+}
+
+export interface NewMerchantInput {
+  email: string;
+  country: string;
+  currency: string;
+  businessName?: string;
+  marketplace?: boolean;
+  keyMode?: 'sandbox' | 'live';
+}
+
+export interface NewMerchant {
+  merchant_id: number;
+  user_token: string;
+  api_key: string;
+  webhook_secret: string;
+  api_key_id: string;
+  mode: string;
+  baseline_currency: string;
+  country: string;
+  is_marketplace_operator: boolean;
+}
+
+/**
+ * Creates a merchant (marketplace service), a user token for the dashboard routes, and a first API
+ * key with its webhook secret (webhooks service). This is the platform-admin bootstrap the spec
+ * leaves out; it talks gRPC to the running services as an internal caller.
+ */
+export async function createMerchant(target: BootstrapTarget, input: NewMerchantInput): Promise<NewMerchant> {
+  const proto = loadPlatformProto().ppay;
+  const marketplace = new ServiceClient<types.marketplace.MarketplaceServiceClient>(
+    'marketplace',
+    proto.marketplace.v1.MarketplaceService,
+    target.marketplaceAddr,
+    { deadlineMs: 10_000 },
+  );
+  const webhooks = new ServiceClient<types.webhooks.WebhooksServiceClient>(
+    'webhooks',
+    proto.webhooks.v1.WebhooksService,
+    target.webhooksAddr,
+    { deadlineMs: 10_000 },
+  );
+  try {
+    const merchant = await marketplace.call(
+      'CreateMerchant',
+      {
+        email: input.email,
+        business_name: input.businessName,
+        country: input.country,
+        baseline_currency: input.currency,
+        is_marketplace_operator: input.marketplace ?? false,
+      },
+      callerToMetadata({ requestId: newRequestId(), auth: 'internal' }),
+    );
+    const key = await webhooks.call(
+      'CreateApiKey',
+      { mode: input.keyMode ?? 'sandbox', name: 'default' },
+      callerToMetadata({ requestId: newRequestId(), auth: 'internal', merchantId: merchant.id }),
+    );
+    return {
+      merchant_id: merchant.id,
+      user_token: await mintUserToken(merchant.owner_user_id, merchant.id, { secret: target.jwtSecret }),
+      api_key: key.api_key,
+      webhook_secret: key.webhook_secret,
+      api_key_id: key.key!.id,
+      mode: key.key!.mode,
+      baseline_currency: merchant.baseline_currency,
+      country: merchant.country,
+      is_marketplace_operator: merchant.is_marketplace_operator,
+    };
+  } finally {
+    marketplace.close();
+    webhooks.close();
+  }
+}

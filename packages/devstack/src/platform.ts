@@ -1,0 +1,196 @@
+import { spawn, execFile, type ChildProcess } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { promisify } from 'node:util';
+import { COMPONENTS, DEFAULT_PORTS, grpcAddrEnvVar, type ComponentName } from '@ppay/kernel';
+import { INFRA_SCRIPT, REPO_ROOT } from './paths';
+import { loadOrCreateSecrets, type LocalSecrets } from './secrets';
+
+const execFileAsync = promisify(execFile);
+
+export type ProcessName = ComponentName | 'gateway';
+export const PROCESS_NAMES: readonly ProcessName[] = [...COMPONENTS, 'gateway'];
+
+export interface InfraOptions {
+  dir: string;
+  mongoPort: number;
+  natsPort: number;
+  natsHttpPort: number;
+  fresh?: boolean;
+}
+
+export interface InfraHandle {
+  mongoUri: string;
+  natsUrl: string;
+  /** True when this call started the servers (so stopping them is ours to do). */
+  startedHere: boolean;
+}
+
+function infraEnv(o: InfraOptions): NodeJS.ProcessEnv {
+  return {
+    ...process.env,
+    INFRA_DIR: o.dir,
+    MONGO_PORT: String(o.mongoPort),
+    NATS_PORT: String(o.natsPort),
+    NATS_HTTP_PORT: String(o.natsHttpPort),
+  };
+}
+
+/** Starts (installing if needed) FerretDB and NATS via scripts/infra.sh. */
+export async function infraUp(o: InfraOptions): Promise<InfraHandle> {
+  const env = infraEnv(o);
+  const wasUp = await execFileAsync('bash', [INFRA_SCRIPT, 'status'], { env }).then(
+    () => true,
+    () => false,
+  );
+  if (!wasUp || o.fresh) {
+    await new Promise<void>((resolve, reject) => {
+      const child = spawn('bash', [INFRA_SCRIPT, 'up', ...(o.fresh ? ['--fresh'] : [])], { env, stdio: ['ignore', 'inherit', 'inherit'] });
+      child.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`infra.sh up exited with ${code}`))));
+    });
+  }
+  return {
+    mongoUri: `mongodb://127.0.0.1:${o.mongoPort}/`,
+    natsUrl: `nats://127.0.0.1:${o.natsPort}`,
+    startedHere: !wasUp,
+  };
+}
+
+export async function infraDown(o: InfraOptions): Promise<void> {
+  await execFileAsync('bash', [INFRA_SCRIPT, 'down'], { env: infraEnv(o) });
+}
+
+export interface PlatformOptions {
+  mongoUri: string;
+  natsUrl: string;
+  secrets: LocalSecrets;
+  /** Ports: gateway http = base, gateway metrics = base+1, service i grpc = base+10+i, metrics = base+20+i. Default: the standard ports. */
+  portBase?: number;
+  /** Prefix for every service database, so several platforms can share one server. */
+  dbPrefix?: string;
+  /** Where each process's log goes; default: inherit stdout/stderr. */
+  logDir?: string;
+  logLevel?: string;
+  /** Extra env for every process, or per process. */
+  env?: NodeJS.ProcessEnv;
+  envFor?: Partial<Record<ProcessName, NodeJS.ProcessEnv>>;
+  readyTimeoutMs?: number;
+}
+
+export interface ProcessPorts {
+  http?: number;
+  grpc?: number;
+  metrics: number;
+}
+
+export function portsFor(name: ProcessName, base?: number): ProcessPorts {
+  if (base === undefined) return { ...DEFAULT_PORTS[name] };
+  if (name === 'gateway') return { http: base, metrics: base + 1 };
+  const i = COMPONENTS.indexOf(name);
+  return { grpc: base + 10 + i, metrics: base + 20 + i };
+}
+
+function entryPoint(name: ProcessName): string {
+  return name === 'gateway'
+    ? path.join(REPO_ROOT, 'gateway', 'dist', 'main.js')
+    : path.join(REPO_ROOT, 'services', name, 'dist', 'main.js');
+}
+
+async function waitReady(url: string, child: ChildProcess, timeoutMs: number, name: string): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`${name} exited with code ${child.exitCode} during start-up`);
+    try {
+      const res = await fetch(url, { signal: AbortSignal.timeout(1000) });
+      if (res.ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`${name} was not ready within ${timeoutMs} ms (${url})`);
+}
+
+/** A running platform: six services and the gateway as separate Node processes. */
+export class Platform {
+  private readonly children = new Map<ProcessName, ChildProcess>();
+
+  constructor(readonly options: PlatformOptions) {}
+
+  get gatewayUrl(): string {
+    return `http://127.0.0.1:${portsFor('gateway', this.options.portBase).http}`;
+  }
+
+  metricsUrl(name: ProcessName): string {
+    return `http://127.0.0.1:${portsFor(name, this.options.portBase).metrics}/metrics`;
+  }
+
+  grpcAddress(name: ComponentName): string {
+    return `127.0.0.1:${portsFor(name, this.options.portBase).grpc}`;
+  }
+
+  /** Environment a process gets; exposed so the merchant CLI and tests talk to the same platform. */
+  envFor(name: ProcessName): NodeJS.ProcessEnv {
+    const o = this.options;
+    const ports = portsFor(name, o.portBase);
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      NATS_URL: o.natsUrl,
+      LOG_LEVEL: o.logLevel ?? process.env.LOG_LEVEL ?? 'info',
+      METRICS_PORT: String(ports.metrics),
+      ...o.env,
+    };
+    if (name === 'gateway') {
+      env.PORT = String(ports.http);
+      env.AUTH_JWT_SECRET = o.secrets.AUTH_JWT_SECRET;
+      for (const c of COMPONENTS) env[grpcAddrEnvVar(c)] = this.grpcAddress(c);
+    } else {
+      env.GRPC_PORT = String(ports.grpc);
+      env.MONGODB_URI = o.mongoUri;
+      env.MONGODB_DB = `${o.dbPrefix ?? ''}ppay_${name.replace(/-/g, '_')}`;
+      env.API_KEY_PEPPER = o.secrets.API_KEY_PEPPER;
+      env.SECRETS_ENCRYPTION_KEY = o.secrets.SECRETS_ENCRYPTION_KEY;
+    }
+    return { ...env, ...o.envFor?.[name] };
+  }
+
+  async start(): Promise<void> {
+    // Services first (in parallel), then the gateway that calls them.
+    await Promise.all(COMPONENTS.map((c) => this.startProcess(c)));
+    await this.startProcess('gateway');
+  }
+
+  async startProcess(name: ProcessName): Promise<void> {
+    if (this.children.get(name)?.exitCode === null) return;
+    const o = this.options;
+    let stdio: ('ignore' | 'inherit' | number)[] = ['ignore', 'inherit', 'inherit'];
+    if (o.logDir) {
+      fs.mkdirSync(o.logDir, { recursive: true });
+      const fd = fs.openSync(path.join(o.logDir, `${name}.log`), 'a');
+      stdio = ['ignore', fd, fd];
+    }
+    const child = spawn(process.execPath, [entryPoint(name)], { env: this.envFor(name), stdio, cwd: REPO_ROOT });
+    this.children.set(name, child);
+    const ports = portsFor(name, o.portBase);
+    await waitReady(`http://127.0.0.1:${ports.metrics}/readyz`, child, o.readyTimeoutMs ?? 60_000, name);
+  }
+
+  /** SIGTERM (graceful drain) or SIGKILL (crash) one process and wait for it to exit. */
+  async stopProcess(name: ProcessName, signal: NodeJS.Signals = 'SIGTERM', timeoutMs = 15_000): Promise<number | null> {
+    const child = this.children.get(name);
+    if (!child || child.exitCode !== null || child.signalCode !== null) return child?.exitCode ?? null;
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    child.kill(signal);
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    const code = await exited;
+    clearTimeout(timer);
+    return code;
+  }
+
+  async stop(): Promise<void> {
+    await this.stopProcess('gateway');
+    await Promise.all(COMPONENTS.map((c) => this.stopProcess(c)));
+  }
+}
+
+export { loadOrCreateSecrets };

@@ -1,0 +1,24 @@
+import { SignJWT } from 'jose';
+import { createSecretKey } from 'node:crypto';
+
+export interface TokenOptions {
+  secret: string;
+  issuer?: string;
+  audience?: string;
+  expiresIn?: string;
+}
+
+/**
+ * Mints a dashboard user token (x-id-key) for local use. In production the identity provider
+ * issues these and the gateway verifies them against its JWKS.
+ */
+export function mintUserToken(userId: string, merchantId: number, options: TokenOptions): Promise<string> {
+  return new SignJWT({ merchant_id: merchantId })
+    .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+    .setSubject(userId)
+    .setIssuer(options.issuer ?? 'ppay-local')
+    .setAudience(options.audience ?? 'ppay-dashboard')
+    .setIssuedAt()
+    .setExpirationTime(options.expiresIn ?? '30d')
+    .sign(createSecretKey(Buffer.from(options.secret, 'utf8')));
+}

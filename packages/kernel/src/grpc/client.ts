@@ -1,0 +1,203 @@
+import * as grpc from '@grpc/grpc-js';
+import CircuitBreaker from 'opossum';
+import { ERROR_TRAILERS, isErrorCode, PlatformError, type ErrorCode } from '../errors';
+import type { PlatformMetrics } from '../metrics';
+
+type ReqOf<F> = F extends (argument: infer A, callback: grpc.requestCallback<infer _R>) => grpc.ClientUnaryCall
+  ? A
+  : never;
+type ResOf<F> = F extends (argument: never, callback: grpc.requestCallback<infer R>) => grpc.ClientUnaryCall
+  ? R
+  : never;
+/** The PascalCase unary methods of a generated client (the camelCase aliases are skipped). */
+export type UnaryMethodName<C> = {
+  [K in keyof C]: K extends `${Uppercase<infer F>}${string}`
+    ? F extends ''
+      ? never
+      : C[K] extends (...args: never[]) => grpc.ClientUnaryCall
+        ? K
+        : never
+    : never;
+}[keyof C] &
+  string;
+
+/** A failed call to another component, with the catalogue code decoded from the trailers. */
+export class RemoteCallError extends Error {
+  constructor(
+    readonly target: string,
+    readonly method: string,
+    readonly grpcCode: grpc.status,
+    message: string,
+    readonly errorCode?: ErrorCode,
+    readonly param?: string,
+    readonly detail?: string,
+  ) {
+    super(message);
+    this.name = 'RemoteCallError';
+  }
+
+  /** Re-raise as the same platform error (used when a service relays a sibling's answer). */
+  toPlatformError(): PlatformError {
+    return new PlatformError(this.errorCode ?? 'INTERNAL', this.errorCode ? this.message : undefined, {
+      param: this.param,
+      detail: this.detail,
+    });
+  }
+}
+
+/** Failures that say the target is unhealthy, as opposed to a partner's mistake. */
+const INFRASTRUCTURE_FAILURES = new Set<grpc.status>([
+  grpc.status.UNAVAILABLE,
+  grpc.status.DEADLINE_EXCEEDED,
+  grpc.status.INTERNAL,
+  grpc.status.UNKNOWN,
+  grpc.status.RESOURCE_EXHAUSTED,
+]);
+
+export interface BreakerOptions {
+  /** Percentage of failed calls in the rolling window that opens the breaker. */
+  errorThresholdPercentage: number;
+  /** How long the breaker stays open before letting a trial call through. */
+  resetTimeoutMs: number;
+  rollingCountTimeoutMs: number;
+  /** Minimum calls in the window before the breaker may open. */
+  volumeThreshold: number;
+}
+
+export const DEFAULT_BREAKER_OPTIONS: BreakerOptions = {
+  errorThresholdPercentage: 50,
+  resetTimeoutMs: 5_000,
+  rollingCountTimeoutMs: 10_000,
+  volumeThreshold: 5,
+};
+
+export interface ServiceClientOptions {
+  deadlineMs: number;
+  breaker?: BreakerOptions;
+  metrics?: PlatformMetrics;
+}
+
+/** Channel options: reconnect quickly after a restart instead of grpc-js's 120 s maximum backoff. */
+export const CHANNEL_OPTIONS: grpc.ChannelOptions = {
+  'grpc.initial_reconnect_backoff_ms': 200,
+  'grpc.max_reconnect_backoff_ms': 2_000,
+  'grpc.keepalive_time_ms': 30_000,
+  'grpc.keepalive_timeout_ms': 5_000,
+};
+
+type ClientConstructor<C> = new (address: string, credentials: grpc.ChannelCredentials, options?: grpc.ChannelOptions) => C;
+
+/**
+ * One client per target, created once and reused. Every call has a deadline; optionally every call
+ * goes through an opossum breaker that counts only infrastructure failures, so a partner's 400s
+ * never open it. An open breaker fails fast with SERVICE_UNAVAILABLE and `retryAfterSeconds`.
+ */
+export class ServiceClient<C extends grpc.Client> {
+  readonly client: C;
+  private readonly breaker?: CircuitBreaker<[() => Promise<unknown>], unknown>;
+
+  constructor(
+    readonly target: string,
+    ctor: ClientConstructor<C>,
+    address: string,
+    private readonly options: ServiceClientOptions,
+  ) {
+    this.client = new ctor(address, grpc.credentials.createInsecure(), CHANNEL_OPTIONS);
+    if (options.breaker) this.breaker = this.createBreaker(options.breaker);
+  }
+
+  get breakerState(): 'closed' | 'open' | 'half_open' | 'none' {
+    if (!this.breaker) return 'none';
+    if (this.breaker.opened) return 'open';
+    return this.breaker.halfOpen ? 'half_open' : 'closed';
+  }
+
+  get retryAfterSeconds(): number {
+    return Math.max(1, Math.ceil((this.options.breaker?.resetTimeoutMs ?? 1000) / 1000));
+  }
+
+  call<M extends UnaryMethodName<C>>(
+    method: M,
+    request: ReqOf<C[M]>,
+    metadata: grpc.Metadata = new grpc.Metadata(),
+    deadlineMs = this.options.deadlineMs,
+  ): Promise<ResOf<C[M]>> {
+    const attempt = () => this.rawCall(method, request, metadata, deadlineMs);
+    if (!this.breaker) return attempt() as Promise<ResOf<C[M]>>;
+    return this.breaker.fire(attempt).catch((err: unknown) => {
+      if (err instanceof Error && (err as { code?: string }).code === 'EOPENBREAKER') {
+        this.options.metrics?.breakerEvents.inc({ target: this.target, event: 'reject' });
+        throw new PlatformError('SERVICE_UNAVAILABLE', undefined, {
+          detail: `${this.target} is unavailable (circuit open)`,
+        });
+      }
+      throw err;
+    }) as Promise<ResOf<C[M]>>;
+  }
+
+  close(): void {
+    this.breaker?.shutdown();
+    this.client.close();
+  }
+
+  private rawCall(method: string, request: unknown, metadata: grpc.Metadata, deadlineMs: number): Promise<unknown> {
+    const metrics = this.options.metrics;
+    const stop = metrics?.grpcClientDuration.startTimer({ grpc_target: this.target, grpc_method: method });
+    return new Promise((resolve, reject) => {
+      const fn = (this.client as unknown as Record<string, Function>)[method];
+      fn.call(
+        this.client,
+        request,
+        metadata,
+        { deadline: Date.now() + deadlineMs },
+        (err: grpc.ServiceError | null, response: unknown) => {
+          stop?.();
+          const code = err ? err.code : grpc.status.OK;
+          metrics?.grpcClientHandled.inc({ grpc_target: this.target, grpc_method: method, grpc_code: grpc.status[code] });
+          if (!err) return resolve(response);
+          reject(this.decodeError(method, err));
+        },
+      );
+    });
+  }
+
+  private decodeError(method: string, err: grpc.ServiceError): RemoteCallError {
+    const trailer = (key: string) => {
+      const v = err.metadata?.get(key)[0];
+      return typeof v === 'string' && v !== '' ? v : undefined;
+    };
+    const code = trailer(ERROR_TRAILERS.code);
+    return new RemoteCallError(
+      this.target,
+      method,
+      err.code,
+      err.details || err.message,
+      isErrorCode(code) ? code : undefined,
+      trailer(ERROR_TRAILERS.param),
+      trailer(ERROR_TRAILERS.detail),
+    );
+  }
+
+  private createBreaker(opts: BreakerOptions) {
+    const breaker = new CircuitBreaker((fn: () => Promise<unknown>) => fn(), {
+      // Deadlines are enforced by gRPC itself; the breaker only counts outcomes.
+      timeout: false,
+      errorThresholdPercentage: opts.errorThresholdPercentage,
+      resetTimeout: opts.resetTimeoutMs,
+      rollingCountTimeout: opts.rollingCountTimeoutMs,
+      volumeThreshold: opts.volumeThreshold,
+      errorFilter: (err: unknown) =>
+        !(err instanceof RemoteCallError && INFRASTRUCTURE_FAILURES.has(err.grpcCode)),
+    });
+    const metrics = this.options.metrics;
+    const state = (value: number, event: string) => () => {
+      metrics?.breakerState.set({ target: this.target }, value);
+      metrics?.breakerEvents.inc({ target: this.target, event });
+    };
+    metrics?.breakerState.set({ target: this.target }, 0);
+    breaker.on('open', state(2, 'open'));
+    breaker.on('halfOpen', state(1, 'half_open'));
+    breaker.on('close', state(0, 'close'));
+    return breaker;
+  }
+}

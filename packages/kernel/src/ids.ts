@@ -1,0 +1,29 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+
+const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+
+/** Uniformly random base62 string (rejection sampling, no modulo bias). */
+export function randomBase62(length: number): string {
+  let out = '';
+  while (out.length < length) {
+    for (const byte of randomBytes(length * 2)) {
+      if (byte < 248) out += BASE62[byte % 62];
+      if (out.length === length) break;
+    }
+  }
+  return out;
+}
+
+/** Opaque resource id such as `key_7Hq…` (24 base62 chars ≈ 143 bits). */
+export function prefixedId(prefix: string, length = 24): string {
+  return `${prefix}_${randomBase62(length)}`;
+}
+
+/** Webhook/event id: `evt_` + UUID (spec 6.1). */
+export function newEventId(): string {
+  return `evt_${randomUUID()}`;
+}
+
+export function newRequestId(): string {
+  return `req_${randomBase62(20)}`;
+}

@@ -1,0 +1,3 @@
+export * from './currencies';
+export * from './decimal';
+export * from './money';

@@ -1,0 +1,46 @@
+import mongoose, { type Connection, type Model } from 'mongoose';
+import type { Logger } from './logger';
+
+/**
+ * Each service owns one database on the shared server (or its own server in production).
+ * Nothing here uses multi-document transactions: aggregates are single documents, idempotency is
+ * enforced by unique indexes, and events leave through an outbox inside the aggregate.
+ */
+export async function connectMongo(uri: string, dbName: string, log: Logger): Promise<Connection> {
+  const conn = mongoose.createConnection(uri, {
+    dbName,
+    autoIndex: false, // indexes are created explicitly at boot so a failure stops the boot
+    serverSelectionTimeoutMS: 15_000,
+    maxPoolSize: 20,
+  });
+  conn.on('disconnected', () => log.warn('mongo disconnected'));
+  conn.on('reconnected', () => log.info('mongo reconnected'));
+  await conn.asPromise();
+  return conn;
+}
+
+export async function ensureIndexes(models: Model<any>[]): Promise<void> {
+  for (const model of models) await model.createIndexes();
+}
+
+/** E11000: a unique index rejected the write. Repositories translate this into domain errors. */
+export function isDuplicateKeyError(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return code === 11000 || code === 11001;
+}
+
+const counterSchema = new mongoose.Schema({ _id: String, seq: { type: Number, required: true } }, { versionKey: false });
+
+/**
+ * Monotonic integer ids (the spec's merchant and relationship ids are integers) from a counter
+ * document: one atomic findOneAndUpdate per id.
+ */
+export async function nextSequence(conn: Connection, name: string, start = 1): Promise<number> {
+  const Counter = conn.models.Counter ?? conn.model('Counter', counterSchema, 'counters');
+  const doc = await Counter.findOneAndUpdate(
+    { _id: name },
+    { $inc: { seq: 1 } },
+    { upsert: true, new: true, lean: true },
+  ).exec();
+  return (doc as unknown as { seq: number }).seq + start - 1;
+}

@@ -1,0 +1,166 @@
+import {
+  AckPolicy,
+  connect,
+  DeliverPolicy,
+  headers as natsHeaders,
+  JSONCodec,
+  nanos,
+  RetentionPolicy,
+  StorageType,
+  type ConsumerMessages,
+  type JetStreamClient,
+  type JetStreamManager,
+  type JsMsg,
+  type MsgHdrs,
+  type NatsConnection,
+  type PubAck,
+} from 'nats';
+import { context, propagation, ROOT_CONTEXT, SpanKind, trace, type Context } from '@opentelemetry/api';
+import { STREAMS, type EventEnvelope, type StreamName, type Subject } from './events/catalogue';
+import type { Logger } from './logger';
+import type { PlatformMetrics } from './metrics';
+
+export interface NatsContext {
+  nc: NatsConnection;
+  js: JetStreamClient;
+  jsm: JetStreamManager;
+}
+
+const codec = JSONCodec<EventEnvelope>();
+const tracer = trace.getTracer('ppay-nats');
+
+export async function connectNats(url: string, name: string, log: Logger): Promise<NatsContext> {
+  const nc = await connect({
+    servers: url.split(','),
+    name,
+    maxReconnectAttempts: -1,
+    reconnectTimeWait: 500,
+    waitOnFirstConnect: true,
+  });
+  void (async () => {
+    for await (const s of nc.status()) log.info({ nats_status: s.type, data: String(s.data) }, 'nats status');
+  })();
+  const jsm = await nc.jetstreamManager();
+  return { nc, js: nc.jetstream(), jsm };
+}
+
+/** Creates the stream, or brings its subjects up to date; safe to call from every replica at boot. */
+export async function ensureStream(jsm: JetStreamManager, name: StreamName): Promise<void> {
+  const config = {
+    name,
+    subjects: [...STREAMS[name].subjects],
+    storage: StorageType.File,
+    retention: RetentionPolicy.Limits,
+    // Publisher dedupe by Nats-Msg-Id; consumers are idempotent for anything older.
+    duplicate_window: nanos(2 * 60 * 1000),
+    max_age: nanos(30 * 24 * 60 * 60 * 1000),
+  };
+  try {
+    await jsm.streams.info(name);
+    await jsm.streams.update(name, config);
+  } catch (err) {
+    if ((err as { code?: string }).code !== '404') throw err;
+    await jsm.streams.add(config);
+  }
+}
+
+const headerSetter = { set: (carrier: MsgHdrs, key: string, value: string) => carrier.set(key, value) };
+const headerGetter = {
+  get: (carrier: MsgHdrs | undefined, key: string) => carrier?.get(key) || undefined,
+  keys: (carrier: MsgHdrs | undefined) => (carrier ? [...carrier.keys()] : []),
+};
+
+/**
+ * Publishes an event with Nats-Msg-Id = event_id, so a retried publish inside the duplicate window
+ * is dropped by the server. `traceparent` continues the trace that produced the event.
+ */
+export async function publishEvent(
+  ctx: NatsContext,
+  envelope: EventEnvelope,
+  options: { traceparent?: string; metrics?: PlatformMetrics } = {},
+): Promise<PubAck> {
+  const headers = natsHeaders();
+  let parent: Context = context.active();
+  if (options.traceparent) {
+    parent = propagation.extract(ROOT_CONTEXT, { traceparent: options.traceparent });
+  }
+  const span = tracer.startSpan(`publish ${envelope.subject}`, { kind: SpanKind.PRODUCER }, parent);
+  try {
+    propagation.inject(trace.setSpan(parent, span), headers, headerSetter);
+    const ack = await ctx.js.publish(envelope.subject, codec.encode(envelope), { msgID: envelope.event_id, headers });
+    options.metrics?.natsPublished.inc({ subject: envelope.subject });
+    return ack;
+  } finally {
+    span.end();
+  }
+}
+
+export interface ConsumerSpec {
+  stream: StreamName;
+  durable: string;
+  filterSubject?: Subject | `${string}.>`;
+  /** Throw to have the message redelivered later; make the handler idempotent by event_id. */
+  handle(envelope: EventEnvelope, msg: JsMsg): Promise<void>;
+  maxDeliver?: number;
+  ackWaitMs?: number;
+}
+
+export interface RunningConsumer {
+  stop(): Promise<void>;
+}
+
+/** Durable pull consumer with explicit acks, redelivery backoff, tracing and lag metrics. */
+export async function runDurableConsumer(
+  ctx: NatsContext,
+  spec: ConsumerSpec,
+  log: Logger,
+  metrics: PlatformMetrics,
+): Promise<RunningConsumer> {
+  await ctx.jsm.consumers.add(spec.stream, {
+    durable_name: spec.durable,
+    ack_policy: AckPolicy.Explicit,
+    deliver_policy: DeliverPolicy.All,
+    filter_subject: spec.filterSubject,
+    max_deliver: spec.maxDeliver ?? 20,
+    ack_wait: nanos(spec.ackWaitMs ?? 30_000),
+  });
+  const consumer = await ctx.js.consumers.get(spec.stream, spec.durable);
+  const labels = { stream: spec.stream, consumer: spec.durable };
+  let messages: ConsumerMessages | undefined = await consumer.consume({ max_messages: 64 });
+  const loop = (async () => {
+    for await (const msg of messages!) {
+      if (msg.info.redeliveryCount > 1) metrics.natsRedeliveries.inc(labels);
+      const parent = propagation.extract(ROOT_CONTEXT, msg.headers, headerGetter);
+      await tracer.startActiveSpan(`process ${msg.subject}`, { kind: SpanKind.CONSUMER }, parent, async (span) => {
+        try {
+          await spec.handle(codec.decode(msg.data), msg);
+          msg.ack();
+          metrics.natsConsumed.inc({ ...labels, outcome: 'ack' });
+        } catch (err) {
+          const delayMs = Math.min(30_000, 500 * 2 ** Math.min(msg.info.redeliveryCount, 6));
+          log.warn({ err, subject: msg.subject, delivery: msg.info.redeliveryCount }, 'event handling failed, will retry');
+          msg.nak(delayMs);
+          metrics.natsConsumed.inc({ ...labels, outcome: 'nak' });
+        } finally {
+          span.end();
+        }
+      });
+    }
+  })();
+  const lagTimer = setInterval(() => {
+    consumer
+      .info(true)
+      .then((info) => metrics.natsConsumerPending.set(labels, info.num_pending))
+      .catch(() => undefined);
+  }, 10_000);
+  lagTimer.unref();
+  return {
+    async stop() {
+      clearInterval(lagTimer);
+      const current = messages;
+      messages = undefined;
+      await current?.close();
+      await loop.catch(() => undefined);
+    },
+  };
+}

@@ -1,0 +1,51 @@
+/**
+ * OpenTelemetry bootstrap. Must run before @grpc/grpc-js and node:http are loaded by the rest of
+ * the process, so each component's entry point imports its `instrument.ts` first.
+ *
+ * Context flows gateway (HTTP server span) → gRPC client/server spans (instrumentation-grpc puts
+ * `traceparent` in gRPC metadata) → NATS (kernel/nats injects `traceparent` into message headers).
+ * Spans are exported over OTLP/HTTP when OTEL_EXPORTER_OTLP_ENDPOINT is set; otherwise tracing still
+ * runs (trace ids appear in logs) but nothing is exported.
+ */
+import { NodeSDK } from '@opentelemetry/sdk-node';
+import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import { GrpcInstrumentation } from '@opentelemetry/instrumentation-grpc';
+import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
+import { resourceFromAttributes } from '@opentelemetry/resources';
+import { BatchSpanProcessor, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } from '@opentelemetry/semantic-conventions';
+
+let sdk: NodeSDK | undefined;
+
+export function startTracing(serviceName: string): void {
+  if (sdk || process.env.OTEL_SDK_DISABLED === 'true') return;
+  const endpoint = process.env.OTEL_EXPORTER_OTLP_ENDPOINT;
+  const spanProcessors: SpanProcessor[] = endpoint
+    ? [
+        new BatchSpanProcessor(new OTLPTraceExporter({ url: `${endpoint.replace(/\/$/, '')}/v1/traces` }), {
+          scheduledDelayMillis: Number(process.env.OTEL_BSP_SCHEDULE_DELAY ?? 1000),
+        }),
+      ]
+    : [];
+  sdk = new NodeSDK({
+    resource: resourceFromAttributes({
+      [ATTR_SERVICE_NAME]: `ppay-${serviceName}`,
+      [ATTR_SERVICE_VERSION]: process.env.npm_package_version ?? '0.1.0',
+    }),
+    spanProcessors,
+    instrumentations: [
+      new HttpInstrumentation({
+        // Probes and scrapes would drown the useful spans.
+        ignoreIncomingRequestHook: (req) => /^\/(metrics|healthz|readyz|health)/.test(req.url ?? ''),
+      }),
+      new GrpcInstrumentation({ ignoreGrpcMethods: ['Check', 'Watch'] }),
+    ],
+  });
+  sdk.start();
+}
+
+export async function stopTracing(): Promise<void> {
+  const current = sdk;
+  sdk = undefined;
+  await current?.shutdown().catch(() => undefined);
+}

@@ -1,0 +1,401 @@
+#!/usr/bin/env bash
+# Local infrastructure for development, tests and CI, on loopback only:
+#   - FerretDB v1 (MongoDB wire protocol) with the SQLite backend
+#   - NATS server with JetStream (file storage, fsync on every write)
+#
+# Usage: scripts/infra.sh up [--fresh] | down | status | install
+#
+# Environment (all optional):
+#   INFRA_DIR       state dir: data, pid files, logs, config   (default: $REPO/.infra)
+#   MONGO_PORT      FerretDB (MongoDB wire) port                (default: 27017)
+#   NATS_PORT       NATS client port                            (default: 4222)
+#   NATS_HTTP_PORT  NATS monitoring port (/healthz, /varz)      (default: 8222)
+#   INFRA_FRESH=1   same as `up --fresh`: wipe data before starting
+#   INFRA_TIMEOUT   seconds `up` waits for both servers          (default: 60)
+#   INFRA_TOOLS_DIR where binaries go                            (default: $REPO/.tools)
+#   INFRA_CACHE_DIR per-machine build cache shared by clones     (default: ~/.cache/infra-tools)
+#
+# Several instances can run side by side with distinct INFRA_DIR and ports.
+# No internet here: binaries are built from the Go module proxy (cached), and
+# FerretDB telemetry is disabled.
+set -euo pipefail
+
+REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+
+FERRETDB_VERSION="v1.24.2"   # last FerretDB v1 line on the Go proxy (v1.24.1 is not served)
+FERRETDB_BUILD="$FERRETDB_VERSION-infra.1"   # + local patches (patch_ferretdb); bump on change
+NATS_VERSION="v2.10.27"      # newest 2.10.x on the Go proxy; 2.10+ needed by compose/Helm
+
+HOST="127.0.0.1"
+INFRA_DIR="${INFRA_DIR:-$REPO/.infra}"
+MONGO_PORT="${MONGO_PORT:-27017}"
+NATS_PORT="${NATS_PORT:-4222}"
+NATS_HTTP_PORT="${NATS_HTTP_PORT:-8222}"
+INFRA_TIMEOUT="${INFRA_TIMEOUT:-60}"
+TOOLS_DIR="${INFRA_TOOLS_DIR:-$REPO/.tools}"
+CACHE_DIR="${INFRA_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/infra-tools}"
+
+BIN_DIR="$TOOLS_DIR/bin"
+FERRETDB_BIN="$BIN_DIR/ferretdb"
+NATS_BIN="$BIN_DIR/nats-server"
+
+FDB_DIR="$INFRA_DIR/ferretdb"
+FDB_PID="$FDB_DIR/ferretdb.pid"
+FDB_LOG="$FDB_DIR/ferretdb.log"
+NATS_DIR="$INFRA_DIR/nats"
+NATS_PID="$NATS_DIR/nats-server.pid"
+NATS_LOG="$NATS_DIR/nats-server.log"
+NATS_CONF="$NATS_DIR/nats-server.conf"
+
+log() { printf '[infra] %s\n' "$*" >&2; }
+die() { printf '[infra] ERROR: %s\n' "$*" >&2; exit 1; }
+
+# ---------------------------------------------------------------- install ---
+
+find_go() {
+  # The machine image has Go in /usr/local/go; Debian's golang (1.19) is too old.
+  if command -v go >/dev/null 2>&1; then command -v go
+  elif [[ -x /usr/local/go/bin/go ]]; then echo /usr/local/go/bin/go
+  else return 1
+  fi
+}
+
+# Go settings for all builds: never switch toolchains (that would download one),
+# static binaries.
+go_env() {
+  export GOTOOLCHAIN=local CGO_ENABLED=0 GOFLAGS=-trimpath
+}
+
+# Builds FerretDB into $1. `go install …/cmd/ferretdb@v` gives a binary that
+# panics at start: build/version/version.txt is generated and is not in the
+# module zip. So: download the module, copy it, write version.txt, patch, build.
+build_ferretdb() {
+  local out="$1" go src work
+  go="$(find_go)" || die "Go not found (expected /usr/local/go/bin/go); cannot build FerretDB"
+  go_env
+  src="$("$go" mod download -json "github.com/FerretDB/FerretDB@$FERRETDB_VERSION" \
+          | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')"
+  [[ -d "$src" ]] || die "go mod download of FerretDB $FERRETDB_VERSION failed"
+  work="$(mktemp -d)"
+  cp -r "$src/." "$work/"
+  chmod -R u+w "$work"            # module cache files are read-only
+  echo "$FERRETDB_BUILD" > "$work/build/version/version.txt"
+  patch_ferretdb "$work"
+  # ferretdb_no_postgresql: we only use SQLite; skips compiling pgx (faster).
+  (cd "$work" && "$go" build -tags ferretdb_no_postgresql -o "$out" ./cmd/ferretdb)
+  rm -rf "$work"
+}
+
+# perl -0 substitution that must match exactly once, so an upstream change
+# fails the build loudly instead of silently dropping a fix.
+patch_file() {
+  local file="$1" expr="$2" before
+  before="$(md5sum "$file")"
+  perl -0pi -e "$expr" "$file"
+  [[ "$(md5sum "$file")" != "$before" ]] || die "FerretDB patch did not apply to $file"
+}
+
+# Fixes for FerretDB v1.24.2 bugs that break this platform (found by tests
+# against mongoose; see scripts/infra.sh header). Bump FERRETDB_BUILD when
+# changing them so cached binaries are rebuilt.
+patch_ferretdb() {
+  local d="$1"
+  # 1. Lost updates: update/findAndModify/delete are read-modify-write with no
+  #    locking, so concurrent $inc, upserts and {_id, version} conditional
+  #    updates overwrite each other (50 parallel $inc -> 4). Run write commands
+  #    one at a time (SQLite has a single writer anyway).
+  cat >"$d/internal/handler/infra_writelock.go" <<'EOF'
+package handler
+
+import (
+	"context"
+	"sync"
+
+	"github.com/FerretDB/wire"
+)
+
+// Added by scripts/infra.sh: serialize write commands (see there).
+var infraWriteMu sync.Mutex
+
+func (h *Handler) infraSerializeWrites() {
+	for _, name := range []string{"insert", "update", "delete", "findAndModify", "findandmodify"} {
+		c := h.commands[name]
+		if c == nil || c.Handler == nil {
+			panic("infra.sh patch: no command " + name)
+		}
+		next := c.Handler
+		c.Handler = func(ctx context.Context, msg *wire.OpMsg) (*wire.OpMsg, error) {
+			infraWriteMu.Lock()
+			defer infraWriteMu.Unlock()
+			return next(ctx, msg)
+		}
+	}
+}
+EOF
+  patch_file "$d/internal/handler/handler.go" \
+    's/^(\th\.initCommands\(\)\n)/$1\th.infraSerializeWrites()\n/m'
+  # 2. $group with several accumulators: all share one iterator, so only the
+  #    first sees the documents ({credits: {$sum: "$amount"}, n: {$sum: 1}}
+  #    gave n: 0). Give each accumulator its own iterator.
+  patch_file "$d/internal/handler/common/aggregations/stages/group.go" \
+    's/\t\tgroupIter := (iterator\.Values\(iterator\.ForSlice\(groupedDocument\.documents\)\))\n\t\tdefer groupIter\.Close\(\)\n\n(\t\tfor _, accumulation := range g\.groupBy \{\n)/$2\t\t\tgroupIter := $1\n\t\t\tdefer groupIter.Close()\n\n/'
+  # 3. An update that violates a unique index returned code 1 (InternalError)
+  #    instead of 11000 (only inserts were mapped). Map it like InsertAll does.
+  patch_file "$d/internal/backends/sqlite/collection.go" \
+    's/(\t\t\tr, err := tx\.ExecContext\(ctx, q, string\(b\), arg\)\n\t\t\tif err != nil \{\n)/$1\t\t\t\tif se := (*sqlite3.Error)(nil); errors.As(err, &se) && se.Code() == sqlite3lib.SQLITE_CONSTRAINT_UNIQUE {\n\t\t\t\t\treturn backends.NewError(backends.ErrorCodeInsertDuplicateID, err)\n\t\t\t\t}\n/'
+}
+
+build_nats() {
+  local out="$1" go gobin
+  go="$(find_go)" || return 1
+  go_env
+  gobin="$(mktemp -d)"
+  GOBIN="$gobin" "$go" install "github.com/nats-io/nats-server/v2@$NATS_VERSION" || { rm -rf "$gobin"; return 1; }
+  mv "$gobin/nats-server" "$out"
+  rm -rf "$gobin"
+}
+
+# Ensures $BIN_DIR/<name> is the wanted version. Built binaries are kept in a
+# per-machine cache (keyed by version) so a fresh clone only copies them.
+# flock: parallel `up` calls (e.g. app + tests) must not build twice at once.
+ensure_tool() {
+  local name="$1" version="$2" builder="$3"
+  local dest="$BIN_DIR/$name" stamp="$BIN_DIR/.$name.version"
+  local cached="$CACHE_DIR/$name-$version"
+  if [[ -x "$dest" && "$(cat "$stamp" 2>/dev/null)" == "$version" ]]; then return 0; fi
+  mkdir -p "$BIN_DIR" "$CACHE_DIR"
+  (
+    flock 9
+    if [[ ! -x "$cached" ]]; then
+      log "building $name $version (first time on this machine: can take minutes)..."
+      local start=$SECONDS
+      "$builder" "$cached.tmp" || { rm -f "$cached.tmp"; exit 1; }
+      mv "$cached.tmp" "$cached"
+      log "built $name $version in $((SECONDS - start))s"
+    fi
+  ) 9>"$CACHE_DIR/.build.lock" || return 1
+  cp "$cached" "$dest.tmp" && mv "$dest.tmp" "$dest"
+  echo "$version" > "$stamp"
+}
+
+install_tools() {
+  ensure_tool ferretdb "$FERRETDB_BUILD" build_ferretdb || die "FerretDB build failed"
+  if ! ensure_tool nats-server "$NATS_VERSION" build_nats; then
+    # Fallback: Debian's nats-server 2.9.10 (JetStream works; no 2.10 features).
+    log "nats-server $NATS_VERSION build failed; falling back to Debian's nats-server"
+    command -v nats-server >/dev/null 2>&1 || {
+      apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nats-server >/dev/null
+    } || die "could not install nats-server"
+    mkdir -p "$BIN_DIR"
+    ln -sf "$(command -v nats-server)" "$NATS_BIN"
+    echo "debian" > "$BIN_DIR/.nats-server.version"
+  fi
+}
+
+# --------------------------------------------------------------- process ----
+
+# Prints the pid from pidfile $1 if that process is alive and runs binary $2
+# (guards against a stale pid file whose pid was reused).
+live_pid() {
+  local pidfile="$1" name="$2" pid
+  [[ -f "$pidfile" ]] || return 1
+  pid="$(cat "$pidfile" 2>/dev/null)"
+  [[ "$pid" =~ ^[0-9]+$ ]] || return 1
+  kill -0 "$pid" 2>/dev/null || return 1
+  grep -qa -- "$name" "/proc/$pid/cmdline" 2>/dev/null || return 1
+  echo "$pid"
+}
+
+port_open() { (exec 3<>"/dev/tcp/$HOST/$1") 2>/dev/null; }
+
+# Real MongoDB ping without any client installed: bash sends an OP_MSG
+# {ping: 1, $db: "admin"} over /dev/tcp and checks the reply has ok: 1.0.
+# (FerretDB's own `ping` subcommand needs auth users, so it is no use here.)
+MONGO_PING='
+exec 3<>"/dev/tcp/$0/$1" || exit 1
+printf "\x33\x00\x00\x00\x01\x00\x00\x00\x00\x00\x00\x00\xdd\x07\x00\x00" >&3   # header: len 51, id 1, op 2013
+printf "\x00\x00\x00\x00\x00\x1e\x00\x00\x00" >&3                              # flags, kind 0, BSON len 30
+printf "\x10ping\x00\x01\x00\x00\x00\x02\x24db\x00\x06\x00\x00\x00admin\x00\x00" >&3
+h="$(dd bs=1 count=4 <&3 2>/dev/null | od -An -tx1 -v | tr -d " \n")"
+[[ ${#h} == 8 ]] || exit 1
+body="$(dd bs=1 count=$((16#${h:6:2}${h:4:2}${h:2:2}${h:0:2} - 4)) <&3 2>/dev/null | od -An -tx1 -v | tr -d " \n")"
+[[ "$body" == *016f6b00000000000000f03f* ]]   # "ok": double 1.0
+'
+mongo_healthy() {
+  timeout 5 bash -c "$MONGO_PING" "$HOST" "$MONGO_PORT" 2>/dev/null
+}
+
+# /healthz answers 200 only once JetStream is up (and streams recovered).
+nats_healthy() {
+  curl -fsS --max-time 3 "http://$HOST:$NATS_HTTP_PORT/healthz" >/dev/null 2>&1
+}
+
+# Starts "$@" detached from this script (own session, no tty, output to a log),
+# so it outlives the caller. The wrapper writes its pid, then execs the server.
+spawn() {
+  local pidfile="$1" logfile="$2"; shift 2
+  {
+    printf '\n==== %s: starting %s\n' "$(date -u +%FT%TZ)" "$*"
+  } >>"$logfile"
+  setsid nohup bash -c 'echo $$ > "$0"; exec "$@"' "$pidfile" "$@" \
+    </dev/null >>"$logfile" 2>&1 &
+  # Wait until the wrapper wrote its pid (it execs right after).
+  local i
+  for i in $(seq 50); do [[ -s "$pidfile" ]] && return 0; sleep 0.1; done
+  return 1
+}
+
+start_ferretdb() {
+  mkdir -p "$FDB_DIR/data" "$FDB_DIR/state"
+  : >"$FDB_PID"
+  # --debug-addr=-: its default 127.0.0.1:8088 would clash between instances.
+  FERRETDB_TELEMETRY=disable DO_NOT_TRACK=1 spawn "$FDB_PID" "$FDB_LOG" "$FERRETDB_BIN" \
+    --handler=sqlite \
+    --sqlite-url="file:$FDB_DIR/data/" \
+    --state-dir="$FDB_DIR/state" \
+    --listen-addr="$HOST:$MONGO_PORT" \
+    --debug-addr=- \
+    --telemetry=disable \
+    --log-level=warn
+}
+
+write_nats_conf() {
+  mkdir -p "$NATS_DIR/jetstream"
+  # sync_interval: always -> fsync each write before acking (money-moving
+  # streams; the default syncs every 2 minutes). Needs nats-server >= 2.10.
+  local sync="sync_interval: always"
+  if [[ "$(cat "$BIN_DIR/.nats-server.version" 2>/dev/null)" == debian ]]; then
+    sync="# sync_interval not supported by nats-server 2.9"
+  fi
+  cat >"$NATS_CONF" <<EOF
+# Generated by scripts/infra.sh; edits are overwritten on every \`up\`.
+server_name: "infra-$NATS_PORT"
+listen: "$HOST:$NATS_PORT"
+http: "$HOST:$NATS_HTTP_PORT"
+jetstream {
+  store_dir: "$NATS_DIR/jetstream"
+  $sync
+}
+EOF
+}
+
+start_nats() {
+  write_nats_conf
+  : >"$NATS_PID"
+  spawn "$NATS_PID" "$NATS_LOG" "$NATS_BIN" -c "$NATS_CONF"
+}
+
+# Stops the process in pidfile $1 (binary name $2): SIGTERM, wait, SIGKILL.
+stop_proc() {
+  local pidfile="$1" name="$2" label="$3" pid i
+  if pid="$(live_pid "$pidfile" "$name")"; then
+    kill -TERM "$pid" 2>/dev/null || true
+    for i in $(seq 100); do   # up to 10 s for a clean shutdown (flushes data)
+      kill -0 "$pid" 2>/dev/null || break
+      sleep 0.1
+    done
+    if kill -0 "$pid" 2>/dev/null; then
+      log "$label (pid $pid) did not stop in 10s; sending SIGKILL"
+      kill -KILL "$pid" 2>/dev/null || true
+      sleep 0.2
+    fi
+    log "$label stopped (pid $pid)"
+  else
+    log "$label not running"
+  fi
+  rm -f "$pidfile"
+}
+
+# -------------------------------------------------------------- commands ----
+
+fail_start() {
+  local label="$1" logfile="$2" reason="$3"
+  log "$label: $reason"
+  log "---- last 40 lines of $logfile ----"
+  tail -n 40 "$logfile" >&2 2>/dev/null || true
+  cmd_down >/dev/null 2>&1 || true
+  die "$label failed to start"
+}
+
+cmd_up() {
+  local fresh="${INFRA_FRESH:-0}"
+  for arg in "$@"; do
+    case "$arg" in
+      --fresh) fresh=1 ;;
+      *) die "unknown option for up: $arg" ;;
+    esac
+  done
+
+  install_tools
+  mkdir -p "$INFRA_DIR"
+
+  if [[ "$fresh" == 1 ]]; then
+    cmd_down
+    log "--fresh: wiping data in $INFRA_DIR"
+    rm -rf "$FDB_DIR/data" "$FDB_DIR/state" "$NATS_DIR/jetstream"
+  fi
+
+  # FerretDB: reuse ours if alive; refuse a port held by something else.
+  if live_pid "$FDB_PID" ferretdb >/dev/null; then
+    log "ferretdb already running (pid $(cat "$FDB_PID"))"
+  else
+    port_open "$MONGO_PORT" && die "port $HOST:$MONGO_PORT is in use by another process (set MONGO_PORT)"
+    start_ferretdb || fail_start ferretdb "$FDB_LOG" "could not spawn"
+  fi
+
+  if live_pid "$NATS_PID" nats-server >/dev/null; then
+    log "nats-server already running (pid $(cat "$NATS_PID"))"
+  else
+    port_open "$NATS_PORT" && die "port $HOST:$NATS_PORT is in use by another process (set NATS_PORT)"
+    port_open "$NATS_HTTP_PORT" && die "port $HOST:$NATS_HTTP_PORT is in use by another process (set NATS_HTTP_PORT)"
+    start_nats || fail_start nats-server "$NATS_LOG" "could not spawn"
+  fi
+
+  # Wait for both to accept real requests; bail out early if one died.
+  local deadline=$((SECONDS + INFRA_TIMEOUT)) mongo_ok=0 nats_ok=0
+  while :; do
+    [[ $mongo_ok == 1 ]] || { mongo_healthy && mongo_ok=1; } || true
+    [[ $nats_ok == 1 ]] || { nats_healthy && nats_ok=1; } || true
+    [[ $mongo_ok == 1 && $nats_ok == 1 ]] && break
+    live_pid "$FDB_PID" ferretdb >/dev/null || fail_start ferretdb "$FDB_LOG" "process exited"
+    live_pid "$NATS_PID" nats-server >/dev/null || fail_start nats-server "$NATS_LOG" "process exited"
+    if (( SECONDS >= deadline )); then
+      [[ $mongo_ok == 1 ]] || fail_start ferretdb "$FDB_LOG" "not answering ping after ${INFRA_TIMEOUT}s"
+      fail_start nats-server "$NATS_LOG" "/healthz not OK after ${INFRA_TIMEOUT}s"
+    fi
+    sleep 0.2
+  done
+
+  log "ferretdb $FERRETDB_BUILD up (pid $(cat "$FDB_PID"), log $FDB_LOG)"
+  log "nats-server up (pid $(cat "$NATS_PID"), log $NATS_LOG, monitor http://$HOST:$NATS_HTTP_PORT)"
+  echo "MONGODB_URI=mongodb://$HOST:$MONGO_PORT/"
+  echo "NATS_URL=nats://$HOST:$NATS_PORT"
+}
+
+cmd_down() {
+  stop_proc "$FDB_PID" ferretdb ferretdb
+  stop_proc "$NATS_PID" nats-server nats-server
+}
+
+cmd_status() {
+  local rc=0 pid
+  if pid="$(live_pid "$FDB_PID" ferretdb)" && mongo_healthy; then
+    echo "ferretdb:    up   (pid $pid) mongodb://$HOST:$MONGO_PORT/"
+  else
+    echo "ferretdb:    down (port $MONGO_PORT)"; rc=1
+  fi
+  if pid="$(live_pid "$NATS_PID" nats-server)" && nats_healthy; then
+    echo "nats-server: up   (pid $pid) nats://$HOST:$NATS_PORT (monitor :$NATS_HTTP_PORT)"
+  else
+    echo "nats-server: down (port $NATS_PORT)"; rc=1
+  fi
+  return $rc
+}
+
+case "${1:-}" in
+  up)      shift; cmd_up "$@" ;;
+  down)    cmd_down ;;
+  status)  cmd_status ;;
+  install) install_tools; log "tools ready in $BIN_DIR" ;;
+  *) echo "usage: $0 {up [--fresh]|down|status|install}" >&2; exit 2 ;;
+esac

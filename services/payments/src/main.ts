@@ -1,0 +1,13 @@
+import './instrument';
+import { runService } from '@ppay/kernel';
+import type { types } from '@ppay/proto';
+import { serviceConfig } from './config';
+import { serviceHandlers } from './grpc/handlers';
+
+void runService<types.payments.PaymentsServiceHandlers>({
+  name: 'payments',
+  extraConfig: serviceConfig,
+  async setup() {
+    return { handlers: serviceHandlers() };
+  },
+});

@@ -1,0 +1,25 @@
+import './instrument';
+import { ensureIndexes, OutboxRelay, runService } from '@ppay/kernel';
+import type { types } from '@ppay/proto';
+import { webhooksConfig } from './config';
+import { ApiKeyService } from './domain/api-keys';
+import { KeyHasher, SecretBox } from './domain/credentials';
+import { webhooksHandlers } from './grpc/handlers';
+import { MongoApiKeyRepository } from './repo/api-key-repo';
+
+void runService<types.webhooks.WebhooksServiceHandlers, (typeof webhooksConfig)['properties']>({
+  name: 'webhooks',
+  extraConfig: webhooksConfig,
+  async setup({ config, mongo, nats, log, metrics }) {
+    let relay: OutboxRelay | undefined;
+    const repo = new MongoApiKeyRepository(mongo, (id) => relay?.relaySoon(id));
+    relay = new OutboxRelay(repo.model, nats, log, metrics);
+    await ensureIndexes([repo.model]);
+    const keys = new ApiKeyService(
+      repo,
+      new KeyHasher(Buffer.from(config.API_KEY_PEPPER, 'base64')),
+      new SecretBox(Buffer.from(config.SECRETS_ENCRYPTION_KEY, 'base64'), config.SECRETS_ENCRYPTION_KEY_ID),
+    );
+    return { handlers: webhooksHandlers(keys), relays: [relay] };
+  },
+});

@@ -1,39 +1,61 @@
 #!/usr/bin/env bash
+# shellcheck disable=SC2016  # single-quoted $ is intended (perl, bash -c snippets)
 # Local infrastructure for development, tests and CI, on loopback only:
-#   - FerretDB v1 (MongoDB wire protocol) with the SQLite backend
-#   - NATS server with JetStream (file storage, fsync on every write)
+#   - FerretDB v1 (MongoDB wire protocol) on SQLite, built from the Go module
+#     proxy with three small fixes (see patch_ferretdb)
+#   - NATS server 2.10 with JetStream (file storage, fsync before every ack)
 #
 # Usage: scripts/infra.sh up [--fresh] | down | status | install
+#   up       install if needed, start both (idempotent), wait until they answer,
+#            print MONGODB_URI=... and NATS_URL=... on stdout
+#   down     stop both (SIGTERM, then SIGKILL after 10 s); idempotent
+#   status   exit 0 if both are up and answering, 1 otherwise
+#   install  only build/install the binaries into $INFRA_TOOLS_DIR/bin
 #
 # Environment (all optional):
 #   INFRA_DIR       state dir: data, pid files, logs, config   (default: $REPO/.infra)
 #   MONGO_PORT      FerretDB (MongoDB wire) port                (default: 27017)
 #   NATS_PORT       NATS client port                            (default: 4222)
 #   NATS_HTTP_PORT  NATS monitoring port (/healthz, /varz)      (default: 8222)
-#   INFRA_FRESH=1   same as `up --fresh`: wipe data before starting
+#   INFRA_FRESH=1   same as `up --fresh`: wipe data and logs before starting
 #   INFRA_TIMEOUT   seconds `up` waits for both servers          (default: 60)
 #   INFRA_TOOLS_DIR where binaries go                            (default: $REPO/.tools)
 #   INFRA_CACHE_DIR per-machine build cache shared by clones     (default: ~/.cache/infra-tools)
 #
-# Several instances can run side by side with distinct INFRA_DIR and ports.
-# No internet here: binaries are built from the Go module proxy (cached), and
-# FerretDB telemetry is disabled.
+# Several instances can run side by side with distinct INFRA_DIR and ports
+# (e.g. tests: INFRA_DIR=/tmp/x MONGO_PORT=27117 NATS_PORT=4322 NATS_HTTP_PORT=8322).
+# No internet here: binaries are built from the Go module proxy once per
+# machine (~1.5 min cold), then copied; FerretDB telemetry is disabled.
+# `eval "$(scripts/infra.sh up)"` sets MONGODB_URI and NATS_URL (logs go to stderr).
+#
+# FerretDB is a subset of MongoDB. Fails loudly (code 238 / 2 / 28): transactions,
+# arrayFilters, positional `$`, $lookup/$facet, $max/$min/$avg/$push/$first
+# accumulators, expression operators ($cond, $add, $expr...), multi-field
+# $elemMatch, TTL/partial/collation indexes. Silently differs: $pull with a
+# condition ({$in}/{$gt}) and $push's $slice are ignored; `sparse` is dropped;
+# a unique index lets many documents lack the field; E11000 errors carry no
+# keyValue/keyPattern/index name.
 set -euo pipefail
 
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 
-FERRETDB_VERSION="v1.24.2"   # last FerretDB v1 line on the Go proxy (v1.24.1 is not served)
+FERRETDB_VERSION="v1.24.2"   # newest FerretDB v1 on the Go proxy (v2 needs PostgreSQL+DocumentDB)
 FERRETDB_BUILD="$FERRETDB_VERSION-infra.1"   # + local patches (patch_ferretdb); bump on change
 NATS_VERSION="v2.10.27"      # newest 2.10.x on the Go proxy; 2.10+ needed by compose/Helm
 
-HOST="127.0.0.1"
-INFRA_DIR="${INFRA_DIR:-$REPO/.infra}"
+HOST="127.0.0.1"             # loopback only, never 0.0.0.0
+: "${HOME:=$(getent passwd "$(id -u)" | cut -d: -f6)}"; export HOME   # go needs it for its caches
+INFRA_DIR="$(realpath -m "${INFRA_DIR:-$REPO/.infra}")"   # absolute: servers outlive our cwd
 MONGO_PORT="${MONGO_PORT:-27017}"
 NATS_PORT="${NATS_PORT:-4222}"
 NATS_HTTP_PORT="${NATS_HTTP_PORT:-8222}"
 INFRA_TIMEOUT="${INFRA_TIMEOUT:-60}"
-TOOLS_DIR="${INFRA_TOOLS_DIR:-$REPO/.tools}"
-CACHE_DIR="${INFRA_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/infra-tools}"
+TOOLS_DIR="$(realpath -m "${INFRA_TOOLS_DIR:-$REPO/.tools}")"
+CACHE_DIR="$(realpath -m "${INFRA_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/infra-tools}")"
+
+for v in MONGO_PORT NATS_PORT NATS_HTTP_PORT INFRA_TIMEOUT; do
+  [[ "${!v}" =~ ^[0-9]+$ ]] || { echo "[infra] ERROR: $v must be a number, got '${!v}'" >&2; exit 2; }
+done
 
 BIN_DIR="$TOOLS_DIR/bin"
 FERRETDB_BIN="$BIN_DIR/ferretdb"
@@ -86,8 +108,8 @@ build_ferretdb() {
   rm -rf "$work"
 }
 
-# perl -0 substitution that must match exactly once, so an upstream change
-# fails the build loudly instead of silently dropping a fix.
+# perl -0 substitution that must match, so an upstream change fails the
+# build loudly instead of silently dropping a fix.
 patch_file() {
   local file="$1" expr="$2" before
   before="$(md5sum "$file")"
@@ -95,8 +117,8 @@ patch_file() {
   [[ "$(md5sum "$file")" != "$before" ]] || die "FerretDB patch did not apply to $file"
 }
 
-# Fixes for FerretDB v1.24.2 bugs that break this platform (found by tests
-# against mongoose; see scripts/infra.sh header). Bump FERRETDB_BUILD when
+# Fixes for FerretDB v1.24.2 bugs that break this platform (found with a
+# mongoose test run against the unpatched build). Bump FERRETDB_BUILD when
 # changing them so cached binaries are rebuilt.
 patch_ferretdb() {
   local d="$1"
@@ -174,7 +196,7 @@ ensure_tool() {
       log "built $name $version in $((SECONDS - start))s"
     fi
   ) 9>"$CACHE_DIR/.build.lock" || return 1
-  cp "$cached" "$dest.tmp" && mv "$dest.tmp" "$dest"
+  cp "$cached" "$dest.tmp.$$" && mv -f "$dest.tmp.$$" "$dest"   # atomic: safe while running
   echo "$version" > "$stamp"
 }
 
@@ -240,8 +262,7 @@ spawn() {
   setsid nohup bash -c 'echo $$ > "$0"; exec "$@"' "$pidfile" "$@" \
     </dev/null >>"$logfile" 2>&1 &
   # Wait until the wrapper wrote its pid (it execs right after).
-  local i
-  for i in $(seq 50); do [[ -s "$pidfile" ]] && return 0; sleep 0.1; done
+  for _ in $(seq 50); do [[ -s "$pidfile" ]] && return 0; sleep 0.1; done
   return 1
 }
 
@@ -287,10 +308,10 @@ start_nats() {
 
 # Stops the process in pidfile $1 (binary name $2): SIGTERM, wait, SIGKILL.
 stop_proc() {
-  local pidfile="$1" name="$2" label="$3" pid i
+  local pidfile="$1" name="$2" label="$3" pid
   if pid="$(live_pid "$pidfile" "$name")"; then
     kill -TERM "$pid" 2>/dev/null || true
-    for i in $(seq 100); do   # up to 10 s for a clean shutdown (flushes data)
+    for _ in $(seq 100); do   # up to 10 s for a clean shutdown (flushes data)
       kill -0 "$pid" 2>/dev/null || break
       sleep 0.1
     done
@@ -313,8 +334,9 @@ fail_start() {
   log "$label: $reason"
   log "---- last 40 lines of $logfile ----"
   tail -n 40 "$logfile" >&2 2>/dev/null || true
-  cmd_down >/dev/null 2>&1 || true
-  die "$label failed to start"
+  log "----"
+  cmd_down >/dev/null 2>&1 || true   # leave nothing half-started
+  die "$label failed to start (both servers stopped)"
 }
 
 cmd_up() {
@@ -331,25 +353,27 @@ cmd_up() {
 
   if [[ "$fresh" == 1 ]]; then
     cmd_down
-    log "--fresh: wiping data in $INFRA_DIR"
-    rm -rf "$FDB_DIR/data" "$FDB_DIR/state" "$NATS_DIR/jetstream"
+    log "--fresh: wiping data and logs in $INFRA_DIR"
+    rm -rf "$FDB_DIR" "$NATS_DIR"
   fi
 
-  # FerretDB: reuse ours if alive; refuse a port held by something else.
+  # Reuse our servers if alive. Check every port before starting anything, so
+  # a port held by something else fails cleanly instead of half-starting.
+  local need_fdb=1 need_nats=1 port
   if live_pid "$FDB_PID" ferretdb >/dev/null; then
-    log "ferretdb already running (pid $(cat "$FDB_PID"))"
-  else
-    port_open "$MONGO_PORT" && die "port $HOST:$MONGO_PORT is in use by another process (set MONGO_PORT)"
-    start_ferretdb || fail_start ferretdb "$FDB_LOG" "could not spawn"
+    log "ferretdb already running (pid $(cat "$FDB_PID"))"; need_fdb=0
+  elif port_open "$MONGO_PORT"; then
+    die "port $HOST:$MONGO_PORT is in use by another process (choose another MONGO_PORT)"
   fi
-
   if live_pid "$NATS_PID" nats-server >/dev/null; then
-    log "nats-server already running (pid $(cat "$NATS_PID"))"
+    log "nats-server already running (pid $(cat "$NATS_PID"))"; need_nats=0
   else
-    port_open "$NATS_PORT" && die "port $HOST:$NATS_PORT is in use by another process (set NATS_PORT)"
-    port_open "$NATS_HTTP_PORT" && die "port $HOST:$NATS_HTTP_PORT is in use by another process (set NATS_HTTP_PORT)"
-    start_nats || fail_start nats-server "$NATS_LOG" "could not spawn"
+    for port in "$NATS_PORT" "$NATS_HTTP_PORT"; do
+      ! port_open "$port" || die "port $HOST:$port is in use by another process (choose other NATS_PORT / NATS_HTTP_PORT)"
+    done
   fi
+  [[ $need_fdb == 0 ]] || start_ferretdb || fail_start ferretdb "$FDB_LOG" "could not spawn"
+  [[ $need_nats == 0 ]] || start_nats || fail_start nats-server "$NATS_LOG" "could not spawn"
 
   # Wait for both to accept real requests; bail out early if one died.
   local deadline=$((SECONDS + INFRA_TIMEOUT)) mongo_ok=0 nats_ok=0

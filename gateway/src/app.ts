@@ -66,6 +66,8 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
     return503OnClosing: true,
   });
   app.setValidatorCompiler(validatorCompiler);
+  // JSON only: anything else is refused as UNSUPPORTED_MEDIA_TYPE rather than parsed as text.
+  app.removeContentTypeParser('text/plain');
   app.addSchema(ErrorResponse);
   app.decorateRequest('caller', null as unknown as CallerInfo);
 

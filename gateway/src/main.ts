@@ -6,6 +6,7 @@ import {
   loadConfig,
   PlatformMetrics,
   startMetricsServer,
+  stopMetricsServer,
   STREAMS,
   type EventEnvelope,
   type Logger,
@@ -102,10 +103,14 @@ async function main(): Promise<void> {
     const force = setTimeout(() => process.exit(1), config.SHUTDOWN_TIMEOUT_MS);
     force.unref();
     await app.close();
+    log.debug('http server closed');
     await stopFeed?.().catch(() => undefined);
+    log.debug('api key feed stopped');
     for (const c of Object.values(clients)) c.close();
     await nats.nc.drain().catch(() => undefined);
-    await new Promise<void>((resolve) => metricsServer.close(() => resolve()));
+    log.debug('nats drained');
+    await stopMetricsServer(metricsServer);
+    log.debug('metrics server closed');
     await stopTracing();
     log.info('stopped');
     process.exit(0);

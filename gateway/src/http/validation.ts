@@ -16,8 +16,19 @@ function ajv(coerceTypes: boolean) {
 const strict = ajv(false);
 const coercing = ajv(true);
 
-export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) =>
-  (httpPart === 'body' ? strict : coercing).compile(schema as object);
+export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) => {
+  if (httpPart !== 'body') return coercing.compile(schema as object);
+  const validate = strict.compile(schema as object);
+  // A request without a body is judged as an empty object, so optional-only bodies may be omitted
+  // and required fields are reported by name rather than as "body must be object".
+  const validateBody = (data: unknown) => {
+    const valid = validate(data ?? {});
+    validateBody.errors = validate.errors;
+    return valid;
+  };
+  validateBody.errors = null as typeof validate.errors;
+  return validateBody;
+};
 
 /** Turns the first ajv error into a partner-readable sentence and the field it concerns. */
 export function describeValidationError(

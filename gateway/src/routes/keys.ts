@@ -5,15 +5,15 @@ import type { types } from '@ppay/proto';
 import type { GatewayDeps } from '../app';
 import { userTokenAuth } from '../auth/hooks';
 import { ok } from '../http/envelope';
-import { COMMON_ERRORS, successOf } from '../http/schemas';
+import { COMMON_ERRORS, StringEnum, successOf } from '../http/schemas';
 
 /** Public view of a key: never the key itself, never the secret. */
 const ApiKeyView = Type.Object({
   id: Type.String(),
   name: Type.String(),
-  mode: Type.Union([Type.Literal('sandbox'), Type.Literal('live')]),
+  mode: StringEnum(['sandbox', 'live'] as const),
   masked_key: Type.String({ description: 'First and last characters only; the full key is shown once, at creation' }),
-  status: Type.Union([Type.Literal('active'), Type.Literal('disabled'), Type.Literal('revoked')]),
+  status: StringEnum(['active', 'disabled', 'revoked'] as const),
   is_active: Type.Boolean(),
   webhook_url: Type.Union([Type.String(), Type.Null()]),
   webhook_secret_hint: Type.String(),
@@ -45,17 +45,14 @@ type KeyRequest = FastifyRequest<{ Params: Static<typeof KeyParams> }>;
 
 const CreateKeyBody = Type.Object(
   {
-    mode: Type.Optional(Type.Union([Type.Literal('sandbox'), Type.Literal('live')], { default: 'sandbox' })),
+    mode: Type.Optional(StringEnum(['sandbox', 'live'] as const, { default: 'sandbox' })),
     name: Type.Optional(Type.String({ maxLength: 100 })),
     webhook_url: Type.Optional(Type.String({ maxLength: 2048 })),
     api_version: Type.Optional(Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$' })),
   },
   { additionalProperties: false },
 );
-const ToggleBody = Type.Union([
-  Type.Object({ enabled: Type.Optional(Type.Boolean()) }, { additionalProperties: false }),
-  Type.Null(),
-]);
+const ToggleBody = Type.Object({ enabled: Type.Optional(Type.Boolean()) }, { additionalProperties: false });
 const WebhookBody = Type.Object(
   {
     webhook_url: Type.Optional(Type.String({ maxLength: 2048, description: 'Empty string removes the URL' })),

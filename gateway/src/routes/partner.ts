@@ -5,7 +5,7 @@ import type { types } from '@ppay/proto';
 import type { GatewayDeps } from '../app';
 import { apiKeyAuth } from '../auth/hooks';
 import { ok } from '../http/envelope';
-import { COMMON_ERRORS, ScalarMetadata, successOf } from '../http/schemas';
+import { COMMON_ERRORS, ScalarMetadata, StringEnum, successOf } from '../http/schemas';
 
 const AnyData = Type.Object({}, { additionalProperties: true });
 const security = [{ apiKey: [] }];
@@ -107,7 +107,7 @@ export async function registerPartnerRoutes(app: FastifyInstance, deps: GatewayD
             Type.Object({
               merchant_id: Type.Integer(),
               baseline_currency: Type.String(),
-              mode: Type.Union([Type.Literal('sandbox'), Type.Literal('live')]),
+              mode: StringEnum(['sandbox', 'live'] as const),
               is_marketplace_operator: Type.Boolean(),
             }),
           ),
@@ -186,7 +186,7 @@ export async function registerPartnerRoutes(app: FastifyInstance, deps: GatewayD
     generic(['Sandbox'], 'Sandbox only: drive a charge to success or failure', {
       params: Type.Object({
         charge_id: Type.String({ minLength: 1, maxLength: 64 }),
-        outcome: Type.Union([Type.Literal('succeed'), Type.Literal('fail')]),
+        outcome: StringEnum(['succeed', 'fail'] as const),
       }),
     }),
     async (req) =>
@@ -247,16 +247,14 @@ export async function registerPartnerRoutes(app: FastifyInstance, deps: GatewayD
 
   // Subscriptions (spec 4.5, 4.6)
   const SubscriptionQuery = Type.Object({
-    status: Type.Optional(
-      Type.Union(['pending', 'active', 'due', 'cancelled', 'paused'].map((s) => Type.Literal(s))),
-    ),
+    status: Type.Optional(StringEnum(['pending', 'active', 'due', 'cancelled', 'paused'] as const)),
     product_id: Type.Optional(Type.Integer({ minimum: 1 })),
     limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
     offset: Type.Integer({ minimum: 0, default: 0 }),
-    sort_by: Type.Union(['created_at', 'next_payment', 'actual_price', 'payment_status'].map((s) => Type.Literal(s)), {
+    sort_by: StringEnum(['created_at', 'next_payment', 'actual_price', 'payment_status'] as const, {
       default: 'created_at',
     }),
-    sort_order: Type.Union([Type.Literal('ASC'), Type.Literal('DESC')], { default: 'DESC' }),
+    sort_order: StringEnum(['ASC', 'DESC'] as const, { default: 'DESC' }),
   });
   app.get<{ Querystring: Static<typeof SubscriptionQuery> }>(
     '/subscriptions',
@@ -297,7 +295,7 @@ export async function registerPartnerRoutes(app: FastifyInstance, deps: GatewayD
     async (req) => ok(await marketplace.call('LinkMerchant', { ...req.body }, md(req))),
   );
   const ListQuery = Type.Object({
-    status: Type.Union([Type.Literal('active'), Type.Literal('suspended')], { default: 'active' }),
+    status: StringEnum(['active', 'suspended'] as const, { default: 'active' }),
     page: Type.Integer({ minimum: 1, default: 1 }),
     limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
   });

@@ -161,7 +161,7 @@ export class Platform {
   }
 
   async startProcess(name: ProcessName): Promise<void> {
-    if (this.children.get(name)?.exitCode === null) return;
+    if (this.isRunning(name)) return;
     const o = this.options;
     let stdio: ('ignore' | 'inherit' | number)[] = ['ignore', 'inherit', 'inherit'];
     if (o.logDir) {
@@ -175,10 +175,15 @@ export class Platform {
     await waitReady(`http://127.0.0.1:${ports.metrics}/readyz`, child, o.readyTimeoutMs ?? 60_000, name);
   }
 
+  isRunning(name: ProcessName): boolean {
+    const child = this.children.get(name);
+    return child !== undefined && child.exitCode === null && child.signalCode === null;
+  }
+
   /** SIGTERM (graceful drain) or SIGKILL (crash) one process and wait for it to exit. */
   async stopProcess(name: ProcessName, signal: NodeJS.Signals = 'SIGTERM', timeoutMs = 15_000): Promise<number | null> {
     const child = this.children.get(name);
-    if (!child || child.exitCode !== null || child.signalCode !== null) return child?.exitCode ?? null;
+    if (!child || !this.isRunning(name)) return child?.exitCode ?? null;
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
     child.kill(signal);
     const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);

@@ -140,3 +140,11 @@ export function startMetricsServer(
     server.listen(port, host, () => resolve(server));
   });
 }
+
+/** Closes the listener and its idle keep-alive connections (probes and scrapers keep them open). */
+export function stopMetricsServer(server: http.Server): Promise<void> {
+  return new Promise<void>((resolve) => {
+    server.close(() => resolve());
+    server.closeIdleConnections();
+  });
+}

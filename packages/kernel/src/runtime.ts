@@ -6,7 +6,7 @@ import { loadConfig, LogLevel, Port } from './config';
 import { STREAMS, type StreamName } from './events/catalogue';
 import { bindService, startGrpcServer, type AnyHandler, type UnaryHandlers } from './grpc/server';
 import { createLogger, type Logger } from './logger';
-import { PlatformMetrics, startMetricsServer } from './metrics';
+import { PlatformMetrics, startMetricsServer, stopMetricsServer } from './metrics';
 import { connectMongo } from './mongo';
 import { connectNats, ensureStream, runDurableConsumer, type ConsumerSpec, type NatsContext, type RunningConsumer } from './nats';
 import type { OutboxRelay } from './outbox';
@@ -115,7 +115,7 @@ export async function runService<H, P extends TProperties = {}>(options: {
     await parts.onShutdown?.();
     await nats.nc.drain().catch((err: unknown) => log.warn({ err }, 'nats drain failed'));
     await mongo.close().catch((err: unknown) => log.warn({ err }, 'mongo close failed'));
-    await new Promise<void>((resolve) => metricsServer.close(() => resolve()));
+    await stopMetricsServer(metricsServer);
     await stopTracing();
     log.info('stopped');
     process.exit(0);

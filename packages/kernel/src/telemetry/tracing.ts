@@ -20,6 +20,11 @@ let sdk: NodeSDK | undefined;
 export function startTracing(serviceName: string): void {
   if (sdk || process.env.OTEL_SDK_DISABLED === 'true') return;
   const endpoint = process.env.OTEL_EXPORTER_OTLP_ENDPOINT;
+  // Metrics go through prom-client and logs through pino; the SDK must not invent exporters of
+  // its own (its default would post to localhost:4318 and stall shutdown on the retries).
+  process.env.OTEL_METRICS_EXPORTER ??= 'none';
+  process.env.OTEL_LOGS_EXPORTER ??= 'none';
+  if (!endpoint) process.env.OTEL_TRACES_EXPORTER ??= 'none';
   const spanProcessors: SpanProcessor[] = endpoint
     ? [
         new BatchSpanProcessor(new OTLPTraceExporter({ url: `${endpoint.replace(/\/$/, '')}/v1/traces` }), {

@@ -86,7 +86,8 @@ export class MongoApiKeyRepository implements ApiKeyRepository {
       .findOneAndUpdate(
         { _id: keyId, merchant_id: merchantId, status: { $in: fromStatuses } },
         { $set: changes, $push: { outbox: event } },
-        { new: true, projection: { outbox: 0 } },
+        // No projection: FerretDB's findAndModify does not support one; toRecord drops the outbox.
+        { new: true },
       )
       .lean()
       .exec();

@@ -1,0 +1,25 @@
+import * as path from 'node:path';
+import type { InfraOptions } from '@ppay/devstack';
+
+/** Test infrastructure runs beside a developer's `npm start`, on its own ports and state dir. */
+export const TEST_INFRA: InfraOptions = {
+  dir: path.resolve(__dirname, '..', '..', '.infra', 'test'),
+  mongoPort: 27217,
+  natsPort: 4322,
+  natsHttpPort: 8322,
+};
+
+/** MONGODB_URI / NATS_URL, when set, point the suites at existing servers (e.g. real MongoDB 7). */
+export function externalInfra(): { mongoUri: string; natsUrl: string } | undefined {
+  const { MONGODB_URI, NATS_URL } = process.env;
+  return MONGODB_URI && NATS_URL ? { mongoUri: MONGODB_URI, natsUrl: NATS_URL } : undefined;
+}
+
+export function testInfraUrls(): { mongoUri: string; natsUrl: string } {
+  return (
+    externalInfra() ?? {
+      mongoUri: `mongodb://127.0.0.1:${TEST_INFRA.mongoPort}/`,
+      natsUrl: `nats://127.0.0.1:${TEST_INFRA.natsPort}`,
+    }
+  );
+}

@@ -1,4 +1,10 @@
-import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import Fastify, {
+  type FastifyBaseLogger,
+  type FastifyError,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+} from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import { Counter, Histogram } from 'prom-client';
@@ -149,7 +155,9 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
   app.get('/health', { schema: { hide: true } }, async () => ({ status: 'ok' }));
   app.get('/ready', { schema: { hide: true } }, async (_req, reply) => {
     // Ready when the services the gateway depends on most are reachable (breakers not open).
-    const open = Object.values(deps.clients).filter((c) => c.breakerState === 'open').map((c) => c.target);
+    const open = Object.values(deps.clients)
+      .filter((c) => c.breakerState === 'open')
+      .map((c) => c.target);
     return reply.status(open.length ? 503 : 200).send({ status: open.length ? 'degraded' : 'ok', open_breakers: open });
   });
 

@@ -58,7 +58,12 @@ async function main(): Promise<void> {
     },
     async (apiKey) => {
       const p = await clients.webhooks.call('AuthenticateApiKey', { api_key: apiKey });
-      return { keyId: p.key_id, merchantId: p.merchant_id, mode: p.mode as 'sandbox' | 'live', apiVersion: p.api_version };
+      return {
+        keyId: p.key_id,
+        merchantId: p.merchant_id,
+        mode: p.mode as 'sandbox' | 'live',
+        apiVersion: p.api_version,
+      };
     },
     metrics,
   );

@@ -23,9 +23,11 @@ export const PROTO_FILES = {
 } as const;
 
 /** The one set of proto-loader options used by every process (and by the type generator). */
-const fileOptions = JSON.parse(
-  fs.readFileSync(path.join(PROTO_ROOT, 'loader-options.json'), 'utf8'),
-) as { keepCase: boolean; defaults: boolean; oneofs: boolean };
+const fileOptions = JSON.parse(fs.readFileSync(path.join(PROTO_ROOT, 'loader-options.json'), 'utf8')) as {
+  keepCase: boolean;
+  defaults: boolean;
+  oneofs: boolean;
+};
 
 export const LOADER_OPTIONS: protoLoader.Options = {
   ...fileOptions,

@@ -32,7 +32,11 @@ describe('API keys and authentication', () => {
       expect(res.body).toEqual({
         success: false,
         message: 'Invalid API key',
-        error: expect.objectContaining({ code: 'INVALID_API_KEY', message: 'Invalid API key', request_id: expect.any(String) }),
+        error: expect.objectContaining({
+          code: 'INVALID_API_KEY',
+          message: 'Invalid API key',
+          request_id: expect.any(String),
+        }),
       });
       expect(res.headers.get('x-request-id')).toBe(res.body.error.request_id);
     });
@@ -93,7 +97,11 @@ describe('API keys and authentication', () => {
     it.each([
       ['missing', async () => undefined, 'x-id-key header is missing'],
       ['garbage', async () => 'abc.def.ghi', 'token is malformed or its signature is invalid'],
-      ['signed with another secret', async () => sign({ merchant_id: 1000 }, 'x'.repeat(40)), 'token is malformed or its signature is invalid'],
+      [
+        'signed with another secret',
+        async () => sign({ merchant_id: 1000 }, 'x'.repeat(40)),
+        'token is malformed or its signature is invalid',
+      ],
       ['expired', async () => sign({ merchant_id: 1000 }, t.jwtSecret, '-1m'), 'token has expired'],
       ['without merchant_id', async () => sign({}, t.jwtSecret), 'token has no merchant_id claim'],
     ])('%s token → 401 Unauthorized with the reason', async (_name, token, detail) => {
@@ -155,7 +163,12 @@ describe('API keys and authentication', () => {
       expect(stored).not.toContain(rotated.body.data.webhook_secret.slice(6));
       expect(doc!.key_hash).toMatch(/^[0-9a-f]{64}$/);
       expect(doc!.webhook_secret).toEqual(
-        expect.objectContaining({ key_id: 'k1', iv: expect.any(String), tag: expect.any(String), data: expect.any(String) }),
+        expect.objectContaining({
+          key_id: 'k1',
+          iv: expect.any(String),
+          tag: expect.any(String),
+          data: expect.any(String),
+        }),
       );
     });
 
@@ -187,7 +200,10 @@ describe('API keys and authentication', () => {
     it('sets the webhook URL and api_version, validating both', async () => {
       const m = await t.merchant();
       const url = `/api-keys/${m.api_key_id}/webhook`;
-      const updated = await asUser(m.user_token, 'PUT', url, { webhook_url: 'https://h.example/x', api_version: '2025-06-01' });
+      const updated = await asUser(m.user_token, 'PUT', url, {
+        webhook_url: 'https://h.example/x',
+        api_version: '2025-06-01',
+      });
       expect(updated.status).toBe(200);
       expect(updated.body.data).toMatchObject({ webhook_url: 'https://h.example/x', api_version: '2025-06-01' });
 
@@ -208,7 +224,10 @@ describe('API keys and authentication', () => {
 
     it('live keys need an https webhook URL', async () => {
       const m = await t.merchant();
-      const res = await asUser(m.user_token, 'POST', '/create-api-key', { mode: 'live', webhook_url: 'http://h.example/x' });
+      const res = await asUser(m.user_token, 'POST', '/create-api-key', {
+        mode: 'live',
+        webhook_url: 'http://h.example/x',
+      });
       expect(res.status).toBe(400);
       expect(res.body.message).toBe('webhook_url must use https for live keys');
     });
@@ -232,7 +251,12 @@ describe('API keys and authentication', () => {
         ['PUT', `/api-keys/${a.api_key_id}/webhook`],
         ['POST', `/api-keys/${a.api_key_id}/regenerate-webhook-secret`],
       ] as const) {
-        const res = await asUser(b.user_token, method, url, method === 'PUT' && url.endsWith('webhook') ? { api_version: '2026-03-27' } : undefined);
+        const res = await asUser(
+          b.user_token,
+          method,
+          url,
+          method === 'PUT' && url.endsWith('webhook') ? { api_version: '2026-03-27' } : undefined,
+        );
         expect([method, url, res.status, res.body.error.code]).toEqual([method, url, 404, 'API_KEY_NOT_FOUND']);
       }
       const list = await asUser(b.user_token, 'GET', '/api-keys');
@@ -244,7 +268,11 @@ describe('API keys and authentication', () => {
       const m = await t.merchant();
       const unknown = await asUser(m.user_token, 'POST', '/create-api-key', { mode: 'sandbox', colour: 'red' });
       expect(unknown.status).toBe(400);
-      expect(unknown.body.error).toMatchObject({ code: 'VALIDATION_FAILED', param: 'colour', message: 'Unknown field colour' });
+      expect(unknown.body.error).toMatchObject({
+        code: 'VALIDATION_FAILED',
+        param: 'colour',
+        message: 'Unknown field colour',
+      });
       const mode = await asUser(m.user_token, 'POST', '/create-api-key', { mode: 'prod' });
       expect(mode.status).toBe(400);
       expect(mode.body.error.param).toBe('mode');

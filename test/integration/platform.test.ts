@@ -83,7 +83,11 @@ describe('platform foundation', () => {
       ['GET', '/api/v1/partner/subscriptions', undefined],
       ['GET', '/api/v1/partner/marketplace/payout/banks', undefined],
       ['GET', '/api/v1/partner/products/1/pricing', undefined],
-      ['POST', '/api/v1/partner/payments/sessions', { amount: 100, currency: 'NGN', product_name: 'x', customer: { email: 'c@d.co' } }],
+      [
+        'POST',
+        '/api/v1/partner/payments/sessions',
+        { amount: 100, currency: 'NGN', product_name: 'x', customer: { email: 'c@d.co' } },
+      ],
     ] as const) {
       const res = await http(t.url, method, url, { headers: h, body });
       expect([url, res.status, res.body.error.code]).toEqual([url, 501, 'NOT_IMPLEMENTED']);
@@ -112,7 +116,9 @@ describe('platform foundation', () => {
     expect(badType.status).toBe(400);
     expect(badType.body.error.code).toBe('UNSUPPORTED_MEDIA_TYPE');
 
-    const badQuery = await http(t.url, 'GET', '/api/v1/partner/subscriptions?limit=500', { headers: { 'x-api-key': m.api_key } });
+    const badQuery = await http(t.url, 'GET', '/api/v1/partner/subscriptions?limit=500', {
+      headers: { 'x-api-key': m.api_key },
+    });
     expect(badQuery.status).toBe(400);
     expect(badQuery.body.error).toMatchObject({ code: 'VALIDATION_FAILED', param: 'limit' });
 
@@ -128,7 +134,9 @@ describe('platform foundation', () => {
     await http(t.url, 'GET', '/api/v1/partner/account', { headers: { 'x-api-key': m.api_key } });
     const gateway = await (await fetch(t.platform.metricsUrl('gateway'))).text();
     expect(gateway).toMatch(/ppay_http_requests_total\{[^}]*route="\/api\/v1\/partner\/account"[^}]*status_code="200"/);
-    expect(gateway).toMatch(/ppay_grpc_client_handled_total\{[^}]*grpc_target="marketplace",grpc_method="GetAccount",grpc_code="OK"/);
+    expect(gateway).toMatch(
+      /ppay_grpc_client_handled_total\{[^}]*grpc_target="marketplace",grpc_method="GetAccount",grpc_code="OK"/,
+    );
     expect(gateway).toContain('ppay_circuit_breaker_state{');
     expect(gateway).toContain('ppay_gateway_apikey_cache_lookups_total{');
     const marketplace = await (await fetch(t.platform.metricsUrl('marketplace'))).text();
@@ -175,7 +183,11 @@ describe('platform foundation', () => {
     const lines = stdout.trim().split('\n');
     expect(lines).toHaveLength(1);
     const out = JSON.parse(lines[0]!);
-    expect(out).toMatchObject({ merchant_id: expect.any(Number), is_marketplace_operator: true, baseline_currency: 'GHS' });
+    expect(out).toMatchObject({
+      merchant_id: expect.any(Number),
+      is_marketplace_operator: true,
+      baseline_currency: 'GHS',
+    });
     const account = await http(t.url, 'GET', '/api/v1/partner/account', { headers: { 'x-api-key': out.api_key } });
     expect(account.body.data).toMatchObject({ merchant_id: out.merchant_id, is_marketplace_operator: true });
     const keys = await http(t.url, 'GET', '/api/v1/partner/api-keys', { headers: { 'x-id-key': out.user_token } });

@@ -1,7 +1,13 @@
 import { createHash, randomBytes } from 'node:crypto';
 import * as path from 'node:path';
 import mongoose, { type Connection } from 'mongoose';
-import { createMerchant, Platform, type NewMerchant, type NewMerchantInput, type PlatformOptions } from '@ppay/devstack';
+import {
+  createMerchant,
+  Platform,
+  type NewMerchant,
+  type NewMerchantInput,
+  type PlatformOptions,
+} from '@ppay/devstack';
 import { testInfraUrls, TEST_INFRA } from './infra';
 
 export interface TestPlatform {
@@ -63,9 +69,7 @@ export async function startTestPlatform(
         },
       ),
     async db(service) {
-      const conn = await mongoose
-        .createConnection(mongoUri, { dbName: `${dbPrefix}ppay_${service}` })
-        .asPromise();
+      const conn = await mongoose.createConnection(mongoUri, { dbName: `${dbPrefix}ppay_${service}` }).asPromise();
       connections.push(conn);
       return conn;
     },

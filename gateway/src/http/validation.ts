@@ -7,7 +7,13 @@ import type { FastifySchemaCompiler } from 'fastify';
  * coerced), while path and query strings are coerced to the declared types as usual.
  */
 function ajv(coerceTypes: boolean) {
-  const instance = new Ajv({ coerceTypes, useDefaults: true, removeAdditional: false, allErrors: false, strict: false });
+  const instance = new Ajv({
+    coerceTypes,
+    useDefaults: true,
+    removeAdditional: false,
+    allErrors: false,
+    strict: false,
+  });
   addFormats(instance);
   instance.addKeyword({ keyword: 'example' });
   return instance;

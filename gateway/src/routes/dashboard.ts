@@ -35,7 +35,14 @@ export async function registerDashboardRoutes(app: FastifyInstance, deps: Gatewa
   app.post<{ Params: Static<typeof PayoutParams>; Body: Static<typeof RejectBody> }>(
     '/merchants/:merchantId/payouts/:reference/reject',
     {
-      schema: { tags, security, summary: 'Reject a staged payout request', params: PayoutParams, body: RejectBody, response },
+      schema: {
+        tags,
+        security,
+        summary: 'Reject a staged payout request',
+        params: PayoutParams,
+        body: RejectBody,
+        response,
+      },
     },
     async (req) =>
       ok(

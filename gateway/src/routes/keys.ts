@@ -95,12 +95,14 @@ export async function registerKeyRoutes(app: FastifyInstance, deps: GatewayDeps)
         md(req),
       );
       reply.header('cache-control', 'no-store');
-      return reply.status(201).send(
-        ok(
-          { ...view(created.key!), api_key: created.api_key, webhook_secret: created.webhook_secret },
-          'Store the API key and webhook secret now: they are not shown again',
-        ),
-      );
+      return reply
+        .status(201)
+        .send(
+          ok(
+            { ...view(created.key!), api_key: created.api_key, webhook_secret: created.webhook_secret },
+            'Store the API key and webhook secret now: they are not shown again',
+          ),
+        );
     },
   );
 
@@ -128,7 +130,8 @@ export async function registerKeyRoutes(app: FastifyInstance, deps: GatewayDeps)
         response: { 200: successOf(ApiKeyView), ...COMMON_ERRORS },
       },
     },
-    async (req: KeyRequest) => ok(view(await webhooks.call('RevokeApiKey', { key_id: req.params.id }, md(req))), 'API key revoked'),
+    async (req: KeyRequest) =>
+      ok(view(await webhooks.call('RevokeApiKey', { key_id: req.params.id }, md(req))), 'API key revoked'),
   );
 
   app.put<{ Params: Static<typeof KeyParams>; Body: Static<typeof ToggleBody> }>(
@@ -193,7 +196,11 @@ export async function registerKeyRoutes(app: FastifyInstance, deps: GatewayDeps)
       const rotated = await webhooks.call('RegenerateWebhookSecret', { key_id: req.params.id }, md(req));
       reply.header('cache-control', 'no-store');
       return ok(
-        { id: rotated.key!.id, webhook_secret: rotated.webhook_secret, webhook_secret_hint: rotated.key!.webhook_secret_hint },
+        {
+          id: rotated.key!.id,
+          webhook_secret: rotated.webhook_secret,
+          webhook_secret_hint: rotated.key!.webhook_secret_hint,
+        },
         'Store the new webhook secret now: it is not shown again',
       );
     },

@@ -45,7 +45,10 @@ export async function infraUp(o: InfraOptions): Promise<InfraHandle> {
   );
   if (!wasUp || o.fresh) {
     await new Promise<void>((resolve, reject) => {
-      const child = spawn('bash', [INFRA_SCRIPT, 'up', ...(o.fresh ? ['--fresh'] : [])], { env, stdio: ['ignore', 'inherit', 'inherit'] });
+      const child = spawn('bash', [INFRA_SCRIPT, 'up', ...(o.fresh ? ['--fresh'] : [])], {
+        env,
+        stdio: ['ignore', 'inherit', 'inherit'],
+      });
       child.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`infra.sh up exited with ${code}`))));
     });
   }

@@ -84,7 +84,8 @@ export function requireMerchant(caller: CallerInfo): Caller {
 
 /** For partner operations whose behaviour depends on sandbox vs live. */
 export function requireMode(caller: CallerInfo): Mode {
-  if (!caller.mode) throw new PlatformError('UNAUTHORIZED', undefined, { detail: 'The call carries no sandbox/live mode' });
+  if (!caller.mode)
+    throw new PlatformError('UNAUTHORIZED', undefined, { detail: 'The call carries no sandbox/live mode' });
   return caller.mode;
 }
 

@@ -26,13 +26,11 @@ export function loadConfig<P extends TProperties>(
   }
   const withDefaults = Value.Default(schema, raw);
   const converted = Value.Convert(schema, withDefaults);
-  const problems = [...Value.Errors(schema, converted)].map(
-    (e) => {
-      const key = e.path.replace(/^\//, '') || '(root)';
-      const shown = SENSITIVE.test(key) ? '(redacted)' : JSON.stringify(e.value);
-      return `${key}: ${e.message}${e.path ? ` (got ${shown})` : ''}`;
-    },
-  );
+  const problems = [...Value.Errors(schema, converted)].map((e) => {
+    const key = e.path.replace(/^\//, '') || '(root)';
+    const shown = SENSITIVE.test(key) ? '(redacted)' : JSON.stringify(e.value);
+    return `${key}: ${e.message}${e.path ? ` (got ${shown})` : ''}`;
+  });
   if (problems.length > 0) throw new ConfigError(problems);
   return converted as Static<TObject<P>>;
 }

@@ -6,7 +6,10 @@ const NOT_COUNTRIES = /^(AA|Q[M-Z]|X[A-JL-Z]|ZZ|EU|EZ|UN)$/;
 /** ISO 3166-1 alpha-2 check backed by ICU's region data (unknown codes echo back unchanged). */
 export function isCountryCode(value: unknown): value is string {
   return (
-    typeof value === 'string' && /^[A-Z]{2}$/.test(value) && !NOT_COUNTRIES.test(value) && regionNames.of(value) !== value
+    typeof value === 'string' &&
+    /^[A-Z]{2}$/.test(value) &&
+    !NOT_COUNTRIES.test(value) &&
+    regionNames.of(value) !== value
   );
 }
 

@@ -14,7 +14,10 @@ export const ERROR_CATALOGUE = {
   VALIDATION_FAILED: { grpcStatus: GrpcStatus.INVALID_ARGUMENT, message: 'Invalid request' },
   INVALID_JSON: { grpcStatus: GrpcStatus.INVALID_ARGUMENT, message: 'Request body is not valid JSON' },
   UNSUPPORTED_API_VERSION: { grpcStatus: GrpcStatus.INVALID_ARGUMENT, message: 'Unsupported api_version' },
-  INVALID_WEBHOOK_URL: { grpcStatus: GrpcStatus.INVALID_ARGUMENT, message: 'webhook_url must be an absolute http(s) URL' },
+  INVALID_WEBHOOK_URL: {
+    grpcStatus: GrpcStatus.INVALID_ARGUMENT,
+    message: 'webhook_url must be an absolute http(s) URL',
+  },
   INVALID_ENVIRONMENT: { grpcStatus: GrpcStatus.INVALID_ARGUMENT, message: 'X-Environment must be live or sandbox' },
   // 401
   INVALID_API_KEY: { grpcStatus: GrpcStatus.UNAUTHENTICATED, message: 'Invalid API key' },

@@ -29,7 +29,10 @@ export function isDuplicateKeyError(err: unknown): boolean {
   return code === 11000 || code === 11001;
 }
 
-const counterSchema = new mongoose.Schema({ _id: String, seq: { type: Number, required: true } }, { versionKey: false });
+const counterSchema = new mongoose.Schema(
+  { _id: String, seq: { type: Number, required: true } },
+  { versionKey: false },
+);
 
 /**
  * Monotonic integer ids (the spec's merchant and relationship ids are integers) from a counter

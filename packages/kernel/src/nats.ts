@@ -138,7 +138,10 @@ export async function runDurableConsumer(
           metrics.natsConsumed.inc({ ...labels, outcome: 'ack' });
         } catch (err) {
           const delayMs = Math.min(30_000, 500 * 2 ** Math.min(msg.info.redeliveryCount, 6));
-          log.warn({ err, subject: msg.subject, delivery: msg.info.redeliveryCount }, 'event handling failed, will retry');
+          log.warn(
+            { err, subject: msg.subject, delivery: msg.info.redeliveryCount },
+            'event handling failed, will retry',
+          );
           msg.nak(delayMs);
           metrics.natsConsumed.inc({ ...labels, outcome: 'nak' });
         } finally {

@@ -8,7 +8,14 @@ import { bindService, startGrpcServer, type AnyHandler, type UnaryHandlers } fro
 import { createLogger, type Logger } from './logger';
 import { PlatformMetrics, startMetricsServer, stopMetricsServer } from './metrics';
 import { connectMongo } from './mongo';
-import { connectNats, ensureStream, runDurableConsumer, type ConsumerSpec, type NatsContext, type RunningConsumer } from './nats';
+import {
+  connectNats,
+  ensureStream,
+  runDurableConsumer,
+  type ConsumerSpec,
+  type NatsContext,
+  type RunningConsumer,
+} from './nats';
 import type { OutboxRelay } from './outbox';
 import { DEFAULT_PORTS } from './ports';
 import { stopTracing } from './telemetry/tracing';
@@ -57,7 +64,7 @@ const FULL_NAMES: Record<ServiceName, string> = {
  * The one service runtime: config → logs/metrics → Mongo → NATS (streams it owns) → use cases →
  * gRPC server with health → consumers and outbox relays. SIGTERM/SIGINT drain in reverse order.
  */
-export async function runService<H, P extends TProperties = {}>(options: {
+export async function runService<H, P extends TProperties = TProperties>(options: {
   name: ServiceName;
   extraConfig?: TObject<P>;
   setup(deps: ServiceDeps<BaseServiceConfig & Static<TObject<P>>>): Promise<ServiceParts<H>>;

@@ -4,16 +4,16 @@ import type { types } from '@ppay/proto';
 import { marketplaceConfig } from './config';
 import { MerchantService } from './domain/merchants';
 import { marketplaceHandlers } from './grpc/handlers';
-import { MongoMerchantRepository } from './repo/merchant-repo';
+import { merchantModel, MongoMerchantRepository } from './repo/merchant-repo';
 
 void runService<types.marketplace.MarketplaceServiceHandlers>({
   name: 'marketplace',
   extraConfig: marketplaceConfig,
   async setup({ mongo, nats, log, metrics }) {
-    let relay: OutboxRelay | undefined;
-    const repo = new MongoMerchantRepository(mongo, (id) => relay?.relaySoon(id));
-    relay = new OutboxRelay(repo.model, nats, log, metrics);
-    await ensureIndexes([repo.model]);
+    const model = merchantModel(mongo);
+    await ensureIndexes([model]);
+    const relay = new OutboxRelay(model, nats, log, metrics);
+    const repo = new MongoMerchantRepository(model, (id) => relay.relaySoon(id));
     return { handlers: marketplaceHandlers(new MerchantService(repo)), relays: [relay] };
   },
 });

@@ -5,16 +5,16 @@ import { webhooksConfig } from './config';
 import { ApiKeyService } from './domain/api-keys';
 import { KeyHasher, SecretBox } from './domain/credentials';
 import { webhooksHandlers } from './grpc/handlers';
-import { MongoApiKeyRepository } from './repo/api-key-repo';
+import { apiKeyModel, MongoApiKeyRepository } from './repo/api-key-repo';
 
 void runService<types.webhooks.WebhooksServiceHandlers, (typeof webhooksConfig)['properties']>({
   name: 'webhooks',
   extraConfig: webhooksConfig,
   async setup({ config, mongo, nats, log, metrics }) {
-    let relay: OutboxRelay | undefined;
-    const repo = new MongoApiKeyRepository(mongo, (id) => relay?.relaySoon(id));
-    relay = new OutboxRelay(repo.model, nats, log, metrics);
-    await ensureIndexes([repo.model]);
+    const model = apiKeyModel(mongo);
+    await ensureIndexes([model]);
+    const relay = new OutboxRelay(model, nats, log, metrics);
+    const repo = new MongoApiKeyRepository(model, (id) => relay.relaySoon(id));
     const keys = new ApiKeyService(
       repo,
       new KeyHasher(Buffer.from(config.API_KEY_PEPPER, 'base64')),

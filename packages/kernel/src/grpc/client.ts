@@ -85,7 +85,11 @@ export const CHANNEL_OPTIONS: grpc.ChannelOptions = {
   'grpc.keepalive_timeout_ms': 5_000,
 };
 
-type ClientConstructor<C> = new (address: string, credentials: grpc.ChannelCredentials, options?: grpc.ChannelOptions) => C;
+type ClientConstructor<C> = new (
+  address: string,
+  credentials: grpc.ChannelCredentials,
+  options?: grpc.ChannelOptions,
+) => C;
 
 /**
  * One client per target, created once and reused. Every call has a deadline; optionally every call
@@ -153,7 +157,11 @@ export class ServiceClient<C extends grpc.Client> {
         (err: grpc.ServiceError | null, response: unknown) => {
           stop?.();
           const code = err ? err.code : grpc.status.OK;
-          metrics?.grpcClientHandled.inc({ grpc_target: this.target, grpc_method: method, grpc_code: grpc.status[code] });
+          metrics?.grpcClientHandled.inc({
+            grpc_target: this.target,
+            grpc_method: method,
+            grpc_code: grpc.status[code],
+          });
           if (!err) return resolve(response);
           reject(this.decodeError(method, err));
         },
@@ -186,8 +194,7 @@ export class ServiceClient<C extends grpc.Client> {
       resetTimeout: opts.resetTimeoutMs,
       rollingCountTimeout: opts.rollingCountTimeoutMs,
       volumeThreshold: opts.volumeThreshold,
-      errorFilter: (err: unknown) =>
-        !(err instanceof RemoteCallError && INFRASTRUCTURE_FAILURES.has(err.grpcCode)),
+      errorFilter: (err: unknown) => !(err instanceof RemoteCallError && INFRASTRUCTURE_FAILURES.has(err.grpcCode)),
     });
     const metrics = this.options.metrics;
     const state = (value: number, event: string) => () => {

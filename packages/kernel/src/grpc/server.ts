@@ -112,7 +112,11 @@ export interface GrpcServerHandle {
 export async function startGrpcServer(
   host: string,
   port: number,
-  services: { fullName: string; definition: grpc.ServiceDefinition; implementation: grpc.UntypedServiceImplementation }[],
+  services: {
+    fullName: string;
+    definition: grpc.ServiceDefinition;
+    implementation: grpc.UntypedServiceImplementation;
+  }[],
 ): Promise<GrpcServerHandle> {
   const server = new grpc.Server({
     'grpc.keepalive_permit_without_calls': 1,

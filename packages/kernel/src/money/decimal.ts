@@ -45,11 +45,7 @@ export type RoundingMode = 'half_up' | 'half_even' | 'down' | 'up';
  * Divides numerator by denominator (denominator > 0) and rounds to an integer.
  * half_up rounds halves away from zero (commercial rounding), the platform default.
  */
-export function divideAndRound(
-  numerator: bigint,
-  denominator: bigint,
-  mode: RoundingMode = 'half_up',
-): bigint {
+export function divideAndRound(numerator: bigint, denominator: bigint, mode: RoundingMode = 'half_up'): bigint {
   if (denominator <= 0n) throw new RangeError('denominator must be positive');
   const negative = numerator < 0n;
   const n = negative ? -numerator : numerator;
@@ -75,10 +71,6 @@ export function divideAndRound(
 }
 
 /** Multiplies an integer by a decimal and rounds the product to an integer. */
-export function multiplyInteger(
-  value: bigint,
-  factor: Decimal,
-  mode: RoundingMode = 'half_up',
-): bigint {
+export function multiplyInteger(value: bigint, factor: Decimal, mode: RoundingMode = 'half_up'): bigint {
   return divideAndRound(value * factor.units, 10n ** BigInt(factor.scale), mode);
 }

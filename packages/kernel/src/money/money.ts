@@ -93,7 +93,9 @@ export function withinTolerance(actual: number, expected: number, tolerance: str
 export function toMajorUnitString(value: Money): string {
   const exponent = minorUnitExponent(value.currency);
   const negative = value.amount < 0;
-  const digits = Math.abs(value.amount).toString().padStart(exponent + 1, '0');
+  const digits = Math.abs(value.amount)
+    .toString()
+    .padStart(exponent + 1, '0');
   const int = digits.slice(0, digits.length - exponent);
   const frac = exponent > 0 ? '.' + digits.slice(digits.length - exponent) : '';
   return (negative ? '-' : '') + int + frac;

@@ -49,14 +49,17 @@ export class MerchantService {
 
   async create(input: CreateMerchantInput): Promise<MerchantRecord> {
     const email = input.email.trim().toLowerCase();
-    if (!EMAIL.test(email)) throw new PlatformError('VALIDATION_FAILED', 'email is not a valid e-mail address', { param: 'email' });
+    if (!EMAIL.test(email))
+      throw new PlatformError('VALIDATION_FAILED', 'email is not a valid e-mail address', { param: 'email' });
     const country = input.country.trim().toUpperCase();
     if (!isCountryCode(country)) {
       throw new PlatformError('VALIDATION_FAILED', 'country must be an ISO 3166-1 alpha-2 code', { param: 'country' });
     }
     const currency = normaliseCurrency(input.baseline_currency);
     if (!currency) {
-      throw new PlatformError('VALIDATION_FAILED', 'baseline_currency must be an ISO 4217 code', { param: 'baseline_currency' });
+      throw new PlatformError('VALIDATION_FAILED', 'baseline_currency must be an ISO 4217 code', {
+        param: 'baseline_currency',
+      });
     }
     const record: MerchantRecord = {
       id: await this.repo.nextId(),

@@ -28,18 +28,21 @@ const merchantSchema = new Schema<MerchantDocument>(
 /** Merchant ids start at 1000 so they never look like small list indexes in partner logs. */
 const FIRST_MERCHANT_ID = 1000;
 
-export class MongoMerchantRepository implements MerchantRepository {
-  readonly model: Model<MerchantDocument>;
+export type MerchantModel = Model<MerchantDocument>;
 
+export function merchantModel(conn: Connection): MerchantModel {
+  return conn.model<MerchantDocument>('Merchant', merchantSchema);
+}
+
+export class MongoMerchantRepository implements MerchantRepository {
+  /** `afterWrite` is told which document gained outbox events (the relay's fast path). */
   constructor(
-    private readonly conn: Connection,
+    readonly model: MerchantModel,
     private readonly afterWrite: (id: number) => void = () => undefined,
-  ) {
-    this.model = conn.model<MerchantDocument>('Merchant', merchantSchema);
-  }
+  ) {}
 
   nextId(): Promise<number> {
-    return nextSequence(this.conn, 'merchant', FIRST_MERCHANT_ID);
+    return nextSequence(this.model.db, 'merchant', FIRST_MERCHANT_ID);
   }
 
   async insert(record: MerchantRecord, event: OutboxEntry): Promise<void> {
@@ -48,7 +51,10 @@ export class MongoMerchantRepository implements MerchantRepository {
       await this.model.create({ _id: id, ...rest, outbox: [event] });
     } catch (err) {
       if (isDuplicateKeyError(err)) {
-        throw new PlatformError('ALREADY_EXISTS', 'A merchant with this email already exists', { param: 'email', cause: err });
+        throw new PlatformError('ALREADY_EXISTS', 'A merchant with this email already exists', {
+          param: 'email',
+          cause: err,
+        });
       }
       throw err;
     }

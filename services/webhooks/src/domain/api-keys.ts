@@ -1,4 +1,12 @@
-import { outboxEvent, PlatformError, prefixedId, SUBJECTS, type Mode, type OutboxEntry, type Subject } from '@ppay/kernel';
+import {
+  outboxEvent,
+  PlatformError,
+  prefixedId,
+  SUBJECTS,
+  type Mode,
+  type OutboxEntry,
+  type Subject,
+} from '@ppay/kernel';
 import { isSupportedApiVersion, LATEST_API_VERSION, SUPPORTED_API_VERSIONS } from './api-versions';
 import {
   API_KEY_PATTERN,
@@ -67,11 +75,18 @@ export function validateWebhookUrl(raw: string, mode: Mode): string {
   } catch {
     throw new PlatformError('INVALID_WEBHOOK_URL', undefined, { param: 'webhook_url' });
   }
-  if (raw.length > MAX_URL_LENGTH || (url.protocol !== 'https:' && url.protocol !== 'http:') || url.username || url.password) {
+  if (
+    raw.length > MAX_URL_LENGTH ||
+    (url.protocol !== 'https:' && url.protocol !== 'http:') ||
+    url.username ||
+    url.password
+  ) {
     throw new PlatformError('INVALID_WEBHOOK_URL', undefined, { param: 'webhook_url' });
   }
   if (mode === 'live' && url.protocol !== 'https:' && !LOOPBACK_HOSTS.has(url.hostname)) {
-    throw new PlatformError('INVALID_WEBHOOK_URL', 'webhook_url must use https for live keys', { param: 'webhook_url' });
+    throw new PlatformError('INVALID_WEBHOOK_URL', 'webhook_url must use https for live keys', {
+      param: 'webhook_url',
+    });
   }
   return url.toString();
 }
@@ -223,7 +238,13 @@ export class ApiKeyService {
     subject: Subject,
   ): Promise<ApiKeyRecord> {
     const withTimestamp = { ...changes, updated_at: this.now() } as ApiKeyChanges;
-    const updated = await this.repo.update(key.merchant_id, key.id, fromStatuses, withTimestamp, changeEvent(subject, key, changes));
+    const updated = await this.repo.update(
+      key.merchant_id,
+      key.id,
+      fromStatuses,
+      withTimestamp,
+      changeEvent(subject, key, changes),
+    );
     // Someone changed the key's status between our read and write.
     if (!updated) throw new PlatformError('CONFLICT');
     return updated;

@@ -52,7 +52,10 @@ export function webhooksHandlers(keys: ApiKeyService): Handlers {
       return toApiKey(updated);
     },
     async RegenerateWebhookSecret(req, { caller }) {
-      const { record, webhookSecret } = await keys.regenerateWebhookSecret(requireMerchant(caller).merchantId, req.key_id);
+      const { record, webhookSecret } = await keys.regenerateWebhookSecret(
+        requireMerchant(caller).merchantId,
+        req.key_id,
+      );
       return { key: toApiKey(record), webhook_secret: webhookSecret };
     },
     async AuthenticateApiKey(req) {

@@ -7,10 +7,7 @@ interface ApiKeyDocument extends Omit<ApiKeyRecord, 'id'> {
   outbox: OutboxEntry[];
 }
 
-const encryptedSecretSchema = new Schema(
-  { key_id: String, iv: String, tag: String, data: String },
-  { _id: false },
-);
+const encryptedSecretSchema = new Schema({ key_id: String, iv: String, tag: String, data: String }, { _id: false });
 
 const apiKeySchema = new Schema<ApiKeyDocument>(
   {
@@ -39,16 +36,18 @@ function toRecord(doc: ApiKeyDocument | null): ApiKeyRecord | null {
   return { id: _id, ...rest };
 }
 
-export class MongoApiKeyRepository implements ApiKeyRepository {
-  readonly model: Model<ApiKeyDocument>;
+export type ApiKeyModel = Model<ApiKeyDocument>;
 
+export function apiKeyModel(conn: Connection): ApiKeyModel {
+  return conn.model<ApiKeyDocument>('ApiKey', apiKeySchema);
+}
+
+export class MongoApiKeyRepository implements ApiKeyRepository {
   /** `afterWrite` is told which document gained outbox events (the relay's fast path). */
   constructor(
-    conn: Connection,
+    readonly model: ApiKeyModel,
     private readonly afterWrite: (id: string) => void = () => undefined,
-  ) {
-    this.model = conn.model<ApiKeyDocument>('ApiKey', apiKeySchema);
-  }
+  ) {}
 
   async insert(record: ApiKeyRecord, event: OutboxEntry): Promise<void> {
     const { id, ...rest } = record;
@@ -63,16 +62,27 @@ export class MongoApiKeyRepository implements ApiKeyRepository {
   }
 
   async listByMerchant(merchantId: number): Promise<ApiKeyRecord[]> {
-    const docs = await this.model.find({ merchant_id: merchantId }, { outbox: 0 }).sort({ created_at: 1 }).lean().exec();
+    const docs = await this.model
+      .find({ merchant_id: merchantId }, { outbox: 0 })
+      .sort({ created_at: 1 })
+      .lean()
+      .exec();
     return docs.map((d) => toRecord(d as ApiKeyDocument)!);
   }
 
   async findForMerchant(merchantId: number, keyId: string): Promise<ApiKeyRecord | null> {
-    return toRecord((await this.model.findOne({ _id: keyId, merchant_id: merchantId }, { outbox: 0 }).lean().exec()) as ApiKeyDocument | null);
+    return toRecord(
+      (await this.model
+        .findOne({ _id: keyId, merchant_id: merchantId }, { outbox: 0 })
+        .lean()
+        .exec()) as ApiKeyDocument | null,
+    );
   }
 
   async findByHash(keyHash: string): Promise<ApiKeyRecord | null> {
-    return toRecord((await this.model.findOne({ key_hash: keyHash }, { outbox: 0 }).lean().exec()) as ApiKeyDocument | null);
+    return toRecord(
+      (await this.model.findOne({ key_hash: keyHash }, { outbox: 0 }).lean().exec()) as ApiKeyDocument | null,
+    );
   }
 
   async update(

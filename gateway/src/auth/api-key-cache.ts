@@ -1,17 +1,12 @@
 import { createHash } from 'node:crypto';
 import { Counter } from 'prom-client';
-import { PlatformError, RemoteCallError, type Mode, type PlatformMetrics } from '@ppay/kernel';
+import { PlatformError, RemoteCallError, TtlCache, type Mode, type PlatformMetrics } from '@ppay/kernel';
 
 export interface ApiKeyPrincipal {
   keyId: string;
   merchantId: number;
   mode: Mode;
   apiVersion: string;
-}
-
-interface Entry {
-  principal: ApiKeyPrincipal | null;
-  expiresAt: number;
 }
 
 export interface ApiKeyCacheOptions {
@@ -27,17 +22,18 @@ export interface ApiKeyCacheOptions {
  * for the same key share one lookup.
  */
 export class ApiKeyCache {
-  private readonly entries = new Map<string, Entry>();
+  /** null = known-bad key (negative entry). */
+  private readonly entries: TtlCache<string, ApiKeyPrincipal | null>;
   private readonly byKeyId = new Map<string, string>();
-  private readonly inFlight = new Map<string, Promise<ApiKeyPrincipal | null>>();
   private readonly lookups: Counter<'result'>;
 
   constructor(
     private readonly options: ApiKeyCacheOptions,
     private readonly lookup: (apiKey: string) => Promise<ApiKeyPrincipal>,
     metrics: PlatformMetrics,
-    private readonly now: () => number = Date.now,
+    now: () => number = Date.now,
   ) {
+    this.entries = new TtlCache(options.maxEntries, now);
     this.lookups = new Counter({
       name: 'ppay_gateway_apikey_cache_lookups_total',
       help: 'API key authentications by cache result (hit, miss, negative_hit)',
@@ -48,20 +44,17 @@ export class ApiKeyCache {
 
   async authenticate(apiKey: string): Promise<ApiKeyPrincipal> {
     const cacheKey = createHash('sha256').update(apiKey).digest('base64url');
-    const entry = this.entries.get(cacheKey);
-    if (entry && entry.expiresAt > this.now()) {
-      this.lookups.inc({ result: entry.principal ? 'hit' : 'negative_hit' });
-      if (!entry.principal) throw new PlatformError('INVALID_API_KEY');
-      return entry.principal;
-    }
-    this.lookups.inc({ result: 'miss' });
-    let pending = this.inFlight.get(cacheKey);
-    if (!pending) {
-      pending = this.resolve(cacheKey, apiKey).finally(() => this.inFlight.delete(cacheKey));
-      this.inFlight.set(cacheKey, pending);
-    }
-    const principal = await pending;
+    const hit = this.entries.peek(cacheKey);
+    this.lookups.inc({ result: hit ? (hit.value ? 'hit' : 'negative_hit') : 'miss' });
+    const principal = hit
+      ? hit.value
+      : await this.entries.getOrLoad(
+          cacheKey,
+          () => this.resolve(apiKey),
+          (p) => (p ? this.options.ttlMs : this.options.negativeTtlMs),
+        );
     if (!principal) throw new PlatformError('INVALID_API_KEY');
+    if (!hit) this.byKeyId.set(principal.keyId, cacheKey);
     return principal;
   }
 
@@ -72,38 +65,19 @@ export class ApiKeyCache {
     this.byKeyId.delete(keyId);
   }
 
-  clear(): void {
-    this.entries.clear();
-    this.byKeyId.clear();
-  }
-
   get size(): number {
     return this.entries.size;
   }
 
-  private async resolve(cacheKey: string, apiKey: string): Promise<ApiKeyPrincipal | null> {
-    let principal: ApiKeyPrincipal | null;
+  private async resolve(apiKey: string): Promise<ApiKeyPrincipal | null> {
     try {
-      principal = await this.lookup(apiKey);
+      return await this.lookup(apiKey);
     } catch (err) {
       const invalid =
         (err instanceof RemoteCallError && err.errorCode === 'INVALID_API_KEY') ||
         (err instanceof PlatformError && err.code === 'INVALID_API_KEY');
       if (!invalid) throw err; // webhooks unavailable: not the partner's fault, nothing cached
-      principal = null;
+      return null;
     }
-    this.store(cacheKey, principal);
-    return principal;
-  }
-
-  private store(cacheKey: string, principal: ApiKeyPrincipal | null): void {
-    const ttl = principal ? this.options.ttlMs : this.options.negativeTtlMs;
-    if (ttl <= 0) return;
-    if (this.entries.size >= this.options.maxEntries) {
-      const oldest = this.entries.keys().next().value;
-      if (oldest !== undefined) this.entries.delete(oldest);
-    }
-    this.entries.set(cacheKey, { principal, expiresAt: this.now() + ttl });
-    if (principal) this.byKeyId.set(principal.keyId, cacheKey);
   }
 }

@@ -78,6 +78,8 @@ export interface PlatformOptions {
   env?: NodeJS.ProcessEnv;
   envFor?: Partial<Record<ProcessName, NodeJS.ProcessEnv>>;
   readyTimeoutMs?: number;
+  /** Extra node flags per process, e.g. { gateway: ['--cpu-prof'] } for profiling. */
+  nodeArgs?: Partial<Record<ProcessName, string[]>>;
 }
 
 export interface ProcessPorts {
@@ -172,7 +174,8 @@ export class Platform {
       const fd = fs.openSync(path.join(o.logDir, `${name}.log`), 'a');
       stdio = ['ignore', fd, fd];
     }
-    const child = spawn(process.execPath, [entryPoint(name)], { env: this.envFor(name), stdio, cwd: REPO_ROOT });
+    const args = [...(o.nodeArgs?.[name] ?? []), entryPoint(name)];
+    const child = spawn(process.execPath, args, { env: this.envFor(name), stdio, cwd: REPO_ROOT });
     this.children.set(name, child);
     const ports = portsFor(name, o.portBase);
     await waitReady(`http://127.0.0.1:${ports.metrics}/readyz`, child, o.readyTimeoutMs ?? 60_000, name);

@@ -14,3 +14,4 @@ export * from './grpc/server';
 export * from './grpc/client';
 export * from './runtime';
 export * from './countries';
+export * from './ttl-cache';

@@ -1,1 +1,167 @@
-export {};
+import { spawn, type ChildProcess } from 'node:child_process';
+import * as path from 'node:path';
+import autocannon from 'autocannon';
+import { createMerchant, type NewMerchant } from '../merchants';
+import { infraDown, infraUp, Platform } from '../platform';
+import { REPO_ROOT } from '../paths';
+import { loadOrCreateSecrets } from '../secrets';
+
+/**
+ * `npm run bench -- <case>`: measures a case through the real stack (gateway → gRPC → service) and a
+ * bare Fastify baseline returning the same body, in the same run, and prints both and their ratio.
+ * All traffic goes to 127.0.0.1, bounded by duration.
+ */
+interface BenchCase {
+  description: string;
+  target: number;
+  request(m: NewMerchant): { method: 'GET' | 'POST'; path: string; headers: Record<string, string>; body?: string };
+}
+
+const CASES: Record<string, BenchCase> = {
+  account: {
+    description: 'GET /api/v1/partner/account with a warm API-key cache',
+    target: 0.5,
+    request: (m) => ({ method: 'GET', path: '/api/v1/partner/account', headers: { 'x-api-key': m.api_key } }),
+  },
+};
+
+interface Figures {
+  rps: number;
+  p50: number;
+  p99: number;
+  non2xx: number;
+  total: number;
+}
+
+async function measure(
+  url: string,
+  req: ReturnType<BenchCase['request']>,
+  seconds: number,
+  connections: number,
+): Promise<Figures> {
+  const result = await autocannon({
+    url,
+    method: req.method,
+    headers: { ...req.headers, ...(req.body ? { 'content-type': 'application/json' } : {}) },
+    body: req.body,
+    connections,
+    duration: seconds,
+  });
+  return {
+    rps: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    non2xx: result.non2xx,
+    total: result.requests.total,
+  };
+}
+
+function startBaseline(port: number, body: unknown, method: string, url: string): Promise<ChildProcess> {
+  const child = spawn(process.execPath, [path.join(__dirname, 'baseline-server.js')], {
+    env: {
+      ...process.env,
+      PORT: String(port),
+      BASELINE_BODY: JSON.stringify(body),
+      BASELINE_METHOD: method,
+      BASELINE_URL: url,
+    },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  return new Promise((resolve, reject) => {
+    child.stdout!.once('data', () => resolve(child));
+    child.once('exit', (code) => reject(new Error(`baseline exited with ${code}`)));
+  });
+}
+
+const fmt = (f: Figures) =>
+  `${f.rps.toFixed(0).padStart(8)} req/s   p50 ${String(f.p50).padStart(4)} ms   p99 ${String(f.p99).padStart(4)} ms   (${f.total} requests, ${f.non2xx} non-2xx)`;
+
+async function main(): Promise<number> {
+  const name = process.argv[2];
+  const bench = name ? CASES[name] : undefined;
+  if (!bench) {
+    process.stderr.write(
+      `Usage: npm run bench -- <case>\nCases:\n${Object.entries(CASES)
+        .map(([k, c]) => `  ${k}: ${c.description}`)
+        .join('\n')}\n`,
+    );
+    return 64;
+  }
+  const seconds = Number(process.env.BENCH_SECONDS ?? 10);
+  const connections = Number(process.env.BENCH_CONNECTIONS ?? 50);
+  const stateDir = path.join(REPO_ROOT, '.infra', 'bench');
+  const infraOptions = { dir: stateDir, mongoPort: 27417, natsPort: 4522, natsHttpPort: 8522, fresh: true };
+  const infra = await infraUp(infraOptions);
+  const secrets = loadOrCreateSecrets(stateDir);
+  const platform = new Platform({
+    mongoUri: infra.mongoUri,
+    natsUrl: infra.natsUrl,
+    secrets,
+    portBase: 19000,
+    logDir: path.join(stateDir, 'logs'),
+    logLevel: 'warn',
+  });
+  let baseline: ChildProcess | undefined;
+  try {
+    await platform.start();
+    const merchant = await createMerchant(
+      {
+        marketplaceAddr: platform.grpcAddress('marketplace'),
+        webhooksAddr: platform.grpcAddress('webhooks'),
+        jwtSecret: secrets.AUTH_JWT_SECRET,
+      },
+      { email: `bench${Date.now()}@example.com`, country: 'NG', currency: 'NGN' },
+    );
+    const req = bench.request(merchant);
+    const first = await fetch(platform.gatewayUrl + req.path, {
+      method: req.method,
+      headers: req.headers,
+      body: req.body,
+    });
+    const sample = (await first.json()) as unknown;
+    if (!first.ok) throw new Error(`warm-up request failed: ${first.status} ${JSON.stringify(sample)}`);
+    baseline = await startBaseline(18999, sample, req.method, req.path);
+
+    // Short warm-ups so JIT and connection pools settle before measuring.
+    await measure(platform.gatewayUrl + req.path, req, 2, connections);
+    await measure(`http://127.0.0.1:18999${req.path}`, req, 2, connections);
+    const missesBefore = await cacheMisses(platform);
+    const real = await measure(platform.gatewayUrl + req.path, req, seconds, connections);
+    const missesDuring = (await cacheMisses(platform)) - missesBefore;
+    const base = await measure(`http://127.0.0.1:18999${req.path}`, req, seconds, connections);
+    const ratio = real.rps / base.rps;
+    process.stdout.write(
+      [
+        '',
+        `case ${name}: ${bench.description}`,
+        `  ${seconds}s per side, ${connections} connections, 2 cores shared by load generator and servers`,
+        `  platform  ${fmt(real)}`,
+        `  baseline  ${fmt(base)}`,
+        `  ratio     ${ratio.toFixed(2)}x baseline req/s (target >= ${bench.target}x) ${ratio >= bench.target ? 'PASS' : 'BELOW TARGET'}`,
+        `  api-key cache misses during the measured run: ${missesDuring} (0 = no key lookup per request)`,
+        '',
+      ].join('\n'),
+    );
+    return real.non2xx > 0 ? 1 : 0;
+  } finally {
+    baseline?.kill('SIGTERM');
+    await platform.stop();
+    if (infra.startedHere) await infraDown(infraOptions);
+  }
+}
+
+async function cacheMisses(platform: Platform): Promise<number> {
+  const text = await (await fetch(platform.metricsUrl('gateway'))).text();
+  const line = text
+    .split('\n')
+    .find((l) => l.startsWith('ppay_gateway_apikey_cache_lookups_total') && l.includes('result="miss"'));
+  return line ? Number(line.split(' ').pop()) : 0;
+}
+
+void main().then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    process.stderr.write(`bench failed: ${(err as Error).stack ?? String(err)}\n`);
+    process.exit(1);
+  },
+);

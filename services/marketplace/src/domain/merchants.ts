@@ -5,6 +5,7 @@ import {
   PlatformError,
   prefixedId,
   SUBJECTS,
+  TtlCache,
   type OutboxEntry,
 } from '@ppay/kernel';
 
@@ -41,11 +42,22 @@ export interface CreateMerchantInput {
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
+export interface MerchantServiceOptions {
+  /** How long a merchant read may be served from memory; every write through this service refreshes it. */
+  cacheTtlMs: number;
+  cacheMaxEntries: number;
+}
+
 export class MerchantService {
+  private readonly cache: TtlCache<number, MerchantRecord>;
+
   constructor(
     private readonly repo: MerchantRepository,
+    private readonly options: MerchantServiceOptions = { cacheTtlMs: 30_000, cacheMaxEntries: 10_000 },
     private readonly now: () => Date = () => new Date(),
-  ) {}
+  ) {
+    this.cache = new TtlCache(options.cacheMaxEntries);
+  }
 
   async create(input: CreateMerchantInput): Promise<MerchantRecord> {
     const email = input.email.trim().toLowerCase();
@@ -86,12 +98,21 @@ export class MerchantService {
       { merchantId: record.id },
     );
     await this.repo.insert(record, event);
+    this.cache.set(record.id, record, this.options.cacheTtlMs);
     return record;
   }
 
+  /** Hot path of every GET /account: served from memory at steady state. */
   async get(id: number): Promise<MerchantRecord> {
-    const merchant = await this.repo.findById(id);
-    if (!merchant) throw new PlatformError('MERCHANT_NOT_FOUND');
+    const merchant = await this.cache.getOrLoad(
+      id,
+      async () => {
+        const found = await this.repo.findById(id);
+        if (!found) throw new PlatformError('MERCHANT_NOT_FOUND');
+        return found;
+      },
+      () => this.options.cacheTtlMs,
+    );
     return merchant;
   }
 }

@@ -1,5 +1,8 @@
 import { SignJWT } from 'jose';
 import { createSecretKey } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { TEST_INFRA } from '../support/infra';
 import { eventually, http, startTestPlatform, type TestPlatform } from '../support/platform';
 
 /** Spec 2.1, 4.8, 5: key management with the user token, and X-API-Key authentication. */
@@ -70,6 +73,20 @@ describe('API keys and authentication', () => {
   });
 
   describe('request ids', () => {
+    it('carries the request id into the owning service and its logs', async () => {
+      const m = await t.merchant();
+      const requestId = `trace-${Date.now()}`;
+      const res = await http(t.url, 'DELETE', '/api/v1/partner/api-keys/key_doesnotexist', {
+        headers: { 'x-id-key': m.user_token, 'x-request-id': requestId },
+      });
+      expect(res.status).toBe(404);
+      expect(res.body.error.request_id).toBe(requestId);
+      const logFile = path.join(TEST_INFRA.dir, 'logs', 'api-keys', 'webhooks.log');
+      expect(
+        await eventually(async () => fs.readFileSync(logFile, 'utf8').includes(`"request_id":"${requestId}"`)),
+      ).toBe(true);
+    });
+
     it('echoes a well-formed X-Request-Id and generates one otherwise', async () => {
       const m = await t.merchant();
       const given = await http(t.url, 'GET', '/api/v1/partner/account', {
@@ -162,6 +179,13 @@ describe('API keys and authentication', () => {
       expect(stored).not.toContain(m.webhook_secret.slice(6));
       expect(stored).not.toContain(rotated.body.data.webhook_secret.slice(6));
       expect(doc!.key_hash).toMatch(/^[0-9a-f]{64}$/);
+      // The creation and rotation events left through the outbox: nothing stays pending.
+      expect(
+        await eventually(async () => {
+          const fresh = await db.collection('api_keys').findOne({ _id: m.api_key_id as never });
+          return (fresh?.outbox as unknown[]).length === 0;
+        }),
+      ).toBe(true);
       expect(doc!.webhook_secret).toEqual(
         expect.objectContaining({
           key_id: 'k1',

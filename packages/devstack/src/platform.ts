@@ -120,7 +120,13 @@ async function waitReady(url: string, child: ChildProcess, timeoutMs: number, na
 export class Platform {
   private readonly children = new Map<ProcessName, ChildProcess>();
 
-  constructor(readonly options: PlatformOptions) {}
+  constructor(readonly options: PlatformOptions) {
+    // If the launcher dies (crash, killed test runner), take the platform down with it rather than
+    // leaving orphans holding the ports.
+    process.once('exit', () => {
+      for (const child of this.children.values()) if (child.exitCode === null) child.kill('SIGKILL');
+    });
+  }
 
   get gatewayUrl(): string {
     return `http://127.0.0.1:${portsFor('gateway', this.options.portBase).http}`;

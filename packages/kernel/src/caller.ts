@@ -59,7 +59,7 @@ export interface CallerInfo {
   requestId: string;
 }
 
-export function callerFromMetadata(md: Metadata, fallbackRequestId: string): CallerInfo {
+export function callerFromMetadata(md: Metadata, fallbackRequestId: () => string): CallerInfo {
   const merchant = first(md, KEYS.merchantId);
   const merchantId = merchant !== undefined ? Number(merchant) : undefined;
   const mode = first(md, KEYS.mode);
@@ -70,7 +70,7 @@ export function callerFromMetadata(md: Metadata, fallbackRequestId: string): Cal
     auth: auth === 'api_key' || auth === 'user_token' || auth === 'internal' ? auth : undefined,
     apiKeyId: first(md, KEYS.apiKeyId),
     userId: first(md, KEYS.userId),
-    requestId: first(md, KEYS.requestId) ?? fallbackRequestId,
+    requestId: first(md, KEYS.requestId) ?? fallbackRequestId(),
   };
 }
 

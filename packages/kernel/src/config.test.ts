@@ -55,7 +55,7 @@ describe('ids, countries, caller metadata', () => {
       auth: 'api_key',
       apiKeyId: 'key_1',
     });
-    expect(callerFromMetadata(md, 'fallback')).toEqual({
+    expect(callerFromMetadata(md, () => 'fallback')).toEqual({
       requestId: 'req_1',
       merchantId: 1001,
       mode: 'live',
@@ -63,7 +63,7 @@ describe('ids, countries, caller metadata', () => {
       apiKeyId: 'key_1',
       userId: undefined,
     });
-    const anonymous = callerFromMetadata(callerToMetadata({ requestId: 'r' }), 'x');
+    const anonymous = callerFromMetadata(callerToMetadata({ requestId: 'r' }), () => 'x');
     expect(() => requireMerchant(anonymous)).toThrow(/Unauthorized/);
   });
 });

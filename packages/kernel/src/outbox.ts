@@ -122,7 +122,8 @@ export class OutboxRelay {
         data: entry.data as EventEnvelope['data'],
       };
       await publishEvent(this.nats, envelope, { traceparent: entry.traceparent, metrics: this.metrics });
-      await this.model.updateOne({ _id: doc._id }, { $pull: { outbox: { event_id: entry.event_id } } }).exec();
+      // $pullAll with the element exactly as stored: FerretDB v1 ignores condition-style $pull.
+      await this.model.updateOne({ _id: doc._id }, { $pullAll: { outbox: [entry] } }).exec();
       this.metrics.outboxRelayed.inc({ collection: this.collection });
     }
   }

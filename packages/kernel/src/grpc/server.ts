@@ -66,7 +66,7 @@ export function bindService(
       callback: grpc.sendUnaryData<unknown>,
     ) => {
       const stopTimer = metrics.grpcServerDuration.startTimer({ grpc_service: serviceName, grpc_method: methodName });
-      const caller = callerFromMetadata(call.metadata, newRequestId());
+      const caller = callerFromMetadata(call.metadata, newRequestId);
       const callLog = log.child({ request_id: caller.requestId, rpc: methodName });
       const finish = (code: grpc.status) => {
         stopTimer();
@@ -92,7 +92,8 @@ export function bindService(
         (err: unknown) => {
           const status = toServiceError(err, callLog);
           finish(status.code ?? grpc.status.INTERNAL);
-          if (err instanceof PlatformError) callLog.debug({ code: err.code }, err.message);
+          if (err instanceof PlatformError)
+            callLog.info({ code: err.code, param: err.param }, `call refused: ${err.message}`);
           callback(status);
         },
       );

@@ -24,7 +24,12 @@ export function startTracing(serviceName: string): void {
   // its own (its default would post to localhost:4318 and stall shutdown on the retries).
   process.env.OTEL_METRICS_EXPORTER ??= 'none';
   process.env.OTEL_LOGS_EXPORTER ??= 'none';
-  if (!endpoint) process.env.OTEL_TRACES_EXPORTER ??= 'none';
+  if (!endpoint) {
+    process.env.OTEL_TRACES_EXPORTER ??= 'none';
+    // Nothing would receive the spans: keep propagating trace context but do not record (it costs
+    // ~30% of gateway throughput). OTEL_TRACES_SAMPLER overrides.
+    process.env.OTEL_TRACES_SAMPLER ??= 'parentbased_always_off';
+  }
   const spanProcessors: SpanProcessor[] = endpoint
     ? [
         new BatchSpanProcessor(new OTLPTraceExporter({ url: `${endpoint.replace(/\/$/, '')}/v1/traces` }), {

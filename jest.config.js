@@ -1,7 +1,7 @@
 /** @type {import('jest').Config} */
 // Transpile only: type checking is `npm run lint` (tsc over sources and tests), not jest's job.
 const transform = {
-  '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json', isolatedModules: true, diagnostics: false }],
+  '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json', diagnostics: false }],
 };
 
 module.exports = {

@@ -4,6 +4,7 @@ import type { types } from '@ppay/proto';
 import { webhooksConfig } from './config';
 import { ApiKeyService } from './domain/api-keys';
 import { KeyHasher, SecretBox } from './domain/credentials';
+import { deliveryMetrics } from './events/metrics';
 import { webhooksHandlers } from './grpc/handlers';
 import { apiKeyModel, MongoApiKeyRepository } from './repo/api-key-repo';
 
@@ -11,6 +12,8 @@ void runService<types.webhooks.WebhooksServiceHandlers, (typeof webhooksConfig)[
   name: 'webhooks',
   extraConfig: webhooksConfig,
   async setup({ config, mongo, nats, log, metrics }) {
+    // Registered now so dashboards see the series; the delivery worker will record into them.
+    deliveryMetrics(metrics.registry);
     const model = apiKeyModel(mongo);
     await ensureIndexes([model]);
     const relay = new OutboxRelay(model, nats, log, metrics);

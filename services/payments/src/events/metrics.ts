@@ -1,0 +1,28 @@
+import { Counter, type Registry } from 'prom-client';
+
+/**
+ * Wallet ledger metrics. Declared with the service so dashboards and alerts can be built against
+ * stable names; the ledger consumer (payment outcomes → wallet entries) increments them.
+ */
+export function ledgerMetrics(registry: Registry) {
+  return {
+    entries: new Counter({
+      name: 'ppay_ledger_entries_total',
+      help: 'Wallet ledger entries appended, by kind (credit, debit), currency and reason',
+      labelNames: ['kind', 'currency', 'reason'],
+      registers: [registry],
+    }),
+    amount: new Counter({
+      name: 'ppay_ledger_amount_minor_units_total',
+      help: 'Sum of ledger entry amounts in the currency minor unit, by kind and currency',
+      labelNames: ['kind', 'currency'],
+      registers: [registry],
+    }),
+    duplicates: new Counter({
+      name: 'ppay_ledger_duplicate_entries_total',
+      help: 'Ledger entries refused by their idempotency key (an event delivered more than once)',
+      labelNames: ['reason'],
+      registers: [registry],
+    }),
+  };
+}

@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
+import * as net from 'node:net';
 import * as path from 'node:path';
 import mongoose, { type Connection } from 'mongoose';
 import {
@@ -21,6 +22,31 @@ export interface TestPlatform {
   stop(): Promise<void>;
 }
 
+const SLOT_SPAN = 30; // gateway +0/+1, services +10..+15 and +20..+25
+const SLOTS = 400; // ports 21000–32999
+
+function portFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = net.createServer();
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+  });
+}
+
+/**
+ * A port range derived from the suite name (stable across runs), moved on to the next slot when
+ * something already listens there — e.g. another suite run by a parallel job.
+ */
+async function freePortBase(suite: string): Promise<number> {
+  const start = createHash('sha256').update(suite).digest().readUInt16BE(0) % SLOTS;
+  for (let i = 0; i < SLOTS; i++) {
+    const base = 21000 + ((start + i) % SLOTS) * SLOT_SPAN;
+    const probes = [base, base + 1, base + 10, base + 15, base + 20, base + 25];
+    if ((await Promise.all(probes.map(portFree))).every(Boolean)) return base;
+  }
+  throw new Error('no free port range for the test platform');
+}
+
 /**
  * Starts the real platform — six service processes and the gateway — on ports derived from the
  * suite name, with databases prefixed per run so suites never see each other's data.
@@ -30,8 +56,7 @@ export async function startTestPlatform(
   overrides: Partial<PlatformOptions> = {},
 ): Promise<TestPlatform> {
   const { mongoUri, natsUrl } = testInfraUrls();
-  const slot = createHash('sha256').update(suite).digest().readUInt16BE(0) % 80;
-  const portBase = 21000 + slot * 100;
+  const portBase = await freePortBase(suite);
   const dbPrefix = `t${randomBytes(3).toString('hex')}_`;
   const secrets = {
     API_KEY_PEPPER: randomBytes(32).toString('base64'),

@@ -14,6 +14,7 @@ import type { UserTokenVerifier } from './auth/user-token';
 import type { Clients } from './clients';
 import type { GatewayConfig } from './config';
 import { toHttpError } from './http/errors';
+import { registerIdempotency, type IdempotencyStore } from './http/idempotency';
 import { ErrorResponse } from './http/schemas';
 import { describeValidationError, validatorCompiler } from './http/validation';
 import { registerKeyRoutes } from './routes/keys';
@@ -33,6 +34,7 @@ export interface GatewayDeps {
   clients: Clients;
   apiKeys: ApiKeyCache;
   userTokens: UserTokenVerifier;
+  idempotency: IdempotencyStore;
 }
 
 export const PARTNER_PREFIX = '/api/v1/partner';
@@ -161,8 +163,28 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
     return reply.status(open.length ? 503 : 200).send({ status: open.length ? 'degraded' : 'ok', open_breakers: open });
   });
 
-  await app.register(async (partner) => registerPartnerRoutes(partner, deps), { prefix: PARTNER_PREFIX });
-  await app.register(async (keys) => registerKeyRoutes(keys, deps), { prefix: PARTNER_PREFIX });
-  await app.register(async (dashboard) => registerDashboardRoutes(dashboard, deps), { prefix: DASHBOARD_PREFIX });
+  // Every POST in these scopes honours Idempotency-Key. Its preHandler runs after the scope's
+  // preValidation authentication, so keys are per merchant and mode.
+  await app.register(
+    async (partner) => {
+      registerIdempotency(partner, deps.idempotency);
+      await registerPartnerRoutes(partner, deps);
+    },
+    { prefix: PARTNER_PREFIX },
+  );
+  await app.register(
+    async (keys) => {
+      registerIdempotency(keys, deps.idempotency);
+      await registerKeyRoutes(keys, deps);
+    },
+    { prefix: PARTNER_PREFIX },
+  );
+  await app.register(
+    async (dashboard) => {
+      registerIdempotency(dashboard, deps.idempotency);
+      await registerDashboardRoutes(dashboard, deps);
+    },
+    { prefix: DASHBOARD_PREFIX },
+  );
   return app;
 }

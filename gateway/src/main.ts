@@ -18,6 +18,7 @@ import { ApiKeyCache } from './auth/api-key-cache';
 import { UserTokenVerifier } from './auth/user-token';
 import { createClients } from './clients';
 import { gatewayConfigSchema, type GatewayConfig } from './config';
+import { IDEMPOTENCY_BUCKET, IDEMPOTENCY_TTL_MS, IdempotencyStore } from './http/idempotency';
 
 /**
  * Evicts cached keys as soon as the webhooks service announces a change. An ordered consumer
@@ -92,7 +93,9 @@ async function main(): Promise<void> {
   };
   void startFeed();
 
-  const app = await buildGateway({ config, log, metrics, clients, apiKeys, userTokens });
+  const kv = await nats.js.views.kv(IDEMPOTENCY_BUCKET, { ttl: IDEMPOTENCY_TTL_MS, history: 1 });
+  const idempotency = new IdempotencyStore(kv);
+  const app = await buildGateway({ config, log, metrics, clients, apiKeys, userTokens, idempotency });
   let ready = false;
   const metricsServer = await startMetricsServer(metrics, config.METRICS_PORT, config.METRICS_HOST, () => ready);
   await app.listen({ host: config.HOST, port: config.PORT });

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { ConfigError, loadConfig, Port } from './config';
-import { isCountryCode } from './countries';
+import { isCountryCode, normaliseCountry } from './countries';
 import { callerFromMetadata, callerToMetadata, requireMerchant } from './caller';
 import { prefixedId, newEventId, randomBase62 } from './ids';
 
@@ -65,5 +65,30 @@ describe('ids, countries, caller metadata', () => {
     });
     const anonymous = callerFromMetadata(callerToMetadata({ requestId: 'r' }), () => 'x');
     expect(() => requireMerchant(anonymous)).toThrow(/Unauthorized/);
+  });
+});
+
+describe('country normalisation', () => {
+  it.each([
+    ['NG', 'NG'],
+    ['ng', 'NG'],
+    [' Nigeria ', 'NG'],
+    ['nigeria', 'NG'],
+    ['United Kingdom', 'GB'],
+    ['UK', 'GB'],
+    ['usa', 'US'],
+    ['United States', 'US'],
+    ["Côte d’Ivoire", 'CI'],
+    ['Ivory Coast', 'CI'],
+    ['South Africa', 'ZA'],
+    ['Kenya', 'KE'],
+    ['France', 'FR'],
+    ['fr', 'FR'],
+  ])('%s → %s', (input, code) => {
+    expect(normaliseCountry(input)).toBe(code);
+  });
+
+  it('returns undefined for anything else', () => {
+    for (const bad of ['', 'XX', 'Atlantis', 'N', 'NGA', 42, null]) expect(normaliseCountry(bad)).toBeUndefined();
   });
 });

@@ -19,6 +19,27 @@ export const ERROR_CATALOGUE = {
     message: 'webhook_url must be an absolute http(s) URL',
   },
   INVALID_ENVIRONMENT: { grpcStatus: GrpcStatus.INVALID_ARGUMENT, message: 'X-Environment must be live or sandbox' },
+  // 400 — charges (spec 7.1, exact wording)
+  MISSING_REQUIRED_FIELDS: { grpcStatus: GrpcStatus.INVALID_ARGUMENT, message: 'Missing required fields' },
+  AMOUNT_MISMATCH: { grpcStatus: GrpcStatus.INVALID_ARGUMENT, message: 'Amount mismatch' },
+  CONVERTED_AMOUNT_MISMATCH: {
+    grpcStatus: GrpcStatus.INVALID_ARGUMENT,
+    message: 'converted_total_amount does not match amount',
+  },
+  CONVERTED_CURRENCY_MISMATCH: {
+    grpcStatus: GrpcStatus.INVALID_ARGUMENT,
+    message: 'converted_total_currency must match the charge currency',
+  },
+  CONVERTED_PAIR_INCOMPLETE: {
+    grpcStatus: GrpcStatus.INVALID_ARGUMENT,
+    message: 'Both converted_total_amount and converted_total_currency must be provided together',
+  },
+  CONVERSION_FAILED: { grpcStatus: GrpcStatus.INVALID_ARGUMENT, message: 'Unable to convert between these currencies' },
+  UNSUPPORTED_CURRENCY: { grpcStatus: GrpcStatus.INVALID_ARGUMENT, message: 'Currency is not supported' },
+  SUB_MERCHANT_NOT_ACTIVE: {
+    grpcStatus: GrpcStatus.INVALID_ARGUMENT,
+    message: 'sub_merchant_id must be an active sub-merchant of your marketplace',
+  },
   // 401
   INVALID_API_KEY: { grpcStatus: GrpcStatus.UNAUTHENTICATED, message: 'Invalid API key' },
   UNAUTHORIZED: { grpcStatus: GrpcStatus.UNAUTHENTICATED, message: 'Unauthorized' },
@@ -32,12 +53,38 @@ export const ERROR_CATALOGUE = {
   ROUTE_NOT_FOUND: { grpcStatus: GrpcStatus.NOT_FOUND, message: 'Route not found' },
   API_KEY_NOT_FOUND: { grpcStatus: GrpcStatus.NOT_FOUND, message: 'API key not found' },
   MERCHANT_NOT_FOUND: { grpcStatus: GrpcStatus.NOT_FOUND, message: 'Merchant not found' },
+  PRODUCT_NOT_FOUND: { grpcStatus: GrpcStatus.NOT_FOUND, message: 'Product not found' },
+  RELATIONSHIP_NOT_FOUND: { grpcStatus: GrpcStatus.NOT_FOUND, message: 'Active merchant relationship not found' },
+  INVITATION_NOT_FOUND: { grpcStatus: GrpcStatus.NOT_FOUND, message: 'Invitation not found' },
   // 409
   API_KEY_REVOKED: { grpcStatus: GrpcStatus.ABORTED, message: 'API key has been revoked' },
   ALREADY_EXISTS: { grpcStatus: GrpcStatus.ALREADY_EXISTS, message: 'Resource already exists' },
   CONFLICT: { grpcStatus: GrpcStatus.ABORTED, message: 'Conflicting concurrent update, retry the request' },
+  MERCHANT_ALREADY_LINKED: {
+    grpcStatus: GrpcStatus.ABORTED,
+    message: 'Merchant is already linked to a marketplace',
+  },
+  IDEMPOTENCY_IN_FLIGHT: {
+    grpcStatus: GrpcStatus.ABORTED,
+    message: 'A request with this Idempotency-Key is still being processed',
+  },
   // 422
   UNPROCESSABLE: { grpcStatus: GrpcStatus.FAILED_PRECONDITION, message: 'Request cannot be processed' },
+  MARKETPLACE_NOT_SET_UP: {
+    grpcStatus: GrpcStatus.FAILED_PRECONDITION,
+    message: 'Marketplace is not set up; call POST /marketplace/setup first',
+  },
+  AMOUNT_REQUIRED: { grpcStatus: GrpcStatus.FAILED_PRECONDITION, message: 'amount is required' },
+  TOTAL_REQUIRED: { grpcStatus: GrpcStatus.FAILED_PRECONDITION, message: 'Missing total_amount / total_currency' },
+  METADATA_INVALID: { grpcStatus: GrpcStatus.FAILED_PRECONDITION, message: 'Metadata validation failed' },
+  IDEMPOTENCY_KEY_REUSED: {
+    grpcStatus: GrpcStatus.FAILED_PRECONDITION,
+    message: 'Idempotency-Key was already used with a different request',
+  },
+  GATEWAY_NOT_CONFIGURED: {
+    grpcStatus: GrpcStatus.FAILED_PRECONDITION,
+    message: 'Live payments are not enabled for this currency yet',
+  },
   // 413 / 415 equivalents are reported as 400 by the gateway with these codes
   PAYLOAD_TOO_LARGE: { grpcStatus: GrpcStatus.INVALID_ARGUMENT, message: 'Request body is too large' },
   UNSUPPORTED_MEDIA_TYPE: {

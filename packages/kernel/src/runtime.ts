@@ -102,7 +102,11 @@ export async function runService<H, P extends TProperties = TProperties>(options
     { fullName: FULL_NAMES[name], definition, implementation: bound.implementation },
   ]);
   const consumers: RunningConsumer[] = [];
-  for (const spec of parts.consumers ?? []) consumers.push(await runDurableConsumer(nats, spec, log, metrics));
+  for (const spec of parts.consumers ?? []) {
+    // The publisher owns the stream, but may boot after us; declaring it is idempotent.
+    await ensureStream(nats.jsm, spec.stream);
+    consumers.push(await runDurableConsumer(nats, spec, log, metrics));
+  }
   for (const relay of parts.relays ?? []) relay.start();
   ready = true;
   log.info(

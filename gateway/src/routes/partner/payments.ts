@@ -4,8 +4,8 @@ import { PlatformError } from '@ppay/kernel';
 import type { types } from '@ppay/proto';
 import type { GatewayDeps } from '../../app';
 import { ok } from '../../http/envelope';
-import { ScalarMetadata, StringEnum } from '../../http/schemas';
-import { generic, md } from './shared';
+import { COMMON_ERRORS, ScalarMetadata, StringEnum, successOf } from '../../http/schemas';
+import { generic, md, security } from './shared';
 
 const Customer = Type.Object(
   {
@@ -68,13 +68,125 @@ function toMetadata(input: Record<string, unknown> | undefined): Record<string, 
     else if (typeof value === 'number' && Number.isFinite(value)) out[key] = { number_value: value };
     else if (typeof value === 'boolean') out[key] = { bool_value: value };
     else {
-      throw new PlatformError('UNPROCESSABLE', 'Metadata validation failed', {
+      throw new PlatformError('METADATA_INVALID', undefined, {
         param: `metadata.${key}`,
         detail: 'metadata values must be strings, numbers or booleans',
       });
     }
   }
   return out;
+}
+
+const FeeDetails = Type.Object({
+  base_amount: Type.Integer(),
+  transaction_fee: Type.Integer(),
+  total_amount: Type.Integer(),
+  customer_pays_fees: Type.Boolean(),
+});
+
+/** Spec 2.2 (a charge) and the 4.1 preview table, in one schema so the response is serialised strictly. */
+const ChargeData = Type.Object(
+  {
+    charge_id: Type.Optional(Type.String()),
+    payment_gateway: Type.String({ description: 'naira_gateway, regional_gateway or card_gateway' }),
+    status: Type.Optional(Type.String()),
+    client_secret: Type.Optional(Type.String({ description: 'card route: mounts the embedded payment form' })),
+    publishable_key: Type.Optional(Type.String({ description: 'card route' })),
+    gateway_account_id: Type.Optional(Type.String({ description: 'card route: connected account' })),
+    transaction_id: Type.Optional(Type.String()),
+    fee_details: Type.Optional(FeeDetails),
+    preview: Type.Optional(Type.Literal(true)),
+    mode: Type.Optional(StringEnum(['sandbox', 'live'] as const)),
+    is_international: Type.Optional(Type.Boolean()),
+    business_country: Type.Optional(Type.String()),
+    customer_country: Type.Optional(Type.String({ description: 'ISO-2, or Unknown' })),
+    customer: Type.Optional(
+      Type.Object({
+        currency: Type.String(),
+        base_amount: Type.Integer(),
+        transaction_fee: Type.Integer(),
+        total_charged: Type.Integer(),
+        pays_fees: Type.Boolean(),
+      }),
+    ),
+    business: Type.Optional(Type.Object({ currency: Type.String(), priced_amount: Type.Integer() })),
+    conversion: Type.Optional(
+      Type.Object({
+        original_amount: Type.Integer(),
+        original_currency: Type.String(),
+        converted_amount: Type.Integer(),
+        converted_currency: Type.String(),
+        exchange_rate: Type.Number(),
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+function chargeView(c: types.payments.Charge__Output) {
+  return {
+    charge_id: c.charge_id,
+    payment_gateway: c.payment_gateway,
+    status: c.status,
+    transaction_id: c.transaction_id,
+    // Card route only (spec 2.2): the embedded form needs these three.
+    ...(c.client_secret
+      ? { client_secret: c.client_secret, publishable_key: c.publishable_key, gateway_account_id: c.gateway_account_id }
+      : {}),
+    fee_details: c.fee_details!,
+  };
+}
+
+function previewView(p: types.payments.ChargePreview__Output) {
+  return {
+    preview: true as const,
+    payment_gateway: p.payment_gateway,
+    mode: p.mode as 'sandbox' | 'live',
+    is_international: p.is_international,
+    business_country: p.business_country,
+    customer_country: p.customer_country,
+    customer: {
+      currency: p.customer_currency,
+      base_amount: p.customer_base_amount,
+      transaction_fee: p.customer_transaction_fee,
+      total_charged: p.customer_total_charged,
+      pays_fees: p.customer_pays_fees,
+    },
+    business: { currency: p.business_currency, priced_amount: p.business_priced_amount },
+    // Only when the customer's currency differs from the pricing currency (spec 4.1).
+    ...(p.conversion
+      ? {
+          conversion: {
+            original_amount: p.conversion.original_amount,
+            original_currency: p.conversion.original_currency,
+            converted_amount: p.conversion.converted_amount,
+            converted_currency: p.conversion.converted_currency,
+            exchange_rate: p.conversion.exchange_rate,
+          },
+        }
+      : {}),
+  };
+}
+
+/**
+ * The customer's country, first present of: customer.country, user_country, customer_country,
+ * country_code, metadata.customer_country, then the billing and shipping fallbacks (top level,
+ * then metadata). The payments service normalises names and codes, or reports Unknown.
+ */
+function customerCountry(b: Static<typeof ChargeBody>, metadata: Record<string, unknown> | undefined): string {
+  const candidates: unknown[] = [
+    b.customer?.country,
+    b.user_country,
+    b.customer_country,
+    b.country_code,
+    metadata?.customer_country,
+    b.billing_country,
+    b.shipping_country,
+    metadata?.billing_country,
+    metadata?.shipping_country,
+  ];
+  const found = candidates.find((c) => typeof c === 'string' && c.trim() !== '');
+  return typeof found === 'string' ? found.trim() : '';
 }
 
 function customerOf(c: Static<typeof Customer> | undefined): types.payments.Customer {
@@ -86,11 +198,24 @@ export async function registerPaymentRoutes(app: FastifyInstance, deps: GatewayD
   const { payments } = deps.clients;
   app.post<{ Body: Static<typeof ChargeBody> }>(
     '/payments/charge',
-    generic(['Payments'], 'Create a one-time charge, or preview its fees and conversion', { body: ChargeBody }),
-    async (req) => {
+    {
+      schema: {
+        tags: ['Payments'],
+        summary: 'Create a one-time charge, or preview its fees and conversion (preview: true)',
+        description:
+          'Amounts are integers in the smallest unit of their currency. Send the same body with preview: true first ' +
+          'to show the breakdown; nothing is stored and no gateway is called. A repeated `reference` returns the ' +
+          'original charge.',
+        security,
+        body: ChargeBody,
+        response: { 200: successOf(ChargeData), ...COMMON_ERRORS },
+      },
+    },
+    async (req, reply) => {
       const b = req.body ?? {};
+      const metadata = toMetadata(b.metadata as Record<string, unknown> | undefined);
       const customer = customerOf(b.customer);
-      customer.country ||= b.user_country ?? b.customer_country ?? b.country_code ?? '';
+      customer.country = customerCountry(b, b.metadata as Record<string, unknown> | undefined);
       const res = await payments.call(
         'CreateCharge',
         {
@@ -104,14 +229,16 @@ export async function registerPaymentRoutes(app: FastifyInstance, deps: GatewayD
           reference: b.reference,
           callback_url: b.callback_url ?? b.redirect_url ?? b.redirectUrl,
           customer,
-          metadata: toMetadata(b.metadata as Record<string, unknown> | undefined),
+          metadata,
           preview: b.preview ?? false,
           sub_merchant_id: b.sub_merchant_id,
           idempotency_key: String(req.headers['idempotency-key'] ?? ''),
         },
         md(req),
       );
-      return ok(res.preview ?? res.charge);
+      if (res.preview) return ok(previewView(res.preview), 'Preview only: no charge was created');
+      if (res.replayed) reply.header('idempotent-replayed', 'true');
+      return ok(chargeView(res.charge!), res.replayed ? 'Existing charge for this reference' : undefined);
     },
   );
   app.post<{ Body: Static<typeof SessionBody> }>(

@@ -1,10 +1,85 @@
-import type { UnaryHandlers } from '@ppay/kernel';
+import { requireMerchant, requireMode, type UnaryHandlers } from '@ppay/kernel';
 import type { types } from '@ppay/proto';
+import type { ChargeRecord, ChargeRequest, ChargeService, MetadataValue } from '../domain/charges';
 
-/**
- * The contract is complete in proto/; operations whose issue has not landed are absent here and
- * answer UNIMPLEMENTED, which the gateway reports as HTTP 501.
- */
-export function serviceHandlers(): UnaryHandlers<types.payments.PaymentsServiceHandlers> {
-  return {};
+type Handlers = UnaryHandlers<types.payments.PaymentsServiceHandlers>;
+
+function metadataOf(input: Record<string, types.common.MetadataValue__Output>): Record<string, MetadataValue> {
+  const out: Record<string, MetadataValue> = {};
+  for (const [key, v] of Object.entries(input)) {
+    if (v.kind === 'string_value') out[key] = v.string_value ?? '';
+    else if (v.kind === 'number_value') out[key] = v.number_value ?? 0;
+    else if (v.kind === 'bool_value') out[key] = v.bool_value ?? false;
+  }
+  return out;
+}
+
+const present = <T>(flag: string | undefined, value: T | undefined): T | undefined => (flag ? value : undefined);
+
+function toChargeRequest(req: types.payments.CreateChargeRequest__Output): ChargeRequest {
+  return {
+    amount: present(req._amount, req.amount),
+    currency: req.currency || undefined,
+    total_amount: present(req._total_amount, req.total_amount),
+    total_currency: req.total_currency || undefined,
+    converted_total_amount: present(req._converted_total_amount, req.converted_total_amount),
+    converted_total_currency: req.converted_total_currency || undefined,
+    description: req.description || undefined,
+    reference: req.reference || undefined,
+    callback_url: req.callback_url || undefined,
+    customer: req.customer
+      ? {
+          email: req.customer.email || undefined,
+          first_name: req.customer.first_name || undefined,
+          last_name: req.customer.last_name || undefined,
+          country: req.customer.country || undefined,
+        }
+      : undefined,
+    metadata: metadataOf(req.metadata),
+    preview: req.preview,
+    sub_merchant_id: req.sub_merchant_id || undefined,
+  };
+}
+
+function toCharge(c: ChargeRecord): types.payments.Charge {
+  return {
+    charge_id: c.id,
+    payment_gateway: c.payment_gateway,
+    client_secret: c.gateway?.client_secret ?? '',
+    publishable_key: c.gateway?.publishable_key ?? '',
+    gateway_account_id: c.gateway?.gateway_account_id ?? '',
+    transaction_id: c.transaction_id,
+    fee_details: c.fee,
+    status: c.status,
+  };
+}
+
+/** Thin adapters; later issues' RPCs (sessions, outcomes, balances) stay UNIMPLEMENTED. */
+export function paymentsHandlers(charges: ChargeService): Handlers {
+  return {
+    async CreateCharge(req, { caller }) {
+      const { merchantId } = requireMerchant(caller);
+      const outcome = await charges.create(merchantId, requireMode(caller), toChargeRequest(req));
+      if (outcome.kind === 'charge') return { charge: toCharge(outcome.charge), replayed: outcome.replayed };
+      const p = outcome.preview;
+      return {
+        preview: {
+          payment_gateway: p.payment_gateway,
+          mode: p.mode,
+          is_international: p.is_international,
+          business_country: p.business_country,
+          customer_country: p.customer_country,
+          customer_currency: p.customer.currency,
+          customer_base_amount: p.customer.base_amount,
+          customer_transaction_fee: p.customer.transaction_fee,
+          customer_total_charged: p.customer.total_charged,
+          customer_pays_fees: p.customer.pays_fees,
+          business_currency: p.business.currency,
+          business_priced_amount: p.business.priced_amount,
+          conversion: p.conversion ?? undefined,
+        },
+        replayed: false,
+      };
+    },
+  };
 }

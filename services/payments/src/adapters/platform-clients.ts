@@ -1,0 +1,99 @@
+import {
+  callerToMetadata,
+  money,
+  newRequestId,
+  PlatformError,
+  RemoteCallError,
+  ServiceClient,
+  type Mode,
+  type Money,
+  type PlatformMetrics,
+} from '@ppay/kernel';
+import { loadPlatformProto, type types } from '@ppay/proto';
+import type { FxConverter, FxQuote, SplitResolver, SplitTerms } from '../domain/ports';
+
+const breaker = {
+  errorThresholdPercentage: 50,
+  resetTimeoutMs: 5_000,
+  rollingCountTimeoutMs: 10_000,
+  volumeThreshold: 5,
+};
+
+/** fx-pricing's Convert, as the charge path needs it. */
+export class GrpcFxConverter implements FxConverter {
+  private readonly client: ServiceClient<types.fxpricing.FxPricingServiceClient>;
+
+  constructor(address: string, metrics: PlatformMetrics, deadlineMs = 3_000) {
+    this.client = new ServiceClient('fx-pricing', loadPlatformProto().ppay.fxpricing.v1.FxPricingService, address, {
+      deadlineMs,
+      breaker,
+      metrics,
+    });
+  }
+
+  async convert(from: Money, toCurrency: string, mode: Mode): Promise<FxQuote> {
+    try {
+      const res = await this.client.call(
+        'Convert',
+        { from, to_currency: toCurrency },
+        callerToMetadata({ requestId: newRequestId(), auth: 'internal', mode }),
+      );
+      return {
+        result: money(Number(res.result!.amount), res.result!.currency),
+        rate: res.rate,
+        source: res.source,
+        surcharge_percent: res.surcharge_percent,
+      };
+    } catch (err) {
+      if (err instanceof PlatformError && err.code === 'SERVICE_UNAVAILABLE') throw err;
+      if (
+        err instanceof RemoteCallError &&
+        (err.errorCode === 'SERVICE_UNAVAILABLE' || err.errorCode === 'UPSTREAM_TIMEOUT')
+      ) {
+        throw err.toPlatformError();
+      }
+      throw new PlatformError('CONVERSION_FAILED', `Unable to convert from ${from.currency} to ${toCurrency}`, {
+        param: 'currency',
+        cause: err,
+      });
+    }
+  }
+
+  close(): void {
+    this.client.close();
+  }
+}
+
+/** marketplace's ResolveSplit: is this sub-merchant active under the operator, at what commission. */
+export class GrpcSplitResolver implements SplitResolver {
+  private readonly client: ServiceClient<types.marketplace.MarketplaceServiceClient>;
+
+  constructor(address: string, metrics: PlatformMetrics, deadlineMs = 3_000) {
+    this.client = new ServiceClient(
+      'marketplace',
+      loadPlatformProto().ppay.marketplace.v1.MarketplaceService,
+      address,
+      {
+        deadlineMs,
+        breaker,
+        metrics,
+      },
+    );
+  }
+
+  async resolve(operatorMerchantId: number, subMerchantId: number): Promise<SplitTerms> {
+    try {
+      return await this.client.call(
+        'ResolveSplit',
+        { operator_merchant_id: operatorMerchantId, sub_merchant_id: subMerchantId },
+        callerToMetadata({ requestId: newRequestId(), auth: 'internal' }),
+      );
+    } catch (err) {
+      throw err instanceof RemoteCallError ? err.toPlatformError() : err;
+    }
+  }
+
+  close(): void {
+    this.client.close();
+  }
+}

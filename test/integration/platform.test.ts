@@ -82,7 +82,6 @@ describe('platform foundation', () => {
     for (const [method, url, body] of [
       ['GET', '/api/v1/partner/subscriptions', undefined],
       ['GET', '/api/v1/partner/marketplace/payout/banks', undefined],
-      ['GET', '/api/v1/partner/products/1/pricing', undefined],
       [
         'POST',
         '/api/v1/partner/payments/sessions',

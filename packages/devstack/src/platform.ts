@@ -151,10 +151,11 @@ export class Platform {
       METRICS_PORT: String(ports.metrics),
       ...o.env,
     };
+    // Services call each other too (payments → fx-pricing, marketplace), so everyone gets every address.
+    for (const c of COMPONENTS) env[grpcAddrEnvVar(c)] = this.grpcAddress(c);
     if (name === 'gateway') {
       env.PORT = String(ports.http);
       env.AUTH_JWT_SECRET = o.secrets.AUTH_JWT_SECRET;
-      for (const c of COMPONENTS) env[grpcAddrEnvVar(c)] = this.grpcAddress(c);
     } else {
       env.GRPC_PORT = String(ports.grpc);
       env.MONGODB_URI = o.mongoUri;

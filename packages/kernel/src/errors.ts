@@ -53,6 +53,7 @@ export const ERROR_CATALOGUE = {
   ROUTE_NOT_FOUND: { grpcStatus: GrpcStatus.NOT_FOUND, message: 'Route not found' },
   API_KEY_NOT_FOUND: { grpcStatus: GrpcStatus.NOT_FOUND, message: 'API key not found' },
   MERCHANT_NOT_FOUND: { grpcStatus: GrpcStatus.NOT_FOUND, message: 'Merchant not found' },
+  CHARGE_NOT_FOUND: { grpcStatus: GrpcStatus.NOT_FOUND, message: 'Charge not found' },
   PRODUCT_NOT_FOUND: { grpcStatus: GrpcStatus.NOT_FOUND, message: 'Product not found' },
   RELATIONSHIP_NOT_FOUND: { grpcStatus: GrpcStatus.NOT_FOUND, message: 'Active merchant relationship not found' },
   INVITATION_NOT_FOUND: { grpcStatus: GrpcStatus.NOT_FOUND, message: 'Invitation not found' },

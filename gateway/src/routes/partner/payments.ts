@@ -275,18 +275,27 @@ export async function registerPaymentRoutes(app: FastifyInstance, deps: GatewayD
   );
   app.post<{ Params: { charge_id: string; outcome: 'succeed' | 'fail' } }>(
     '/sandbox/charges/:charge_id/:outcome',
-    generic(['Sandbox'], 'Sandbox only: drive a charge to success or failure', {
-      params: Type.Object({
-        charge_id: Type.String({ minLength: 1, maxLength: 64 }),
-        outcome: StringEnum(['succeed', 'fail'] as const),
-      }),
-    }),
+    {
+      schema: {
+        tags: ['Sandbox'],
+        summary:
+          'Sandbox keys only: drive a pending charge to success or failure (emits payment.succeeded / payment.failed)',
+        security,
+        params: Type.Object({
+          charge_id: Type.String({ minLength: 1, maxLength: 64 }),
+          outcome: StringEnum(['succeed', 'fail'] as const),
+        }),
+        response: { 200: successOf(ChargeData), ...COMMON_ERRORS },
+      },
+    },
     async (req) =>
       ok(
-        await payments.call(
-          'SimulateChargeOutcome',
-          { charge_id: req.params.charge_id, outcome: req.params.outcome },
-          md(req),
+        chargeView(
+          await payments.call(
+            'SimulateChargeOutcome',
+            { charge_id: req.params.charge_id, outcome: req.params.outcome },
+            md(req),
+          ),
         ),
       ),
   );

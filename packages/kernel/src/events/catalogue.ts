@@ -20,6 +20,10 @@ export const SUBJECTS = {
   apiKeyWebhookUpdated: 'apikeys.webhook_updated',
   apiKeySecretRotated: 'apikeys.secret_rotated',
   merchantCreated: 'merchants.created',
+  paymentSucceeded: 'payments.payment.succeeded',
+  paymentFailed: 'payments.payment.failed',
+  marketplaceUpdated: 'merchants.marketplace_updated',
+  relationshipChanged: 'merchants.relationship_changed',
 } as const;
 
 export type Subject = (typeof SUBJECTS)[keyof typeof SUBJECTS];
@@ -40,6 +44,67 @@ export interface MerchantCreated {
   marketplace_id: number | null;
 }
 
+/** An operator set up (or re-set up) its marketplace (spec 4.9 POST /marketplace/setup). */
+export interface MarketplaceUpdated {
+  marketplace_id: number;
+  name: string;
+  /** Decimal string (0.0800 = 8%), null when there is no default (commission falls back to 0). */
+  default_commission_rate: string | null;
+  status: 'active';
+}
+
+/**
+ * An operator ↔ sub-merchant relationship was created or changed (spec 2.6, 3.5). The relationship
+ * document is the source of truth; `version` grows with every change of one relationship.
+ */
+export interface RelationshipChanged {
+  relationship_id: number;
+  marketplace_id: number;
+  merchant_id: number;
+  status: 'pending' | 'active' | 'suspended';
+  /** Per-merchant decimal rate, null when the marketplace default applies. */
+  commission_rate: string | null;
+  version: number;
+  change: 'created' | 'invited' | 'accepted' | 'commission_updated' | 'suspended' | 'reactivated';
+}
+
+/** Spec 6.5 MoneyAmount and MulticurrencyBreakdown, as payment events carry them. */
+export interface MoneyAmount {
+  amount: number;
+  currency: string;
+}
+
+export interface MulticurrencyBreakdown {
+  customer_paid: MoneyAmount;
+  merchant_gross: MoneyAmount;
+  merchant_net: MoneyAmount;
+  fees: { platform_fee: MoneyAmount; gateway_fee: MoneyAmount; total: MoneyAmount };
+  /** Omitted when the customer's and the merchant's currencies are the same. */
+  conversion?: { from_currency: string; to_currency: string; rate: number; surcharge_percent: number };
+}
+
+/** A charge reached a final state (payments.payment.succeeded / .failed). */
+export interface PaymentOutcome {
+  charge_id: string;
+  transaction_id: string;
+  merchant_id: number;
+  status: 'succeeded' | 'failed';
+  payment_type: 'one_time';
+  gateway: string;
+  reference: string | null;
+  /** What the customer was charged, in the charge currency (spec 4.1 `amount` plus any fee they pay). */
+  amount: MoneyAmount;
+  /** The merchant's priced amount (spec 4.1 `total_amount`), source of truth for the wallet credit. */
+  total: MoneyAmount;
+  transaction_fee: MoneyAmount;
+  customer_pays_fees: boolean;
+  breakdown: MulticurrencyBreakdown;
+  customer: { email: string; first_name: string; last_name: string; country: string };
+  sub_merchant_id: number | null;
+  failure_reason: string | null;
+  completed_at: string;
+}
+
 export interface EventPayloads {
   'apikeys.created': ApiKeyChanged;
   'apikeys.revoked': ApiKeyChanged;
@@ -47,6 +112,10 @@ export interface EventPayloads {
   'apikeys.webhook_updated': ApiKeyChanged;
   'apikeys.secret_rotated': ApiKeyChanged;
   'merchants.created': MerchantCreated;
+  'payments.payment.succeeded': PaymentOutcome;
+  'payments.payment.failed': PaymentOutcome;
+  'merchants.marketplace_updated': MarketplaceUpdated;
+  'merchants.relationship_changed': RelationshipChanged;
 }
 
 /** What travels on the wire for every internal event. `event_id` doubles as Nats-Msg-Id. */

@@ -63,6 +63,8 @@ export interface ChargeRecord {
   sub_merchant_id: number | null;
   split: { commission_rate: string; commission_source: string } | null;
   gateway: GatewayAuthorization | null;
+  failure_reason?: string | null;
+  completed_at?: Date | null;
   created_at: Date;
   updated_at: Date;
 }

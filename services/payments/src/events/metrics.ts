@@ -1,9 +1,6 @@
 import { Counter, type Registry } from 'prom-client';
 
-/**
- * Wallet ledger metrics. Declared with the service so dashboards and alerts can be built against
- * stable names; the ledger consumer (payment outcomes → wallet entries) increments them.
- */
+/** Wallet ledger metrics, recorded by the ledger consumer (payment outcomes → wallet entries). */
 export function ledgerMetrics(registry: Registry) {
   return {
     entries: new Counter({

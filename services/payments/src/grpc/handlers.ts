@@ -1,6 +1,8 @@
-import { requireMerchant, requireMode, type UnaryHandlers } from '@ppay/kernel';
+import { PlatformError, requireInternal, requireMerchant, requireMode, type UnaryHandlers } from '@ppay/kernel';
 import type { types } from '@ppay/proto';
 import type { ChargeRecord, ChargeRequest, ChargeService, MetadataValue } from '../domain/charges';
+import type { LedgerRepository } from '../domain/ledger';
+import type { OutcomeService } from '../domain/outcomes';
 
 type Handlers = UnaryHandlers<types.payments.PaymentsServiceHandlers>;
 
@@ -55,8 +57,23 @@ function toCharge(c: ChargeRecord): types.payments.Charge {
 }
 
 /** Thin adapters; later issues' RPCs (sessions, outcomes, balances) stay UNIMPLEMENTED. */
-export function paymentsHandlers(charges: ChargeService): Handlers {
+export function paymentsHandlers(charges: ChargeService, outcomes: OutcomeService, ledger: LedgerRepository): Handlers {
   return {
+    async SimulateChargeOutcome(req, { caller }) {
+      const { merchantId } = requireMerchant(caller);
+      const outcome = req.outcome === 'succeed' || req.outcome === 'fail' ? req.outcome : undefined;
+      if (!outcome)
+        throw new PlatformError('VALIDATION_FAILED', 'outcome must be succeed or fail', { param: 'outcome' });
+      return toCharge(
+        await outcomes.simulate(merchantId, requireMode(caller), req.charge_id, outcome, req.failure_reason),
+      );
+    },
+    async GetWalletBalances(req, { caller }) {
+      requireInternal(caller);
+      const mode = req.mode === 'live' || req.mode === 'sandbox' ? req.mode : undefined;
+      if (!mode) throw new PlatformError('VALIDATION_FAILED', 'mode must be sandbox or live', { param: 'mode' });
+      return { balances: await ledger.balances(req.merchant_id, mode) };
+    },
     async CreateCharge(req, { caller }) {
       const { merchantId } = requireMerchant(caller);
       const outcome = await charges.create(merchantId, requireMode(caller), toChargeRequest(req));

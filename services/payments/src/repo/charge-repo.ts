@@ -2,6 +2,7 @@ import { Schema, type Connection, type Model } from 'mongoose';
 import { isDuplicateKeyError, outboxEntrySchema, PlatformError, type Mode, type OutboxEntry } from '@ppay/kernel';
 import type { ChargeRecord, ChargeRepository } from '../domain/charges';
 import type { GatewayAuthorization } from '../domain/ports';
+import type { OutcomeRepository } from '../domain/outcomes';
 
 interface ChargeDocument extends Omit<ChargeRecord, 'id'> {
   _id: string;
@@ -10,7 +11,6 @@ interface ChargeDocument extends Omit<ChargeRecord, 'id'> {
    * none (a unique index treats every missing field as null on MongoDB, so it cannot stay absent).
    */
   reference_key: string;
-  failure_reason?: string;
   outbox: OutboxEntry[];
 }
 
@@ -38,7 +38,8 @@ const chargeSchema = new Schema<ChargeDocument>(
     sub_merchant_id: { type: Number, default: null },
     split: { type: Schema.Types.Mixed, default: null },
     gateway: { type: Schema.Types.Mixed, default: null },
-    failure_reason: String,
+    failure_reason: { type: String, default: null },
+    completed_at: { type: Date, default: null },
     created_at: { type: Date, required: true },
     updated_at: { type: Date, required: true },
     outbox: { type: [outboxEntrySchema], default: [] },
@@ -54,15 +55,50 @@ export function chargeModel(conn: Connection): ChargeModel {
 }
 
 function toRecord(doc: ChargeDocument): ChargeRecord {
-  const { _id, reference_key: _key, failure_reason: _reason, outbox: _outbox, ...rest } = doc;
+  const { _id, reference_key: _key, outbox: _outbox, ...rest } = doc;
   return { id: _id, ...rest };
 }
 
 /** How long a duplicate request waits for the first one to finish initialising (ms). */
 const INITIALISING_WAIT_MS = 5_000;
 
-export class MongoChargeRepository implements ChargeRepository {
-  constructor(readonly model: ChargeModel) {}
+export class MongoChargeRepository implements ChargeRepository, OutcomeRepository {
+  /** `afterWrite` is told which charge gained outbox events (the relay's fast path). */
+  constructor(
+    readonly model: ChargeModel,
+    private readonly afterWrite: (id: string) => void = () => undefined,
+  ) {}
+
+  async findForMerchant(merchantId: number, mode: Mode, chargeId: string): Promise<ChargeRecord | null> {
+    const doc = (await this.model
+      .findOne({ _id: chargeId, merchant_id: merchantId, mode }, { outbox: 0 })
+      .lean()
+      .exec()) as ChargeDocument | null;
+    return doc ? toRecord(doc) : null;
+  }
+
+  async complete(
+    chargeId: string,
+    status: 'succeeded' | 'failed',
+    failureReason: string | null,
+    completedAt: Date,
+    event: OutboxEntry,
+  ): Promise<ChargeRecord | null> {
+    const doc = (await this.model
+      .findOneAndUpdate(
+        { _id: chargeId, status: 'pending' },
+        {
+          $set: { status, failure_reason: failureReason, completed_at: completedAt, updated_at: completedAt },
+          $push: { outbox: event },
+        },
+        { new: true },
+      )
+      .lean()
+      .exec()) as ChargeDocument | null;
+    if (!doc) return null;
+    this.afterWrite(chargeId);
+    return toRecord(doc);
+  }
 
   async insertOrGetByReference(charge: ChargeRecord): Promise<{ charge: ChargeRecord; created: boolean }> {
     const { id, ...rest } = charge;

@@ -1,0 +1,131 @@
+import type { ChargeRecord } from './charges';
+import { creditsFor, multicurrencyBreakdown } from './ledger';
+import { paymentOutcome } from './outcomes';
+
+function charge(overrides: Partial<ChargeRecord> = {}): ChargeRecord {
+  return {
+    id: 'ch_1',
+    transaction_id: 'txn_1',
+    merchant_id: 1000,
+    mode: 'sandbox',
+    reference: 'order-1',
+    status: 'pending',
+    gateway_group: 'naira',
+    payment_gateway: 'naira_gateway',
+    amount: 1_543_210,
+    currency: 'NGN',
+    total_amount: 1_000,
+    total_currency: 'USD',
+    conversion: {
+      original_amount: 1_000,
+      original_currency: 'USD',
+      converted_amount: 1_543_210,
+      converted_currency: 'NGN',
+      exchange_rate: 1543.21,
+      source: 'bundled:2026-11-01',
+      surcharge_percent: 0,
+    },
+    fee: { base_amount: 1_543_210, transaction_fee: 33_148, total_amount: 1_543_210, customer_pays_fees: false },
+    customer: { email: 'c@example.com', first_name: '', last_name: '', country: 'NG' },
+    metadata: {},
+    description: '',
+    callback_url: '',
+    sub_merchant_id: null,
+    split: null,
+    gateway: null,
+    created_at: new Date(0),
+    updated_at: new Date(0),
+    ...overrides,
+  };
+}
+
+describe('MulticurrencyBreakdown (spec 6.5)', () => {
+  it('restates the fee in the merchant currency at the charge ratio and nets it out', () => {
+    expect(multicurrencyBreakdown(charge())).toEqual({
+      customer_paid: { amount: 1_543_210, currency: 'NGN' },
+      merchant_gross: { amount: 1_000, currency: 'USD' },
+      merchant_net: { amount: 979, currency: 'USD' }, // fee 33,148 kobo ≈ 21.48 cents → 21
+      fees: {
+        platform_fee: { amount: 21, currency: 'USD' },
+        gateway_fee: { amount: 0, currency: 'USD' },
+        total: { amount: 21, currency: 'USD' },
+      },
+      conversion: { from_currency: 'USD', to_currency: 'NGN', rate: 1543.21, surcharge_percent: 0 },
+    });
+  });
+
+  it('omits conversion and keeps customer_paid = merchant_gross when currencies match', () => {
+    const same = charge({
+      amount: 500_000,
+      total_amount: 500_000,
+      total_currency: 'NGN',
+      conversion: null,
+      fee: { base_amount: 500_000, transaction_fee: 17_500, total_amount: 500_000, customer_pays_fees: false },
+    });
+    const b = multicurrencyBreakdown(same);
+    expect(b.conversion).toBeUndefined();
+    expect(b.customer_paid).toEqual(b.merchant_gross);
+    expect(b.merchant_net.amount).toBe(482_500);
+  });
+});
+
+describe('wallet credits', () => {
+  const now = new Date(0);
+  const c = charge({
+    amount: 500_000,
+    total_amount: 500_000,
+    total_currency: 'NGN',
+    conversion: null,
+    fee: { base_amount: 500_000, transaction_fee: 17_500, total_amount: 500_000, customer_pays_fees: false },
+  });
+
+  it('credits a plain merchant its net in its pricing currency, once per charge', () => {
+    const outcome = paymentOutcome(c, 'succeeded', null, now);
+    const [entry, ...rest] = creditsFor(outcome, c, null, 'evt_1', now);
+    expect(rest).toEqual([]);
+    expect(entry).toMatchObject({
+      merchant_id: 1000,
+      amount: 482_500,
+      currency: 'NGN',
+      kind: 'credit',
+      reason: 'payment',
+    });
+    expect(entry!.idempotency_key).toBe('ch_1:1000:payment');
+    // Another delivery of the same payment (different event id) yields the same key.
+    expect(creditsFor(outcome, c, null, 'evt_2', now)[0]!.idempotency_key).toBe(entry!.idempotency_key);
+  });
+
+  it('marketplace: operator gets amount minus platform fee, active sub-merchant gets total minus commission', () => {
+    const split = charge({ ...c, sub_merchant_id: 2000, amount: 500_000, total_amount: 500_000 });
+    const outcome = paymentOutcome(split, 'succeeded', null, now);
+    const entries = creditsFor(
+      outcome,
+      split,
+      { active: true, commission_rate: '0.0800', commission_source: 'merchant' },
+      'evt',
+      now,
+    );
+    expect(entries.map((e) => [e.merchant_id, e.reason, e.amount, e.currency])).toEqual([
+      [1000, 'marketplace_operator', 482_500, 'NGN'],
+      [2000, 'marketplace_split', 460_000, 'NGN'],
+    ]);
+    expect(entries[1]!.conversion_details).toEqual({
+      source: 'marketplace_split',
+      marketplace_id: 1000,
+      charge_currency: 'NGN',
+      gross_product_amount: 500_000,
+      commission_rate: '0.0800',
+      commission_amount: 40_000,
+      net_credited: 460_000,
+      cart_identifier: 'order-1',
+    });
+    const skipped = creditsFor(
+      outcome,
+      split,
+      { active: false, commission_rate: '0', commission_source: 'none' },
+      'evt',
+      now,
+    );
+    expect(skipped.map((e) => e.merchant_id)).toEqual([1000]);
+  });
+});

@@ -1,0 +1,58 @@
+import { SUBJECTS, type ConsumerSpec, type PaymentOutcome } from '@ppay/kernel';
+import { creditsFor, type LedgerRepository } from '../domain/ledger';
+import type { SplitResolver, SplitTerms } from '../domain/ports';
+import type { ledgerMetrics } from './metrics';
+
+/**
+ * payment.succeeded → wallet credits. Safe to see the same event any number of times: every entry
+ * carries an idempotency key per charge and beneficiary. A failure (e.g. marketplace unreachable
+ * while resolving a split) throws, so JetStream redelivers later.
+ */
+export function ledgerConsumer(
+  ledger: LedgerRepository,
+  splits: SplitResolver,
+  metrics: ReturnType<typeof ledgerMetrics>,
+  now: () => Date = () => new Date(),
+): ConsumerSpec {
+  return {
+    stream: 'PAYMENTS',
+    durable: 'payments_ledger',
+    filterSubject: SUBJECTS.paymentSucceeded,
+    async handle(event) {
+      const outcome = event.data as PaymentOutcome;
+      let split: SplitTerms | null = null;
+      if (outcome.sub_merchant_id) {
+        // Activeness is judged when the payment succeeds (spec 4.1 step 4), not when it was created.
+        split = await splits.resolve(outcome.merchant_id, outcome.sub_merchant_id).catch((err: unknown) => {
+          if (
+            (err as { code?: string }).code === 'SERVICE_UNAVAILABLE' ||
+            (err as { code?: string }).code === 'INTERNAL'
+          )
+            throw err;
+          return { active: false, commission_rate: '0', commission_source: 'none' };
+        });
+      }
+      // Sandbox and live money never share a wallet: an event without a mode is a bug, not a default.
+      if (event.mode !== 'sandbox' && event.mode !== 'live')
+        throw new Error(`payment event ${event.event_id} has no mode`);
+      const entries = creditsFor(
+        outcome,
+        {
+          amount: outcome.amount.amount,
+          currency: outcome.amount.currency,
+          mode: event.mode,
+          reference: outcome.reference,
+        },
+        split,
+        event.event_id,
+        now(),
+      );
+      const result = await ledger.append(entries);
+      for (const e of result.inserted) {
+        metrics.entries.inc({ kind: e.kind, currency: e.currency, reason: e.reason });
+        metrics.amount.inc({ kind: e.kind, currency: e.currency }, e.amount);
+      }
+      if (result.duplicates > 0) metrics.duplicates.inc({ reason: 'payment_event_replayed' }, result.duplicates);
+    },
+  };
+}

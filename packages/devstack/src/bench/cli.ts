@@ -11,17 +11,52 @@ import { loadOrCreateSecrets } from '../secrets';
  * bare Fastify baseline returning the same body, in the same run, and prints both and their ratio.
  * All traffic goes to 127.0.0.1, bounded by duration.
  */
+interface BenchRequest {
+  method: 'GET' | 'POST';
+  path: string;
+  headers: Record<string, string>;
+  body?: string;
+}
+
 interface BenchCase {
   description: string;
   target: number;
-  request(m: NewMerchant): { method: 'GET' | 'POST'; path: string; headers: Record<string, string>; body?: string };
+  merchant: { country: string; currency: string };
+  request(m: NewMerchant, gatewayUrl: string): Promise<BenchRequest>;
 }
 
 const CASES: Record<string, BenchCase> = {
   account: {
     description: 'GET /api/v1/partner/account with a warm API-key cache',
     target: 0.5,
-    request: (m) => ({ method: 'GET', path: '/api/v1/partner/account', headers: { 'x-api-key': m.api_key } }),
+    merchant: { country: 'NG', currency: 'NGN' },
+    request: async (m) => ({ method: 'GET', path: '/api/v1/partner/account', headers: { 'x-api-key': m.api_key } }),
+  },
+  'charge-preview': {
+    description: 'POST /api/v1/partner/payments/charge, preview: true, USD price charged in NGN (conversion + fees)',
+    target: 0.4,
+    merchant: { country: 'US', currency: 'USD' },
+    async request(m, gatewayUrl) {
+      // The amount a partner would send: the platform's own conversion of the price (spec 4.1 flow).
+      const calc = await fetch(`${gatewayUrl}/api/v1/partner/pricing/calculate?amount=2500&target_currency=NGN`, {
+        headers: { 'x-api-key': m.api_key },
+      });
+      const { data } = (await calc.json()) as { data: { local: { amount: number } } };
+      return {
+        method: 'POST',
+        path: '/api/v1/partner/payments/charge',
+        headers: { 'x-api-key': m.api_key },
+        body: JSON.stringify({
+          amount: data.local.amount,
+          currency: 'NGN',
+          total_amount: 2500,
+          total_currency: 'USD',
+          customer: { email: 'bench@example.com', country: 'Nigeria' },
+          metadata: { order_id: 'bench-1' },
+          preview: true,
+        }),
+      };
+    },
   },
 };
 
@@ -33,12 +68,7 @@ interface Figures {
   total: number;
 }
 
-async function measure(
-  url: string,
-  req: ReturnType<BenchCase['request']>,
-  seconds: number,
-  connections: number,
-): Promise<Figures> {
+async function measure(url: string, req: BenchRequest, seconds: number, connections: number): Promise<Figures> {
   const result = await autocannon({
     url,
     method: req.method,
@@ -110,12 +140,12 @@ async function main(): Promise<number> {
         webhooksAddr: platform.grpcAddress('webhooks'),
         jwtSecret: secrets.AUTH_JWT_SECRET,
       },
-      { email: `bench${Date.now()}@example.com`, country: 'NG', currency: 'NGN' },
+      { email: `bench${Date.now()}@example.com`, ...bench.merchant },
     );
-    const req = bench.request(merchant);
+    const req = await bench.request(merchant, platform.gatewayUrl);
     const first = await fetch(platform.gatewayUrl + req.path, {
       method: req.method,
-      headers: req.headers,
+      headers: { ...req.headers, ...(req.body ? { 'content-type': 'application/json' } : {}) },
       body: req.body,
     });
     const sample = (await first.json()) as unknown;

@@ -20,6 +20,7 @@ import { describeValidationError, validatorCompiler } from './http/validation';
 import { registerKeyRoutes } from './routes/keys';
 import { registerPartnerRoutes } from './routes/partner';
 import { registerDashboardRoutes } from './routes/dashboard';
+import { checkoutRoutes } from './routes/checkout';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -186,5 +187,6 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
     },
     { prefix: DASHBOARD_PREFIX },
   );
+  await app.register(checkoutRoutes(deps));
   return app;
 }

@@ -82,11 +82,6 @@ describe('platform foundation', () => {
     for (const [method, url, body] of [
       ['GET', '/api/v1/partner/subscriptions', undefined],
       ['GET', '/api/v1/partner/marketplace/payout/banks', undefined],
-      [
-        'POST',
-        '/api/v1/partner/payments/sessions',
-        { amount: 100, currency: 'NGN', product_name: 'x', customer: { email: 'c@d.co' } },
-      ],
     ] as const) {
       const res = await http(t.url, method, url, { headers: h, body });
       expect([url, res.status, res.body.error.code]).toEqual([url, 501, 'NOT_IMPLEMENTED']);

@@ -6,9 +6,13 @@ import { REPO_ROOT } from './paths';
 import { loadOrCreateSecrets } from './secrets';
 
 const USAGE = `Usage: npm run merchant -- create --email EMAIL --country CC --currency CUR [--name NAME] [--marketplace] [--live]
+                                   [--operator OPERATOR_MERCHANT_ID [--commission PERCENT]]
 
 Creates a merchant on the running platform and prints one JSON line with merchant_id,
 user_token (send as x-id-key), a sandbox api_key (send as X-API-Key) and its webhook_secret.
+--operator creates it as an active sub-merchant of that marketplace operator (which must have
+called POST /marketplace/setup); --commission sets its own rate in percent (default: the
+marketplace default). The line then carries marketplace_id (null otherwise).
 
 Environment: MARKETPLACE_GRPC_ADDR, WEBHOOKS_GRPC_ADDR (default: the local platform's ports),
 AUTH_JWT_SECRET (default: the local platform's generated secret in PPAY_STATE_DIR, default .infra/).`;
@@ -23,6 +27,8 @@ async function main(): Promise<number> {
       name: { type: 'string' },
       marketplace: { type: 'boolean', default: false },
       live: { type: 'boolean', default: false },
+      operator: { type: 'string' },
+      commission: { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
@@ -34,6 +40,26 @@ async function main(): Promise<number> {
   if (missing.length) {
     process.stderr.write(`Missing --${missing.join(', --')}\n\n${USAGE}\n`);
     return 64;
+  }
+  let operator: number | undefined;
+  let commission: number | undefined;
+  if (values.operator !== undefined) {
+    operator = Number(values.operator);
+    if (!/^\d+$/.test(values.operator) || !Number.isSafeInteger(operator) || operator < 1) {
+      process.stderr.write(`--operator must be a merchant id\n\n${USAGE}\n`);
+      return 64;
+    }
+    if (values.marketplace) {
+      process.stderr.write(`--operator and --marketplace exclude each other\n\n${USAGE}\n`);
+      return 64;
+    }
+  }
+  if (values.commission !== undefined) {
+    commission = Number(values.commission);
+    if (operator === undefined || !/^\d+(\.\d+)?$/.test(values.commission) || commission > 100) {
+      process.stderr.write(`--commission needs --operator and a percentage from 0 to 100\n\n${USAGE}\n`);
+      return 64;
+    }
   }
   const stateDir = process.env.PPAY_STATE_DIR ?? path.join(REPO_ROOT, '.infra');
   const jwtSecret = process.env.AUTH_JWT_SECRET ?? loadOrCreateSecrets(stateDir).AUTH_JWT_SECRET;
@@ -51,6 +77,8 @@ async function main(): Promise<number> {
         businessName: values.name,
         marketplace: values.marketplace,
         keyMode: values.live ? 'live' : 'sandbox',
+        operator,
+        commission,
       },
     );
     process.stdout.write(`${JSON.stringify(merchant)}\n`);

@@ -15,6 +15,10 @@ export interface NewMerchantInput {
   businessName?: string;
   marketplace?: boolean;
   keyMode?: 'sandbox' | 'live';
+  /** Create the merchant as an active sub-merchant of this operator (its marketplace must be set up). */
+  operator?: number;
+  /** Sub-merchant commission, percent 0..100 (only with `operator`); omitted = marketplace default. */
+  commission?: number;
 }
 
 export interface NewMerchant {
@@ -27,6 +31,8 @@ export interface NewMerchant {
   baseline_currency: string;
   country: string;
   is_marketplace_operator: boolean;
+  /** The operator's business id for a sub-merchant, else null. */
+  marketplace_id: number | null;
 }
 
 /**
@@ -57,6 +63,8 @@ export async function createMerchant(target: BootstrapTarget, input: NewMerchant
         country: input.country,
         baseline_currency: input.currency,
         is_marketplace_operator: input.marketplace ?? false,
+        operator_merchant_id: input.operator,
+        commission_rate: input.commission,
       },
       callerToMetadata({ requestId: newRequestId(), auth: 'internal' }),
     );
@@ -75,6 +83,7 @@ export async function createMerchant(target: BootstrapTarget, input: NewMerchant
       baseline_currency: merchant.baseline_currency,
       country: merchant.country,
       is_marketplace_operator: merchant.is_marketplace_operator,
+      marketplace_id: merchant.marketplace_id || null,
     };
   } finally {
     marketplace.close();

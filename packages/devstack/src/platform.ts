@@ -156,6 +156,8 @@ export class Platform {
     if (name === 'gateway') {
       env.PORT = String(ports.http);
       env.AUTH_JWT_SECRET = o.secrets.AUTH_JWT_SECRET;
+      // Links the platform hands out (hosted checkout payment_url) point at this gateway.
+      env.PUBLIC_BASE_URL = this.gatewayUrl;
     } else {
       env.GRPC_PORT = String(ports.grpc);
       env.MONGODB_URI = o.mongoUri;

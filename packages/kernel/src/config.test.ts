@@ -78,7 +78,7 @@ describe('country normalisation', () => {
     ['UK', 'GB'],
     ['usa', 'US'],
     ['United States', 'US'],
-    ["Côte d’Ivoire", 'CI'],
+    ['Côte d’Ivoire', 'CI'],
     ['Ivory Coast', 'CI'],
     ['South Africa', 'ZA'],
     ['Kenya', 'KE'],

@@ -54,6 +54,7 @@ export const ERROR_CATALOGUE = {
   API_KEY_NOT_FOUND: { grpcStatus: GrpcStatus.NOT_FOUND, message: 'API key not found' },
   MERCHANT_NOT_FOUND: { grpcStatus: GrpcStatus.NOT_FOUND, message: 'Merchant not found' },
   CHARGE_NOT_FOUND: { grpcStatus: GrpcStatus.NOT_FOUND, message: 'Charge not found' },
+  SESSION_NOT_FOUND: { grpcStatus: GrpcStatus.NOT_FOUND, message: 'Checkout session not found' },
   PRODUCT_NOT_FOUND: { grpcStatus: GrpcStatus.NOT_FOUND, message: 'Product not found' },
   RELATIONSHIP_NOT_FOUND: { grpcStatus: GrpcStatus.NOT_FOUND, message: 'Active merchant relationship not found' },
   INVITATION_NOT_FOUND: { grpcStatus: GrpcStatus.NOT_FOUND, message: 'Invitation not found' },
@@ -74,6 +75,11 @@ export const ERROR_CATALOGUE = {
   MARKETPLACE_NOT_SET_UP: {
     grpcStatus: GrpcStatus.FAILED_PRECONDITION,
     message: 'Marketplace is not set up; call POST /marketplace/setup first',
+  },
+  SESSION_EXPIRED: { grpcStatus: GrpcStatus.FAILED_PRECONDITION, message: 'This checkout session has expired' },
+  SESSION_CLOSED: {
+    grpcStatus: GrpcStatus.FAILED_PRECONDITION,
+    message: 'This checkout session can no longer be paid',
   },
   AMOUNT_REQUIRED: { grpcStatus: GrpcStatus.FAILED_PRECONDITION, message: 'amount is required' },
   TOTAL_REQUIRED: { grpcStatus: GrpcStatus.FAILED_PRECONDITION, message: 'Missing total_amount / total_currency' },

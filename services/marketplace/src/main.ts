@@ -2,22 +2,36 @@ import './instrument';
 import { ensureIndexes, OutboxRelay, runService } from '@ppay/kernel';
 import type { types } from '@ppay/proto';
 import { marketplaceConfig } from './config';
+import { MarketplaceService } from './domain/marketplace';
 import { MerchantService } from './domain/merchants';
+import { relationshipSyncConsumer } from './events/relationship-sync';
 import { marketplaceHandlers } from './grpc/handlers';
 import { merchantModel, MongoMerchantRepository } from './repo/merchant-repo';
+import { MongoRelationshipRepository, relationshipModel } from './repo/relationship-repo';
 
 void runService<types.marketplace.MarketplaceServiceHandlers, (typeof marketplaceConfig)['properties']>({
   name: 'marketplace',
   extraConfig: marketplaceConfig,
   async setup({ config, mongo, nats, log, metrics }) {
     const model = merchantModel(mongo);
-    await ensureIndexes([model]);
+    const relationships = relationshipModel(mongo);
+    await ensureIndexes([model, relationships]);
     const relay = new OutboxRelay(model, nats, log, metrics);
+    const relationshipRelay = new OutboxRelay(relationships, nats, log, metrics);
     const repo = new MongoMerchantRepository(model, (id) => relay.relaySoon(id));
     const merchants = new MerchantService(repo, {
       cacheTtlMs: config.MERCHANT_CACHE_TTL_MS,
       cacheMaxEntries: config.MERCHANT_CACHE_MAX_ENTRIES,
     });
-    return { handlers: marketplaceHandlers(merchants), relays: [relay] };
+    const marketplace = new MarketplaceService(
+      merchants,
+      new MongoRelationshipRepository(relationships, (id) => relationshipRelay.relaySoon(id)),
+      (err, merchantId) => log.warn({ err, merchantId }, 'sub-merchant sync deferred to the relationship consumer'),
+    );
+    return {
+      handlers: marketplaceHandlers(merchants, marketplace),
+      relays: [relay, relationshipRelay],
+      consumers: [relationshipSyncConsumer(marketplace)],
+    };
   },
 });

@@ -14,4 +14,12 @@ export const paymentsConfig = Type.Object({
   GATEWAY_TIMEOUT_MS: Type.Integer({ default: 10_000, minimum: 100 }),
   /** How long a charge for a brand-new merchant waits for marketplace's merchants.created event. */
   MERCHANT_EVENT_WAIT_MS: Type.Integer({ default: 3_000, minimum: 0 }),
+  /** Checkout session lifetime (spec 8: 30 minutes). */
+  SESSION_TTL_MS: Type.Integer({ default: 30 * 60_000, minimum: 1_000 }),
+  /** How often pending sessions past expires_at are marked expired. */
+  SESSION_SWEEP_INTERVAL_MS: Type.Integer({ default: 5_000, minimum: 100 }),
+  /** Declined card attempts after which a session fails. */
+  SESSION_MAX_ATTEMPTS: Type.Integer({ default: 5, minimum: 1 }),
+  /** Delay of the sandbox "fails after a delay" test card (4000 0000 0000 0119). */
+  SANDBOX_PROCESSING_DELAY_MS: Type.Integer({ default: 2_000, minimum: 0 }),
 });

@@ -14,6 +14,11 @@ import { ledgerModel, MongoLedgerRepository } from './repo/ledger-repo';
 import { paymentsHandlers } from './grpc/handlers';
 import { chargeModel, MongoChargeRepository } from './repo/charge-repo';
 import { merchantProfileModel, ProjectedMerchantDirectory } from './repo/merchant-directory';
+import { GrpcProductLookup } from './adapters/product-lookup';
+import { SandboxCheckoutProcessor } from './adapters/sandbox-checkout';
+import { SessionService } from './domain/sessions';
+import { sessionHandlers } from './grpc/session-handlers';
+import { MongoSessionRepository, sessionModel } from './repo/session-repo';
 
 void runService<types.payments.PaymentsServiceHandlers, (typeof paymentsConfig)['properties']>({
   name: 'payments',
@@ -23,8 +28,10 @@ void runService<types.payments.PaymentsServiceHandlers, (typeof paymentsConfig)[
     const charges = chargeModel(mongo);
     const profiles = merchantProfileModel(mongo);
     const entries = ledgerModel(mongo);
-    await ensureIndexes([charges, profiles, entries]);
+    const sessionDocs = sessionModel(mongo);
+    await ensureIndexes([charges, profiles, entries, sessionDocs]);
     const relay = new OutboxRelay(charges, nats, log, metrics);
+    const sessionRelay = new OutboxRelay(sessionDocs, nats, log, metrics);
     const chargeRepo = new MongoChargeRepository(charges, (id) => relay.relaySoon(id));
     const ledger = new MongoLedgerRepository(entries);
     const directory = new ProjectedMerchantDirectory(profiles, config.MERCHANT_EVENT_WAIT_MS);
@@ -33,27 +40,56 @@ void runService<types.payments.PaymentsServiceHandlers, (typeof paymentsConfig)[
     const feeSchedule = config.FEE_SCHEDULE_JSON
       ? (JSON.parse(config.FEE_SCHEDULE_JSON) as FeeSchedule)
       : DEFAULT_FEE_SCHEDULE;
+    const gateways = new StaticGatewayRegistry({
+      timeoutMs: config.GATEWAY_TIMEOUT_MS,
+      resetTimeoutMs: 30_000,
+      cardPublishableKey: config.CARD_PUBLISHABLE_KEY,
+    });
     const service = new ChargeService(
-      {
-        merchants: directory,
-        fx,
-        splits,
-        gateways: new StaticGatewayRegistry({
-          timeoutMs: config.GATEWAY_TIMEOUT_MS,
-          resetTimeoutMs: 30_000,
-          cardPublishableKey: config.CARD_PUBLISHABLE_KEY,
-        }),
-        charges: chargeRepo,
-      },
+      { merchants: directory, fx, splits, gateways, charges: chargeRepo },
       { feeSchedule, tolerance: config.AMOUNT_TOLERANCE },
     );
+    const products = new GrpcProductLookup(config.FX_PRICING_GRPC_ADDR, metrics);
+    const sessions = new SessionService(
+      {
+        merchants: directory,
+        gateways,
+        products,
+        sessions: new MongoSessionRepository(sessionDocs, (id) => sessionRelay.relaySoon(id)),
+        processor: new SandboxCheckoutProcessor({ processingDelayMs: config.SANDBOX_PROCESSING_DELAY_MS }),
+      },
+      {
+        feeSchedule,
+        ttlMs: config.SESSION_TTL_MS,
+        maxAttempts: config.SESSION_MAX_ATTEMPTS,
+        attemptStaleMs: Math.max(30_000, config.GATEWAY_TIMEOUT_MS * 3),
+      },
+    );
+    // Spec 3.1: sessions expire whether or not anyone polls them.
+    let sweeping: Promise<unknown> | undefined;
+    const sweeper = setInterval(() => {
+      sweeping ??= sessions
+        .sweepExpired()
+        .then((n) => n && log.info({ expired: n }, 'checkout sessions expired'))
+        .catch((err: unknown) => log.warn({ err }, 'session expiry sweep failed'))
+        .finally(() => (sweeping = undefined));
+    }, config.SESSION_SWEEP_INTERVAL_MS);
+    sweeper.unref();
+    const businessName = async (merchantId: number) =>
+      (await directory.get(merchantId).catch(() => undefined))?.business_name ?? '';
     return {
-      handlers: paymentsHandlers(service, new OutcomeService(chargeRepo), ledger),
+      handlers: {
+        ...paymentsHandlers(service, new OutcomeService(chargeRepo), ledger),
+        ...sessionHandlers(sessions, businessName),
+      },
       consumers: [merchantProjectionConsumer(directory), ledgerConsumer(ledger, splits, ledgerCounters)],
-      relays: [relay],
+      relays: [relay, sessionRelay],
       onShutdown: async () => {
+        clearInterval(sweeper);
+        await sweeping;
         fx.close();
         splits.close();
+        products.close();
       },
     };
   },

@@ -5,7 +5,7 @@ import type { types } from '@ppay/proto';
 import type { GatewayDeps } from '../../app';
 import { ok } from '../../http/envelope';
 import { COMMON_ERRORS, ScalarMetadata, StringEnum, successOf } from '../../http/schemas';
-import { generic, md, security } from './shared';
+import { md, security } from './shared';
 
 const Customer = Type.Object(
   {
@@ -119,6 +119,45 @@ const ChargeData = Type.Object(
         exchange_rate: Type.Number(),
       }),
     ),
+  },
+  { additionalProperties: false },
+);
+
+const SessionStatusEnum = StringEnum(['pending', 'completed', 'expired', 'failed'] as const);
+const PaymentTypeEnum = StringEnum(['one_time', 'subscription'] as const);
+
+/** Spec 2.3 / 4.2: the create response. */
+const SessionCreated = Type.Object(
+  {
+    session_id: Type.String(),
+    gateway_session_id: Type.String(),
+    payment_url: Type.String({ description: 'Hosted checkout page to redirect the customer to' }),
+    expires_at: Type.String({ format: 'date-time' }),
+    amount: Type.Integer({ description: 'What the customer pays: fee included when the customer pays fees' }),
+    currency: Type.String(),
+    status: SessionStatusEnum,
+    mode: StringEnum(['sandbox', 'live'] as const),
+    payment_type: PaymentTypeEnum,
+    fee_details: Type.Object({
+      base_product_price: Type.Integer(),
+      transaction_fee: Type.Integer(),
+      total_amount: Type.Integer(),
+      customer_pays_fees: Type.Boolean(),
+    }),
+  },
+  { additionalProperties: false },
+);
+
+/** Spec 4.3: the get response. */
+const SessionStatusData = Type.Object(
+  {
+    session_id: Type.String(),
+    status: SessionStatusEnum,
+    amount: Type.Integer(),
+    currency: Type.String(),
+    payment_type: PaymentTypeEnum,
+    created_at: Type.String({ format: 'date-time' }),
+    completed_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
   },
   { additionalProperties: false },
 );
@@ -241,37 +280,77 @@ export async function registerPaymentRoutes(app: FastifyInstance, deps: GatewayD
       return ok(chargeView(res.charge!), res.replayed ? 'Existing charge for this reference' : undefined);
     },
   );
+  const checkoutUrl = (sessionId: string) =>
+    `${deps.config.PUBLIC_BASE_URL.replace(/\/+$/, '')}/checkout/${encodeURIComponent(sessionId)}`;
   app.post<{ Body: Static<typeof SessionBody> }>(
     '/payments/sessions',
-    generic(['Payments'], 'Create a hosted checkout session', { body: SessionBody }),
+    {
+      schema: {
+        tags: ['Payments'],
+        summary: 'Create a hosted checkout session',
+        description:
+          'Redirect the customer to `payment_url`. `amount` is in the smallest unit of `currency` (one the ' +
+          'gateways take); one of product_id / product_name is required. The session expires after 30 minutes.',
+        security,
+        body: SessionBody,
+        response: { 200: successOf(SessionCreated), ...COMMON_ERRORS },
+      },
+    },
     async (req) => {
       const b = req.body ?? {};
-      return ok(
-        await payments.call(
-          'CreateSession',
-          {
-            amount: b.amount,
-            currency: b.currency,
-            product_id: b.product_id,
-            product_name: b.product_name,
-            customer: customerOf(b.customer),
-            success_url: b.success_url,
-            cancel_url: b.cancel_url,
-            subscription_frequency_key: b.subscription_frequency_key,
-            metadata: toMetadata(b.metadata as Record<string, unknown> | undefined),
-            idempotency_key: String(req.headers['idempotency-key'] ?? ''),
-          },
-          md(req),
-        ),
+      const s = await payments.call(
+        'CreateSession',
+        {
+          amount: b.amount,
+          currency: b.currency,
+          product_id: b.product_id,
+          product_name: b.product_name,
+          customer: customerOf(b.customer),
+          success_url: b.success_url,
+          cancel_url: b.cancel_url,
+          subscription_frequency_key: b.subscription_frequency_key,
+          metadata: toMetadata(b.metadata as Record<string, unknown> | undefined),
+          idempotency_key: String(req.headers['idempotency-key'] ?? ''),
+        },
+        md(req),
       );
+      return ok({
+        session_id: s.session_id,
+        gateway_session_id: s.gateway_session_id,
+        payment_url: checkoutUrl(s.session_id),
+        expires_at: s.expires_at,
+        amount: s.amount,
+        currency: s.currency,
+        status: s.status,
+        mode: s.mode,
+        payment_type: s.payment_type,
+        fee_details: s.fee_details!,
+      });
     },
   );
   app.get<{ Params: { session_id: string } }>(
     '/payments/sessions/:session_id',
-    generic(['Payments'], 'Get a checkout session', {
-      params: Type.Object({ session_id: Type.String({ minLength: 1, maxLength: 64 }) }),
-    }),
-    async (req) => ok(await payments.call('GetSession', { session_id: req.params.session_id }, md(req))),
+    {
+      schema: {
+        tags: ['Payments'],
+        summary: 'Get a checkout session (status: pending, completed, expired or failed)',
+        security,
+        params: Type.Object({ session_id: Type.String({ minLength: 1, maxLength: 64 }) }),
+        response: { 200: successOf(SessionStatusData), ...COMMON_ERRORS },
+      },
+    },
+    async (req) => {
+      const s = await payments.call('GetSession', { session_id: req.params.session_id }, md(req));
+      return ok({
+        session_id: s.session_id,
+        status: s.status,
+        amount: s.amount,
+        currency: s.currency,
+        payment_type: s.payment_type,
+        created_at: s.created_at,
+        completed_at: s.completed_at || null,
+      });
+    },
   );
   app.post<{ Params: { charge_id: string; outcome: 'succeed' | 'fail' } }>(
     '/sandbox/charges/:charge_id/:outcome',

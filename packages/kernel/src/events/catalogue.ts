@@ -42,6 +42,8 @@ export interface MerchantCreated {
   baseline_currency: string;
   is_marketplace_operator: boolean;
   marketplace_id: number | null;
+  /** Display name (hosted checkout page); absent in events published before it was added. */
+  business_name?: string;
 }
 
 /** An operator set up (or re-set up) its marketplace (spec 4.9 POST /marketplace/setup). */
@@ -89,7 +91,7 @@ export interface PaymentOutcome {
   transaction_id: string;
   merchant_id: number;
   status: 'succeeded' | 'failed';
-  payment_type: 'one_time';
+  payment_type: 'one_time' | 'subscription';
   gateway: string;
   reference: string | null;
   /** What the customer was charged, in the charge currency (spec 4.1 `amount` plus any fee they pay). */
@@ -103,6 +105,14 @@ export interface PaymentOutcome {
   sub_merchant_id: number | null;
   failure_reason: string | null;
   completed_at: string;
+  /** Set when the payment was made on a hosted checkout session (spec 4.2). */
+  session_id?: string | null;
+  /** Spec 6.4 product object; null for charges, which have no catalogue product. */
+  product?: { id: number | null; title: string; type: string } | null;
+  /** Sessions with subscription_frequency_key: monthly | quarterly | yearly. */
+  subscription_frequency_key?: string | null;
+  /** The partner's scalar metadata (sessions). */
+  metadata?: Record<string, string | number | boolean>;
 }
 
 export interface EventPayloads {

@@ -9,6 +9,27 @@ import {
   type OutboxEntry,
 } from '@ppay/kernel';
 
+/** Marketplace settings of an operator (spec 4.9 setup), kept on its own merchant document. */
+export interface MarketplaceSettings {
+  name: string;
+  /** Decimal string (0.0800 = 8%); null = no default, commission falls back to 0. */
+  default_commission_rate: string | null;
+  status: 'active';
+  created_at: Date;
+  updated_at: Date;
+}
+
+/**
+ * The sub-merchant side of a relationship, cached on the merchant document (spec 3.5). Derived
+ * from the relationship document, the source of truth; `relationship_id`/`version` order updates.
+ */
+export interface MarketplaceMembership {
+  marketplace_id: number | null;
+  marketplace_commission_rate: string | null;
+  relationship_id: number;
+  version: number;
+}
+
 export interface MerchantRecord {
   id: number;
   email: string;
@@ -22,6 +43,10 @@ export interface MerchantRecord {
   marketplace_commission_rate: string | null;
   customer_pays_fees: boolean;
   created_at: Date;
+  /** Set once the operator has called POST /marketplace/setup. */
+  marketplace?: MarketplaceSettings | null;
+  /** Operator whose create-or-link call created this business (lets a retried create recover). */
+  created_by_marketplace_id?: number | null;
 }
 
 export interface MerchantRepository {
@@ -29,6 +54,15 @@ export interface MerchantRepository {
   /** ALREADY_EXISTS when the e-mail is taken. */
   insert(record: MerchantRecord, event: OutboxEntry): Promise<void>;
   findById(id: number): Promise<MerchantRecord | null>;
+  findByEmail(email: string): Promise<MerchantRecord | null>;
+  findByIds(ids: number[]): Promise<MerchantRecord[]>;
+  /** Sets an operator's marketplace settings with their event; null when `id` is not an operator. */
+  setMarketplace(id: number, settings: MarketplaceSettings, event: OutboxEntry): Promise<MerchantRecord | null>;
+  /**
+   * Writes the cached membership fields unless the document already reflects the same or a later
+   * relationship version (so replays and out-of-order syncs never go backwards). True if written.
+   */
+  syncMembership(id: number, membership: MarketplaceMembership): Promise<boolean>;
 }
 
 export interface CreateMerchantInput {
@@ -38,6 +72,7 @@ export interface CreateMerchantInput {
   baseline_currency: string;
   is_marketplace_operator?: boolean;
   owner_user_id?: string;
+  created_by_marketplace_id?: number;
 }
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
@@ -85,6 +120,8 @@ export class MerchantService {
       marketplace_commission_rate: null,
       customer_pays_fees: false,
       created_at: this.now(),
+      marketplace: null,
+      created_by_marketplace_id: input.created_by_marketplace_id ?? null,
     };
     const event = outboxEvent(
       SUBJECTS.merchantCreated,
@@ -94,6 +131,7 @@ export class MerchantService {
         baseline_currency: record.baseline_currency,
         is_marketplace_operator: record.is_marketplace_operator,
         marketplace_id: record.marketplace_id,
+        business_name: record.business_name,
       },
       { merchantId: record.id },
     );
@@ -114,5 +152,39 @@ export class MerchantService {
       () => this.options.cacheTtlMs,
     );
     return merchant;
+  }
+
+  /** A read that bypasses the cache (marketplace settings must not be 30 s stale across replicas). */
+  async fresh(id: number): Promise<MerchantRecord> {
+    const found = await this.repo.findById(id);
+    if (!found) {
+      this.cache.delete(id);
+      throw new PlatformError('MERCHANT_NOT_FOUND');
+    }
+    this.cache.set(id, found, this.options.cacheTtlMs);
+    return found;
+  }
+
+  findByEmail(email: string): Promise<MerchantRecord | null> {
+    return this.repo.findByEmail(email.trim().toLowerCase());
+  }
+
+  /** E-mail addresses of several merchants (list pages), one query. */
+  async emailsOf(ids: number[]): Promise<Map<number, string>> {
+    if (!ids.length) return new Map();
+    return new Map((await this.repo.findByIds([...new Set(ids)])).map((m) => [m.id, m.email]));
+  }
+
+  async setMarketplace(id: number, settings: MarketplaceSettings, event: OutboxEntry): Promise<MerchantRecord> {
+    const updated = await this.repo.setMarketplace(id, settings, event);
+    if (!updated) throw new PlatformError('MARKETPLACE_OPERATOR_REQUIRED');
+    this.cache.set(id, updated, this.options.cacheTtlMs);
+    return updated;
+  }
+
+  async syncMembership(id: number, membership: MarketplaceMembership): Promise<boolean> {
+    const written = await this.repo.syncMembership(id, membership);
+    this.cache.delete(id);
+    return written;
   }
 }

@@ -1,11 +1,30 @@
 import { Schema, type Connection, type Model } from 'mongoose';
 import { isDuplicateKeyError, nextSequence, outboxEntrySchema, PlatformError, type OutboxEntry } from '@ppay/kernel';
-import type { MerchantRecord, MerchantRepository } from '../domain/merchants';
+import type {
+  MarketplaceMembership,
+  MarketplaceSettings,
+  MerchantRecord,
+  MerchantRepository,
+} from '../domain/merchants';
 
 interface MerchantDocument extends Omit<MerchantRecord, 'id'> {
   _id: number;
   outbox: OutboxEntry[];
+  /** Which relationship version the cached marketplace_id / marketplace_commission_rate reflect. */
+  membership_relationship_id?: number | null;
+  membership_version?: number | null;
 }
+
+const marketplaceSettingsSchema = new Schema<MarketplaceSettings>(
+  {
+    name: { type: String, required: true },
+    default_commission_rate: { type: String, default: null },
+    status: { type: String, required: true },
+    created_at: { type: Date, required: true },
+    updated_at: { type: Date, required: true },
+  },
+  { _id: false },
+);
 
 const merchantSchema = new Schema<MerchantDocument>(
   {
@@ -20,6 +39,10 @@ const merchantSchema = new Schema<MerchantDocument>(
     marketplace_commission_rate: { type: String, default: null },
     customer_pays_fees: { type: Boolean, default: false },
     created_at: { type: Date, required: true },
+    marketplace: { type: marketplaceSettingsSchema, default: null },
+    created_by_marketplace_id: { type: Number, default: null },
+    membership_relationship_id: { type: Number, default: null },
+    membership_version: { type: Number, default: null },
     outbox: { type: [outboxEntrySchema], default: [] },
   },
   { versionKey: false, collection: 'merchants' },
@@ -32,6 +55,18 @@ export type MerchantModel = Model<MerchantDocument>;
 
 export function merchantModel(conn: Connection): MerchantModel {
   return conn.model<MerchantDocument>('Merchant', merchantSchema);
+}
+
+function toRecord(doc: MerchantDocument | null): MerchantRecord | null {
+  if (!doc) return null;
+  const {
+    _id,
+    outbox: _outbox,
+    membership_relationship_id: _rel,
+    membership_version: _version,
+    ...rest
+  } = doc as MerchantDocument & { [k: string]: unknown };
+  return { id: _id, ...rest, marketplace: rest.marketplace ?? null };
 }
 
 export class MongoMerchantRepository implements MerchantRepository {
@@ -62,9 +97,57 @@ export class MongoMerchantRepository implements MerchantRepository {
   }
 
   async findById(id: number): Promise<MerchantRecord | null> {
-    const doc = (await this.model.findById(id, { outbox: 0 }).lean().exec()) as MerchantDocument | null;
-    if (!doc) return null;
-    const { _id, outbox: _outbox, ...rest } = doc;
-    return { id: _id, ...rest };
+    return toRecord((await this.model.findById(id, { outbox: 0 }).lean().exec()) as MerchantDocument | null);
+  }
+
+  async findByEmail(email: string): Promise<MerchantRecord | null> {
+    return toRecord((await this.model.findOne({ email }, { outbox: 0 }).lean().exec()) as MerchantDocument | null);
+  }
+
+  async findByIds(ids: number[]): Promise<MerchantRecord[]> {
+    const docs = await this.model
+      .find({ _id: { $in: ids } }, { outbox: 0 })
+      .lean()
+      .exec();
+    return docs.map((d) => toRecord(d as MerchantDocument)!);
+  }
+
+  async setMarketplace(id: number, settings: MarketplaceSettings, event: OutboxEntry): Promise<MerchantRecord | null> {
+    const doc = await this.model
+      .findOneAndUpdate(
+        { _id: id, is_marketplace_operator: true },
+        { $set: { marketplace: settings }, $push: { outbox: event } },
+        // No projection: FerretDB's findAndModify does not support one; toRecord drops the outbox.
+        { new: true },
+      )
+      .lean()
+      .exec();
+    if (doc) this.afterWrite(id);
+    return toRecord(doc as MerchantDocument | null);
+  }
+
+  async syncMembership(id: number, m: MarketplaceMembership): Promise<boolean> {
+    const res = await this.model
+      .updateOne(
+        {
+          _id: id,
+          $or: [
+            { membership_relationship_id: null },
+            { membership_relationship_id: { $exists: false } },
+            { membership_relationship_id: { $lt: m.relationship_id } },
+            { membership_relationship_id: m.relationship_id, membership_version: { $lt: m.version } },
+          ],
+        },
+        {
+          $set: {
+            marketplace_id: m.marketplace_id,
+            marketplace_commission_rate: m.marketplace_commission_rate,
+            membership_relationship_id: m.relationship_id,
+            membership_version: m.version,
+          },
+        },
+      )
+      .exec();
+    return res.modifiedCount > 0;
   }
 }

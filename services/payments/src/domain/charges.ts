@@ -6,6 +6,7 @@ import {
   PlatformError,
   prefixedId,
   withinTolerance,
+  type ErrorCode,
   type Mode,
 } from '@ppay/kernel';
 import { feeBreakdown, type FeeBreakdown, type FeeSchedule } from './fees';
@@ -98,6 +99,8 @@ export interface ChargeRepository {
 
 export type ChargeOutcome =
   { kind: 'preview'; preview: ChargePreview } | { kind: 'charge'; charge: ChargeRecord; replayed: boolean };
+
+const INFRASTRUCTURE_CODES = new Set<ErrorCode>(['INTERNAL', 'SERVICE_UNAVAILABLE', 'UPSTREAM_TIMEOUT']);
 
 /** Unknown or missing countries are reported as "Unknown" in geography analytics (spec 4.1). */
 export const UNKNOWN_COUNTRY = 'Unknown';
@@ -325,7 +328,8 @@ export class ChargeService {
 
   private async checkSubMerchant(operatorId: number, subMerchantId: number) {
     const terms = await this.deps.splits.resolve(operatorId, subMerchantId).catch((err: unknown) => {
-      if (err instanceof PlatformError && (err.code === 'INTERNAL' || err.code === 'SERVICE_UNAVAILABLE')) throw err;
+      // An outage of marketplace is ours to report (5xx), not the partner's mistake.
+      if (!(err instanceof PlatformError) || INFRASTRUCTURE_CODES.has(err.code)) throw err;
       throw new PlatformError('SUB_MERCHANT_NOT_ACTIVE', undefined, { param: 'sub_merchant_id', cause: err });
     });
     if (!terms.active) throw new PlatformError('SUB_MERCHANT_NOT_ACTIVE', undefined, { param: 'sub_merchant_id' });

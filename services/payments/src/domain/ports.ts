@@ -8,6 +8,8 @@ export interface MerchantProfile {
   baseline_currency: string;
   customer_pays_fees: boolean;
   is_marketplace_operator: boolean;
+  /** Shown on the hosted checkout page; empty until marketplace publishes it (MerchantCreated.business_name). */
+  business_name?: string;
 }
 
 export interface MerchantDirectory {

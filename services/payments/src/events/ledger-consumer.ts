@@ -1,4 +1,4 @@
-import { SUBJECTS, type ConsumerSpec, type PaymentOutcome } from '@ppay/kernel';
+import { PlatformError, SUBJECTS, type ConsumerSpec, type PaymentOutcome } from '@ppay/kernel';
 import { creditsFor, type LedgerRepository } from '../domain/ledger';
 import type { SplitResolver, SplitTerms } from '../domain/ports';
 import type { ledgerMetrics } from './metrics';
@@ -24,12 +24,11 @@ export function ledgerConsumer(
       if (outcome.sub_merchant_id) {
         // Activeness is judged when the payment succeeds (spec 4.1 step 4), not when it was created.
         split = await splits.resolve(outcome.merchant_id, outcome.sub_merchant_id).catch((err: unknown) => {
-          if (
-            (err as { code?: string }).code === 'SERVICE_UNAVAILABLE' ||
-            (err as { code?: string }).code === 'INTERNAL'
-          )
-            throw err;
-          return { active: false, commission_rate: '0', commission_source: 'none' };
+          // Only a definite "no such relationship" skips the sub-merchant; anything else retries later.
+          if (err instanceof PlatformError && err.code === 'RELATIONSHIP_NOT_FOUND') {
+            return { active: false, commission_rate: '0', commission_source: 'none' };
+          }
+          throw err;
         });
       }
       // Sandbox and live money never share a wallet: an event without a mode is a bug, not a default.

@@ -15,6 +15,7 @@ export function merchantProjectionConsumer(directory: ProjectedMerchantDirectory
         baseline_currency: data.baseline_currency,
         customer_pays_fees: false,
         is_marketplace_operator: data.is_marketplace_operator,
+        business_name: data.business_name ?? '',
       });
     },
   };

@@ -1,20 +1,11 @@
 import { PlatformError, requireInternal, requireMerchant, requireMode, type UnaryHandlers } from '@ppay/kernel';
 import type { types } from '@ppay/proto';
-import type { ChargeRecord, ChargeRequest, ChargeService, MetadataValue } from '../domain/charges';
+import type { ChargeRecord, ChargeRequest, ChargeService } from '../domain/charges';
 import type { LedgerRepository } from '../domain/ledger';
 import type { OutcomeService } from '../domain/outcomes';
+import { metadataOf } from './metadata';
 
 type Handlers = UnaryHandlers<types.payments.PaymentsServiceHandlers>;
-
-function metadataOf(input: Record<string, types.common.MetadataValue__Output>): Record<string, MetadataValue> {
-  const out: Record<string, MetadataValue> = {};
-  for (const [key, v] of Object.entries(input)) {
-    if (v.kind === 'string_value') out[key] = v.string_value ?? '';
-    else if (v.kind === 'number_value') out[key] = v.number_value ?? 0;
-    else if (v.kind === 'bool_value') out[key] = v.bool_value ?? false;
-  }
-  return out;
-}
 
 const present = <T>(flag: string | undefined, value: T | undefined): T | undefined => (flag ? value : undefined);
 

@@ -14,6 +14,7 @@ const profileSchema = new Schema<MerchantProfileDocument>(
     baseline_currency: { type: String, required: true },
     customer_pays_fees: { type: Boolean, default: false },
     is_marketplace_operator: { type: Boolean, default: false },
+    business_name: { type: String, default: '' },
     updated_at: { type: Date, required: true },
   },
   { versionKey: false, collection: 'merchant_profiles' },
@@ -67,6 +68,7 @@ export class ProjectedMerchantDirectory implements MerchantDirectory {
           baseline_currency: doc.baseline_currency,
           customer_pays_fees: doc.customer_pays_fees,
           is_marketplace_operator: doc.is_marketplace_operator,
+          business_name: doc.business_name ?? '',
         };
       }
       if (Date.now() >= deadline) throw new PlatformError('MERCHANT_NOT_FOUND');

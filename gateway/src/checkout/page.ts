@@ -1,0 +1,195 @@
+import { formatMoney } from '@ppay/kernel';
+import type { types } from '@ppay/proto';
+
+/**
+ * The hosted checkout page (spec 4.2 payment_url): server-rendered HTML, no JavaScript, no external
+ * assets. Everything that comes from a partner or a customer is escaped; the one inline stylesheet
+ * carries the response's CSP nonce.
+ */
+type View = types.payments.CheckoutView__Output;
+
+const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+
+export function escapeHtml(value: unknown): string {
+  return String(value ?? '').replace(/[&<>"']/g, (c) => ESCAPES[c]!);
+}
+
+const money = (amount: number, currency: string) => escapeHtml(formatMoney({ amount, currency }));
+
+const STYLE = `
+*{box-sizing:border-box}
+body{margin:0;font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,Helvetica,Arial,sans-serif;background:#f4f5f7;color:#1a1f36}
+.banner{background:#ffb020;color:#3d2a00;text-align:center;font-weight:600;font-size:13px;letter-spacing:.04em;padding:6px}
+main{max-width:460px;margin:32px auto;padding:0 16px}
+.card{background:#fff;border-radius:10px;box-shadow:0 2px 10px rgba(26,31,54,.08);padding:24px;margin-bottom:16px}
+.merchant{font-size:14px;color:#697386;margin:0 0 4px}
+h1{font-size:20px;margin:0 0 16px}
+table.sum{width:100%;border-collapse:collapse;font-size:15px}
+table.sum td{padding:4px 0}
+table.sum td.v{text-align:right;font-variant-numeric:tabular-nums}
+table.sum tr.total td{border-top:1px solid #e3e8ee;padding-top:10px;font-weight:700;font-size:18px}
+.muted{color:#697386;font-size:13px}
+label{display:block;font-size:13px;font-weight:600;margin:12px 0 4px;color:#3c4257}
+input{width:100%;padding:10px 12px;border:1px solid #cfd7df;border-radius:6px;font-size:16px}
+input:focus{outline:2px solid #635bff;border-color:#635bff}
+.row{display:flex;gap:12px}.row>div{flex:1}
+button{width:100%;border:0;border-radius:6px;padding:12px;font-size:16px;font-weight:600;cursor:pointer;margin-top:16px}
+button.pay{background:#635bff;color:#fff}
+button.cancel{background:transparent;color:#635bff;margin-top:8px}
+.error{background:#fdecea;color:#a41c1c;border-radius:6px;padding:10px 12px;margin:0 0 12px;font-size:14px}
+.ok{color:#0e7a3a}
+table.cards{width:100%;border-collapse:collapse;font-size:13px}
+table.cards td{padding:3px 0;vertical-align:top}
+table.cards td:first-child{padding-right:16px}
+table.cards code{font-size:13px;white-space:nowrap}
+h2{font-size:15px;margin:0 0 8px}
+footer{text-align:center;font-size:12px;color:#8792a2;margin:16px 0}
+`;
+
+function layout(title: string, nonce: string, body: string, sandbox: boolean): string {
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="robots" content="noindex">
+<title>${escapeHtml(title)}</title>
+<style nonce="${escapeHtml(nonce)}">${STYLE}</style>
+</head>
+<body>
+${sandbox ? '<div class="banner" data-testid="sandbox-banner">SANDBOX — test mode: no real money moves</div>' : ''}
+<main>
+${body}
+<footer>Secure checkout by Partner Payments</footer>
+</main>
+</body>
+</html>`;
+}
+
+export function merchantName(v: View): string {
+  return v.business_name || `Merchant #${v.merchant_id}`;
+}
+
+function summary(v: View): string {
+  const frequency =
+    v.payment_type === 'subscription' && v.subscription_frequency_key
+      ? `<p class="muted">Subscription, billed ${escapeHtml(v.subscription_frequency_key)}</p>`
+      : '';
+  const feeRow = v.customer_pays_fees
+    ? `<tr><td>Transaction fee</td><td class="v" data-testid="fee">${money(v.transaction_fee, v.currency)}</td></tr>`
+    : `<tr><td>Transaction fee <span class="muted">(paid by the merchant)</span></td><td class="v" data-testid="fee">${money(v.transaction_fee, v.currency)}</td></tr>`;
+  return `<p class="merchant" data-testid="merchant">${escapeHtml(merchantName(v))}</p>
+<h1 data-testid="product">${escapeHtml(v.product_name)}</h1>
+${frequency}
+<table class="sum">
+<tr><td>Price</td><td class="v" data-testid="price">${money(v.base_amount, v.currency)}</td></tr>
+${feeRow}
+<tr class="total"><td>Total due (<span data-testid="currency">${escapeHtml(v.currency)}</span>)</td><td class="v" data-testid="amount">${money(v.amount, v.currency)}</td></tr>
+</table>`;
+}
+
+function testCards(v: View): string {
+  if (!v.test_cards.length) return '';
+  const rows = v.test_cards
+    .map((c) => `<tr><td><code>${escapeHtml(c.number)}</code></td><td>${escapeHtml(c.description)}</td></tr>`)
+    .join('');
+  return `<section class="card" data-testid="test-cards"><h2>Sandbox test cards</h2>
+<p class="muted">Any future expiry date (e.g. 12/34) and any 3-digit CVC.</p>
+<table class="cards">${rows}</table></section>`;
+}
+
+export interface PageOptions {
+  nonce: string;
+  error?: string;
+  /** Values to put back in the form after a decline (never the card number). */
+  name?: string;
+}
+
+export function renderCheckout(v: View, o: PageOptions): string {
+  const id = encodeURIComponent(v.session_id);
+  const sandbox = v.mode === 'sandbox';
+  if (v.status === 'completed') return renderCompleted(v, o.nonce);
+  if (v.status === 'expired') {
+    return layout(
+      'Checkout expired',
+      o.nonce,
+      `<section class="card" data-testid="expired">${summary(v)}
+<p class="error">This checkout session has expired. Return to ${escapeHtml(merchantName(v))} to start again.</p></section>`,
+      sandbox,
+    );
+  }
+  if (v.status === 'failed') {
+    return layout(
+      'Payment failed',
+      o.nonce,
+      `<section class="card" data-testid="failed">${summary(v)}
+<p class="error">This payment could not be completed${v.last_decline_message ? `: ${escapeHtml(v.last_decline_message)}` : ''}. Return to ${escapeHtml(merchantName(v))} to try again.</p></section>`,
+      sandbox,
+    );
+  }
+  if (!v.payments_enabled) {
+    return layout(
+      'Checkout unavailable',
+      o.nonce,
+      `<section class="card" data-testid="unavailable">${summary(v)}
+<p class="error">Live payments are not enabled for this merchant yet.</p></section>`,
+      sandbox,
+    );
+  }
+  const error = o.error ? `<p class="error" role="alert" data-testid="error">${escapeHtml(o.error)}</p>` : '';
+  const expires = new Date(v.expires_at);
+  const expiresText = Number.isNaN(expires.getTime())
+    ? ''
+    : `<p class="muted">This checkout expires at ${escapeHtml(expires.toISOString().slice(11, 16))} UTC.</p>`;
+  const body = `<section class="card">${summary(v)}</section>
+<section class="card">
+${error}
+<form method="post" action="/checkout/${id}/pay" autocomplete="off" data-testid="pay-form">
+<p class="muted">Paying as ${escapeHtml(v.customer_email)}</p>
+<label for="name">Name on card</label>
+<input id="name" name="name" maxlength="100" value="${escapeHtml(o.name ?? '')}" autocomplete="cc-name">
+<label for="card_number">Card number</label>
+<input id="card_number" name="card_number" inputmode="numeric" maxlength="23" placeholder="1234 1234 1234 1234" required autocomplete="cc-number">
+<div class="row">
+<div><label for="expiry">Expiry (MM/YY)</label><input id="expiry" name="expiry" maxlength="7" placeholder="MM/YY" required autocomplete="cc-exp"></div>
+<div><label for="cvc">CVC</label><input id="cvc" name="cvc" inputmode="numeric" maxlength="4" placeholder="123" required autocomplete="cc-csc"></div>
+</div>
+<button class="pay" type="submit" data-testid="pay">Pay ${money(v.amount, v.currency)}</button>
+</form>
+<form method="post" action="/checkout/${id}/cancel">
+<button class="cancel" type="submit" data-testid="cancel">Cancel and return to ${escapeHtml(merchantName(v))}</button>
+</form>
+${expiresText}
+</section>
+${sandbox ? testCards(v) : ''}`;
+  return layout(`Pay ${merchantName(v)}`, o.nonce, body, sandbox);
+}
+
+export function renderCompleted(v: View, nonce: string): string {
+  return layout(
+    'Payment received',
+    nonce,
+    `<section class="card" data-testid="completed">${summary(v)}
+<p class="ok"><strong>Payment received.</strong> Thank you — you can close this window.</p></section>`,
+    v.mode === 'sandbox',
+  );
+}
+
+export function renderCancelled(v: View, nonce: string): string {
+  return layout(
+    'Checkout cancelled',
+    nonce,
+    `<section class="card" data-testid="cancelled">${summary(v)}
+<p>You cancelled this checkout. No payment was taken — you can close this window.</p></section>`,
+    v.mode === 'sandbox',
+  );
+}
+
+export function renderMessage(title: string, text: string, nonce: string): string {
+  return layout(
+    title,
+    nonce,
+    `<section class="card" data-testid="message"><h1>${escapeHtml(title)}</h1><p>${escapeHtml(text)}</p></section>`,
+    false,
+  );
+}

@@ -1,0 +1,171 @@
+import { randomBytes } from 'node:crypto';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { callerToMetadata } from '@ppay/kernel';
+import type { types } from '@ppay/proto';
+import type { GatewayDeps } from '../app';
+import { toHttpError } from '../http/errors';
+import { renderCancelled, renderCheckout, renderMessage } from '../checkout/page';
+
+/**
+ * The hosted checkout page behind a session's payment_url (spec 4.2). No API key: the session id
+ * (`cs_` + 32 base62, ~190 bits) is the capability. HTML forms without JavaScript, posted to this
+ * same origin; the page is never cached, never framed, and sends no Referer to the merchant.
+ */
+const SESSION_ID = /^cs_[A-Za-z0-9]{32}$/;
+const FORM_BODY_LIMIT = 8 * 1024;
+
+type View = types.payments.CheckoutView__Output;
+
+interface PayBody {
+  card_number?: unknown;
+  expiry?: unknown;
+  cvc?: unknown;
+  name?: unknown;
+}
+
+const str = (v: unknown) => (typeof v === 'string' ? v : '');
+
+function securityHeaders(reply: FastifyReply, nonce: string, view?: View): void {
+  const formTargets = ["'self'", ...(view?.redirect_origins ?? [])].join(' ');
+  reply
+    .header(
+      'content-security-policy',
+      [
+        "default-src 'none'",
+        `style-src 'nonce-${nonce}'`,
+        "img-src 'self'",
+        `form-action ${formTargets}`,
+        "base-uri 'none'",
+        "frame-ancestors 'none'",
+      ].join('; '),
+    )
+    .header('x-frame-options', 'DENY')
+    .header('x-content-type-options', 'nosniff')
+    .header('referrer-policy', 'no-referrer')
+    .header('cache-control', 'no-store')
+    .type('text/html; charset=utf-8');
+}
+
+function html(reply: FastifyReply, status: number, render: (nonce: string) => string, view?: View) {
+  const nonce = randomBytes(16).toString('base64');
+  securityHeaders(reply, nonce, view);
+  return reply.status(status).send(render(nonce));
+}
+
+const statusForView = (v: View) => (v.status === 'expired' ? 410 : 200);
+
+export function checkoutRoutes(deps: GatewayDeps) {
+  const { payments } = deps.clients;
+
+  return async function checkout(app: FastifyInstance): Promise<void> {
+    // Plain HTML forms post urlencoded bodies; only in this scope (the API stays JSON-only).
+    app.addContentTypeParser(
+      'application/x-www-form-urlencoded',
+      { parseAs: 'string', bodyLimit: FORM_BODY_LIMIT },
+      (_req, body, done) => done(null, Object.fromEntries(new URLSearchParams(body as string))),
+    );
+
+    // The checkout RPCs carry no merchant: only the request id travels (for logs and traces).
+    const md = (req: FastifyRequest) => callerToMetadata({ requestId: req.caller.requestId });
+
+    const notFound = (reply: FastifyReply) =>
+      html(reply, 404, (n) =>
+        renderMessage(
+          'Checkout not found',
+          'This checkout link is not valid. Return to the merchant and try again.',
+          n,
+        ),
+      );
+
+    /** Errors become pages: the current state of the session when there is one, a message otherwise. */
+    const failure = async (req: FastifyRequest, reply: FastifyReply, sessionId: string, err: unknown, name = '') => {
+      const http = toHttpError(err, req.id, () => 1);
+      if (http.statusCode === 404) return notFound(reply);
+      if (http.statusCode >= 500) {
+        if (http.statusCode !== 503) req.log.error({ err }, 'checkout failed');
+        if (http.retryAfterSeconds) reply.header('retry-after', String(http.retryAfterSeconds));
+        return html(reply, http.statusCode, (n) =>
+          renderMessage(
+            'Temporarily unavailable',
+            'We could not reach the payment service. Please try again shortly.',
+            n,
+          ),
+        );
+      }
+      let view: View;
+      try {
+        view = await payments.call('GetCheckout', { session_id: sessionId }, md(req));
+      } catch {
+        return html(reply, http.statusCode, (n) => renderMessage('Checkout error', http.body.message, n));
+      }
+      const status = view.status === 'expired' ? 410 : http.statusCode;
+      return html(reply, status, (n) => renderCheckout(view, { nonce: n, error: http.body.message, name }), view);
+    };
+
+    app.get<{ Params: { session_id: string } }>(
+      '/checkout/:session_id',
+      { schema: { hide: true } },
+      async (req, reply) => {
+        const id = req.params.session_id;
+        if (!SESSION_ID.test(id)) return notFound(reply);
+        try {
+          const view = await payments.call('GetCheckout', { session_id: id }, md(req));
+          return html(reply, statusForView(view), (n) => renderCheckout(view, { nonce: n }), view);
+        } catch (err) {
+          return failure(req, reply, id, err);
+        }
+      },
+    );
+
+    app.post<{ Params: { session_id: string }; Body: PayBody | undefined }>(
+      '/checkout/:session_id/pay',
+      { schema: { hide: true } },
+      async (req, reply) => {
+        const id = req.params.session_id;
+        if (!SESSION_ID.test(id)) return notFound(reply);
+        const b = req.body ?? {};
+        const name = str(b.name).slice(0, 100);
+        try {
+          const res = await payments.call(
+            'PayCheckout',
+            {
+              session_id: id,
+              card: { number: str(b.card_number), expiry: str(b.expiry), cvc: str(b.cvc), name },
+            },
+            md(req),
+          );
+          const view = res.checkout!;
+          if (res.result === 'succeeded') {
+            return reply
+              .header('referrer-policy', 'no-referrer')
+              .header('cache-control', 'no-store')
+              .redirect(res.redirect_url || `/checkout/${encodeURIComponent(id)}`, 303);
+          }
+          // Declined: the customer may try another card (402), unless the session has now failed.
+          return html(reply, 402, (n) => renderCheckout(view, { nonce: n, error: res.message, name }), view);
+        } catch (err) {
+          return failure(req, reply, id, err, name);
+        }
+      },
+    );
+
+    app.post<{ Params: { session_id: string } }>(
+      '/checkout/:session_id/cancel',
+      { schema: { hide: true } },
+      async (req, reply) => {
+        const id = req.params.session_id;
+        if (!SESSION_ID.test(id)) return notFound(reply);
+        try {
+          const res = await payments.call('CancelCheckout', { session_id: id }, md(req));
+          if (res.redirect_url) {
+            return reply.header('referrer-policy', 'no-referrer').redirect(res.redirect_url, 303);
+          }
+          const view = res.checkout!;
+          return html(reply, 200, (n) => renderCancelled(view, n), view);
+        } catch (err) {
+          return failure(req, reply, id, err);
+        }
+      },
+    );
+  };
+}

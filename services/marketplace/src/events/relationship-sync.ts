@@ -1,0 +1,19 @@
+import { SUBJECTS, type ConsumerSpec, type EventEnvelope } from '@ppay/kernel';
+import type { MarketplaceService } from '../domain/marketplace';
+
+/**
+ * Repairs the sub-merchant's cached marketplace fields after every relationship change. The request
+ * path already did the same write; this covers a crash between the relationship write and it.
+ * Idempotent: it re-reads the relationship and writes only a newer version.
+ */
+export function relationshipSyncConsumer(marketplace: MarketplaceService): ConsumerSpec {
+  return {
+    stream: 'MERCHANTS',
+    durable: 'marketplace-relationship-sync',
+    filterSubject: SUBJECTS.relationshipChanged,
+    async handle(envelope: EventEnvelope) {
+      const data = (envelope as EventEnvelope<typeof SUBJECTS.relationshipChanged>).data;
+      await marketplace.syncMerchant(data.merchant_id);
+    },
+  };
+}

@@ -1,0 +1,94 @@
+import { createHash } from 'node:crypto';
+import { PlatformError, type Mode, type Money } from '@ppay/kernel';
+import type { CardResult, CheckoutProcessor, TestCard, ValidCard } from '../domain/sessions';
+import type { GatewayGroup } from '../domain/routing';
+
+/**
+ * Deterministic sandbox card outcomes for the hosted checkout (docs/decisions-sessions.md), the same
+ * for every gateway group. Any future expiry and any CVC. Any other (Luhn-valid) number is declined:
+ * sandbox never takes a real card.
+ */
+export const TEST_CARDS: readonly (TestCard & { decline_code?: string; message?: string; delayed?: boolean })[] = [
+  { number: '4242 4242 4242 4242', outcome: 'succeeds', description: 'Visa — payment succeeds' },
+  { number: '5555 5555 5555 4444', outcome: 'succeeds', description: 'Mastercard — payment succeeds' },
+  {
+    number: '4000 0000 0000 0002',
+    outcome: 'declines',
+    description: 'Declined (card_declined)',
+    decline_code: 'card_declined',
+    message: 'Your card was declined.',
+  },
+  {
+    number: '4000 0000 0000 9995',
+    outcome: 'declines',
+    description: 'Declined (insufficient_funds)',
+    decline_code: 'insufficient_funds',
+    message: 'Your card has insufficient funds.',
+  },
+  {
+    number: '4000 0000 0000 0069',
+    outcome: 'declines',
+    description: 'Declined (expired_card)',
+    decline_code: 'expired_card',
+    message: 'Your card has expired.',
+  },
+  {
+    number: '4000 0000 0000 0119',
+    outcome: 'fails_after_delay',
+    description: 'Processing error after ~2 s (processing_error)',
+    decline_code: 'processing_error',
+    message: 'An error occurred while processing your card. Try again in a little bit.',
+    delayed: true,
+  },
+];
+
+const BY_NUMBER = new Map(TEST_CARDS.map((c) => [c.number.replace(/\s/g, ''), c]));
+
+function brandOf(number: string): string {
+  if (number.startsWith('4')) return 'visa';
+  if (/^(5[1-5]|2[2-7])/.test(number)) return 'mastercard';
+  if (/^3[47]/.test(number)) return 'amex';
+  if (/^(506[01]|507[89]|6500)/.test(number)) return 'verve';
+  return 'card';
+}
+
+export class SandboxCheckoutProcessor implements CheckoutProcessor {
+  constructor(
+    private readonly options: { processingDelayMs: number; sleep?: (ms: number) => Promise<void> } = {
+      processingDelayMs: 2_000,
+    },
+  ) {}
+
+  testCards(mode: Mode): TestCard[] {
+    if (mode !== 'sandbox') return [];
+    return TEST_CARDS.map(({ number, outcome, description }) => ({ number, outcome, description }));
+  }
+
+  async authorise(
+    payment: { charge_id: string; group: GatewayGroup; mode: Mode; amount: Money },
+    card: ValidCard,
+  ): Promise<CardResult> {
+    if (payment.mode !== 'sandbox') {
+      throw new PlatformError('GATEWAY_NOT_CONFIGURED', undefined, { detail: 'live checkout is not enabled yet' });
+    }
+    const summary = { brand: brandOf(card.number), last4: card.number.slice(-4) };
+    const test = BY_NUMBER.get(card.number);
+    if (!test) {
+      return {
+        approved: false,
+        decline_code: 'card_declined',
+        message: 'Your card was declined. This is a sandbox checkout: use one of the test cards.',
+        card: summary,
+      };
+    }
+    if (test.delayed) {
+      const sleep = this.options.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
+      await sleep(this.options.processingDelayMs);
+    }
+    if (test.outcome === 'succeeds') {
+      const digest = createHash('sha256').update(`${payment.group}:${payment.charge_id}`).digest('hex');
+      return { approved: true, gateway_reference: `sbx_${payment.group}_${digest.slice(0, 20)}`, card: summary };
+    }
+    return { approved: false, decline_code: test.decline_code!, message: test.message!, card: summary };
+  }
+}

@@ -1,0 +1,76 @@
+import { PlatformError } from '@ppay/kernel';
+import { SandboxCheckoutProcessor, TEST_CARDS } from '../adapters/sandbox-checkout';
+import { checkRedirectUrl, effectiveStatus, redirectWithSession, validateCard, type SessionRecord } from './sessions';
+
+const now = new Date('2026-05-01T12:00:00Z');
+const card = (number: string, expiry = '12/34', cvc = '123') => validateCard({ number, expiry, cvc }, now);
+const codeOf = (fn: () => unknown) => {
+  try {
+    fn();
+  } catch (err) {
+    return [(err as PlatformError).code, (err as PlatformError).param];
+  }
+  return undefined;
+};
+
+describe('checkout card validation', () => {
+  it('accepts every documented test card (Luhn-valid), with spaces or dashes', () => {
+    for (const c of TEST_CARDS) expect(card(c.number).number).toBe(c.number.replace(/\s/g, ''));
+    expect(card('4242-4242-4242-4242').number).toBe('4242424242424242');
+  });
+  it('refuses a bad number, a past or malformed expiry and a bad CVC', () => {
+    expect(codeOf(() => card('4242424242424241'))).toEqual(['VALIDATION_FAILED', 'card.number']);
+    expect(codeOf(() => card('4242'))).toEqual(['VALIDATION_FAILED', 'card.number']);
+    expect(codeOf(() => card('4242424242424242', '04/26'))).toEqual(['VALIDATION_FAILED', 'card.expiry']);
+    expect(codeOf(() => card('4242424242424242', '13/30'))).toEqual(['VALIDATION_FAILED', 'card.expiry']);
+    expect(codeOf(() => card('4242424242424242', 'soon'))).toEqual(['VALIDATION_FAILED', 'card.expiry']);
+    expect(codeOf(() => card('4242424242424242', '12/34', '12'))).toEqual(['VALIDATION_FAILED', 'card.cvc']);
+    // The current month is still valid; YYYY works too.
+    expect(card('4242424242424242', '05/2026').exp_year).toBe(2026);
+  });
+});
+
+describe('sandbox test cards', () => {
+  const processor = new SandboxCheckoutProcessor({ processingDelayMs: 2_000, sleep: async () => undefined });
+  const pay = (number: string) =>
+    processor.authorise(
+      { charge_id: 'ch_1', group: 'card', mode: 'sandbox', amount: { amount: 100, currency: 'USD' } },
+      card(number),
+    );
+  it('are deterministic', async () => {
+    expect(await pay('4242424242424242')).toMatchObject({ approved: true, card: { brand: 'visa', last4: '4242' } });
+    expect(await pay('4000000000000002')).toMatchObject({ approved: false, decline_code: 'card_declined' });
+    expect(await pay('4000000000009995')).toMatchObject({ approved: false, decline_code: 'insufficient_funds' });
+    expect(await pay('4000000000000119')).toMatchObject({ approved: false, decline_code: 'processing_error' });
+    // A real-looking card is never charged in sandbox.
+    expect(await pay('4111111111111111')).toMatchObject({ approved: false, decline_code: 'card_declined' });
+    expect(processor.testCards('live')).toEqual([]);
+  });
+  it('refuses live mode', async () => {
+    await expect(
+      processor.authorise(
+        { charge_id: 'ch_1', group: 'card', mode: 'live', amount: { amount: 100, currency: 'USD' } },
+        card('4242424242424242'),
+      ),
+    ).rejects.toMatchObject({ code: 'GATEWAY_NOT_CONFIGURED' });
+  });
+});
+
+describe('redirect URLs and expiry', () => {
+  it('accepts absolute http(s) only and appends session_id', () => {
+    expect(checkRedirectUrl(' https://shop.example/x?a=1 ', 'success_url')).toBe('https://shop.example/x?a=1');
+    expect(checkRedirectUrl(undefined, 'success_url')).toBe('');
+    for (const bad of ['/x', 'javascript:alert(1)', 'ftp://x.example/', 'https://u:p@x.example/'])
+      expect(codeOf(() => checkRedirectUrl(bad, 'success_url'))).toEqual(['VALIDATION_FAILED', 'success_url']);
+    expect(redirectWithSession('https://shop.example/x?a=1', 'cs_1')).toBe(
+      'https://shop.example/x?a=1&session_id=cs_1',
+    );
+  });
+  it('a pending session past expires_at reads as expired unless an attempt is in flight', () => {
+    const s = { status: 'pending', expires_at: new Date(now.getTime() - 1), in_flight: null } as SessionRecord;
+    expect(effectiveStatus(s, now)).toBe('expired');
+    expect(effectiveStatus({ ...s, expires_at: new Date(now.getTime() + 1) }, now)).toBe('pending');
+    expect(effectiveStatus({ ...s, in_flight: { attempt_id: 'a', started_at: now } }, now)).toBe('pending');
+    expect(effectiveStatus({ ...s, status: 'completed' }, now)).toBe('completed');
+  });
+});

@@ -1,0 +1,13 @@
+import type { types } from '@ppay/proto';
+import type { MetadataValue } from '../domain/charges';
+
+/** Scalar metadata from its protobuf oneof (the gateway already refused nested values). */
+export function metadataOf(input: Record<string, types.common.MetadataValue__Output>): Record<string, MetadataValue> {
+  const out: Record<string, MetadataValue> = {};
+  for (const [key, v] of Object.entries(input)) {
+    if (v.kind === 'string_value') out[key] = v.string_value ?? '';
+    else if (v.kind === 'number_value') out[key] = v.number_value ?? 0;
+    else if (v.kind === 'bool_value') out[key] = v.bool_value ?? false;
+  }
+  return out;
+}

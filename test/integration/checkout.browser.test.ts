@@ -1,0 +1,334 @@
+import { createHash } from 'node:crypto';
+import * as httpServer from 'node:http';
+import * as net from 'node:net';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import {
+  callerToMetadata,
+  connectNats,
+  createLogger,
+  formatMoney,
+  newRequestId,
+  ServiceClient,
+  type EventEnvelope,
+  type NatsContext,
+  type PaymentOutcome,
+} from '@ppay/kernel';
+import { loadPlatformProto, type types } from '@ppay/proto';
+import { testInfraUrls } from '../support/infra';
+import { eventually, http, startTestPlatform, type TestPlatform } from '../support/platform';
+
+/** The gateway must know its public address to build payment_url: pin the port range up front. */
+async function platformWithPublicUrl(suite: string, paymentsEnv: Record<string, string> = {}): Promise<TestPlatform> {
+  const free = (port: number) =>
+    new Promise<boolean>((resolve) => {
+      const s = net.createServer();
+      s.once('error', () => resolve(false));
+      s.listen(port, '127.0.0.1', () => s.close(() => resolve(true)));
+    });
+  const start = createHash('sha256').update(suite).digest().readUInt16BE(0) % 400;
+  for (let i = 0; i < 400; i++) {
+    const base = 21000 + ((start + i) % 400) * 30;
+    if ((await Promise.all([0, 1, 10, 15, 20, 25].map((d) => free(base + d)))).every(Boolean)) {
+      return startTestPlatform(suite, {
+        portBase: base,
+        envFor: { gateway: { PUBLIC_BASE_URL: `http://127.0.0.1:${base}` }, payments: paymentsEnv },
+      });
+    }
+  }
+  throw new Error('no free port range');
+}
+
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
+/** The merchant's site: success and cancel pages on 127.0.0.1 that record the visits. */
+async function merchantSite() {
+  const visits: string[] = [];
+  const server = httpServer.createServer((req, res) => {
+    visits.push(req.url ?? '');
+    res.writeHead(200, { 'content-type': 'text/html' });
+    res.end(
+      `<!doctype html><title>shop</title><h1 id="shop">${req.url?.startsWith('/success') ? 'Thanks!' : 'Cart'}</h1>`,
+    );
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const port = (server.address() as net.AddressInfo).port;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    visits,
+    close: () => new Promise<void>((r) => server.close(() => r())),
+  };
+}
+
+async function fillCard(page: Page, number: string) {
+  await page.fill('#name', 'Ada Obi');
+  await page.fill('#card_number', number);
+  await page.fill('#expiry', '12/34');
+  await page.fill('#cvc', '123');
+}
+
+/** The hosted checkout page in headless Chromium (spec 4.2 payment_url, 3.1). */
+describe('hosted checkout page', () => {
+  let t: TestPlatform;
+  let browser: Browser;
+  let site: Awaited<ReturnType<typeof merchantSite>>;
+  let nats: NatsContext;
+  let payments: ServiceClient<types.payments.PaymentsServiceClient>;
+  let m: Awaited<ReturnType<TestPlatform['merchant']>>;
+  const BUSINESS = 'Ada & Sons <Bakery>';
+
+  const session = async (extra: Record<string, unknown> = {}, key = m.api_key) => {
+    const res = await http(t.url, 'POST', '/api/v1/partner/payments/sessions', {
+      headers: { 'x-api-key': key },
+      body: {
+        amount: 500_000,
+        currency: 'NGN',
+        product_name: '<img src=x onerror=alert(1)> Sourdough subscription',
+        customer: { email: 'ada@example.com', first_name: 'Ada' },
+        success_url: `${site.url}/success?order=42`,
+        cancel_url: `${site.url}/cancel`,
+        metadata: { order: 42 },
+        ...extra,
+      },
+    });
+    expect(res.status).toBe(200);
+    return res.body.data as { session_id: string; payment_url: string };
+  };
+  const getSession = async (id: string, key = m.api_key) =>
+    (await http(t.url, 'GET', `/api/v1/partner/payments/sessions/${id}`, { headers: { 'x-api-key': key } })).body.data;
+  const balances = async (merchantId: number) =>
+    (
+      await payments.call(
+        'GetWalletBalances',
+        { merchant_id: merchantId, mode: 'sandbox' },
+        callerToMetadata({ requestId: newRequestId(), auth: 'internal' }),
+      )
+    ).balances;
+
+  beforeAll(async () => {
+    site = await merchantSite();
+    t = await platformWithPublicUrl('checkout');
+    browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
+    nats = await connectNats(testInfraUrls().natsUrl, 'checkout-test', createLogger('checkout-test', 'silent'));
+    payments = new ServiceClient(
+      'payments',
+      loadPlatformProto().ppay.payments.v1.PaymentsService,
+      t.platform.grpcAddress('payments'),
+      { deadlineMs: 5_000 },
+    );
+    m = await t.merchant({ country: 'NG', currency: 'NGN', businessName: BUSINESS });
+  });
+  afterAll(async () => {
+    payments?.close();
+    await nats?.nc.drain();
+    await browser?.close();
+    await t?.stop();
+    await site?.close();
+  });
+
+  it('shows merchant, product, amount, fee and currency, escaped, under a strict CSP; paying redirects to success_url and credits the wallet once', async () => {
+    const s = await session();
+    const page = await browser.newPage();
+    const errors: string[] = [];
+    page.on('pageerror', (e) => errors.push(String(e)));
+    page.on('dialog', (d) => {
+      errors.push(`dialog: ${d.message()}`);
+      void d.dismiss();
+    });
+    const res = await page.goto(s.payment_url);
+    expect(res?.status()).toBe(200);
+    const headers = res!.headers();
+    expect(headers['content-security-policy']).toContain("default-src 'none'");
+    expect(headers['content-security-policy']).toContain(`form-action 'self' ${site.url}`);
+    expect(headers['cache-control']).toBe('no-store');
+    expect(headers['referrer-policy']).toBe('no-referrer');
+
+    await expect(page.textContent('[data-testid=sandbox-banner]')).resolves.toContain('SANDBOX');
+    // The business name once marketplace publishes it, the merchant id until then — escaped either way.
+    expect([BUSINESS, `Merchant #${m.merchant_id}`]).toContain(await page.textContent('[data-testid=merchant]'));
+    expect(await page.textContent('[data-testid=product]')).toBe('<img src=x onerror=alert(1)> Sourdough subscription');
+    expect(await page.locator('img').count()).toBe(0);
+    expect(await page.textContent('[data-testid=price]')).toBe(formatMoney({ amount: 500_000, currency: 'NGN' }));
+    expect(await page.textContent('[data-testid=fee]')).toBe(formatMoney({ amount: 17_500, currency: 'NGN' }));
+    expect(await page.textContent('[data-testid=amount]')).toBe(formatMoney({ amount: 500_000, currency: 'NGN' }));
+    expect(await page.textContent('[data-testid=currency]')).toBe('NGN');
+    const cards = await page.textContent('[data-testid=test-cards]');
+    for (const n of ['4242 4242 4242 4242', '4000 0000 0000 0002', '4000 0000 0000 9995', '4000 0000 0000 0119'])
+      expect(cards).toContain(n);
+    await page.setViewportSize({ width: 900, height: 1100 });
+    await page.screenshot({ path: '/tmp/checkout.png', fullPage: true });
+
+    await fillCard(page, '4242 4242 4242 4242');
+    await Promise.all([page.waitForURL(`${site.url}/success**`), page.click('[data-testid=pay]')]);
+    const landed = new URL(page.url());
+    expect(landed.pathname).toBe('/success');
+    expect(landed.searchParams.get('order')).toBe('42');
+    expect(landed.searchParams.get('session_id')).toBe(s.session_id);
+    expect(await page.textContent('#shop')).toBe('Thanks!');
+    expect(errors).toEqual([]);
+
+    const got = await getSession(s.session_id);
+    expect(got).toMatchObject({ session_id: s.session_id, status: 'completed', amount: 500_000, currency: 'NGN' });
+    expect(Date.parse(got.completed_at)).toBeGreaterThanOrEqual(Date.parse(got.created_at));
+
+    // payment.succeeded went out with the session's data and the 6.5 breakdown; the ledger credits the net once.
+    expect(await eventually(async () => (await balances(m.merchant_id)).length === 1, 10_000)).toBe(true);
+    expect(await balances(m.merchant_id)).toEqual([
+      { currency: 'NGN', balance: 482_500, total_credits: 482_500, total_debits: 0, transaction_count: 1 },
+    ]);
+    const stored = await nats.jsm.streams.getMessage('PAYMENTS', { last_by_subj: 'payments.payment.succeeded' });
+    expect(stored.header.get('Nats-Msg-Id')).toBe(stored.json<EventEnvelope>().event_id);
+    const event = stored.json<EventEnvelope>();
+    const data = event.data as PaymentOutcome;
+    expect(data).toMatchObject({
+      session_id: s.session_id,
+      status: 'succeeded',
+      payment_type: 'one_time',
+      product: { id: null, title: '<img src=x onerror=alert(1)> Sourdough subscription', type: 'custom' },
+      metadata: { order: 42 },
+      breakdown: {
+        customer_paid: { amount: 500_000, currency: 'NGN' },
+        merchant_gross: { amount: 500_000, currency: 'NGN' },
+        merchant_net: { amount: 482_500, currency: 'NGN' },
+      },
+    });
+    expect(data.charge_id).toMatch(/^ch_/);
+
+    // Paying again (back button, double submit) changes nothing and lands on success again.
+    await page.goto(s.payment_url);
+    expect(await page.textContent('[data-testid=completed]')).toContain('Payment received');
+    const again = await fetch(`${t.url}/checkout/${s.session_id}/pay`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ card_number: '4242424242424242', expiry: '12/34', cvc: '123' }),
+      redirect: 'manual',
+    });
+    expect(again.status).toBe(303);
+    expect(again.headers.get('location')).toBe(`${site.url}/success?order=42&session_id=${s.session_id}`);
+    await new Promise((r) => setTimeout(r, 500));
+    expect((await balances(m.merchant_id))[0]!.transaction_count).toBe(1);
+    await page.close();
+  });
+
+  it('a declined card shows the error and keeps the session open; another card then pays', async () => {
+    const other = await t.merchant({ country: 'NG', currency: 'NGN' });
+    const s = await session({}, other.api_key);
+    const page = await browser.newPage();
+    await page.goto(s.payment_url);
+    await fillCard(page, '4000 0000 0000 0002');
+    await page.click('[data-testid=pay]');
+    await expect(page.textContent('[data-testid=error]')).resolves.toBe('Your card was declined.');
+    expect(new URL(page.url()).pathname).toBe(`/checkout/${s.session_id}/pay`);
+    expect((await getSession(s.session_id, other.api_key)).status).toBe('pending');
+
+    await fillCard(page, '4000 0000 0000 9995');
+    await page.click('[data-testid=pay]');
+    await expect(page.textContent('[data-testid=error]')).resolves.toBe('Your card has insufficient funds.');
+
+    // Invalid input is caught before any gateway call.
+    await fillCard(page, '4242 4242 4242 4241');
+    await page.click('[data-testid=pay]');
+    await expect(page.textContent('[data-testid=error]')).resolves.toBe('Your card number is invalid');
+
+    // The slow card fails after ~2 s with a processing error.
+    await fillCard(page, '4000 0000 0000 0119');
+    const started = Date.now();
+    await page.click('[data-testid=pay]');
+    await expect(page.textContent('[data-testid=error]')).resolves.toContain('An error occurred while processing');
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1_900);
+
+    // Each decline published payment.failed with its own charge; none credited anything.
+    const failed = await nats.jsm.streams.getMessage('PAYMENTS', { last_by_subj: 'payments.payment.failed' });
+    expect(failed.json<EventEnvelope>().data).toMatchObject({
+      session_id: s.session_id,
+      status: 'failed',
+      failure_reason: 'processing_error',
+    });
+
+    await fillCard(page, '4242 4242 4242 4242');
+    await Promise.all([page.waitForURL(`${site.url}/success**`), page.click('[data-testid=pay]')]);
+    expect((await getSession(s.session_id, other.api_key)).status).toBe('completed');
+    expect(await eventually(async () => (await balances(other.merchant_id)).length === 1, 10_000)).toBe(true);
+    expect((await balances(other.merchant_id))[0]).toMatchObject({ balance: 482_500, transaction_count: 1 });
+    await page.close();
+  });
+
+  it('cancel redirects to cancel_url; the session stays pending until it expires', async () => {
+    const s = await session();
+    const page = await browser.newPage();
+    await page.goto(s.payment_url);
+    await Promise.all([page.waitForURL(`${site.url}/cancel**`), page.click('[data-testid=cancel]')]);
+    expect(new URL(page.url()).searchParams.get('session_id')).toBe(s.session_id);
+    expect(await page.textContent('#shop')).toBe('Cart');
+    expect((await getSession(s.session_id)).status).toBe('pending');
+    await page.close();
+  });
+
+  it('without success_url / cancel_url the platform shows its own done pages', async () => {
+    const s = await session({ success_url: undefined, cancel_url: undefined });
+    const page = await browser.newPage();
+    await page.goto(s.payment_url);
+    await page.click('[data-testid=cancel]');
+    await expect(page.textContent('[data-testid=cancelled]')).resolves.toContain('You cancelled this checkout');
+    await page.goto(s.payment_url);
+    await fillCard(page, '5555 5555 5555 4444');
+    await page.click('[data-testid=pay]');
+    await expect(page.textContent('[data-testid=completed]')).resolves.toContain('Payment received');
+    expect(new URL(page.url()).pathname).toBe(`/checkout/${s.session_id}`);
+    await page.close();
+  });
+
+  it('an unknown session id is a 404 page', async () => {
+    const page = await browser.newPage();
+    const res = await page.goto(`${t.url}/checkout/cs_${'A'.repeat(32)}`);
+    expect(res?.status()).toBe(404);
+    expect(await page.textContent('h1')).toBe('Checkout not found');
+    await page.close();
+  });
+});
+
+describe('hosted checkout page: expiry', () => {
+  let t: TestPlatform;
+  let browser: Browser;
+  beforeAll(async () => {
+    t = await platformWithPublicUrl('checkout-expiry', { SESSION_TTL_MS: '1500' });
+    browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await t?.stop();
+  });
+
+  it('an expired session shows the expired page, GET says expired, and paying is refused', async () => {
+    const m = await t.merchant({ country: 'NG', currency: 'NGN' });
+    const created = await http(t.url, 'POST', '/api/v1/partner/payments/sessions', {
+      headers: { 'x-api-key': m.api_key },
+      body: { amount: 100_000, currency: 'NGN', product_name: 'Bread', customer: { email: 'c@example.com' } },
+    });
+    const s = created.body.data as { session_id: string; payment_url: string };
+    const page = await browser.newPage();
+    // Open while still pending, let it expire with the page open, then try to pay.
+    await page.goto(s.payment_url);
+    expect(await page.locator('[data-testid=pay-form]').count()).toBe(1);
+    await new Promise((r) => setTimeout(r, 2_000));
+    await fillCard(page, '4242 4242 4242 4242');
+    await page.click('[data-testid=pay]');
+    await expect(page.textContent('[data-testid=expired]')).resolves.toContain('This checkout session has expired');
+    const reload = await page.goto(s.payment_url);
+    expect(reload?.status()).toBe(410);
+    expect(await page.locator('[data-testid=pay-form]').count()).toBe(0);
+    const got = await http(t.url, 'GET', `/api/v1/partner/payments/sessions/${s.session_id}`, {
+      headers: { 'x-api-key': m.api_key },
+    });
+    expect(got.body.data).toMatchObject({ status: 'expired', completed_at: null });
+    await page.close();
+  });
+});

@@ -1,0 +1,460 @@
+import { execFile } from 'node:child_process';
+import * as path from 'node:path';
+import { promisify } from 'node:util';
+import { callerToMetadata, grpcAddrEnvVar, newRequestId, RemoteCallError, ServiceClient } from '@ppay/kernel';
+import { loadPlatformProto, type types } from '@ppay/proto';
+import type { NewMerchant } from '@ppay/devstack';
+import { eventually, http, startTestPlatform, type TestPlatform } from '../support/platform';
+
+const execFileAsync = promisify(execFile);
+
+/** Spec 2.6, 3.5, 4.1 (split lookup), 4.9: marketplace setup, sub-merchants and commission. */
+describe('marketplace: setup, create-or-link, commission and the split lookup', () => {
+  let t: TestPlatform;
+  let grpc: ServiceClient<types.marketplace.MarketplaceServiceClient>;
+
+  const call = (key: string, method: string, url: string, body?: unknown) =>
+    http(t.url, method, `/api/v1/partner${url}`, { headers: { 'x-api-key': key }, body });
+  const resolveSplit = (operator: number, sub: number) =>
+    grpc.call(
+      'ResolveSplit',
+      { operator_merchant_id: operator, sub_merchant_id: sub },
+      callerToMetadata({ requestId: newRequestId(), auth: 'internal' }),
+    );
+  const operatorWithMarketplace = async (defaultRate?: number): Promise<NewMerchant> => {
+    const op = await t.merchant({ marketplace: true });
+    const res = await call(op.api_key, 'POST', '/marketplace/setup', {
+      marketplace_name: 'Crafts',
+      ...(defaultRate === undefined ? {} : { default_commission_rate: defaultRate }),
+    });
+    expect(res.status).toBe(200);
+    return op;
+  };
+  const email = () => `sub${Date.now()}${Math.random().toString(36).slice(2, 8)}@example.com`;
+
+  beforeAll(async () => {
+    t = await startTestPlatform('marketplace');
+    const proto = loadPlatformProto().ppay;
+    grpc = new ServiceClient(
+      'marketplace',
+      proto.marketplace.v1.MarketplaceService,
+      t.platform.grpcAddress('marketplace'),
+      { deadlineMs: 10_000 },
+    );
+  });
+  afterAll(async () => {
+    grpc?.close();
+    await t?.stop();
+  });
+
+  describe('POST /marketplace/setup', () => {
+    it('enables marketplace mode; a repeated call updates the name and keeps the default unless given', async () => {
+      const op = await t.merchant({ marketplace: true });
+      const first = await call(op.api_key, 'POST', '/marketplace/setup', {
+        marketplace_name: 'Crafts',
+        default_commission_rate: 8,
+      });
+      expect(first.status).toBe(200);
+      expect(first.body).toEqual({
+        success: true,
+        message: 'Marketplace mode enabled',
+        data: {
+          marketplace_id: String(op.merchant_id),
+          status: 'active',
+          marketplace_name: 'Crafts',
+          default_commission_rate: '0.0800',
+          created_at: expect.any(String),
+          updated_at: expect.any(String),
+        },
+      });
+      const again = await call(op.api_key, 'POST', '/marketplace/setup', { marketplace_name: 'Crafts & Co' });
+      expect(again.body.data).toMatchObject({ marketplace_name: 'Crafts & Co', default_commission_rate: '0.0800' });
+      expect(again.body.data.created_at).toBe(first.body.data.created_at);
+      const stored = await (
+        await t.db('marketplace')
+      )
+        .collection('merchants')
+        .findOne({ _id: op.merchant_id as never });
+      expect(stored?.marketplace).toMatchObject({
+        name: 'Crafts & Co',
+        default_commission_rate: '0.0800',
+        status: 'active',
+      });
+    });
+
+    it('validates the body: rate 0..100 with at most 2 decimals, name required, no unknown fields', async () => {
+      const op = await t.merchant({ marketplace: true });
+      for (const body of [
+        { marketplace_name: 'X', default_commission_rate: 101 },
+        { marketplace_name: 'X', default_commission_rate: -1 },
+        { marketplace_name: 'X', default_commission_rate: '8' },
+        { marketplace_name: 'X', default_commission_rate: 8.125 },
+        { default_commission_rate: 8 },
+        { marketplace_name: 'X', extra: 1 },
+      ]) {
+        const res = await call(op.api_key, 'POST', '/marketplace/setup', body);
+        expect([JSON.stringify(body), res.status, res.body.error.code]).toEqual([
+          JSON.stringify(body),
+          400,
+          'VALIDATION_FAILED',
+        ]);
+      }
+    });
+
+    it('a merchant that is not an operator gets 403 on every marketplace operation', async () => {
+      const m = await t.merchant();
+      for (const [method, url, body] of [
+        ['POST', '/marketplace/setup', { marketplace_name: 'X' }],
+        ['POST', '/marketplace/merchants', { email: email(), country: 'NG', baseline_currency: 'NGN' }],
+        ['GET', '/marketplace/merchants', undefined],
+        ['PATCH', '/marketplace/merchants/1000/commission', { commission_rate: 5 }],
+        ['DELETE', '/marketplace/merchants/1000', undefined],
+      ] as const) {
+        const res = await call(m.api_key, method, url, body);
+        expect([url, res.status, res.body.error.code, res.body.message]).toEqual([
+          url,
+          403,
+          'MARKETPLACE_OPERATOR_REQUIRED',
+          'This endpoint is restricted to marketplace operators',
+        ]);
+      }
+    });
+  });
+
+  describe('POST /marketplace/merchants (create or link)', () => {
+    it('needs a set-up marketplace', async () => {
+      const op = await t.merchant({ marketplace: true });
+      const res = await call(op.api_key, 'POST', '/marketplace/merchants', {
+        email: email(),
+        country: 'NG',
+        baseline_currency: 'NGN',
+      });
+      expect(res.status).toBe(422);
+      expect(res.body.error.code).toBe('MARKETPLACE_NOT_SET_UP');
+    });
+
+    it('creates a new business as an active sub-merchant (spec 2.6 shape) and caches it on the merchant', async () => {
+      const op = await operatorWithMarketplace(8);
+      const address = email();
+      const res = await call(op.api_key, 'POST', '/marketplace/merchants', {
+        email: address,
+        business_name: 'Pottery',
+        country: 'GH',
+        baseline_currency: 'GHS',
+        commission_rate: 5,
+      });
+      expect(res.status).toBe(201);
+      const rel = res.body.data;
+      expect(rel).toEqual({
+        id: expect.any(Number),
+        marketplace_id: op.merchant_id,
+        merchant_id: expect.any(Number),
+        commission_rate: '0.0500',
+        commission_source: 'merchant',
+        status: 'active',
+        invite_token: null,
+        invited_at: null,
+        joined_at: expect.any(String),
+        created_at: expect.any(String),
+        updated_at: expect.any(String),
+        merchant: { id: rel.merchant_id, educator_email: address },
+      });
+      const db = await t.db('marketplace');
+      const sub = await db.collection('merchants').findOne({ _id: rel.merchant_id });
+      expect(sub).toMatchObject({
+        is_marketplace_operator: false,
+        country: 'GH',
+        baseline_currency: 'GHS',
+        marketplace_id: op.merchant_id,
+        marketplace_commission_rate: '0.0500',
+      });
+      // The relationship_changed event leaves through the outbox.
+      expect(
+        await eventually(
+          async () => (await db.collection('relationships').findOne({ _id: rel.id }))?.outbox?.length === 0,
+        ),
+      ).toBe(true);
+      // The same e-mail again is a conflict that points at linking.
+      const dup = await call(op.api_key, 'POST', '/marketplace/merchants', {
+        email: address,
+        country: 'GH',
+        baseline_currency: 'GHS',
+      });
+      expect(dup.status).toBe(409);
+      expect(dup.body.error).toMatchObject({ code: 'ALREADY_EXISTS', param: 'email' });
+    });
+
+    it('invites an existing business: pending (no split) until it accepts with its own API key', async () => {
+      const op = await operatorWithMarketplace();
+      const existing = await t.merchant();
+      const res = await call(op.api_key, 'POST', '/marketplace/merchants', { merchant_id: existing.merchant_id });
+      expect(res.status).toBe(201);
+      expect(res.body.data).toMatchObject({
+        status: 'pending',
+        merchant_id: existing.merchant_id,
+        joined_at: null,
+        commission_rate: '0.0000',
+        commission_source: 'none',
+        merchant: { id: existing.merchant_id, educator_email: expect.stringContaining('@example.com') },
+      });
+      const token = res.body.data.invite_token as string;
+      expect(token).toMatch(/^inv_[0-9A-Za-z]{32}$/);
+      expect(res.body.data.invited_at).toEqual(expect.any(String));
+      expect(await resolveSplit(op.merchant_id, existing.merchant_id)).toMatchObject({
+        active: false,
+        status: 'pending',
+      });
+
+      // The operator cannot accept on the business's behalf.
+      const byOperator = await call(op.api_key, 'POST', '/marketplace/invitations/accept', { invite_token: token });
+      expect(byOperator.status).toBe(404);
+      expect(byOperator.body.error.code).toBe('INVITATION_NOT_FOUND');
+
+      const accepted = await call(existing.api_key, 'POST', '/marketplace/invitations/accept', { invite_token: token });
+      expect(accepted.status).toBe(200);
+      expect(accepted.body.data).toMatchObject({ status: 'active', invite_token: null, joined_at: expect.any(String) });
+      expect(await resolveSplit(op.merchant_id, existing.merchant_id)).toMatchObject({ active: true });
+      const pending = await call(op.api_key, 'GET', '/marketplace/merchants?status=pending');
+      expect(pending.body.data.pagination.total).toBe(0);
+    });
+
+    it('refuses a business already in this or another marketplace (409), operators and unknown ids', async () => {
+      const op = await operatorWithMarketplace();
+      const other = await operatorWithMarketplace();
+      const created = await call(op.api_key, 'POST', '/marketplace/merchants', {
+        email: email(),
+        country: 'NG',
+        baseline_currency: 'NGN',
+      });
+      const subId = created.body.data.merchant_id as number;
+      for (const key of [op.api_key, other.api_key]) {
+        const res = await call(key, 'POST', '/marketplace/merchants', { merchant_id: subId });
+        expect(res.status).toBe(409);
+        expect(res.body.error.code).toBe('MERCHANT_ALREADY_LINKED');
+      }
+      const asOperator = await call(op.api_key, 'POST', '/marketplace/merchants', { merchant_id: other.merchant_id });
+      expect(asOperator.status).toBe(400);
+      const unknown = await call(op.api_key, 'POST', '/marketplace/merchants', { merchant_id: 99_999_999 });
+      expect(unknown.status).toBe(404);
+      const both = await call(op.api_key, 'POST', '/marketplace/merchants', { merchant_id: subId, email: email() });
+      expect(both.status).toBe(400);
+      const missing = await call(op.api_key, 'POST', '/marketplace/merchants', { email: email(), country: 'NG' });
+      expect(missing.status).toBe(400);
+      expect(missing.body.error.param).toBe('baseline_currency');
+    });
+  });
+
+  describe('commission and ResolveSplit (internal gRPC)', () => {
+    it('resolves merchant rate → marketplace default → 0, exactly as decimals', async () => {
+      const none = await operatorWithMarketplace();
+      const noneSub = await call(none.api_key, 'POST', '/marketplace/merchants', {
+        email: email(),
+        country: 'NG',
+        baseline_currency: 'NGN',
+      });
+      expect(await resolveSplit(none.merchant_id, noneSub.body.data.merchant_id)).toEqual({
+        active: true,
+        commission_rate: '0.0000',
+        commission_source: 'none',
+        status: 'active',
+        relationship_id: noneSub.body.data.id,
+        marketplace_id: none.merchant_id,
+      });
+
+      const op = await operatorWithMarketplace(8);
+      const sub = await call(op.api_key, 'POST', '/marketplace/merchants', {
+        email: email(),
+        country: 'NG',
+        baseline_currency: 'NGN',
+      });
+      const subId = sub.body.data.merchant_id as number;
+      expect(sub.body.data).toMatchObject({ commission_rate: '0.0800', commission_source: 'marketplace_default' });
+      expect(await resolveSplit(op.merchant_id, subId)).toMatchObject({
+        active: true,
+        commission_rate: '0.0800',
+        commission_source: 'marketplace_default',
+      });
+
+      const patched = await call(op.api_key, 'PATCH', `/marketplace/merchants/${subId}/commission`, {
+        commission_rate: 12.5,
+      });
+      expect(patched.status).toBe(200);
+      expect(patched.body.data).toMatchObject({ commission_rate: '0.1250', commission_source: 'merchant' });
+      expect(await resolveSplit(op.merchant_id, subId)).toMatchObject({
+        commission_rate: '0.1250',
+        commission_source: 'merchant',
+      });
+      const db = await t.db('marketplace');
+      expect((await db.collection('merchants').findOne({ _id: subId as never }))?.marketplace_commission_rate).toBe(
+        '0.1250',
+      );
+
+      // A new default does not override a per-merchant rate; null falls back to the default.
+      await call(op.api_key, 'POST', '/marketplace/setup', { marketplace_name: 'Crafts', default_commission_rate: 10 });
+      expect((await resolveSplit(op.merchant_id, subId)).commission_rate).toBe('0.1250');
+      const cleared = await call(op.api_key, 'PATCH', `/marketplace/merchants/${subId}/commission`, {
+        commission_rate: null,
+      });
+      expect(cleared.body.data).toMatchObject({ commission_rate: '0.1000', commission_source: 'marketplace_default' });
+      expect(await resolveSplit(op.merchant_id, subId)).toMatchObject({
+        commission_rate: '0.1000',
+        commission_source: 'marketplace_default',
+      });
+
+      const bad = await call(op.api_key, 'PATCH', `/marketplace/merchants/${subId}/commission`, {
+        commission_rate: 100.5,
+      });
+      expect(bad.status).toBe(400);
+      const missing = await call(op.api_key, 'PATCH', `/marketplace/merchants/${subId}/commission`, {});
+      expect(missing.status).toBe(400);
+    });
+
+    it('suspended is inactive; unknown or another marketplace’s sub-merchant is RELATIONSHIP_NOT_FOUND', async () => {
+      const op = await operatorWithMarketplace(5);
+      const foreign = await operatorWithMarketplace();
+      const sub = await call(op.api_key, 'POST', '/marketplace/merchants', {
+        email: email(),
+        country: 'NG',
+        baseline_currency: 'NGN',
+      });
+      const subId = sub.body.data.merchant_id as number;
+
+      const removed = await call(op.api_key, 'DELETE', `/marketplace/merchants/${subId}`);
+      expect(removed.status).toBe(200);
+      expect(removed.body).toEqual({ success: true, message: 'Merchant removed from marketplace' });
+      expect(await resolveSplit(op.merchant_id, subId)).toMatchObject({
+        active: false,
+        status: 'suspended',
+        commission_rate: '0.0500',
+      });
+      const stored = await (await t.db('marketplace')).collection('merchants').findOne({ _id: subId as never });
+      expect(stored).toMatchObject({ marketplace_id: null, marketplace_commission_rate: null });
+      const twice = await call(op.api_key, 'DELETE', `/marketplace/merchants/${subId}`);
+      expect([twice.status, twice.body.message]).toEqual([404, 'Active merchant relationship not found']);
+      const listed = await call(op.api_key, 'GET', '/marketplace/merchants?status=suspended&limit=5');
+      expect(listed.body.data.merchants.map((m: { merchant_id: number }) => m.merchant_id)).toEqual([subId]);
+      expect(listed.body.data.pagination).toEqual({ page: 1, limit: 5, total: 1, pages: 1 });
+
+      const reactivated = await call(op.api_key, 'POST', `/marketplace/merchants/${subId}/reactivate`);
+      expect(reactivated.status).toBe(200);
+      expect(reactivated.body.data.status).toBe('active');
+      expect((await resolveSplit(op.merchant_id, subId)).active).toBe(true);
+
+      for (const [operator, subMerchant] of [
+        [foreign.merchant_id, subId],
+        [op.merchant_id, 99_999_999],
+      ]) {
+        const err = await resolveSplit(operator!, subMerchant!).catch((e: unknown) => e);
+        expect(err).toBeInstanceOf(RemoteCallError);
+        expect(err).toMatchObject({
+          errorCode: 'RELATIONSHIP_NOT_FOUND',
+          message: 'Active merchant relationship not found',
+        });
+      }
+      // A foreign operator sees 404 on every operation, never the other marketplace's data.
+      for (const [method, url, body] of [
+        ['PATCH', `/marketplace/merchants/${subId}/commission`, { commission_rate: 1 }],
+        ['DELETE', `/marketplace/merchants/${subId}`, undefined],
+        ['POST', `/marketplace/merchants/${subId}/reactivate`, undefined],
+      ] as const) {
+        const res = await call(foreign.api_key, method, url, body);
+        expect([url, res.status, res.body.error.code, res.body.message]).toEqual([
+          url,
+          404,
+          'RELATIONSHIP_NOT_FOUND',
+          'Active merchant relationship not found',
+        ]);
+      }
+      expect((await call(foreign.api_key, 'GET', '/marketplace/merchants')).body.data.merchants).toEqual([]);
+      expect((await resolveSplit(op.merchant_id, subId)).commission_rate).toBe('0.0500');
+    });
+
+    it('ResolveSplit is internal-only unless the API-key caller asks about its own marketplace', async () => {
+      const op = await operatorWithMarketplace();
+      const sub = await t.merchant({ operator: op.merchant_id });
+      const asMerchant = (merchantId: number) =>
+        grpc
+          .call(
+            'ResolveSplit',
+            { operator_merchant_id: op.merchant_id, sub_merchant_id: sub.merchant_id },
+            callerToMetadata({ requestId: newRequestId(), auth: 'api_key', merchantId, mode: 'sandbox' }),
+          )
+          .catch((e: unknown) => e);
+      expect(await asMerchant(op.merchant_id)).toMatchObject({ active: true });
+      expect(await asMerchant(sub.merchant_id)).toMatchObject({ errorCode: 'PERMISSION_DENIED' });
+      const notOperator = await resolveSplit(sub.merchant_id, op.merchant_id).catch((e: unknown) => e);
+      expect(notOperator).toMatchObject({ errorCode: 'MARKETPLACE_OPERATOR_REQUIRED' });
+    });
+  });
+
+  it('the merchant CLI creates a sub-merchant of a given operator with --operator and --commission', async () => {
+    const op = await operatorWithMarketplace(8);
+    const cli = path.resolve(__dirname, '..', '..', 'packages', 'devstack', 'dist', 'merchant-cli.js');
+    const env = {
+      ...process.env,
+      [grpcAddrEnvVar('marketplace')]: t.platform.grpcAddress('marketplace'),
+      [grpcAddrEnvVar('webhooks')]: t.platform.grpcAddress('webhooks'),
+      AUTH_JWT_SECRET: t.jwtSecret,
+    };
+    const args = ['create', '--email', email(), '--country', 'KE', '--currency', 'KES'];
+    const { stdout } = await execFileAsync(
+      process.execPath,
+      [cli, ...args, '--operator', String(op.merchant_id), '--commission', '7.25'],
+      { env },
+    );
+    const lines = stdout.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    const out = JSON.parse(lines[0]!);
+    expect(out).toMatchObject({
+      merchant_id: expect.any(Number),
+      marketplace_id: op.merchant_id,
+      is_marketplace_operator: false,
+      baseline_currency: 'KES',
+      api_key: expect.stringMatching(/^pk_sandbox_/),
+    });
+    expect(await resolveSplit(op.merchant_id, out.merchant_id)).toMatchObject({
+      active: true,
+      commission_rate: '0.0725',
+      commission_source: 'merchant',
+    });
+    const listed = await call(op.api_key, 'GET', '/marketplace/merchants');
+    expect(listed.body.data.merchants.map((m: { merchant_id: number }) => m.merchant_id)).toContain(out.merchant_id);
+    // The sub-merchant's own key works.
+    const account = await call(out.api_key, 'GET', '/account');
+    expect(account.body.data).toMatchObject({ merchant_id: out.merchant_id, is_marketplace_operator: false });
+
+    // A plain merchant still prints marketplace_id null; an operator without setup is refused.
+    const plain = await execFileAsync(
+      process.execPath,
+      [cli, 'create', '--email', email(), '--country', 'NG', '--currency', 'NGN'],
+      {
+        env,
+      },
+    );
+    expect(JSON.parse(plain.stdout).marketplace_id).toBeNull();
+    const bare = await t.merchant({ marketplace: true });
+    const refused = await execFileAsync(
+      process.execPath,
+      [
+        cli,
+        ...args.slice(0, 1),
+        '--email',
+        email(),
+        '--country',
+        'NG',
+        '--currency',
+        'NGN',
+        '--operator',
+        String(bare.merchant_id),
+      ],
+      {
+        env,
+      },
+    ).catch((e: unknown) => e as { code: number; stderr: string });
+    expect(refused).toMatchObject({ code: 1, stderr: expect.stringContaining('MARKETPLACE_NOT_SET_UP') });
+    const usage = await execFileAsync(process.execPath, [cli, ...args, '--commission', '5'], { env }).catch(
+      (e: unknown) => e as { code: number; stderr: string },
+    );
+    expect(usage).toMatchObject({ code: 64, stderr: expect.stringContaining('--commission needs --operator') });
+  });
+});

@@ -123,6 +123,37 @@ describe('marketplace split on successful payments', () => {
     expect(await balance(sub)).toEqual([]);
   });
 
+  it('a consumer redelivery (marketplace down while the split is resolved) still credits exactly once', async () => {
+    const op = await operator(8);
+    const sub = await subMerchant(op.api_key);
+    const chargeId = await paidCharge(op.api_key, sub, 'cart-redelivered');
+    await t.platform.stopProcess('marketplace', 'SIGKILL');
+    try {
+      expect((await api(op.api_key, 'POST', `/sandbox/charges/${chargeId}/succeed`)).status).toBe(200);
+      const metrics = () => fetch(t.platform.metricsUrl('payments')).then((r) => r.text());
+      // The ledger consumer cannot resolve the split, so it naks and JetStream redelivers.
+      expect(
+        await eventually(
+          async () =>
+            /ppay_nats_consumed_total\{[^}]*consumer="payments_ledger"[^}]*outcome="nak"[^}]*\} [1-9]/.test(
+              await metrics(),
+            ),
+          15_000,
+        ),
+      ).toBe(true);
+      expect(await balance(op.merchant_id)).toEqual([]);
+    } finally {
+      await t.platform.startProcess('marketplace');
+    }
+    expect(await eventually(async () => (await balance(sub)).length === 1, 30_000, 250)).toBe(true);
+    expect(await balance(op.merchant_id)).toEqual([['NGN', 482_500]]);
+    expect(await balance(sub)).toEqual([['NGN', 460_000]]);
+    const metricsText = await fetch(t.platform.metricsUrl('payments')).then((r) => r.text());
+    expect(metricsText).toMatch(/ppay_nats_redeliveries_total\{[^}]*consumer="payments_ledger"[^}]*\} [1-9]/);
+    const entries = await (await t.db('payments')).collection('ledger_entries').countDocuments({ charge_id: chargeId });
+    expect(entries).toBe(2);
+  });
+
   it('refuses sub_merchant_id that is not an active sub-merchant of the calling operator', async () => {
     const op = await operator(5);
     const other = await operator(5);

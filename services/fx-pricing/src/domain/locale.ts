@@ -1,4 +1,4 @@
-import { countryName, formatMoney, type Money } from '@ppay/kernel';
+import { gatewayGroupOf, countryName, formatMoney, type Money } from '@ppay/kernel';
 
 /**
  * Country ↔ currency. A currency used by exactly one country in this table is unambiguous
@@ -84,20 +84,6 @@ export function isAmbiguousCurrency(currency: string): boolean {
 }
 
 /** Spec 4.1 routing table → the payment methods the customer can use (naira: card, bank transfer, USSD). */
-const GATEWAY_GROUP: Record<string, 'naira' | 'regional' | 'card'> = {
-  NGN: 'naira',
-  GHS: 'regional',
-  KES: 'regional',
-  ZAR: 'regional',
-  TZS: 'regional',
-  XAF: 'regional',
-  XOF: 'regional',
-  USD: 'card',
-  EUR: 'card',
-  GBP: 'card',
-  CAD: 'card',
-  AUD: 'card',
-};
 const METHODS = {
   naira: ['card', 'bank_transfer', 'ussd'],
   regional: ['card', 'mobile_money'],
@@ -105,11 +91,11 @@ const METHODS = {
 } as const;
 
 export function isChargeableCurrency(currency: string): boolean {
-  return currency in GATEWAY_GROUP;
+  return gatewayGroupOf(currency) !== undefined;
 }
 
 export function paymentMethodsFor(currency: string): string[] {
-  const group = GATEWAY_GROUP[currency];
+  const group = gatewayGroupOf(currency);
   return group ? [...METHODS[group]] : [];
 }
 

@@ -1,24 +1,8 @@
-import { PlatformError } from '@ppay/kernel';
+import { GATEWAY_GROUP_BY_CURRENCY, gatewayGroupOf, PlatformError, type GatewayGroup } from '@ppay/kernel';
 
-/** Spec 4.1: the charge currency selects the gateway group. */
-export type GatewayGroup = 'naira' | 'regional' | 'card';
+export type { GatewayGroup };
 
-const GROUP_BY_CURRENCY: Record<string, GatewayGroup> = {
-  NGN: 'naira',
-  GHS: 'regional',
-  KES: 'regional',
-  ZAR: 'regional',
-  TZS: 'regional',
-  XAF: 'regional',
-  XOF: 'regional',
-  USD: 'card',
-  EUR: 'card',
-  GBP: 'card',
-  CAD: 'card',
-  AUD: 'card',
-};
-
-export const SUPPORTED_CHARGE_CURRENCIES = Object.keys(GROUP_BY_CURRENCY);
+export const SUPPORTED_CHARGE_CURRENCIES = Object.keys(GATEWAY_GROUP_BY_CURRENCY);
 
 /** The lowercase identifier reported as `payment_gateway`. */
 export const GATEWAY_IDS: Record<GatewayGroup, string> = {
@@ -28,7 +12,7 @@ export const GATEWAY_IDS: Record<GatewayGroup, string> = {
 };
 
 export function gatewayGroupFor(currency: string): GatewayGroup {
-  const group = GROUP_BY_CURRENCY[currency];
+  const group = gatewayGroupOf(currency);
   if (!group) {
     throw new PlatformError(
       'UNSUPPORTED_CURRENCY',

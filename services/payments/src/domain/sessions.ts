@@ -96,6 +96,15 @@ export interface SessionRecord {
   idempotency_key: string | null;
 }
 
+/** How a finished payment attempt changes its session. */
+export interface AttemptChange {
+  status: SessionStatus;
+  completed_at: Date | null;
+  payment: SessionPayment | null;
+  attempt: SessionAttempt | null;
+  now: Date;
+}
+
 export interface SessionRepository {
   /** Inserts; when the merchant's idempotency key is taken returns the session that holds it. */
   insertOrGetByIdempotencyKey(session: SessionRecord): Promise<{ session: SessionRecord; created: boolean }>;
@@ -108,13 +117,7 @@ export interface SessionRepository {
   finishAttempt(
     id: string,
     attemptId: string,
-    change: {
-      status: SessionStatus;
-      completed_at: Date | null;
-      payment: SessionPayment | null;
-      attempt: SessionAttempt | null;
-      now: Date;
-    },
+    change: AttemptChange,
     event: OutboxEntry,
   ): Promise<SessionRecord | null>;
   /** CAS pending → expired for one session past its expiry with no attempt in progress. */

@@ -3,7 +3,7 @@ import type { types } from '@ppay/proto';
 import type { ChargeRecord, ChargeRequest, ChargeService } from '../domain/charges';
 import type { LedgerRepository } from '../domain/ledger';
 import type { OutcomeService } from '../domain/outcomes';
-import { metadataOf } from './metadata';
+import { customerOf, metadataOf } from './mapping';
 
 type Handlers = UnaryHandlers<types.payments.PaymentsServiceHandlers>;
 
@@ -20,14 +20,7 @@ function toChargeRequest(req: types.payments.CreateChargeRequest__Output): Charg
     description: req.description || undefined,
     reference: req.reference || undefined,
     callback_url: req.callback_url || undefined,
-    customer: req.customer
-      ? {
-          email: req.customer.email || undefined,
-          first_name: req.customer.first_name || undefined,
-          last_name: req.customer.last_name || undefined,
-          country: req.customer.country || undefined,
-        }
-      : undefined,
+    customer: customerOf(req.customer),
     metadata: metadataOf(req.metadata),
     preview: req.preview,
     sub_merchant_id: req.sub_merchant_id || undefined,

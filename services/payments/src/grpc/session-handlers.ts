@@ -2,7 +2,7 @@ import { requireMerchant, requireMode, type UnaryHandlers } from '@ppay/kernel';
 import type { types } from '@ppay/proto';
 import type { SessionRecord, SessionRequest, SessionService } from '../domain/sessions';
 import { redirectWithSession } from '../domain/sessions';
-import { metadataOf } from './metadata';
+import { customerOf, metadataOf } from './mapping';
 
 type Handlers = UnaryHandlers<types.payments.PaymentsServiceHandlers>;
 
@@ -12,14 +12,7 @@ function toSessionRequest(req: types.payments.CreateSessionRequest__Output): Ses
     currency: req.currency || undefined,
     product_id: req.product_id || undefined,
     product_name: req.product_name || undefined,
-    customer: req.customer
-      ? {
-          email: req.customer.email || undefined,
-          first_name: req.customer.first_name || undefined,
-          last_name: req.customer.last_name || undefined,
-          country: req.customer.country || undefined,
-        }
-      : undefined,
+    customer: customerOf(req.customer),
     success_url: req.success_url || undefined,
     cancel_url: req.cancel_url || undefined,
     subscription_frequency_key: req.subscription_frequency_key || undefined,

@@ -1,12 +1,6 @@
 import { Schema, type Connection, type Model } from 'mongoose';
 import { isDuplicateKeyError, outboxEntrySchema, type Mode, type OutboxEntry } from '@ppay/kernel';
-import type {
-  SessionPayment,
-  SessionRecord,
-  SessionRepository,
-  SessionAttempt,
-  SessionStatus,
-} from '../domain/sessions';
+import type { AttemptChange, SessionRecord, SessionRepository } from '../domain/sessions';
 
 interface SessionDocument extends Omit<SessionRecord, 'id'> {
   _id: string;
@@ -138,13 +132,7 @@ export class MongoSessionRepository implements SessionRepository {
   async finishAttempt(
     id: string,
     attemptId: string,
-    change: {
-      status: SessionStatus;
-      completed_at: Date | null;
-      payment: SessionPayment | null;
-      attempt: SessionAttempt | null;
-      now: Date;
-    },
+    change: AttemptChange,
     event: OutboxEntry,
   ): Promise<SessionRecord | null> {
     const set: Record<string, unknown> = {

@@ -1,6 +1,18 @@
 import type { types } from '@ppay/proto';
 import type { MetadataValue } from '../domain/charges';
 
+/** The customer block of charge and session requests, with proto's empty strings as absent. */
+export function customerOf(c: types.payments.Customer__Output | null | undefined) {
+  return c
+    ? {
+        email: c.email || undefined,
+        first_name: c.first_name || undefined,
+        last_name: c.last_name || undefined,
+        country: c.country || undefined,
+      }
+    : undefined;
+}
+
 /** Scalar metadata from its protobuf oneof (the gateway already refused nested values). */
 export function metadataOf(input: Record<string, types.common.MetadataValue__Output>): Record<string, MetadataValue> {
   const out: Record<string, MetadataValue> = {};

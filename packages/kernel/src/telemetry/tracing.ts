@@ -4,8 +4,7 @@
  *
  * Context flows gateway (HTTP server span) → gRPC client/server spans (instrumentation-grpc puts
  * `traceparent` in gRPC metadata) → NATS (kernel/nats injects `traceparent` into message headers).
- * Spans are exported over OTLP/HTTP when OTEL_EXPORTER_OTLP_ENDPOINT is set; otherwise tracing still
- * runs (trace ids appear in logs) but nothing is exported.
+ * Spans are exported over OTLP/HTTP to OTEL_EXPORTER_OTLP_ENDPOINT; without it the SDK is not started.
  */
 import { NodeSDK } from '@opentelemetry/sdk-node';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
@@ -18,25 +17,19 @@ import { ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } from '@opentelemetry/semantic
 let sdk: NodeSDK | undefined;
 
 export function startTracing(serviceName: string): void {
-  if (sdk || process.env.OTEL_SDK_DISABLED === 'true') return;
   const endpoint = process.env.OTEL_EXPORTER_OTLP_ENDPOINT;
+  // Tracing runs when there is somewhere to send spans (compose and Helm set the endpoint). Without
+  // one nobody could read them, and the instrumentation alone costs ~30% of gateway throughput.
+  if (sdk || !endpoint || process.env.OTEL_SDK_DISABLED === 'true') return;
   // Metrics go through prom-client and logs through pino; the SDK must not invent exporters of
   // its own (its default would post to localhost:4318 and stall shutdown on the retries).
   process.env.OTEL_METRICS_EXPORTER ??= 'none';
   process.env.OTEL_LOGS_EXPORTER ??= 'none';
-  if (!endpoint) {
-    process.env.OTEL_TRACES_EXPORTER ??= 'none';
-    // Nothing would receive the spans: keep propagating trace context but do not record (it costs
-    // ~30% of gateway throughput). OTEL_TRACES_SAMPLER overrides.
-    process.env.OTEL_TRACES_SAMPLER ??= 'parentbased_always_off';
-  }
-  const spanProcessors: SpanProcessor[] = endpoint
-    ? [
-        new BatchSpanProcessor(new OTLPTraceExporter({ url: `${endpoint.replace(/\/$/, '')}/v1/traces` }), {
-          scheduledDelayMillis: Number(process.env.OTEL_BSP_SCHEDULE_DELAY ?? 1000),
-        }),
-      ]
-    : [];
+  const spanProcessors: SpanProcessor[] = [
+    new BatchSpanProcessor(new OTLPTraceExporter({ url: `${endpoint.replace(/\/$/, '')}/v1/traces` }), {
+      scheduledDelayMillis: Number(process.env.OTEL_BSP_SCHEDULE_DELAY ?? 1000),
+    }),
+  ];
   sdk = new NodeSDK({
     resource: resourceFromAttributes({
       [ATTR_SERVICE_NAME]: `ppay-${serviceName}`,

@@ -23,11 +23,21 @@ export function surchargeFactor(percent: string): Decimal {
 }
 
 /** mid × (1 + percent/100), rounded half up to 10 significant digits. */
+const surcharged = new Map<string, string>();
+
 export function applySurcharge(midRate: string, percent: string): string {
   if (parseDecimal(percent).units === 0n) return midRate;
-  return decimalString(
-    divideToSignificant(multiplyDecimals(parseDecimal(midRate), surchargeFactor(percent)), { units: 1n, scale: 0 }),
-  );
+  const key = `${midRate}|${percent}`;
+  let rate = surcharged.get(key);
+  if (rate === undefined) {
+    rate = decimalString(
+      divideToSignificant(multiplyDecimals(parseDecimal(midRate), surchargeFactor(percent)), { units: 1n, scale: 0 }),
+    );
+    // Bounded: a live feed yields new mid rates every refresh.
+    if (surcharged.size >= 10_000) surcharged.clear();
+    surcharged.set(key, rate);
+  }
+  return rate;
 }
 
 export interface ConverterOptions {

@@ -78,12 +78,23 @@ export function divideToSignificant(
   }
 }
 
+// Cross rates per table: a table never changes once loaded (a refresh makes a new one), and the exact
+// division costs ~0.1 ms, which is most of a conversion.
+const crossRates = new WeakMap<RateTable, Map<string, string>>();
+
 /** Exact cross rate from a table: rate(from→to) = table[to] / table[from], to 10 significant digits. */
 export function crossRate(table: RateTable, from: string, to: string): string {
+  let cache = crossRates.get(table);
+  if (!cache) crossRates.set(table, (cache = new Map()));
+  const key = `${from}>${to}`;
+  const cached = cache.get(key);
+  if (cached) return cached;
   const f = table.rates.get(from);
   const t = table.rates.get(to);
   if (!f || !t) throw unsupportedPair(from, to);
-  return decimalString(divideToSignificant(t, f));
+  const rate = decimalString(divideToSignificant(t, f));
+  cache.set(key, rate);
+  return rate;
 }
 
 /** Parses `{base, date|timestamp, rates: {CODE: number|string}}` into a table (shared by both sources). */

@@ -43,8 +43,16 @@ describe('deployment files match the code', () => {
       if (name === 'gateway') expect(Number(env.PORT)).toBe(DEFAULT_PORTS.gateway.http);
       else expect([name, Number(env.GRPC_PORT)]).toEqual([name, DEFAULT_PORTS[name].grpc]);
     }
-    for (const c of COMPONENTS) {
-      expect(compose.services.gateway.environment[grpcAddrEnvVar(c)]).toBe(`${c}:${DEFAULT_PORTS[c].grpc}`);
+    // Every process can reach every service: the gateway, and services calling each other
+    // (payments → fx-pricing for conversions, → marketplace for splits).
+    for (const name of names) {
+      for (const c of COMPONENTS) {
+        expect([name, c, compose.services[name].environment[grpcAddrEnvVar(c)]]).toEqual([
+          name,
+          c,
+          `${c}:${DEFAULT_PORTS[c].grpc}`,
+        ]);
+      }
     }
     expect(compose.services.gateway.ports).toEqual([`\${GATEWAY_PUBLISH_PORT:-8080}:${DEFAULT_PORTS.gateway.http}`]);
   });
@@ -98,13 +106,16 @@ describe('deployment files match the code', () => {
       const svc = of('Service', name);
       expect(svc.spec.ports.map((p: any) => p.port)).toEqual([mainPort(name), DEFAULT_PORTS[name].metrics]);
     }
-    // The gateway reaches each service through that service's Kubernetes Service and gRPC port.
-    const gw = of('ConfigMap', 'gateway').data;
-    for (const c of COMPONENTS) {
-      const [host, port] = gw[grpcAddrEnvVar(c)].split(':');
-      const svc = serviceNames.get(host);
-      expect([c, svc?.metadata.labels?.['app.kubernetes.io/component']]).toEqual([c, c]);
-      expect([c, Number(port)]).toEqual([c, DEFAULT_PORTS[c].grpc]);
+    // Every component (the gateway, and services calling each other) reaches each service through
+    // that service's Kubernetes Service and gRPC port.
+    for (const name of names) {
+      const cm = of('ConfigMap', name).data;
+      for (const c of COMPONENTS) {
+        const [host, port] = (cm[grpcAddrEnvVar(c)] ?? ':').split(':');
+        const svc = serviceNames.get(host);
+        expect([name, c, svc?.metadata.labels?.['app.kubernetes.io/component']]).toEqual([name, c, c]);
+        expect([name, c, Number(port)]).toEqual([name, c, DEFAULT_PORTS[c].grpc]);
+      }
     }
   });
 });

@@ -133,12 +133,13 @@ Non-secret environment of one component (ConfigMap data). Args: (dict "root" $ "
 {{- $_ := set $env "APIKEY_CACHE_TTL_MS" (toString (int $gw.apiKeyCache.ttlMs)) -}}
 {{- $_ := set $env "APIKEY_CACHE_NEGATIVE_TTL_MS" (toString (int $gw.apiKeyCache.negativeTtlMs)) -}}
 {{- $_ := set $env "APIKEY_CACHE_MAX_ENTRIES" (toString (int $gw.apiKeyCache.maxEntries)) -}}
-{{- /* Where the gateway finds each service: <SERVICE>_GRPC_ADDR=<service DNS name>:<gRPC port> */ -}}
+{{- end -}}
+{{- /* Where every component finds each service (the gateway, and services calling each other, e.g.
+     payments → fx-pricing and marketplace): <SERVICE>_GRPC_ADDR=<service DNS name>:<gRPC port> */ -}}
 {{- range $svc, $sv := $root.Values.components -}}
 {{- $s := include "ppay.component" (dict "root" $root "values" $sv) | fromYaml -}}
 {{- if eq $s.kind "grpc" -}}
 {{- $_ := set $env (printf "%s_GRPC_ADDR" ($svc | upper | replace "-" "_")) (printf "%s:%d" (include "ppay.componentFullname" (dict "root" $root "name" $svc)) (int $s.ports.grpc)) -}}
-{{- end -}}
 {{- end -}}
 {{- end -}}
 {{- range $k, $v := $cfg.extraEnv -}}

@@ -1,6 +1,5 @@
-import { createHash } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
 import * as httpServer from 'node:http';
-import * as net from 'node:net';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import {
   callerToMetadata,
@@ -16,27 +15,6 @@ import {
 import { loadPlatformProto, type types } from '@ppay/proto';
 import { testInfraUrls } from '../support/infra';
 import { eventually, http, startTestPlatform, type TestPlatform } from '../support/platform';
-
-/** The gateway must know its public address to build payment_url: pin the port range up front. */
-async function platformWithPublicUrl(suite: string, paymentsEnv: Record<string, string> = {}): Promise<TestPlatform> {
-  const free = (port: number) =>
-    new Promise<boolean>((resolve) => {
-      const s = net.createServer();
-      s.once('error', () => resolve(false));
-      s.listen(port, '127.0.0.1', () => s.close(() => resolve(true)));
-    });
-  const start = createHash('sha256').update(suite).digest().readUInt16BE(0) % 400;
-  for (let i = 0; i < 400; i++) {
-    const base = 21000 + ((start + i) % 400) * 30;
-    if ((await Promise.all([0, 1, 10, 15, 20, 25].map((d) => free(base + d)))).every(Boolean)) {
-      return startTestPlatform(suite, {
-        portBase: base,
-        envFor: { gateway: { PUBLIC_BASE_URL: `http://127.0.0.1:${base}` }, payments: paymentsEnv },
-      });
-    }
-  }
-  throw new Error('no free port range');
-}
 
 const CHROMIUM_ARGS = [
   '--headless',
@@ -60,7 +38,7 @@ async function merchantSite() {
     );
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const port = (server.address() as net.AddressInfo).port;
+  const port = (server.address() as AddressInfo).port;
   return {
     url: `http://127.0.0.1:${port}`,
     visits,
@@ -115,7 +93,7 @@ describe('hosted checkout page', () => {
 
   beforeAll(async () => {
     site = await merchantSite();
-    t = await platformWithPublicUrl('checkout');
+    t = await startTestPlatform('checkout');
     browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
     nats = await connectNats(testInfraUrls().natsUrl, 'checkout-test', createLogger('checkout-test', 'silent'));
     payments = new ServiceClient(
@@ -299,7 +277,7 @@ describe('hosted checkout page: expiry', () => {
   let t: TestPlatform;
   let browser: Browser;
   beforeAll(async () => {
-    t = await platformWithPublicUrl('checkout-expiry', { SESSION_TTL_MS: '1500' });
+    t = await startTestPlatform('checkout-expiry', { envFor: { payments: { SESSION_TTL_MS: '1500' } } });
     browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
   });
   afterAll(async () => {

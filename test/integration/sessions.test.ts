@@ -1,29 +1,6 @@
-import { createHash } from 'node:crypto';
-import * as net from 'node:net';
 import { callerToMetadata, newRequestId, ServiceClient } from '@ppay/kernel';
 import { loadPlatformProto, type types } from '@ppay/proto';
 import { eventually, http, startTestPlatform, type TestPlatform } from '../support/platform';
-
-/** The gateway must know its public address to build payment_url: pin the port range up front. */
-async function platformWithPublicUrl(suite: string, env: Record<string, string> = {}): Promise<TestPlatform> {
-  const free = (port: number) =>
-    new Promise<boolean>((resolve) => {
-      const s = net.createServer();
-      s.once('error', () => resolve(false));
-      s.listen(port, '127.0.0.1', () => s.close(() => resolve(true)));
-    });
-  const start = createHash('sha256').update(suite).digest().readUInt16BE(0) % 400;
-  for (let i = 0; i < 400; i++) {
-    const base = 21000 + ((start + i) % 400) * 30;
-    if ((await Promise.all([0, 1, 10, 15, 20, 25].map((d) => free(base + d)))).every(Boolean)) {
-      return startTestPlatform(suite, {
-        portBase: base,
-        envFor: { gateway: { PUBLIC_BASE_URL: `http://127.0.0.1:${base}` }, payments: env },
-      });
-    }
-  }
-  throw new Error('no free port range');
-}
 
 /** Spec 2.3, 3.1, 4.2, 4.3: hosted checkout sessions through the real stack. */
 describe('payment sessions', () => {
@@ -43,7 +20,7 @@ describe('payment sessions', () => {
   };
 
   beforeAll(async () => {
-    t = await platformWithPublicUrl('sessions');
+    t = await startTestPlatform('sessions');
     ngn = await t.merchant({ country: 'NG', currency: 'NGN' });
   });
   afterAll(async () => {
@@ -297,7 +274,9 @@ describe('payment sessions', () => {
 describe('session expiry (spec 3.1: expired past expires_at, whether or not anyone polls)', () => {
   let t: TestPlatform;
   beforeAll(async () => {
-    t = await platformWithPublicUrl('sessions-expiry', { SESSION_TTL_MS: '1500', SESSION_SWEEP_INTERVAL_MS: '200' });
+    t = await startTestPlatform('sessions-expiry', {
+      envFor: { payments: { SESSION_TTL_MS: '1500', SESSION_SWEEP_INTERVAL_MS: '200' } },
+    });
   });
   afterAll(async () => {
     await t?.stop();

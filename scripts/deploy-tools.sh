@@ -49,26 +49,9 @@ build_helm() {
   rm -rf "$gobin"
 }
 
-# ensure_tool NAME VERSION BUILDER: $BIN_DIR/NAME is VERSION afterwards.
-ensure_tool() {
-  local name="$1" version="$2" builder="$3"
-  local dest="$BIN_DIR/$name" stamp="$BIN_DIR/.$name.version" cached="$CACHE_DIR/$name-$version"
-  if [[ -x "$dest" && "$(cat "$stamp" 2>/dev/null)" == "$version" ]]; then return 0; fi
-  mkdir -p "$BIN_DIR" "$CACHE_DIR"
-  (
-    flock 9
-    if [[ ! -x "$cached" ]]; then
-      log "building $name $version from the Go module proxy (first time on this machine: a few minutes)..."
-      local start=$SECONDS
-      "$builder" "$cached.tmp.$$" || { rm -f "$cached.tmp.$$"; exit 1; }
-      mv -f "$cached.tmp.$$" "$cached"
-      log "built $name $version in $((SECONDS - start))s"
-    fi
-    cp "$cached" "$dest.tmp.$$" && mv -f "$dest.tmp.$$" "$dest"   # atomic
-    echo "$version" > "$stamp"
-  ) 9>"$CACHE_DIR/.build.lock" || die "could not install $name $version"
-}
+# ensure_tool: see scripts/lib/tools.sh.
+source "$REPO/scripts/lib/tools.sh"
 
-ensure_tool helm "$HELM_VERSION" build_helm
+ensure_tool helm "$HELM_VERSION" build_helm || die "could not install helm $HELM_VERSION"
 "$BIN_DIR/helm" version --short >/dev/null 2>&1 || die "$BIN_DIR/helm does not run"
 echo "$BIN_DIR/helm"

@@ -177,28 +177,8 @@ build_nats() {
   rm -rf "$gobin"
 }
 
-# Ensures $BIN_DIR/<name> is the wanted version. Built binaries are kept in a
-# per-machine cache (keyed by version) so a fresh clone only copies them.
-# flock: parallel `up` calls (e.g. app + tests) must not build twice at once.
-ensure_tool() {
-  local name="$1" version="$2" builder="$3"
-  local dest="$BIN_DIR/$name" stamp="$BIN_DIR/.$name.version"
-  local cached="$CACHE_DIR/$name-$version"
-  if [[ -x "$dest" && "$(cat "$stamp" 2>/dev/null)" == "$version" ]]; then return 0; fi
-  mkdir -p "$BIN_DIR" "$CACHE_DIR"
-  (
-    flock 9
-    if [[ ! -x "$cached" ]]; then
-      log "building $name $version (first time on this machine: can take minutes)..."
-      local start=$SECONDS
-      "$builder" "$cached.tmp" || { rm -f "$cached.tmp"; exit 1; }
-      mv "$cached.tmp" "$cached"
-      log "built $name $version in $((SECONDS - start))s"
-    fi
-  ) 9>"$CACHE_DIR/.build.lock" || return 1
-  cp "$cached" "$dest.tmp.$$" && mv -f "$dest.tmp.$$" "$dest"   # atomic: safe while running
-  echo "$version" > "$stamp"
-}
+# ensure_tool: see scripts/lib/tools.sh.
+source "$REPO/scripts/lib/tools.sh"
 
 install_tools() {
   ensure_tool ferretdb "$FERRETDB_BUILD" build_ferretdb || die "FerretDB build failed"

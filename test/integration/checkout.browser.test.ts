@@ -2,17 +2,13 @@ import type { AddressInfo } from 'node:net';
 import * as httpServer from 'node:http';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import {
-  callerToMetadata,
   connectNats,
   createLogger,
   formatMoney,
-  newRequestId,
-  ServiceClient,
   type EventEnvelope,
   type NatsContext,
   type PaymentOutcome,
 } from '@ppay/kernel';
-import { loadPlatformProto, type types } from '@ppay/proto';
 import { testInfraUrls } from '../support/infra';
 import { eventually, http, startTestPlatform, type TestPlatform } from '../support/platform';
 
@@ -59,7 +55,6 @@ describe('hosted checkout page', () => {
   let browser: Browser;
   let site: Awaited<ReturnType<typeof merchantSite>>;
   let nats: NatsContext;
-  let payments: ServiceClient<types.payments.PaymentsServiceClient>;
   let m: Awaited<ReturnType<TestPlatform['merchant']>>;
   const BUSINESS = 'Ada & Sons <Bakery>';
 
@@ -82,30 +77,16 @@ describe('hosted checkout page', () => {
   };
   const getSession = async (id: string, key = m.api_key) =>
     (await http(t.url, 'GET', `/api/v1/partner/payments/sessions/${id}`, { headers: { 'x-api-key': key } })).body.data;
-  const balances = async (merchantId: number) =>
-    (
-      await payments.call(
-        'GetWalletBalances',
-        { merchant_id: merchantId, mode: 'sandbox' },
-        callerToMetadata({ requestId: newRequestId(), auth: 'internal' }),
-      )
-    ).balances;
+  const balances = (merchantId: number) => t.walletBalances(merchantId);
 
   beforeAll(async () => {
     site = await merchantSite();
     t = await startTestPlatform('checkout');
     browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
     nats = await connectNats(testInfraUrls().natsUrl, 'checkout-test', createLogger('checkout-test', 'silent'));
-    payments = new ServiceClient(
-      'payments',
-      loadPlatformProto().ppay.payments.v1.PaymentsService,
-      t.platform.grpcAddress('payments'),
-      { deadlineMs: 5_000 },
-    );
     m = await t.merchant({ country: 'NG', currency: 'NGN', businessName: BUSINESS });
   });
   afterAll(async () => {
-    payments?.close();
     await nats?.nc.drain();
     await browser?.close();
     await t?.stop();

@@ -1,15 +1,5 @@
 import { headers as natsHeaders } from 'nats';
-import {
-  callerToMetadata,
-  connectNats,
-  createLogger,
-  newRequestId,
-  ServiceClient,
-  type EventEnvelope,
-  type NatsContext,
-  type PaymentOutcome,
-} from '@ppay/kernel';
-import { loadPlatformProto, type types } from '@ppay/proto';
+import { connectNats, createLogger, type EventEnvelope, type NatsContext, type PaymentOutcome } from '@ppay/kernel';
 import { testInfraUrls } from '../support/infra';
 import { eventually, http, startTestPlatform, type TestPlatform } from '../support/platform';
 
@@ -17,21 +7,13 @@ import { eventually, http, startTestPlatform, type TestPlatform } from '../suppo
 describe('payment outcomes and the wallet ledger', () => {
   let t: TestPlatform;
   let nats: NatsContext;
-  let payments: ServiceClient<types.payments.PaymentsServiceClient>;
   let ngn: Awaited<ReturnType<TestPlatform['merchant']>>;
 
   const charge = (key: string, body: unknown) =>
     http(t.url, 'POST', '/api/v1/partner/payments/charge', { headers: { 'x-api-key': key }, body });
   const outcome = (key: string, chargeId: string, what: 'succeed' | 'fail') =>
     http(t.url, 'POST', `/api/v1/partner/sandbox/charges/${chargeId}/${what}`, { headers: { 'x-api-key': key } });
-  const balances = async (merchantId: number) =>
-    (
-      await payments.call(
-        'GetWalletBalances',
-        { merchant_id: merchantId, mode: 'sandbox' },
-        callerToMetadata({ requestId: newRequestId(), auth: 'internal' }),
-      )
-    ).balances;
+  const balances = (merchantId: number) => t.walletBalances(merchantId);
   const ngnCharge = {
     amount: 500_000,
     currency: 'NGN',
@@ -43,18 +25,9 @@ describe('payment outcomes and the wallet ledger', () => {
   beforeAll(async () => {
     t = await startTestPlatform('ledger');
     nats = await connectNats(testInfraUrls().natsUrl, 'ledger-test', createLogger('ledger-test', 'silent'));
-    payments = new ServiceClient(
-      'payments',
-      loadPlatformProto().ppay.payments.v1.PaymentsService,
-      t.platform.grpcAddress('payments'),
-      {
-        deadlineMs: 5_000,
-      },
-    );
     ngn = await t.merchant({ country: 'NG', currency: 'NGN' });
   });
   afterAll(async () => {
-    payments?.close();
     await nats?.nc.drain();
     await t?.stop();
   });

@@ -1,22 +1,13 @@
 import { randomBytes } from 'node:crypto';
-import { callerToMetadata, newRequestId, ServiceClient } from '@ppay/kernel';
-import { loadPlatformProto, type types } from '@ppay/proto';
 import { eventually, http, startTestPlatform, type TestPlatform } from '../support/platform';
 
 /** Spec 4.1 marketplace split (steps 1–4) and the 2.11 record, end to end. */
 describe('marketplace split on successful payments', () => {
   let t: TestPlatform;
-  let payments: ServiceClient<types.payments.PaymentsServiceClient>;
   const api = (key: string, method: string, url: string, body?: unknown) =>
     http(t.url, method, `/api/v1/partner${url}`, { headers: { 'x-api-key': key }, body });
   const balance = async (merchantId: number) =>
-    (
-      await payments.call(
-        'GetWalletBalances',
-        { merchant_id: merchantId, mode: 'sandbox' },
-        callerToMetadata({ requestId: newRequestId(), auth: 'internal' }),
-      )
-    ).balances.map((b) => [b.currency, b.total_credits]);
+    (await t.walletBalances(merchantId)).map((b) => [b.currency, b.total_credits]);
   const subMerchant = async (opKey: string, commission?: number) => {
     const res = await api(opKey, 'POST', '/marketplace/merchants', {
       email: `sub${randomBytes(4).toString('hex')}@example.com`,
@@ -53,17 +44,8 @@ describe('marketplace split on successful payments', () => {
 
   beforeAll(async () => {
     t = await startTestPlatform('split');
-    payments = new ServiceClient(
-      'payments',
-      loadPlatformProto().ppay.payments.v1.PaymentsService,
-      t.platform.grpcAddress('payments'),
-      {
-        deadlineMs: 5_000,
-      },
-    );
   });
   afterAll(async () => {
-    payments?.close();
     await t?.stop();
   });
 

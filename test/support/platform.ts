@@ -2,6 +2,8 @@ import { createHash, randomBytes } from 'node:crypto';
 import * as net from 'node:net';
 import * as path from 'node:path';
 import mongoose, { type Connection } from 'mongoose';
+import { callerToMetadata, newRequestId, ServiceClient } from '@ppay/kernel';
+import { loadPlatformProto, type types } from '@ppay/proto';
 import {
   createMerchant,
   Platform,
@@ -17,6 +19,8 @@ export interface TestPlatform {
   url: string;
   jwtSecret: string;
   merchant(input?: Partial<NewMerchantInput>): Promise<NewMerchant>;
+  /** A merchant's wallet balances, read from payments over gRPC as the marketplace service does. */
+  walletBalances(merchantId: number, mode?: 'sandbox' | 'live'): Promise<types.payments.WalletBalance__Output[]>;
   /** Direct read access to a service's own database, for assertions about what is stored. */
   db(service: 'webhooks' | 'marketplace' | 'payments'): Promise<Connection>;
   stop(): Promise<void>;
@@ -75,6 +79,7 @@ export async function startTestPlatform(
   });
   await platform.start();
   const connections: Connection[] = [];
+  let payments: ServiceClient<types.payments.PaymentsServiceClient> | undefined;
   return {
     platform,
     url: platform.gatewayUrl,
@@ -93,12 +98,27 @@ export async function startTestPlatform(
           ...input,
         },
       ),
+    async walletBalances(merchantId, mode = 'sandbox') {
+      payments ??= new ServiceClient(
+        'payments',
+        loadPlatformProto().ppay.payments.v1.PaymentsService,
+        platform.grpcAddress('payments'),
+        { deadlineMs: 5_000 },
+      );
+      const res = await payments.call(
+        'GetWalletBalances',
+        { merchant_id: merchantId, mode },
+        callerToMetadata({ requestId: newRequestId(), auth: 'internal' }),
+      );
+      return res.balances;
+    },
     async db(service) {
       const conn = await mongoose.createConnection(mongoUri, { dbName: `${dbPrefix}ppay_${service}` }).asPromise();
       connections.push(conn);
       return conn;
     },
     async stop() {
+      payments?.close();
       await Promise.all(connections.map((c) => c.close()));
       await platform.stop();
     },

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import autocannon from 'autocannon';
 import { createMerchant, type NewMerchant } from '../merchants';
@@ -21,6 +22,8 @@ interface BenchRequest {
 interface BenchCase {
   description: string;
   target: number;
+  /** gRPC hops one request makes inside the platform (for the transport ceiling). */
+  hops: number;
   merchant: { country: string; currency: string };
   request(m: NewMerchant, gatewayUrl: string): Promise<BenchRequest>;
 }
@@ -29,12 +32,14 @@ const CASES: Record<string, BenchCase> = {
   account: {
     description: 'GET /api/v1/partner/account with a warm API-key cache',
     target: 0.5,
+    hops: 1, // gateway → marketplace
     merchant: { country: 'NG', currency: 'NGN' },
     request: async (m) => ({ method: 'GET', path: '/api/v1/partner/account', headers: { 'x-api-key': m.api_key } }),
   },
   'charge-preview': {
     description: 'POST /api/v1/partner/payments/charge, preview: true, USD price charged in NGN (conversion + fees)',
     target: 0.4,
+    hops: 2, // gateway → payments → fx-pricing
     merchant: { country: 'US', currency: 'USD' },
     async request(m, gatewayUrl) {
       // The amount a partner would send: the platform's own conversion of the price (spec 4.1 flow).
@@ -86,21 +91,35 @@ async function measure(url: string, req: BenchRequest, seconds: number, connecti
   };
 }
 
-function startBaseline(port: number, body: unknown, method: string, url: string): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [path.join(__dirname, 'baseline-server.js')], {
-    env: {
-      ...process.env,
-      PORT: String(port),
-      BASELINE_BODY: JSON.stringify(body),
-      BASELINE_METHOD: method,
-      BASELINE_URL: url,
-    },
+/** Starts a bench helper process and resolves once it prints its first line ("ready"). */
+function startHelper(script: string, args: string[], env: Record<string, string>): Promise<ChildProcess> {
+  const child = spawn(process.execPath, [path.join(__dirname, script), ...args], {
+    env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   return new Promise((resolve, reject) => {
     child.stdout!.once('data', () => resolve(child));
-    child.once('exit', (code) => reject(new Error(`baseline exited with ${code}`)));
+    child.once('exit', (code) => reject(new Error(`${script} ${args.join(' ')} exited with ${code}`)));
   });
+}
+
+const BASELINE_PORT = 18999;
+const CEILING_PORT = 18990;
+
+/** Bare Fastify → bare grpc-js, one unary call per hop, answering the same body. */
+async function startCeiling(hops: number, body: unknown, req: BenchRequest): Promise<ChildProcess[]> {
+  const env = { CEILING_BODY: JSON.stringify(body), CEILING_METHOD: req.method, CEILING_URL: req.path };
+  const grpcPort = (hop: number) => String(CEILING_PORT + hop);
+  const children = [await startHelper('transport-ceiling.js', ['leaf', grpcPort(hops)], env)];
+  for (let hop = hops - 1; hop >= 1; hop--) {
+    children.push(
+      await startHelper('transport-ceiling.js', ['relay', grpcPort(hop), `127.0.0.1:${grpcPort(hop + 1)}`], env),
+    );
+  }
+  children.push(
+    await startHelper('transport-ceiling.js', ['front', String(CEILING_PORT), `127.0.0.1:${grpcPort(1)}`], env),
+  );
+  return children;
 }
 
 const fmt = (f: Figures) =>
@@ -131,7 +150,7 @@ async function main(): Promise<number> {
     logDir: path.join(stateDir, 'logs'),
     logLevel: 'warn',
   });
-  let baseline: ChildProcess | undefined;
+  const helpers: ChildProcess[] = [];
   try {
     await platform.start();
     const merchant = await createMerchant(
@@ -150,31 +169,47 @@ async function main(): Promise<number> {
     });
     const sample = (await first.json()) as unknown;
     if (!first.ok) throw new Error(`warm-up request failed: ${first.status} ${JSON.stringify(sample)}`);
-    baseline = await startBaseline(18999, sample, req.method, req.path);
+    helpers.push(
+      await startHelper('baseline-server.js', [], {
+        PORT: String(BASELINE_PORT),
+        BASELINE_BODY: JSON.stringify(sample),
+        BASELINE_METHOD: req.method,
+        BASELINE_URL: req.path,
+      }),
+    );
+    helpers.push(...(await startCeiling(bench.hops, sample, req)));
+    const platformUrl = platform.gatewayUrl + req.path;
+    const ceilingUrl = `http://127.0.0.1:${CEILING_PORT}${req.path}`;
+    const baselineUrl = `http://127.0.0.1:${BASELINE_PORT}${req.path}`;
 
     // Short warm-ups so JIT and connection pools settle before measuring.
-    await measure(platform.gatewayUrl + req.path, req, 2, connections);
-    await measure(`http://127.0.0.1:18999${req.path}`, req, 2, connections);
+    for (const url of [platformUrl, ceilingUrl, baselineUrl]) await measure(url, req, 2, connections);
     const missesBefore = await cacheMisses(platform);
-    const real = await measure(platform.gatewayUrl + req.path, req, seconds, connections);
+    const real = await measure(platformUrl, req, seconds, connections);
     const missesDuring = (await cacheMisses(platform)) - missesBefore;
-    const base = await measure(`http://127.0.0.1:18999${req.path}`, req, seconds, connections);
+    const ceiling = await measure(ceilingUrl, req, seconds, connections);
+    const base = await measure(baselineUrl, req, seconds, connections);
     const ratio = real.rps / base.rps;
+    const hopWord = bench.hops === 1 ? 'hop' : 'hops';
     process.stdout.write(
       [
         '',
         `case ${name}: ${bench.description}`,
-        `  ${seconds}s per side, ${connections} connections, 2 cores shared by load generator and servers`,
+        `  ${seconds}s per side, ${connections} connections, ${os.cpus().length} cores shared by load generator and servers`,
         `  platform  ${fmt(real)}`,
+        `  ceiling   ${fmt(ceiling)}`,
+        `            (bare Fastify + bare grpc-js, ${bench.hops} unary ${hopWord} per request, no auth/protobuf/metrics/database)`,
         `  baseline  ${fmt(base)}`,
         `  ratio     ${ratio.toFixed(2)}x baseline req/s (target >= ${bench.target}x) ${ratio >= bench.target ? 'PASS' : 'BELOW TARGET'}`,
+        `  ceiling   ${(ceiling.rps / base.rps).toFixed(2)}x baseline: the most any design with one gRPC call per hop reaches here`,
+        `  platform  ${(real.rps / ceiling.rps).toFixed(2)}x the transport ceiling`,
         `  api-key cache misses during the measured run: ${missesDuring} (0 = no key lookup per request)`,
         '',
       ].join('\n'),
     );
-    return real.non2xx > 0 ? 1 : 0;
+    return real.non2xx + ceiling.non2xx > 0 ? 1 : 0;
   } finally {
-    baseline?.kill('SIGTERM');
+    for (const child of helpers) child.kill('SIGTERM');
     await platform.stop();
     if (infra.startedHere) await infraDown(infraOptions);
   }

@@ -18,6 +18,7 @@ import { registerIdempotency, type IdempotencyStore } from './http/idempotency';
 import { ErrorResponse } from './http/schemas';
 import { describeValidationError, validatorCompiler } from './http/validation';
 import { registerKeyRoutes } from './routes/keys';
+import { registerAccountSettingsRoutes } from './routes/account-settings';
 import { registerPartnerRoutes } from './routes/partner';
 import { registerDashboardRoutes } from './routes/dashboard';
 import { checkoutRoutes } from './routes/checkout';
@@ -180,6 +181,7 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
     },
     { prefix: PARTNER_PREFIX },
   );
+  await app.register(async (settings) => registerAccountSettingsRoutes(settings, deps), { prefix: PARTNER_PREFIX });
   await app.register(
     async (dashboard) => {
       registerIdempotency(dashboard, deps.idempotency);

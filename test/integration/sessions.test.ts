@@ -56,7 +56,7 @@ describe('payment sessions', () => {
       mode: 'sandbox',
       payment_type: 'one_time',
     });
-    // customer_pays_fees is false for every merchant today: the merchant absorbs the 1.5% + ₦100 fee.
+    // By default the merchant absorbs the 1.5% + ₦100 fee (account-settings.test.ts: the other way).
     expect(d.fee_details).toEqual({
       base_product_price: 500_000,
       transaction_fee: 17_500,

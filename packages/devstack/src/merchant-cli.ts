@@ -6,13 +6,15 @@ import { REPO_ROOT } from './paths';
 import { loadOrCreateSecrets } from './secrets';
 
 const USAGE = `Usage: npm run merchant -- create --email EMAIL --country CC --currency CUR [--name NAME] [--marketplace] [--live]
-                                   [--operator OPERATOR_MERCHANT_ID [--commission PERCENT]]
+                                   [--customer-pays-fees] [--operator OPERATOR_MERCHANT_ID [--commission PERCENT]]
 
 Creates a merchant on the running platform and prints one JSON line with merchant_id,
 user_token (send as x-id-key), a sandbox api_key (send as X-API-Key) and its webhook_secret.
 --operator creates it as an active sub-merchant of that marketplace operator (which must have
 called POST /marketplace/setup); --commission sets its own rate in percent (default: the
 marketplace default). The line then carries marketplace_id (null otherwise).
+--customer-pays-fees turns on the business setting that adds the transaction fee to what the
+customer pays (PATCH /api/v1/partner/account/settings changes it later).
 
 Environment: MARKETPLACE_GRPC_ADDR, WEBHOOKS_GRPC_ADDR (default: the local platform's ports),
 AUTH_JWT_SECRET (default: the local platform's generated secret in PPAY_STATE_DIR, default .infra/).`;
@@ -27,6 +29,7 @@ async function main(): Promise<number> {
       name: { type: 'string' },
       marketplace: { type: 'boolean', default: false },
       live: { type: 'boolean', default: false },
+      'customer-pays-fees': { type: 'boolean', default: false },
       operator: { type: 'string' },
       commission: { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
@@ -77,6 +80,7 @@ async function main(): Promise<number> {
         businessName: values.name,
         marketplace: values.marketplace,
         keyMode: values.live ? 'live' : 'sandbox',
+        customerPaysFees: values['customer-pays-fees'],
         operator,
         commission,
       },

@@ -19,6 +19,8 @@ export interface NewMerchantInput {
   operator?: number;
   /** Sub-merchant commission, percent 0..100 (only with `operator`); omitted = marketplace default. */
   commission?: number;
+  /** Business setting: the customer pays the transaction fee on top (default: the merchant absorbs it). */
+  customerPaysFees?: boolean;
 }
 
 export interface NewMerchant {
@@ -33,6 +35,7 @@ export interface NewMerchant {
   is_marketplace_operator: boolean;
   /** The operator's business id for a sub-merchant, else null. */
   marketplace_id: number | null;
+  customer_pays_fees: boolean;
 }
 
 /**
@@ -68,6 +71,14 @@ export async function createMerchant(target: BootstrapTarget, input: NewMerchant
       },
       callerToMetadata({ requestId: newRequestId(), auth: 'internal' }),
     );
+    // The same settings call the dashboard makes (PATCH /account/settings), as the merchant's user.
+    const settings = input.customerPaysFees
+      ? await marketplace.call(
+          'UpdateAccountSettings',
+          { customer_pays_fees: true },
+          callerToMetadata({ requestId: newRequestId(), auth: 'user_token', merchantId: merchant.id }),
+        )
+      : { customer_pays_fees: merchant.customer_pays_fees };
     const key = await webhooks.call(
       'CreateApiKey',
       { mode: input.keyMode ?? 'sandbox', name: 'default' },
@@ -84,6 +95,7 @@ export async function createMerchant(target: BootstrapTarget, input: NewMerchant
       country: merchant.country,
       is_marketplace_operator: merchant.is_marketplace_operator,
       marketplace_id: merchant.marketplace_id || null,
+      customer_pays_fees: settings.customer_pays_fees,
     };
   } finally {
     marketplace.close();

@@ -8,7 +8,7 @@ import { ChargeService } from './domain/charges';
 import { DEFAULT_FEE_SCHEDULE, type FeeSchedule } from './domain/fees';
 import { ledgerMetrics } from './events/metrics';
 import { ledgerConsumer } from './events/ledger-consumer';
-import { merchantProjectionConsumer } from './events/merchant-projection';
+import { merchantProjectionConsumers } from './events/merchant-projection';
 import { OutcomeService } from './domain/outcomes';
 import { ledgerModel, MongoLedgerRepository } from './repo/ledger-repo';
 import { paymentsHandlers } from './grpc/handlers';
@@ -82,7 +82,7 @@ void runService<types.payments.PaymentsServiceHandlers, (typeof paymentsConfig)[
         ...paymentsHandlers(service, new OutcomeService(chargeRepo), ledger),
         ...sessionHandlers(sessions, businessName),
       },
-      consumers: [merchantProjectionConsumer(directory), ledgerConsumer(ledger, splits, ledgerCounters)],
+      consumers: [...merchantProjectionConsumers(directory), ledgerConsumer(ledger, splits, ledgerCounters)],
       relays: [relay, sessionRelay],
       onShutdown: async () => {
         clearInterval(sweeper);

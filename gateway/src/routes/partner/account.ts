@@ -22,6 +22,7 @@ export async function registerAccountRoutes(app: FastifyInstance, deps: GatewayD
               baseline_currency: Type.String(),
               mode: StringEnum(['sandbox', 'live'] as const),
               is_marketplace_operator: Type.Boolean(),
+              customer_pays_fees: Type.Boolean({ description: 'Business setting, see GET /account/settings' }),
             }),
           ),
           ...COMMON_ERRORS,

@@ -20,6 +20,7 @@ export const SUBJECTS = {
   apiKeyWebhookUpdated: 'apikeys.webhook_updated',
   apiKeySecretRotated: 'apikeys.secret_rotated',
   merchantCreated: 'merchants.created',
+  merchantSettingsUpdated: 'merchants.settings_updated',
   paymentSucceeded: 'payments.payment.succeeded',
   paymentFailed: 'payments.payment.failed',
   marketplaceUpdated: 'merchants.marketplace_updated',
@@ -44,6 +45,18 @@ export interface MerchantCreated {
   marketplace_id: number | null;
   /** Display name (hosted checkout page); absent in events published before it was added. */
   business_name?: string;
+  /** Settings at creation (version 0); absent in events published before settings existed. */
+  customer_pays_fees?: boolean;
+}
+
+/**
+ * A merchant changed its business settings. `settings_version` grows with every change, so a
+ * consumer that sees them out of order keeps the newest.
+ */
+export interface MerchantSettingsUpdated {
+  merchant_id: number;
+  customer_pays_fees: boolean;
+  settings_version: number;
 }
 
 /** An operator set up (or re-set up) its marketplace (spec 4.9 POST /marketplace/setup). */
@@ -122,6 +135,7 @@ export interface EventPayloads {
   'apikeys.webhook_updated': ApiKeyChanged;
   'apikeys.secret_rotated': ApiKeyChanged;
   'merchants.created': MerchantCreated;
+  'merchants.settings_updated': MerchantSettingsUpdated;
   'payments.payment.succeeded': PaymentOutcome;
   'payments.payment.failed': PaymentOutcome;
   'merchants.marketplace_updated': MarketplaceUpdated;

@@ -41,7 +41,11 @@ export interface MerchantRecord {
   /** Operator's business id while this merchant is an active sub-merchant (spec 3.5 clears it). */
   marketplace_id: number | null;
   marketplace_commission_rate: string | null;
+  /** Business setting (both modes): the customer pays the transaction fee on top of the price. */
   customer_pays_fees: boolean;
+  /** Grows with every settings change; orders merchants.settings_updated events for consumers. */
+  settings_version: number;
+  settings_updated_at: Date | null;
   created_at: Date;
   /** Set once the operator has called POST /marketplace/setup. */
   marketplace?: MarketplaceSettings | null;
@@ -63,6 +67,21 @@ export interface MerchantRepository {
    * relationship version (so replays and out-of-order syncs never go backwards). True if written.
    */
   syncMembership(id: number, membership: MarketplaceMembership): Promise<boolean>;
+  /**
+   * Writes new settings and their event if the document is still at `expectedVersion`
+   * (optimistic concurrency); null when someone else changed the settings first.
+   */
+  updateSettings(
+    id: number,
+    expectedVersion: number,
+    settings: AccountSettingsPatch & { updated_at: Date },
+    event: OutboxEntry,
+  ): Promise<MerchantRecord | null>;
+}
+
+/** The settings a merchant may change; an absent field is left as it is. */
+export interface AccountSettingsPatch {
+  customer_pays_fees?: boolean;
 }
 
 export interface CreateMerchantInput {
@@ -119,6 +138,8 @@ export class MerchantService {
       marketplace_id: null,
       marketplace_commission_rate: null,
       customer_pays_fees: false,
+      settings_version: 0,
+      settings_updated_at: null,
       created_at: this.now(),
       marketplace: null,
       created_by_marketplace_id: input.created_by_marketplace_id ?? null,
@@ -132,6 +153,7 @@ export class MerchantService {
         is_marketplace_operator: record.is_marketplace_operator,
         marketplace_id: record.marketplace_id,
         business_name: record.business_name,
+        customer_pays_fees: record.customer_pays_fees,
       },
       { merchantId: record.id },
     );
@@ -180,6 +202,35 @@ export class MerchantService {
     if (!updated) throw new PlatformError('MARKETPLACE_OPERATOR_REQUIRED');
     this.cache.set(id, updated, this.options.cacheTtlMs);
     return updated;
+  }
+
+  /**
+   * Changes business settings and publishes merchants.settings_updated (payments applies them to
+   * new charges and sessions). Unchanged values write nothing and publish nothing.
+   */
+  async updateSettings(id: number, patch: AccountSettingsPatch): Promise<MerchantRecord> {
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const current = await this.fresh(id);
+      const next = { customer_pays_fees: patch.customer_pays_fees ?? current.customer_pays_fees };
+      if (next.customer_pays_fees === current.customer_pays_fees) return current;
+      const version = current.settings_version + 1;
+      const event = outboxEvent(
+        SUBJECTS.merchantSettingsUpdated,
+        { merchant_id: id, customer_pays_fees: next.customer_pays_fees, settings_version: version },
+        { merchantId: id },
+      );
+      const updated = await this.repo.updateSettings(
+        id,
+        current.settings_version,
+        { ...next, updated_at: this.now() },
+        event,
+      );
+      if (updated) {
+        this.cache.set(id, updated, this.options.cacheTtlMs);
+        return updated;
+      }
+    }
+    throw new PlatformError('CONFLICT', 'The settings were changed by another request at the same time; retry');
   }
 
   async syncMembership(id: number, membership: MarketplaceMembership): Promise<boolean> {

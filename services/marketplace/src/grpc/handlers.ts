@@ -1,4 +1,4 @@
-import { PlatformError, requireInternal, requireMerchant, type UnaryHandlers } from '@ppay/kernel';
+import { PlatformError, requireInternal, requireMerchant, type CallerInfo, type UnaryHandlers } from '@ppay/kernel';
 import type { types } from '@ppay/proto';
 import type { MarketplaceService, RelationshipView } from '../domain/marketplace';
 import type { MerchantRecord, MerchantService } from '../domain/merchants';
@@ -20,6 +20,27 @@ function toMerchant(m: MerchantRecord): types.marketplace.Merchant {
     customer_pays_fees: m.customer_pays_fees,
     created_at: m.created_at.toISOString(),
   };
+}
+
+function toSettings(m: MerchantRecord): types.marketplace.AccountSettings {
+  return {
+    merchant_id: m.id,
+    customer_pays_fees: m.customer_pays_fees,
+    version: m.settings_version,
+    updated_at: m.settings_updated_at?.toISOString() ?? '',
+  };
+}
+
+/** Business settings belong to the dashboard user (x-id-key), not to an API key of one mode. */
+function requireDashboardUser(caller: CallerInfo) {
+  const who = requireMerchant(caller);
+  if (caller.auth !== 'user_token' && caller.auth !== 'internal') {
+    throw new PlatformError(
+      'PERMISSION_DENIED',
+      'Account settings are changed with the dashboard user token (x-id-key)',
+    );
+  }
+  return who;
 }
 
 /** Proto has no null: empty strings stand for the spec's nulls; the gateway maps them back. */
@@ -93,7 +114,15 @@ export function marketplaceHandlers(merchants: MerchantService, marketplace: Mar
         baseline_currency: merchant.baseline_currency,
         mode: who.mode ?? '',
         is_marketplace_operator: merchant.is_marketplace_operator,
+        customer_pays_fees: merchant.customer_pays_fees,
       };
+    },
+    async GetAccountSettings(_req, { caller }) {
+      return toSettings(await merchants.fresh(requireDashboardUser(caller).merchantId));
+    },
+    async UpdateAccountSettings(req, { caller }) {
+      const who = requireDashboardUser(caller);
+      return toSettings(await merchants.updateSettings(who.merchantId, { customer_pays_fees: req.customer_pays_fees }));
     },
     async SetupMarketplace(req, { caller }) {
       const who = requireMerchant(caller);

@@ -1,6 +1,7 @@
 import { Schema, type Connection, type Model } from 'mongoose';
 import { isDuplicateKeyError, nextSequence, outboxEntrySchema, PlatformError, type OutboxEntry } from '@ppay/kernel';
 import type {
+  AccountSettingsPatch,
   MarketplaceMembership,
   MarketplaceSettings,
   MerchantRecord,
@@ -38,6 +39,8 @@ const merchantSchema = new Schema<MerchantDocument>(
     marketplace_id: { type: Number, default: null },
     marketplace_commission_rate: { type: String, default: null },
     customer_pays_fees: { type: Boolean, default: false },
+    settings_version: { type: Number, default: 0 },
+    settings_updated_at: { type: Date, default: null },
     created_at: { type: Date, required: true },
     marketplace: { type: marketplaceSettingsSchema, default: null },
     created_by_marketplace_id: { type: Number, default: null },
@@ -66,7 +69,14 @@ function toRecord(doc: MerchantDocument | null): MerchantRecord | null {
     membership_version: _version,
     ...rest
   } = doc as MerchantDocument & { [k: string]: unknown };
-  return { id: _id, ...rest, marketplace: rest.marketplace ?? null };
+  return {
+    id: _id,
+    ...rest,
+    // Documents written before settings existed have neither field.
+    settings_version: rest.settings_version ?? 0,
+    settings_updated_at: rest.settings_updated_at ?? null,
+    marketplace: rest.marketplace ?? null,
+  };
 }
 
 export class MongoMerchantRepository implements MerchantRepository {
@@ -118,6 +128,35 @@ export class MongoMerchantRepository implements MerchantRepository {
         { _id: id, is_marketplace_operator: true },
         { $set: { marketplace: settings }, $push: { outbox: event } },
         // No projection: FerretDB's findAndModify does not support one; toRecord drops the outbox.
+        { new: true },
+      )
+      .lean()
+      .exec();
+    if (doc) this.afterWrite(id);
+    return toRecord(doc as MerchantDocument | null);
+  }
+
+  async updateSettings(
+    id: number,
+    expectedVersion: number,
+    settings: AccountSettingsPatch & { updated_at: Date },
+    event: OutboxEntry,
+  ): Promise<MerchantRecord | null> {
+    const atVersion =
+      expectedVersion === 0
+        ? { $or: [{ settings_version: 0 }, { settings_version: { $exists: false } }] }
+        : { settings_version: expectedVersion };
+    const doc = await this.model
+      .findOneAndUpdate(
+        { _id: id, ...atVersion },
+        {
+          $set: {
+            customer_pays_fees: settings.customer_pays_fees,
+            settings_version: expectedVersion + 1,
+            settings_updated_at: settings.updated_at,
+          },
+          $push: { outbox: event },
+        },
         { new: true },
       )
       .lean()

@@ -4,6 +4,7 @@ import type { MerchantDirectory, MerchantProfile } from '../domain/ports';
 
 interface MerchantProfileDocument extends Omit<MerchantProfile, 'merchant_id'> {
   _id: number;
+  settings_version?: number;
   updated_at: Date;
 }
 
@@ -13,6 +14,8 @@ const profileSchema = new Schema<MerchantProfileDocument>(
     country: { type: String, required: true },
     baseline_currency: { type: String, required: true },
     customer_pays_fees: { type: Boolean, default: false },
+    // No default: "never set" must stay distinguishable from version 0 (see applySettings).
+    settings_version: { type: Number },
     is_marketplace_operator: { type: Boolean, default: false },
     business_name: { type: String, default: '' },
     updated_at: { type: Date, required: true },
@@ -48,8 +51,8 @@ export class ProjectedMerchantDirectory implements MerchantDirectory {
     );
   }
 
-  /** Idempotent: applying the same event twice leaves the same document. */
-  async upsert(profile: MerchantProfile): Promise<void> {
+  /** The facts fixed at creation. Idempotent: applying the same event twice leaves the same document. */
+  async upsertProfile(profile: Omit<MerchantProfile, 'customer_pays_fees'>): Promise<void> {
     const { merchant_id, ...fields } = profile;
     await this.model
       .updateOne({ _id: merchant_id }, { $set: { ...fields, updated_at: new Date() } }, { upsert: true })
@@ -57,10 +60,45 @@ export class ProjectedMerchantDirectory implements MerchantDirectory {
     this.cache.delete(merchant_id);
   }
 
+  /**
+   * Settings at `version`, unless the document already holds the same or a newer version: the
+   * created and settings events come through two consumers, in any order and possibly twice.
+   */
+  async applySettings(merchantId: number, version: number, settings: { customer_pays_fees: boolean }): Promise<void> {
+    const fields = { customer_pays_fees: settings.customer_pays_fees, settings_version: version };
+    for (let attempt = 0; ; attempt++) {
+      // Each round only repeats after a concurrent insert; a consumer redelivery takes over after a few.
+      if (attempt === 3) throw new Error(`settings v${version} of merchant ${merchantId} kept racing; retry later`);
+      const older = await this.model
+        .updateOne(
+          {
+            _id: merchantId,
+            $or: [{ settings_version: { $exists: false } }, { settings_version: { $lt: version } }],
+          },
+          { $set: { ...fields, updated_at: new Date() } },
+        )
+        .exec();
+      if (older.matchedCount > 0) break;
+      // No document yet (settings overtook the created event), or it is already as new as this.
+      const inserted = await this.model
+        .updateOne({ _id: merchantId }, { $setOnInsert: { ...fields, updated_at: new Date() } }, { upsert: true })
+        .exec();
+      if (inserted.upsertedCount > 0) break;
+      const current = await this.model.findById(merchantId, { settings_version: 1 }).lean().exec();
+      if ((current?.settings_version ?? -1) >= version) break;
+      // The created event inserted the document between our two writes: go round once more.
+    }
+    this.cache.delete(merchantId);
+  }
+
   private async load(merchantId: number): Promise<MerchantProfile> {
     const deadline = Date.now() + this.waitForEventMs;
     for (;;) {
-      const doc = (await this.model.findById(merchantId).lean().exec()) as MerchantProfileDocument | null;
+      // A document holding only settings (their event came first) is not a profile yet.
+      const doc = (await this.model
+        .findOne({ _id: merchantId, country: { $exists: true } })
+        .lean()
+        .exec()) as MerchantProfileDocument | null;
       if (doc) {
         return {
           merchant_id: doc._id,

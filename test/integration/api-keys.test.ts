@@ -58,7 +58,13 @@ describe('API keys and authentication', () => {
       expect(res.status).toBe(200);
       expect(res.body).toEqual({
         success: true,
-        data: { merchant_id: m.merchant_id, baseline_currency: 'JPY', mode: 'sandbox', is_marketplace_operator: false },
+        data: {
+          merchant_id: m.merchant_id,
+          baseline_currency: 'JPY',
+          mode: 'sandbox',
+          is_marketplace_operator: false,
+          customer_pays_fees: false,
+        },
       });
     });
 

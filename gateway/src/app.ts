@@ -15,6 +15,7 @@ import type { Clients } from './clients';
 import type { GatewayConfig } from './config';
 import { toHttpError } from './http/errors';
 import { registerIdempotency, type IdempotencyStore } from './http/idempotency';
+import { registerRateLimits } from './http/rate-limit';
 import { ErrorResponse } from './http/schemas';
 import { describeValidationError, validatorCompiler } from './http/validation';
 import { registerKeyRoutes } from './routes/keys';
@@ -155,6 +156,8 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });
+  // After the documentation routes (never limited), before every API and checkout route.
+  await registerRateLimits(app, config, metrics);
 
   app.get('/health', { schema: { hide: true } }, async () => ({ status: 'ok' }));
   app.get('/ready', { schema: { hide: true } }, async (_req, reply) => {

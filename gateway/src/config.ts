@@ -28,6 +28,11 @@ export const gatewayConfigSchema = Type.Object({
   BREAKER_RESET_TIMEOUT_MS: Type.Integer({ default: 5_000, minimum: 100 }),
   BREAKER_ROLLING_WINDOW_MS: Type.Integer({ default: 10_000, minimum: 1_000 }),
   BREAKER_VOLUME_THRESHOLD: Type.Integer({ default: 5, minimum: 1 }),
+  /** Requests per second (0 = unlimited), counted per gateway process; docs/decisions.md "Rate limits". */
+  RATE_LIMIT_LIVE_PER_SECOND: Type.Integer({ default: 100, minimum: 0 }),
+  RATE_LIMIT_SANDBOX_PER_SECOND: Type.Integer({ default: 25, minimum: 0 }),
+  RATE_LIMIT_DASHBOARD_PER_SECOND: Type.Integer({ default: 25, minimum: 0 }),
+  RATE_LIMIT_ANONYMOUS_PER_SECOND: Type.Integer({ default: 50, minimum: 0 }),
   BODY_LIMIT_BYTES: Type.Integer({ default: 1_048_576, minimum: 1024 }),
   TRUST_PROXY: Type.Boolean({ default: false }),
   SHUTDOWN_TIMEOUT_MS: Type.Integer({ default: 10_000, minimum: 0 }),

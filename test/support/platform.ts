@@ -26,6 +26,13 @@ export interface TestPlatform {
   stop(): Promise<void>;
 }
 
+const UNLIMITED_RATES = {
+  RATE_LIMIT_LIVE_PER_SECOND: '0',
+  RATE_LIMIT_SANDBOX_PER_SECOND: '0',
+  RATE_LIMIT_DASHBOARD_PER_SECOND: '0',
+  RATE_LIMIT_ANONYMOUS_PER_SECOND: '0',
+};
+
 const SLOT_SPAN = 30; // gateway +0/+1, services +10..+15 and +20..+25
 const SLOTS = 400; // ports 21000–32999
 
@@ -76,6 +83,11 @@ export async function startTestPlatform(
     logDir: path.join(TEST_INFRA.dir, 'logs', suite),
     logLevel: process.env.TEST_LOG_LEVEL ?? 'info',
     ...overrides,
+    envFor: {
+      ...overrides.envFor,
+      // Suites burst far above a partner's limits; rate-limits.test.ts sets its own.
+      gateway: { ...UNLIMITED_RATES, ...overrides.envFor?.gateway },
+    },
   });
   await platform.start();
   const connections: Connection[] = [];

@@ -133,6 +133,10 @@ Non-secret environment of one component (ConfigMap data). Args: (dict "root" $ "
 {{- $_ := set $env "APIKEY_CACHE_TTL_MS" (toString (int $gw.apiKeyCache.ttlMs)) -}}
 {{- $_ := set $env "APIKEY_CACHE_NEGATIVE_TTL_MS" (toString (int $gw.apiKeyCache.negativeTtlMs)) -}}
 {{- $_ := set $env "APIKEY_CACHE_MAX_ENTRIES" (toString (int $gw.apiKeyCache.maxEntries)) -}}
+{{- $_ := set $env "RATE_LIMIT_LIVE_PER_SECOND" (toString (int $gw.rateLimits.livePerSecond)) -}}
+{{- $_ := set $env "RATE_LIMIT_SANDBOX_PER_SECOND" (toString (int $gw.rateLimits.sandboxPerSecond)) -}}
+{{- $_ := set $env "RATE_LIMIT_DASHBOARD_PER_SECOND" (toString (int $gw.rateLimits.dashboardPerSecond)) -}}
+{{- $_ := set $env "RATE_LIMIT_ANONYMOUS_PER_SECOND" (toString (int $gw.rateLimits.anonymousPerSecond)) -}}
 {{- end -}}
 {{- /* Where every component finds each service (the gateway, and services calling each other, e.g.
      payments → fx-pricing and marketplace): <SERVICE>_GRPC_ADDR=<service DNS name>:<gRPC port> */ -}}

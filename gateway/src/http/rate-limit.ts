@@ -1,0 +1,73 @@
+import rateLimit from '@fastify/rate-limit';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { Counter } from 'prom-client';
+import { PlatformError, type PlatformMetrics } from '@ppay/kernel';
+import type { GatewayConfig } from '../config';
+
+/** Who a request is counted against (docs/decisions.md "Rate limits"). */
+export type LimitClass = 'live' | 'sandbox' | 'dashboard' | 'anonymous';
+
+export function limitClassOf(req: FastifyRequest): LimitClass {
+  const caller = req.caller;
+  if (caller?.auth === 'api_key') return caller.mode === 'live' ? 'live' : 'sandbox';
+  if (caller?.auth === 'user_token') return 'dashboard';
+  return 'anonymous';
+}
+
+/** Probes are never limited: an orchestrator must always see the real state. */
+const UNLIMITED_PATHS = new Set(['/health', '/ready']);
+
+/**
+ * Requests per second, per merchant and mode for API keys (Stripe's live/test split), per merchant
+ * for the dashboard user, per client IP for anonymous pages (hosted checkout). Counted in each
+ * gateway process; a limit of 0 switches the class off. Runs as a route preValidation hook, so after
+ * authentication (scope hooks run first) and before validation and Idempotency-Key handling: a 429 is
+ * never stored as a request's idempotent answer.
+ */
+export async function registerRateLimits(
+  app: FastifyInstance,
+  config: GatewayConfig,
+  metrics: PlatformMetrics,
+): Promise<void> {
+  const perSecond: Record<LimitClass, number> = {
+    live: config.RATE_LIMIT_LIVE_PER_SECOND,
+    sandbox: config.RATE_LIMIT_SANDBOX_PER_SECOND,
+    dashboard: config.RATE_LIMIT_DASHBOARD_PER_SECOND,
+    anonymous: config.RATE_LIMIT_ANONYMOUS_PER_SECOND,
+  };
+  const limited = new Counter({
+    name: 'ppay_gateway_rate_limited_total',
+    help: 'Requests refused with 429 by the gateway rate limiter, by limit class',
+    labelNames: ['class'],
+    registers: [metrics.registry],
+  });
+  await app.register(rateLimit, {
+    global: true,
+    hook: 'preValidation',
+    timeWindow: 1_000,
+    max: (req) => perSecond[limitClassOf(req)],
+    keyGenerator: (req) => {
+      const cls = limitClassOf(req);
+      return cls === 'anonymous' ? `ip:${req.ip}` : `${cls}:${req.caller.merchantId}`;
+    },
+    allowList: (req) => UNLIMITED_PATHS.has(req.url) || perSecond[limitClassOf(req)] === 0,
+    onExceeded: (req) => limited.inc({ class: limitClassOf(req) }),
+    errorResponseBuilder: (req, context) =>
+      new PlatformError('RATE_LIMITED', undefined, {
+        detail: `at most ${context.max} requests per second for this ${describe(limitClassOf(req))}; retry after ${context.after}`,
+      }),
+  });
+}
+
+function describe(cls: LimitClass): string {
+  switch (cls) {
+    case 'live':
+      return 'merchant with live keys';
+    case 'sandbox':
+      return 'merchant with sandbox keys';
+    case 'dashboard':
+      return 'merchant’s dashboard user';
+    default:
+      return 'client address';
+  }
+}

@@ -1,4 +1,5 @@
 import { eventually, http, startTestPlatform, type TestPlatform } from '../support/platform';
+import { NGN_CHARGE } from '../support/fixtures';
 
 /**
  * The customer-pays-fees business setting (docs/decisions.md "Account settings"): changed with the
@@ -8,13 +9,7 @@ import { eventually, http, startTestPlatform, type TestPlatform } from '../suppo
 describe('account settings: customer pays fees', () => {
   let t: TestPlatform;
   const SETTINGS = '/api/v1/partner/account/settings';
-  const ngnCharge = {
-    amount: 500_000,
-    currency: 'NGN',
-    total_amount: 500_000,
-    total_currency: 'NGN',
-    customer: { email: 'c@example.com' },
-  };
+  const ngnCharge = NGN_CHARGE;
   const preview = (key: string) =>
     http(t.url, 'POST', '/api/v1/partner/payments/charge', {
       headers: { 'x-api-key': key },

@@ -2,6 +2,7 @@ import { headers as natsHeaders } from 'nats';
 import { connectNats, createLogger, type EventEnvelope, type NatsContext, type PaymentOutcome } from '@ppay/kernel';
 import { testInfraUrls } from '../support/infra';
 import { eventually, http, startTestPlatform, type TestPlatform } from '../support/platform';
+import { NGN_CHARGE } from '../support/fixtures';
 
 /** Payment outcomes → JetStream events → wallet ledger, exactly once (spec 2.9, 4.1, 6.5). */
 describe('payment outcomes and the wallet ledger', () => {
@@ -14,13 +15,7 @@ describe('payment outcomes and the wallet ledger', () => {
   const outcome = (key: string, chargeId: string, what: 'succeed' | 'fail') =>
     http(t.url, 'POST', `/api/v1/partner/sandbox/charges/${chargeId}/${what}`, { headers: { 'x-api-key': key } });
   const balances = (merchantId: number) => t.walletBalances(merchantId);
-  const ngnCharge = {
-    amount: 500_000,
-    currency: 'NGN',
-    total_amount: 500_000,
-    total_currency: 'NGN',
-    customer: { email: 'c@example.com' },
-  };
+  const ngnCharge = NGN_CHARGE;
 
   beforeAll(async () => {
     t = await startTestPlatform('ledger');

@@ -1,4 +1,5 @@
 import { http, startTestPlatform, type TestPlatform } from '../support/platform';
+import { NGN_CHARGE } from '../support/fixtures';
 
 /** Gateway rate limits (docs/decisions.md "Rate limits"), with small limits so bursts are cheap. */
 describe('rate limits', () => {
@@ -81,13 +82,7 @@ describe('rate limits', () => {
     await account(m.api_key);
     await nextWindow();
     await burst(3 * LIMITS.sandbox, () => account(m.api_key));
-    const body = {
-      amount: 500_000,
-      currency: 'NGN',
-      total_amount: 500_000,
-      total_currency: 'NGN',
-      customer: { email: 'c@example.com' },
-    };
+    const body = NGN_CHARGE;
     const headers = { 'x-api-key': m.api_key, 'idempotency-key': 'order-77' };
     const throttled = await http(t.url, 'POST', '/api/v1/partner/payments/charge', { headers, body });
     expect(throttled.status).toBe(429);

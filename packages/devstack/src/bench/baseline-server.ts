@@ -1,4 +1,5 @@
 import Fastify from 'fastify';
+import { serveForBench } from './serve';
 
 /**
  * The benchmark baseline: a bare Fastify route returning the same body as the real endpoint, with
@@ -11,11 +12,4 @@ const url = process.env.BASELINE_URL ?? '/';
 
 const app = Fastify({ logger: false });
 app.route({ method, url, handler: async () => body });
-app
-  .listen({ host: '127.0.0.1', port })
-  .then(() => process.stdout.write('ready\n'))
-  .catch((err: unknown) => {
-    process.stderr.write(`${String(err)}\n`);
-    process.exit(1);
-  });
-process.on('SIGTERM', () => void app.close().then(() => process.exit(0)));
+serveForBench(app, port);

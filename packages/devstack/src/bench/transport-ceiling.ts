@@ -1,5 +1,6 @@
 import * as grpc from '@grpc/grpc-js';
 import Fastify from 'fastify';
+import { serveForBench } from './serve';
 
 /**
  * The transport ceiling of a benchmark case: the same request through a bare Fastify route that
@@ -79,14 +80,7 @@ if (role === 'leaf') {
       return reply.type('application/json').send(await call(request));
     },
   });
-  app
-    .listen({ host: '127.0.0.1', port })
-    .then(() => process.stdout.write('ready\n'))
-    .catch((err: unknown) => {
-      process.stderr.write(`${String(err)}\n`);
-      process.exit(1);
-    });
-  process.on('SIGTERM', () => void app.close().then(() => process.exit(0)));
+  serveForBench(app, port);
 } else {
   process.stderr.write('usage: transport-ceiling front|relay|leaf PORT [NEXT]\n');
   process.exit(64);

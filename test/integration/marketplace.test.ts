@@ -1,12 +1,7 @@
-import { execFile } from 'node:child_process';
-import * as path from 'node:path';
-import { promisify } from 'node:util';
-import { callerToMetadata, grpcAddrEnvVar, newRequestId, RemoteCallError, ServiceClient } from '@ppay/kernel';
+import { callerToMetadata, newRequestId, RemoteCallError, ServiceClient } from '@ppay/kernel';
 import { loadPlatformProto, type types } from '@ppay/proto';
 import type { NewMerchant } from '@ppay/devstack';
 import { eventually, http, startTestPlatform, type TestPlatform } from '../support/platform';
-
-const execFileAsync = promisify(execFile);
 
 /** Spec 2.6, 3.5, 4.1 (split lookup), 4.9: marketplace setup, sub-merchants and commission. */
 describe('marketplace: setup, create-or-link, commission and the split lookup', () => {
@@ -389,19 +384,8 @@ describe('marketplace: setup, create-or-link, commission and the split lookup', 
 
   it('the merchant CLI creates a sub-merchant of a given operator with --operator and --commission', async () => {
     const op = await operatorWithMarketplace(8);
-    const cli = path.resolve(__dirname, '..', '..', 'packages', 'devstack', 'dist', 'merchant-cli.js');
-    const env = {
-      ...process.env,
-      [grpcAddrEnvVar('marketplace')]: t.platform.grpcAddress('marketplace'),
-      [grpcAddrEnvVar('webhooks')]: t.platform.grpcAddress('webhooks'),
-      AUTH_JWT_SECRET: t.jwtSecret,
-    };
     const args = ['create', '--email', email(), '--country', 'KE', '--currency', 'KES'];
-    const { stdout } = await execFileAsync(
-      process.execPath,
-      [cli, ...args, '--operator', String(op.merchant_id), '--commission', '7.25'],
-      { env },
-    );
+    const { stdout } = await t.merchantCli([...args, '--operator', String(op.merchant_id), '--commission', '7.25']);
     const lines = stdout.trim().split('\n');
     expect(lines).toHaveLength(1);
     const out = JSON.parse(lines[0]!);
@@ -424,37 +408,22 @@ describe('marketplace: setup, create-or-link, commission and the split lookup', 
     expect(account.body.data).toMatchObject({ merchant_id: out.merchant_id, is_marketplace_operator: false });
 
     // A plain merchant still prints marketplace_id null; an operator without setup is refused.
-    const plain = await execFileAsync(
-      process.execPath,
-      [cli, 'create', '--email', email(), '--country', 'NG', '--currency', 'NGN'],
-      {
-        env,
-      },
-    );
+    const plain = await t.merchantCli(['create', '--email', email(), '--country', 'NG', '--currency', 'NGN']);
     expect(JSON.parse(plain.stdout).marketplace_id).toBeNull();
     const bare = await t.merchant({ marketplace: true });
-    const refused = await execFileAsync(
-      process.execPath,
-      [
-        cli,
-        ...args.slice(0, 1),
-        '--email',
-        email(),
-        '--country',
-        'NG',
-        '--currency',
-        'NGN',
-        '--operator',
-        String(bare.merchant_id),
-      ],
-      {
-        env,
-      },
-    ).catch((e: unknown) => e as { code: number; stderr: string });
+    const refused = await t.merchantCli([
+      ...args.slice(0, 1),
+      '--email',
+      email(),
+      '--country',
+      'NG',
+      '--currency',
+      'NGN',
+      '--operator',
+      String(bare.merchant_id),
+    ]);
     expect(refused).toMatchObject({ code: 1, stderr: expect.stringContaining('MARKETPLACE_NOT_SET_UP') });
-    const usage = await execFileAsync(process.execPath, [cli, ...args, '--commission', '5'], { env }).catch(
-      (e: unknown) => e as { code: number; stderr: string },
-    );
+    const usage = await t.merchantCli([...args, '--commission', '5']);
     expect(usage).toMatchObject({ code: 64, stderr: expect.stringContaining('--commission needs --operator') });
   });
 });

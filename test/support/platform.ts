@@ -1,8 +1,9 @@
+import { execFile } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import * as net from 'node:net';
 import * as path from 'node:path';
 import mongoose, { type Connection } from 'mongoose';
-import { callerToMetadata, newRequestId, ServiceClient } from '@ppay/kernel';
+import { callerToMetadata, grpcAddrEnvVar, newRequestId, ServiceClient } from '@ppay/kernel';
 import { loadPlatformProto, type types } from '@ppay/proto';
 import {
   createMerchant,
@@ -19,12 +20,16 @@ export interface TestPlatform {
   url: string;
   jwtSecret: string;
   merchant(input?: Partial<NewMerchantInput>): Promise<NewMerchant>;
+  /** Runs `npm run merchant -- <args>` (the built CLI) against this platform; never throws. */
+  merchantCli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }>;
   /** A merchant's wallet balances, read from payments over gRPC as the marketplace service does. */
   walletBalances(merchantId: number, mode?: 'sandbox' | 'live'): Promise<types.payments.WalletBalance__Output[]>;
   /** Direct read access to a service's own database, for assertions about what is stored. */
   db(service: 'webhooks' | 'marketplace' | 'payments'): Promise<Connection>;
   stop(): Promise<void>;
 }
+
+const MERCHANT_CLI = path.resolve(__dirname, '..', '..', 'packages', 'devstack', 'dist', 'merchant-cli.js');
 
 const UNLIMITED_RATES = {
   RATE_LIMIT_LIVE_PER_SECOND: '0',
@@ -110,6 +115,19 @@ export async function startTestPlatform(
           ...input,
         },
       ),
+    merchantCli: (args) =>
+      new Promise((resolve) => {
+        const env = {
+          ...process.env,
+          [grpcAddrEnvVar('marketplace')]: platform.grpcAddress('marketplace'),
+          [grpcAddrEnvVar('webhooks')]: platform.grpcAddress('webhooks'),
+          AUTH_JWT_SECRET: secrets.AUTH_JWT_SECRET,
+        };
+        execFile(process.execPath, [MERCHANT_CLI, ...args], { env }, (err, stdout, stderr) => {
+          const code = err ? (typeof err.code === 'number' ? err.code : 1) : 0;
+          resolve({ code, stdout, stderr });
+        });
+      }),
     async walletBalances(merchantId, mode = 'sandbox') {
       payments ??= new ServiceClient(
         'payments',

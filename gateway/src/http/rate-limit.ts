@@ -41,17 +41,19 @@ export async function registerRateLimits(
     labelNames: ['class'],
     registers: [metrics.registry],
   });
+  // The key starts with the class, so the class is worked out once per request (in keyGenerator).
+  const classOfKey = (key: string) => key.slice(0, key.indexOf(':')) as LimitClass;
   await app.register(rateLimit, {
     global: true,
     hook: 'preValidation',
     timeWindow: 1_000,
-    max: (req) => perSecond[limitClassOf(req)],
     keyGenerator: (req) => {
       const cls = limitClassOf(req);
-      return cls === 'anonymous' ? `ip:${req.ip}` : `${cls}:${req.caller.merchantId}`;
+      return `${cls}:${cls === 'anonymous' ? req.ip : req.caller.merchantId}`;
     },
-    allowList: (req) => UNLIMITED_PATHS.has(req.url) || perSecond[limitClassOf(req)] === 0,
-    onExceeded: (req) => limited.inc({ class: limitClassOf(req) }),
+    allowList: (req, key) => UNLIMITED_PATHS.has(req.url) || perSecond[classOfKey(key)] === 0,
+    max: (_req, key) => perSecond[classOfKey(key)],
+    onExceeded: (_req, key) => limited.inc({ class: classOfKey(key) }),
     errorResponseBuilder: (req, context) =>
       new PlatformError('RATE_LIMITED', undefined, {
         detail: `at most ${context.max} requests per second for this ${describe(limitClassOf(req))}; retry after ${context.after}`,

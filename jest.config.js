@@ -16,6 +16,7 @@ module.exports = {
         '<rootDir>/packages/*/src/**/*.test.ts',
         '<rootDir>/services/*/src/**/*.test.ts',
         '<rootDir>/gateway/src/**/*.test.ts',
+        '<rootDir>/test/architecture/**/*.test.ts',
       ],
     },
     {

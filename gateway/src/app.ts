@@ -8,40 +8,25 @@ import Fastify, {
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import { Counter, Histogram } from 'prom-client';
-import { newRequestId, PlatformError, type CallerInfo, type Logger, type PlatformMetrics } from '@ppay/kernel';
-import type { ApiKeyCache } from './auth/api-key-cache';
-import type { UserTokenVerifier } from './auth/user-token';
-import type { Clients } from './clients';
-import type { GatewayConfig } from './config';
+import { newRequestId, PlatformError, type CallerInfo } from '@ppay/kernel';
+import { apiKeyAuth, userTokenAuth } from './auth/hooks';
+import { DASHBOARD_PREFIX, PARTNER_PREFIX, type GatewayDeps } from './deps';
 import { toHttpError } from './http/errors';
-import { registerIdempotency, type IdempotencyStore } from './http/idempotency';
+import { registerIdempotency } from './http/idempotency';
 import { registerRateLimits } from './http/rate-limit';
-import { ErrorResponse } from './http/schemas';
 import { describeValidationError, validatorCompiler } from './http/validation';
-import { registerKeyRoutes } from './routes/keys';
+import { registerAccountRoutes } from './routes/account';
 import { registerAccountSettingsRoutes } from './routes/account-settings';
-import { registerPartnerRoutes } from './routes/partner';
+import { registerApiKeyRoutes } from './routes/api-keys';
+import { registerCheckoutRoutes } from './routes/checkout';
 import { registerDashboardRoutes } from './routes/dashboard';
-import { checkoutRoutes } from './routes/checkout';
+import { registerMarketplaceRoutes } from './routes/marketplace';
+import { registerPaymentRoutes } from './routes/payments';
+import { registerPricingRoutes } from './routes/pricing';
+import { registerSubscriptionRoutes } from './routes/subscriptions';
+import { ErrorResponse } from './schemas/common';
 
-declare module 'fastify' {
-  interface FastifyRequest {
-    caller: CallerInfo;
-  }
-}
-
-export interface GatewayDeps {
-  config: GatewayConfig;
-  log: Logger;
-  metrics: PlatformMetrics;
-  clients: Clients;
-  apiKeys: ApiKeyCache;
-  userTokens: UserTokenVerifier;
-  idempotency: IdempotencyStore;
-}
-
-export const PARTNER_PREFIX = '/api/v1/partner';
-export const DASHBOARD_PREFIX = '/api/v1/marketplace';
+export type { GatewayDeps };
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -168,30 +153,48 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
     return reply.status(open.length ? 503 : 200).send({ status: open.length ? 'degraded' : 'ok', open_breakers: open });
   });
 
-  // Every POST in these scopes honours Idempotency-Key. Its preHandler runs after the scope's
-  // preValidation authentication, so keys are per merchant and mode.
+  // Each API scope authenticates in preValidation (before body validation, so a bad credential is a
+  // 401 whatever the body holds) and honours Idempotency-Key on every POST in a preHandler that runs
+  // after it, so keys are per merchant and mode.
   await app.register(
     async (partner) => {
+      partner.addHook('preValidation', apiKeyAuth(deps));
       registerIdempotency(partner, deps.idempotency);
-      await registerPartnerRoutes(partner, deps);
+      for (const register of [
+        registerAccountRoutes,
+        registerPaymentRoutes,
+        registerPricingRoutes,
+        registerSubscriptionRoutes,
+        registerMarketplaceRoutes,
+      ]) {
+        await register(partner, deps);
+      }
     },
     { prefix: PARTNER_PREFIX },
   );
   await app.register(
     async (keys) => {
+      keys.addHook('preValidation', userTokenAuth(deps));
       registerIdempotency(keys, deps.idempotency);
-      await registerKeyRoutes(keys, deps);
+      await registerApiKeyRoutes(keys, deps);
     },
     { prefix: PARTNER_PREFIX },
   );
-  await app.register(async (settings) => registerAccountSettingsRoutes(settings, deps), { prefix: PARTNER_PREFIX });
+  await app.register(
+    async (settings) => {
+      settings.addHook('preValidation', userTokenAuth(deps));
+      await registerAccountSettingsRoutes(settings, deps);
+    },
+    { prefix: PARTNER_PREFIX },
+  );
   await app.register(
     async (dashboard) => {
+      dashboard.addHook('preValidation', userTokenAuth(deps, { environmentHeader: true }));
       registerIdempotency(dashboard, deps.idempotency);
       await registerDashboardRoutes(dashboard, deps);
     },
     { prefix: DASHBOARD_PREFIX },
   );
-  await app.register(checkoutRoutes(deps));
+  await app.register(async (checkout) => registerCheckoutRoutes(checkout, deps));
   return app;
 }

@@ -1,14 +1,14 @@
 import './instrument';
-import { DeliverPolicy, JSONCodec } from 'nats';
+import { DeliverPolicy } from 'nats';
 import {
   connectNats,
   createLogger,
+  decodeEnvelope,
   loadConfig,
   PlatformMetrics,
   startMetricsServer,
   stopMetricsServer,
   STREAMS,
-  type EventEnvelope,
   type Logger,
   type NatsContext,
 } from '@ppay/kernel';
@@ -25,13 +25,12 @@ import { IDEMPOTENCY_BUCKET, IDEMPOTENCY_TTL_MS, IdempotencyStore } from './http
  * resumes where it left off after a reconnect; if NATS is down the cache TTL bounds staleness.
  */
 async function followApiKeyChanges(nats: NatsContext, cache: ApiKeyCache, log: Logger): Promise<() => Promise<void>> {
-  const codec = JSONCodec<EventEnvelope>();
   const consumer = await nats.js.consumers.get('APIKEYS', { deliver_policy: DeliverPolicy.New });
   const messages = await consumer.consume();
   const loop = (async () => {
     for await (const m of messages) {
-      const event = codec.decode(m.data);
-      if ('key_id' in event.data) cache.evictKeyId(event.data.key_id);
+      const event = decodeEnvelope(m.data);
+      if (event.subject.startsWith('apikeys.') && 'key_id' in event.data) cache.evictKeyId(event.data.key_id);
     }
   })().catch((err: unknown) => log.warn({ err }, 'api key change feed stopped'));
   return async () => {

@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import {
   connectNats,
   createLogger,
+  defineConsumer,
   ensureIndexes,
   ensureStream,
   isDuplicateKeyError,
@@ -66,17 +67,17 @@ describe('kernel: JetStream publishing, durable consumers and the outbox relay',
     const marker = `key_${randomBytes(4).toString('hex')}`;
     const consumer = await runDurableConsumer(
       nats,
-      {
+      defineConsumer({
         stream: 'APIKEYS',
         durable: `test_${randomBytes(4).toString('hex')}`,
-        filterSubject: SUBJECTS.apiKeyCreated,
+        subjects: [SUBJECTS.apiKeyCreated],
         async handle(event) {
-          const keyId = (event.data as { key_id: string }).key_id;
+          const keyId = event.data.key_id;
           if (!keyId.startsWith(marker)) return;
           if (keyId === `${marker}_flaky` && failures++ === 0) throw new Error('transient');
           seen.push(keyId);
         },
-      },
+      }),
       log,
       metrics,
     );

@@ -101,7 +101,8 @@ describe('platform foundation', () => {
       headers: { 'x-id-key': m.user_token, 'content-type': 'text/plain' },
       rawBody: 'mode=live',
     });
-    expect(badType.status).toBe(400);
+    // 415 since the catalogue carries each code's own HTTP status (issue 8: 413/415 no longer collapse into 400).
+    expect(badType.status).toBe(415);
     expect(badType.body.error.code).toBe('UNSUPPORTED_MEDIA_TYPE');
 
     const badQuery = await http(t.url, 'GET', '/api/v1/partner/subscriptions?limit=500', {

@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import { PlatformError } from '@ppay/kernel';
-import type { GatewayDeps } from '../app';
+import type { GatewayDeps } from '../deps';
 
 /** preHandler for partner routes: X-API-Key → caller {merchant, mode, key}. */
 export function apiKeyAuth(deps: GatewayDeps) {

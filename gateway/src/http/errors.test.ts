@@ -1,39 +1,27 @@
 import { status } from '@grpc/grpc-js';
-import { ERROR_CATALOGUE, PlatformError, RemoteCallError } from '@ppay/kernel';
-import { HTTP_STATUS_BY_GRPC, toHttpError } from './errors';
+import { ERROR_CATALOGUE, PlatformError, RemoteCallError, type ErrorCode } from '@ppay/kernel';
+import { toHttpError } from './errors';
 
 const retryAfter = () => 5;
 
-describe('gRPC status → HTTP (the gateway half of the error mapping)', () => {
-  it('maps every gRPC status', () => {
-    for (const code of Object.values(status).filter((v) => typeof v === 'number')) {
-      expect(HTTP_STATUS_BY_GRPC[code as status]).toBeGreaterThanOrEqual(200);
+describe('error → HTTP (the gateway half of the error mapping)', () => {
+  it('answers every catalogue code with its own HTTP status and group, raised here or relayed from a service', () => {
+    for (const [code, entry] of Object.entries(ERROR_CATALOGUE) as [ErrorCode, (typeof ERROR_CATALOGUE)[ErrorCode]][]) {
+      const local = toHttpError(new PlatformError(code), 'r', retryAfter);
+      const remote = toHttpError(new RemoteCallError('svc', 'M', entry.grpc, entry.message, code), 'r', retryAfter);
+      for (const http of [local, remote]) {
+        expect([code, http.statusCode, http.body.error.type]).toEqual([code, entry.http, entry.group]);
+      }
     }
   });
 
-  it('gives each catalogue code the HTTP status partners expect', () => {
-    const expected: Record<string, number> = {
-      VALIDATION_FAILED: 400,
-      INVALID_API_KEY: 401,
-      UNAUTHORIZED: 401,
-      MARKETPLACE_OPERATOR_REQUIRED: 403,
-      PERMISSION_DENIED: 403,
-      API_KEY_NOT_FOUND: 404,
-      ROUTE_NOT_FOUND: 404,
-      CONFLICT: 409,
-      ALREADY_EXISTS: 409,
-      API_KEY_REVOKED: 409,
-      UNPROCESSABLE: 422,
-      RATE_LIMITED: 429,
-      INTERNAL: 500,
-      NOT_IMPLEMENTED: 501,
-      SERVICE_UNAVAILABLE: 503,
-      UPSTREAM_TIMEOUT: 504,
-    };
-    for (const [code, http] of Object.entries(expected)) {
-      const e = new PlatformError(code as keyof typeof ERROR_CATALOGUE);
-      expect([code, toHttpError(e, 'req_1', retryAfter).statusCode]).toEqual([code, http]);
-    }
+  it('keeps 413, 415, 422 and 429 apart instead of collapsing them into 400', () => {
+    const statusOf = (code: ErrorCode) => toHttpError(new PlatformError(code), 'r', retryAfter).statusCode;
+    expect(statusOf('PAYLOAD_TOO_LARGE')).toBe(413);
+    expect(statusOf('UNSUPPORTED_MEDIA_TYPE')).toBe(415);
+    expect(statusOf('AMOUNT_REQUIRED')).toBe(422);
+    expect(statusOf('RATE_LIMITED')).toBe(429);
+    expect(statusOf('METHOD_NOT_ALLOWED')).toBe(405);
   });
 
   it('relays a service error with its code, message and param', () => {
@@ -42,7 +30,7 @@ describe('gRPC status → HTTP (the gateway half of the error mapping)', () => {
       'CreateCharge',
       status.INVALID_ARGUMENT,
       'Amount mismatch',
-      'VALIDATION_FAILED',
+      'AMOUNT_MISMATCH',
       'amount',
     );
     expect(toHttpError(remote, 'req_9', retryAfter)).toEqual({
@@ -50,13 +38,19 @@ describe('gRPC status → HTTP (the gateway half of the error mapping)', () => {
       body: {
         success: false,
         message: 'Amount mismatch',
-        error: { code: 'VALIDATION_FAILED', message: 'Amount mismatch', param: 'amount', request_id: 'req_9' },
+        error: {
+          code: 'AMOUNT_MISMATCH',
+          type: 'invalid_request',
+          message: 'Amount mismatch',
+          param: 'amount',
+          request_id: 'req_9',
+        },
       },
       retryAfterSeconds: undefined,
     });
   });
 
-  it('hides transport text and unknown errors behind catalogue messages', () => {
+  it('classifies transport failures without a code and hides their text; unknown errors are 500', () => {
     const down = new RemoteCallError(
       'kyc',
       'X',
@@ -67,8 +61,13 @@ describe('gRPC status → HTTP (the gateway half of the error mapping)', () => {
     expect(http).toMatchObject({ statusCode: 503, retryAfterSeconds: 5 });
     expect(http.body.error).toMatchObject({
       code: 'SERVICE_UNAVAILABLE',
+      type: 'infrastructure',
       message: ERROR_CATALOGUE.SERVICE_UNAVAILABLE.message,
     });
+    expect(toHttpError(new RemoteCallError('p', 'X', status.DEADLINE_EXCEEDED, 'x'), 'r', retryAfter).statusCode).toBe(
+      504,
+    );
+    expect(toHttpError(new RemoteCallError('p', 'X', status.UNIMPLEMENTED, 'x'), 'r', retryAfter).statusCode).toBe(501);
     const bug = toHttpError(new TypeError('cannot read x of undefined'), 'r', retryAfter);
     expect(bug.statusCode).toBe(500);
     expect(JSON.stringify(bug.body)).not.toContain('undefined');

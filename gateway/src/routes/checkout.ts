@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { callerToMetadata } from '@ppay/kernel';
 import type { types } from '@ppay/proto';
-import type { GatewayDeps } from '../app';
+import type { GatewayDeps } from '../deps';
 import { toHttpError } from '../http/errors';
 import { renderCancelled, renderCheckout, renderMessage } from '../checkout/page';
 
@@ -54,118 +54,111 @@ function html(reply: FastifyReply, status: number, render: (nonce: string) => st
 
 const statusForView = (v: View) => (v.status === 'expired' ? 410 : 200);
 
-export function checkoutRoutes(deps: GatewayDeps) {
+export async function registerCheckoutRoutes(app: FastifyInstance, deps: GatewayDeps): Promise<void> {
   const { payments } = deps.clients;
+  // Plain HTML forms post urlencoded bodies; only in this scope (the API stays JSON-only).
+  app.addContentTypeParser(
+    'application/x-www-form-urlencoded',
+    { parseAs: 'string', bodyLimit: FORM_BODY_LIMIT },
+    (_req, body, done) => done(null, Object.fromEntries(new URLSearchParams(body as string))),
+  );
 
-  return async function checkout(app: FastifyInstance): Promise<void> {
-    // Plain HTML forms post urlencoded bodies; only in this scope (the API stays JSON-only).
-    app.addContentTypeParser(
-      'application/x-www-form-urlencoded',
-      { parseAs: 'string', bodyLimit: FORM_BODY_LIMIT },
-      (_req, body, done) => done(null, Object.fromEntries(new URLSearchParams(body as string))),
+  // The checkout RPCs carry no merchant: only the request id travels (for logs and traces).
+  const md = (req: FastifyRequest) => callerToMetadata({ requestId: req.caller.requestId });
+
+  const notFound = (reply: FastifyReply) =>
+    html(reply, 404, (n) =>
+      renderMessage('Checkout not found', 'This checkout link is not valid. Return to the merchant and try again.', n),
     );
 
-    // The checkout RPCs carry no merchant: only the request id travels (for logs and traces).
-    const md = (req: FastifyRequest) => callerToMetadata({ requestId: req.caller.requestId });
-
-    const notFound = (reply: FastifyReply) =>
-      html(reply, 404, (n) =>
+  /** Errors become pages: the current state of the session when there is one, a message otherwise. */
+  const failure = async (req: FastifyRequest, reply: FastifyReply, sessionId: string, err: unknown, name = '') => {
+    const http = toHttpError(err, req.id, () => 1);
+    if (http.statusCode === 404) return notFound(reply);
+    if (http.statusCode >= 500) {
+      if (http.statusCode !== 503) req.log.error({ err }, 'checkout failed');
+      if (http.retryAfterSeconds) reply.header('retry-after', String(http.retryAfterSeconds));
+      return html(reply, http.statusCode, (n) =>
         renderMessage(
-          'Checkout not found',
-          'This checkout link is not valid. Return to the merchant and try again.',
+          'Temporarily unavailable',
+          'We could not reach the payment service. Please try again shortly.',
           n,
         ),
       );
-
-    /** Errors become pages: the current state of the session when there is one, a message otherwise. */
-    const failure = async (req: FastifyRequest, reply: FastifyReply, sessionId: string, err: unknown, name = '') => {
-      const http = toHttpError(err, req.id, () => 1);
-      if (http.statusCode === 404) return notFound(reply);
-      if (http.statusCode >= 500) {
-        if (http.statusCode !== 503) req.log.error({ err }, 'checkout failed');
-        if (http.retryAfterSeconds) reply.header('retry-after', String(http.retryAfterSeconds));
-        return html(reply, http.statusCode, (n) =>
-          renderMessage(
-            'Temporarily unavailable',
-            'We could not reach the payment service. Please try again shortly.',
-            n,
-          ),
-        );
-      }
-      let view: View;
-      try {
-        view = await payments.call('GetCheckout', { session_id: sessionId }, md(req));
-      } catch {
-        return html(reply, http.statusCode, (n) => renderMessage('Checkout error', http.body.message, n));
-      }
-      const status = view.status === 'expired' ? 410 : http.statusCode;
-      return html(reply, status, (n) => renderCheckout(view, { nonce: n, error: http.body.message, name }), view);
-    };
-
-    app.get<{ Params: { session_id: string } }>(
-      '/checkout/:session_id',
-      { schema: { hide: true } },
-      async (req, reply) => {
-        const id = req.params.session_id;
-        if (!SESSION_ID.test(id)) return notFound(reply);
-        try {
-          const view = await payments.call('GetCheckout', { session_id: id }, md(req));
-          return html(reply, statusForView(view), (n) => renderCheckout(view, { nonce: n }), view);
-        } catch (err) {
-          return failure(req, reply, id, err);
-        }
-      },
-    );
-
-    app.post<{ Params: { session_id: string }; Body: PayBody | undefined }>(
-      '/checkout/:session_id/pay',
-      { schema: { hide: true } },
-      async (req, reply) => {
-        const id = req.params.session_id;
-        if (!SESSION_ID.test(id)) return notFound(reply);
-        const b = req.body ?? {};
-        const name = str(b.name).slice(0, 100);
-        try {
-          const res = await payments.call(
-            'PayCheckout',
-            {
-              session_id: id,
-              card: { number: str(b.card_number), expiry: str(b.expiry), cvc: str(b.cvc), name },
-            },
-            md(req),
-          );
-          const view = res.checkout!;
-          if (res.result === 'succeeded') {
-            return reply
-              .header('referrer-policy', 'no-referrer')
-              .header('cache-control', 'no-store')
-              .redirect(res.redirect_url || `/checkout/${encodeURIComponent(id)}`, 303);
-          }
-          // Declined: the customer may try another card (402), unless the session has now failed.
-          return html(reply, 402, (n) => renderCheckout(view, { nonce: n, error: res.message, name }), view);
-        } catch (err) {
-          return failure(req, reply, id, err, name);
-        }
-      },
-    );
-
-    app.post<{ Params: { session_id: string } }>(
-      '/checkout/:session_id/cancel',
-      { schema: { hide: true } },
-      async (req, reply) => {
-        const id = req.params.session_id;
-        if (!SESSION_ID.test(id)) return notFound(reply);
-        try {
-          const res = await payments.call('CancelCheckout', { session_id: id }, md(req));
-          if (res.redirect_url) {
-            return reply.header('referrer-policy', 'no-referrer').redirect(res.redirect_url, 303);
-          }
-          const view = res.checkout!;
-          return html(reply, 200, (n) => renderCancelled(view, n), view);
-        } catch (err) {
-          return failure(req, reply, id, err);
-        }
-      },
-    );
+    }
+    let view: View;
+    try {
+      view = await payments.call('GetCheckout', { session_id: sessionId }, md(req));
+    } catch {
+      return html(reply, http.statusCode, (n) => renderMessage('Checkout error', http.body.message, n));
+    }
+    const status = view.status === 'expired' ? 410 : http.statusCode;
+    return html(reply, status, (n) => renderCheckout(view, { nonce: n, error: http.body.message, name }), view);
   };
+
+  app.get<{ Params: { session_id: string } }>(
+    '/checkout/:session_id',
+    { schema: { hide: true } },
+    async (req, reply) => {
+      const id = req.params.session_id;
+      if (!SESSION_ID.test(id)) return notFound(reply);
+      try {
+        const view = await payments.call('GetCheckout', { session_id: id }, md(req));
+        return html(reply, statusForView(view), (n) => renderCheckout(view, { nonce: n }), view);
+      } catch (err) {
+        return failure(req, reply, id, err);
+      }
+    },
+  );
+
+  app.post<{ Params: { session_id: string }; Body: PayBody | undefined }>(
+    '/checkout/:session_id/pay',
+    { schema: { hide: true } },
+    async (req, reply) => {
+      const id = req.params.session_id;
+      if (!SESSION_ID.test(id)) return notFound(reply);
+      const b = req.body ?? {};
+      const name = str(b.name).slice(0, 100);
+      try {
+        const res = await payments.call(
+          'PayCheckout',
+          {
+            session_id: id,
+            card: { number: str(b.card_number), expiry: str(b.expiry), cvc: str(b.cvc), name },
+          },
+          md(req),
+        );
+        const view = res.checkout!;
+        if (res.result === 'succeeded') {
+          return reply
+            .header('referrer-policy', 'no-referrer')
+            .header('cache-control', 'no-store')
+            .redirect(res.redirect_url || `/checkout/${encodeURIComponent(id)}`, 303);
+        }
+        // Declined: the customer may try another card (402), unless the session has now failed.
+        return html(reply, 402, (n) => renderCheckout(view, { nonce: n, error: res.message, name }), view);
+      } catch (err) {
+        return failure(req, reply, id, err, name);
+      }
+    },
+  );
+
+  app.post<{ Params: { session_id: string } }>(
+    '/checkout/:session_id/cancel',
+    { schema: { hide: true } },
+    async (req, reply) => {
+      const id = req.params.session_id;
+      if (!SESSION_ID.test(id)) return notFound(reply);
+      try {
+        const res = await payments.call('CancelCheckout', { session_id: id }, md(req));
+        if (res.redirect_url) {
+          return reply.header('referrer-policy', 'no-referrer').redirect(res.redirect_url, 303);
+        }
+        const view = res.checkout!;
+        return html(reply, 200, (n) => renderCancelled(view, n), view);
+      } catch (err) {
+        return failure(req, reply, id, err);
+      }
+    },
+  );
 }

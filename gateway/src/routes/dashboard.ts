@@ -1,24 +1,17 @@
-import { Type, type Static } from '@sinclair/typebox';
+import type { Static } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
-import { callerToMetadata } from '@ppay/kernel';
-import type { GatewayDeps } from '../app';
-import { userTokenAuth } from '../auth/hooks';
+import type { GatewayDeps } from '../deps';
+import { callerMetadata } from '../http/caller';
 import { ok } from '../http/envelope';
-import { COMMON_ERRORS, successOf } from '../http/schemas';
+import { COMMON_ERRORS, successOf, UnspecifiedData, userTokenSecurity as security } from '../schemas/common';
+import { PayoutParams, RejectBody } from '../schemas/payouts';
 
-const PayoutParams = Type.Object({
-  merchantId: Type.Integer({ minimum: 1 }),
-  reference: Type.String({ minLength: 1, maxLength: 255 }),
-});
-const RejectBody = Type.Object({ reason: Type.String({ minLength: 3, maxLength: 500 }) });
 const tags = ['Marketplace payouts (dashboard)'];
-const security = [{ userToken: [] }];
-const response = { 200: successOf(Type.Object({}, { additionalProperties: true })), ...COMMON_ERRORS };
+const response = { 200: successOf(UnspecifiedData), ...COMMON_ERRORS };
 
 /** Spec 4.10: operator approval of staged payouts, with the user token and X-Environment. */
 export async function registerDashboardRoutes(app: FastifyInstance, deps: GatewayDeps): Promise<void> {
   const { marketplace } = deps.clients;
-  app.addHook('preValidation', userTokenAuth(deps, { environmentHeader: true }));
 
   app.post<{ Params: Static<typeof PayoutParams> }>(
     '/merchants/:merchantId/payouts/:reference/approve',
@@ -28,7 +21,7 @@ export async function registerDashboardRoutes(app: FastifyInstance, deps: Gatewa
         await marketplace.call(
           'ApprovePayout',
           { merchant_id: req.params.merchantId, reference: req.params.reference, environment: req.caller.mode },
-          callerToMetadata(req.caller),
+          callerMetadata(req),
         ),
       ),
   );
@@ -54,7 +47,7 @@ export async function registerDashboardRoutes(app: FastifyInstance, deps: Gatewa
             environment: req.caller.mode,
             reason: req.body.reason,
           },
-          callerToMetadata(req.caller),
+          callerMetadata(req),
         ),
       ),
   );

@@ -1,13 +1,39 @@
 import { status } from '@grpc/grpc-js';
-import { ERROR_CATALOGUE, isErrorCode, PlatformError } from './errors';
+import { ERROR_CATALOGUE, isErrorCode, PlatformError, type ErrorGroup } from './errors';
+
+/** What each group may answer, over HTTP and gRPC: the catalogue cannot drift out of its own rules. */
+const GROUP_RULES: Record<ErrorGroup, { http: number[]; grpc: status[] }> = {
+  authentication: { http: [401], grpc: [status.UNAUTHENTICATED] },
+  permission: { http: [403], grpc: [status.PERMISSION_DENIED] },
+  invalid_request: {
+    http: [400, 405, 413, 415, 422],
+    grpc: [status.INVALID_ARGUMENT, status.FAILED_PRECONDITION, status.UNIMPLEMENTED],
+  },
+  not_found: { http: [404], grpc: [status.NOT_FOUND] },
+  state_conflict: { http: [409], grpc: [status.ABORTED, status.ALREADY_EXISTS] },
+  rate_limit: { http: [429], grpc: [status.RESOURCE_EXHAUSTED] },
+  infrastructure: {
+    http: [500, 501, 503, 504],
+    grpc: [status.INTERNAL, status.UNIMPLEMENTED, status.UNAVAILABLE, status.DEADLINE_EXCEEDED],
+  },
+};
 
 describe('error catalogue', () => {
-  it('gives every code a gRPC status and a partner-facing message', () => {
+  it('gives every code a group, an HTTP status and a gRPC status that fit the group, and a message', () => {
     for (const [code, entry] of Object.entries(ERROR_CATALOGUE)) {
       expect(code).toMatch(/^[A-Z][A-Z0-9_]+$/);
       expect(entry.message.length).toBeGreaterThan(3);
-      expect(Object.values(status)).toContain(entry.grpcStatus);
+      const rules = GROUP_RULES[entry.group];
+      expect([code, rules.http.includes(entry.http), rules.grpc.includes(entry.grpc)]).toEqual([code, true, true]);
     }
+  });
+
+  it('uses FAILED_PRECONDITION only for 422s, so the 4xx a service means is never ambiguous', () => {
+    for (const [code, entry] of Object.entries(ERROR_CATALOGUE)) {
+      if (entry.grpc === status.FAILED_PRECONDITION) expect([code, entry.http]).toEqual([code, 422]);
+    }
+    expect(ERROR_CATALOGUE.CONFLICT.grpc).toBe(status.ABORTED);
+    expect(ERROR_CATALOGUE.NOT_IMPLEMENTED.grpc).toBe(status.UNIMPLEMENTED);
   });
 
   it('keeps the spec wording for the messages it defines', () => {
@@ -17,18 +43,13 @@ describe('error catalogue', () => {
       'This endpoint is restricted to marketplace operators',
     );
     expect(ERROR_CATALOGUE.PERMISSION_DENIED.message).toBe('Permission denied');
+    expect(ERROR_CATALOGUE.AMOUNT_REQUIRED.message).toBe('amount is required');
   });
 
-  it('uses FAILED_PRECONDITION only for 422-style and ABORTED/ALREADY_EXISTS only for conflicts', () => {
-    expect(ERROR_CATALOGUE.UNPROCESSABLE.grpcStatus).toBe(status.FAILED_PRECONDITION);
-    expect(ERROR_CATALOGUE.CONFLICT.grpcStatus).toBe(status.ABORTED);
-    expect(ERROR_CATALOGUE.NOT_IMPLEMENTED.grpcStatus).toBe(status.UNIMPLEMENTED);
-  });
-
-  it('PlatformError carries code, default or custom message, param and detail', () => {
+  it('PlatformError carries code, statuses, group, default or custom message, param and detail', () => {
     const e = new PlatformError('VALIDATION_FAILED', undefined, { param: 'amount', detail: 'x' });
     expect(e.message).toBe('Invalid request');
-    expect(e.grpcStatus).toBe(status.INVALID_ARGUMENT);
+    expect([e.grpcStatus, e.httpStatus, e.group]).toEqual([status.INVALID_ARGUMENT, 400, 'invalid_request']);
     expect(e).toMatchObject({ code: 'VALIDATION_FAILED', param: 'amount', detail: 'x' });
     expect(new PlatformError('UNPROCESSABLE', 'Metadata validation failed').message).toBe('Metadata validation failed');
     expect(isErrorCode('INVALID_API_KEY')).toBe(true);

@@ -1,114 +1,123 @@
-import { status as GrpcStatus } from '@grpc/grpc-js';
+import { status as Grpc } from '@grpc/grpc-js';
 
 /**
- * The platform's one error catalogue. Every error a partner can see has a stable `code` here.
- *
- * Mapping happens in exactly two places:
- *  1. catalogue → gRPC status: `grpcStatus` below, applied by the service runtime (kernel/grpc/server);
- *  2. gRPC status → HTTP: the gateway's status table (gateway/src/http/errors.ts).
- * FAILED_PRECONDITION is reserved for "well-formed but unprocessable" (HTTP 422) and ABORTED for
- * conflicts (HTTP 409), so each spec status has exactly one gRPC status behind it.
+ * Error groups, shown to partners as `error.type` (like Stripe's error types). A partner's code can
+ * branch on the group without knowing every code: retry `infrastructure` and `rate_limit`, fix the
+ * request for `invalid_request`, re-read the resource for `state_conflict`.
+ */
+export type ErrorGroup =
+  | 'authentication'
+  | 'permission'
+  | 'invalid_request'
+  | 'not_found'
+  | 'state_conflict'
+  | 'rate_limit'
+  | 'infrastructure';
+
+export interface CatalogueEntry {
+  group: ErrorGroup;
+  /** What the gateway answers. */
+  http: number;
+  /** What services answer over gRPC: also decides what counts against circuit breakers. */
+  grpc: Grpc;
+  /** Default partner-facing message (the spec's wording where the spec gives one). */
+  message: string;
+}
+
+const entry = (group: ErrorGroup, http: number, grpc: Grpc, message: string): CatalogueEntry => ({
+  group,
+  http,
+  grpc,
+  message,
+});
+const invalid = (message: string, http = 400) =>
+  entry('invalid_request', http, http === 422 ? Grpc.FAILED_PRECONDITION : Grpc.INVALID_ARGUMENT, message);
+const notFound = (message: string) => entry('not_found', 404, Grpc.NOT_FOUND, message);
+const conflict = (message: string, grpc: Grpc = Grpc.ABORTED) => entry('state_conflict', 409, grpc, message);
+
+/**
+ * The platform's one error catalogue. Every error a partner can see has a stable `code` here, and
+ * the entry carries everything needed to answer it: HTTP status, gRPC status, group, message.
+ * Services raise `PlatformError(code)`; the service runtime sends the code in a gRPC trailer; the
+ * gateway answers with the entry's HTTP status, looked up by code (docs/errors.md is generated from
+ * this table and a test keeps the two equal).
  */
 export const ERROR_CATALOGUE = {
-  // 400
-  VALIDATION_FAILED: { grpcStatus: GrpcStatus.INVALID_ARGUMENT, message: 'Invalid request' },
-  INVALID_JSON: { grpcStatus: GrpcStatus.INVALID_ARGUMENT, message: 'Request body is not valid JSON' },
-  UNSUPPORTED_API_VERSION: { grpcStatus: GrpcStatus.INVALID_ARGUMENT, message: 'Unsupported api_version' },
-  INVALID_WEBHOOK_URL: {
-    grpcStatus: GrpcStatus.INVALID_ARGUMENT,
-    message: 'webhook_url must be an absolute http(s) URL',
-  },
-  INVALID_ENVIRONMENT: { grpcStatus: GrpcStatus.INVALID_ARGUMENT, message: 'X-Environment must be live or sandbox' },
-  // 400 — charges (spec 7.1, exact wording)
-  MISSING_REQUIRED_FIELDS: { grpcStatus: GrpcStatus.INVALID_ARGUMENT, message: 'Missing required fields' },
-  AMOUNT_MISMATCH: { grpcStatus: GrpcStatus.INVALID_ARGUMENT, message: 'Amount mismatch' },
-  CONVERTED_AMOUNT_MISMATCH: {
-    grpcStatus: GrpcStatus.INVALID_ARGUMENT,
-    message: 'converted_total_amount does not match amount',
-  },
-  CONVERTED_CURRENCY_MISMATCH: {
-    grpcStatus: GrpcStatus.INVALID_ARGUMENT,
-    message: 'converted_total_currency must match the charge currency',
-  },
-  CONVERTED_PAIR_INCOMPLETE: {
-    grpcStatus: GrpcStatus.INVALID_ARGUMENT,
-    message: 'Both converted_total_amount and converted_total_currency must be provided together',
-  },
-  CONVERSION_FAILED: { grpcStatus: GrpcStatus.INVALID_ARGUMENT, message: 'Unable to convert between these currencies' },
-  UNSUPPORTED_CURRENCY: { grpcStatus: GrpcStatus.INVALID_ARGUMENT, message: 'Currency is not supported' },
-  SUB_MERCHANT_NOT_ACTIVE: {
-    grpcStatus: GrpcStatus.INVALID_ARGUMENT,
-    message: 'sub_merchant_id must be an active sub-merchant of your marketplace',
-  },
-  // 401
-  INVALID_API_KEY: { grpcStatus: GrpcStatus.UNAUTHENTICATED, message: 'Invalid API key' },
-  UNAUTHORIZED: { grpcStatus: GrpcStatus.UNAUTHENTICATED, message: 'Unauthorized' },
-  // 403
-  PERMISSION_DENIED: { grpcStatus: GrpcStatus.PERMISSION_DENIED, message: 'Permission denied' },
-  MARKETPLACE_OPERATOR_REQUIRED: {
-    grpcStatus: GrpcStatus.PERMISSION_DENIED,
-    message: 'This endpoint is restricted to marketplace operators',
-  },
-  // 404
-  ROUTE_NOT_FOUND: { grpcStatus: GrpcStatus.NOT_FOUND, message: 'Route not found' },
-  API_KEY_NOT_FOUND: { grpcStatus: GrpcStatus.NOT_FOUND, message: 'API key not found' },
-  MERCHANT_NOT_FOUND: { grpcStatus: GrpcStatus.NOT_FOUND, message: 'Merchant not found' },
-  CHARGE_NOT_FOUND: { grpcStatus: GrpcStatus.NOT_FOUND, message: 'Charge not found' },
-  SESSION_NOT_FOUND: { grpcStatus: GrpcStatus.NOT_FOUND, message: 'Checkout session not found' },
-  PRODUCT_NOT_FOUND: { grpcStatus: GrpcStatus.NOT_FOUND, message: 'Product not found' },
-  RELATIONSHIP_NOT_FOUND: { grpcStatus: GrpcStatus.NOT_FOUND, message: 'Active merchant relationship not found' },
-  INVITATION_NOT_FOUND: { grpcStatus: GrpcStatus.NOT_FOUND, message: 'Invitation not found' },
-  // 409
-  API_KEY_REVOKED: { grpcStatus: GrpcStatus.ABORTED, message: 'API key has been revoked' },
-  ALREADY_EXISTS: { grpcStatus: GrpcStatus.ALREADY_EXISTS, message: 'Resource already exists' },
-  CONFLICT: { grpcStatus: GrpcStatus.ABORTED, message: 'Conflicting concurrent update, retry the request' },
-  MERCHANT_ALREADY_LINKED: {
-    grpcStatus: GrpcStatus.ABORTED,
-    message: 'Merchant is already linked to a marketplace',
-  },
-  IDEMPOTENCY_IN_FLIGHT: {
-    grpcStatus: GrpcStatus.ABORTED,
-    message: 'A request with this Idempotency-Key is still being processed',
-  },
-  // 422
-  UNPROCESSABLE: { grpcStatus: GrpcStatus.FAILED_PRECONDITION, message: 'Request cannot be processed' },
-  MARKETPLACE_NOT_SET_UP: {
-    grpcStatus: GrpcStatus.FAILED_PRECONDITION,
-    message: 'Marketplace is not set up; call POST /marketplace/setup first',
-  },
-  SESSION_EXPIRED: { grpcStatus: GrpcStatus.FAILED_PRECONDITION, message: 'This checkout session has expired' },
-  SESSION_CLOSED: {
-    grpcStatus: GrpcStatus.FAILED_PRECONDITION,
-    message: 'This checkout session can no longer be paid',
-  },
-  AMOUNT_REQUIRED: { grpcStatus: GrpcStatus.FAILED_PRECONDITION, message: 'amount is required' },
-  TOTAL_REQUIRED: { grpcStatus: GrpcStatus.FAILED_PRECONDITION, message: 'Missing total_amount / total_currency' },
-  METADATA_INVALID: { grpcStatus: GrpcStatus.FAILED_PRECONDITION, message: 'Metadata validation failed' },
-  IDEMPOTENCY_KEY_REUSED: {
-    grpcStatus: GrpcStatus.FAILED_PRECONDITION,
-    message: 'Idempotency-Key was already used with a different request',
-  },
-  GATEWAY_NOT_CONFIGURED: {
-    grpcStatus: GrpcStatus.FAILED_PRECONDITION,
-    message: 'Live payments are not enabled for this currency yet',
-  },
-  // 413 / 415 equivalents are reported as 400 by the gateway with these codes
-  PAYLOAD_TOO_LARGE: { grpcStatus: GrpcStatus.INVALID_ARGUMENT, message: 'Request body is too large' },
-  UNSUPPORTED_MEDIA_TYPE: {
-    grpcStatus: GrpcStatus.INVALID_ARGUMENT,
-    message: 'Content-Type must be application/json',
-  },
-  // 429
-  RATE_LIMITED: { grpcStatus: GrpcStatus.RESOURCE_EXHAUSTED, message: 'Too many requests' },
-  // 5xx
-  NOT_IMPLEMENTED: { grpcStatus: GrpcStatus.UNIMPLEMENTED, message: 'This operation is not available yet' },
-  SERVICE_UNAVAILABLE: {
-    grpcStatus: GrpcStatus.UNAVAILABLE,
-    message: 'Service temporarily unavailable, please retry shortly',
-  },
-  UPSTREAM_TIMEOUT: { grpcStatus: GrpcStatus.DEADLINE_EXCEEDED, message: 'The operation timed out, please retry' },
-  INTERNAL: { grpcStatus: GrpcStatus.INTERNAL, message: 'Internal error' },
-} as const satisfies Record<string, { grpcStatus: GrpcStatus; message: string }>;
+  // --- authentication (401) -------------------------------------------------------------------
+  INVALID_API_KEY: entry('authentication', 401, Grpc.UNAUTHENTICATED, 'Invalid API key'),
+  UNAUTHORIZED: entry('authentication', 401, Grpc.UNAUTHENTICATED, 'Unauthorized'),
+
+  // --- permission (403) -----------------------------------------------------------------------
+  PERMISSION_DENIED: entry('permission', 403, Grpc.PERMISSION_DENIED, 'Permission denied'),
+  MARKETPLACE_OPERATOR_REQUIRED: entry(
+    'permission',
+    403,
+    Grpc.PERMISSION_DENIED,
+    'This endpoint is restricted to marketplace operators',
+  ),
+
+  // --- invalid_request (400, 405, 413, 415, 422) ------------------------------------------------
+  VALIDATION_FAILED: invalid('Invalid request'),
+  INVALID_JSON: invalid('Request body is not valid JSON'),
+  PAYLOAD_TOO_LARGE: entry('invalid_request', 413, Grpc.INVALID_ARGUMENT, 'Request body is too large'),
+  UNSUPPORTED_MEDIA_TYPE: entry('invalid_request', 415, Grpc.INVALID_ARGUMENT, 'Content-Type must be application/json'),
+  UNSUPPORTED_API_VERSION: invalid('Unsupported api_version'),
+  INVALID_WEBHOOK_URL: invalid('webhook_url must be an absolute http(s) URL'),
+  INVALID_ENVIRONMENT: invalid('X-Environment must be live or sandbox'),
+  // spec 7.1, exact wording
+  MISSING_REQUIRED_FIELDS: invalid('Missing required fields'),
+  AMOUNT_MISMATCH: invalid('Amount mismatch'),
+  CONVERTED_AMOUNT_MISMATCH: invalid('converted_total_amount does not match amount'),
+  CONVERTED_CURRENCY_MISMATCH: invalid('converted_total_currency must match the charge currency'),
+  CONVERTED_PAIR_INCOMPLETE: invalid(
+    'Both converted_total_amount and converted_total_currency must be provided together',
+  ),
+  CONVERSION_FAILED: invalid('Unable to convert between these currencies'),
+  UNSUPPORTED_CURRENCY: invalid('Currency is not supported'),
+  SUB_MERCHANT_NOT_ACTIVE: invalid('sub_merchant_id must be an active sub-merchant of your marketplace'),
+  AMOUNT_REQUIRED: invalid('amount is required', 422),
+  TOTAL_REQUIRED: invalid('Missing total_amount / total_currency', 422),
+  METADATA_INVALID: invalid('Metadata validation failed', 422),
+  UNPROCESSABLE: invalid('Request cannot be processed', 422),
+  IDEMPOTENCY_KEY_REUSED: invalid('Idempotency-Key was already used with a different request', 422),
+  GATEWAY_NOT_CONFIGURED: invalid('Live payments are not enabled for this currency yet', 422),
+  MARKETPLACE_NOT_SET_UP: invalid('Marketplace is not set up; call POST /marketplace/setup first', 422),
+  SESSION_EXPIRED: invalid('This checkout session has expired', 422),
+  SESSION_CLOSED: invalid('This checkout session can no longer be paid', 422),
+
+  METHOD_NOT_ALLOWED: entry('invalid_request', 405, Grpc.UNIMPLEMENTED, 'Method not allowed'),
+
+  // --- not_found (404) --------------------------------------------------------------------------
+  ROUTE_NOT_FOUND: notFound('Route not found'),
+  API_KEY_NOT_FOUND: notFound('API key not found'),
+  MERCHANT_NOT_FOUND: notFound('Merchant not found'),
+  CHARGE_NOT_FOUND: notFound('Charge not found'),
+  SESSION_NOT_FOUND: notFound('Checkout session not found'),
+  PRODUCT_NOT_FOUND: notFound('Product not found'),
+  RELATIONSHIP_NOT_FOUND: notFound('Active merchant relationship not found'),
+  INVITATION_NOT_FOUND: notFound('Invitation not found'),
+
+  // --- state_conflict (409) -------------------------------------------------------------------
+  CONFLICT: conflict('Conflicting concurrent update, retry the request'),
+  ALREADY_EXISTS: conflict('Resource already exists', Grpc.ALREADY_EXISTS),
+  API_KEY_REVOKED: conflict('API key has been revoked'),
+  MERCHANT_ALREADY_LINKED: conflict('Merchant is already linked to a marketplace'),
+  IDEMPOTENCY_IN_FLIGHT: conflict('A request with this Idempotency-Key is still being processed'),
+
+  // --- rate_limit (429) -----------------------------------------------------------------------
+  RATE_LIMITED: entry('rate_limit', 429, Grpc.RESOURCE_EXHAUSTED, 'Too many requests'),
+
+  // --- infrastructure (5xx): the only errors that count against circuit breakers ---------------
+  INTERNAL: entry('infrastructure', 500, Grpc.INTERNAL, 'Internal error'),
+  NOT_IMPLEMENTED: entry('infrastructure', 501, Grpc.UNIMPLEMENTED, 'This operation is not available yet'),
+  SERVICE_UNAVAILABLE: entry(
+    'infrastructure',
+    503,
+    Grpc.UNAVAILABLE,
+    'Service temporarily unavailable, please retry shortly',
+  ),
+  UPSTREAM_TIMEOUT: entry('infrastructure', 504, Grpc.DEADLINE_EXCEEDED, 'The operation timed out, please retry'),
+} as const satisfies Record<string, CatalogueEntry>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;
 
@@ -138,8 +147,16 @@ export class PlatformError extends Error {
     this.detail = options.detail;
   }
 
-  get grpcStatus(): GrpcStatus {
-    return ERROR_CATALOGUE[this.code].grpcStatus;
+  get grpcStatus(): Grpc {
+    return ERROR_CATALOGUE[this.code].grpc;
+  }
+
+  get httpStatus(): number {
+    return ERROR_CATALOGUE[this.code].http;
+  }
+
+  get group(): ErrorGroup {
+    return ERROR_CATALOGUE[this.code].group;
   }
 }
 

@@ -47,3 +47,16 @@ export async function nextSequence(conn: Connection, name: string, start = 1): P
   ).exec();
   return (doc as unknown as { seq: number }).seq + start - 1;
 }
+
+/** The kernel's Money as stored: integer minor units + ISO 4217 code (no floats, no loose pairs). */
+export const moneySchema = new mongoose.Schema(
+  {
+    amount: {
+      type: Number,
+      required: true,
+      validate: { validator: Number.isSafeInteger, message: 'amount must be an integer' },
+    },
+    currency: { type: String, required: true },
+  },
+  { _id: false },
+);

@@ -16,7 +16,14 @@ import {
   type PubAck,
 } from 'nats';
 import { context, propagation, ROOT_CONTEXT, SpanKind, trace, type Context } from '@opentelemetry/api';
-import { STREAMS, type EventEnvelope, type StreamName, type Subject } from './events/catalogue';
+import {
+  STREAMS,
+  upcast,
+  type EventEnvelope,
+  type StoredPayloads,
+  type StreamName,
+  type Subject,
+} from './events/catalogue';
 import type { Logger } from './logger';
 import type { PlatformMetrics } from './metrics';
 
@@ -95,14 +102,29 @@ export async function publishEvent(
   }
 }
 
-export interface ConsumerSpec {
+/**
+ * A durable consumer of one or more subjects of one stream, typed by subject: `handle` receives the
+ * envelope of exactly those subjects, with the payload already upcast to the current version.
+ */
+export interface ConsumerSpec<S extends Subject = Subject> {
   stream: StreamName;
   durable: string;
-  filterSubject?: Subject | `${string}.>`;
+  subjects: readonly S[];
   /** Throw to have the message redelivered later; make the handler idempotent by event_id. */
-  handle(envelope: EventEnvelope, msg: JsMsg): Promise<void>;
+  handle(envelope: EventEnvelope<S>, msg: JsMsg): Promise<void>;
   maxDeliver?: number;
   ackWaitMs?: number;
+}
+
+/** Lets specs of different subjects share one list without losing the typing inside each. */
+export function defineConsumer<S extends Subject>(spec: ConsumerSpec<S>): ConsumerSpec {
+  return spec as unknown as ConsumerSpec;
+}
+
+/** Decodes a stream message into the current version of its envelope. */
+export function decodeEnvelope(data: Uint8Array): EventEnvelope {
+  const raw = codec.decode(data) as unknown as EventEnvelope & { data: StoredPayloads[Subject] };
+  return { ...raw, data: upcast(raw.subject, raw.data) } as EventEnvelope;
 }
 
 export interface RunningConsumer {
@@ -116,11 +138,13 @@ export async function runDurableConsumer(
   log: Logger,
   metrics: PlatformMetrics,
 ): Promise<RunningConsumer> {
+  const filter =
+    spec.subjects.length === 1 ? { filter_subject: spec.subjects[0] } : { filter_subjects: [...spec.subjects] };
   await ctx.jsm.consumers.add(spec.stream, {
     durable_name: spec.durable,
     ack_policy: AckPolicy.Explicit,
     deliver_policy: DeliverPolicy.All,
-    filter_subject: spec.filterSubject,
+    ...filter,
     max_deliver: spec.maxDeliver ?? 20,
     ack_wait: nanos(spec.ackWaitMs ?? 30_000),
   });
@@ -133,7 +157,7 @@ export async function runDurableConsumer(
       const parent = propagation.extract(ROOT_CONTEXT, msg.headers, headerGetter);
       await tracer.startActiveSpan(`process ${msg.subject}`, { kind: SpanKind.CONSUMER }, parent, async (span) => {
         try {
-          await spec.handle(codec.decode(msg.data), msg);
+          await spec.handle(decodeEnvelope(msg.data), msg);
           msg.ack();
           metrics.natsConsumed.inc({ ...labels, outcome: 'ack' });
         } catch (err) {

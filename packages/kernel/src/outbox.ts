@@ -113,14 +113,14 @@ export class OutboxRelay {
 
   private async publishAll(doc: WithOutbox): Promise<void> {
     for (const entry of doc.outbox ?? []) {
-      const envelope: EventEnvelope = {
+      const envelope = {
         event_id: entry.event_id,
         subject: entry.subject,
         occurred_at: new Date(entry.occurred_at).toISOString(),
         merchant_id: entry.merchant_id,
         mode: entry.mode,
-        data: entry.data as EventEnvelope['data'],
-      };
+        data: entry.data,
+      } as EventEnvelope;
       await publishEvent(this.nats, envelope, { traceparent: entry.traceparent, metrics: this.metrics });
       // $pullAll with the element exactly as stored: FerretDB v1 ignores condition-style $pull.
       await this.model.updateOne({ _id: doc._id }, { $pullAll: { outbox: [entry] } }).exec();

@@ -17,7 +17,7 @@ import {
   type RunningConsumer,
 } from './nats';
 import type { OutboxRelay } from './outbox';
-import { DEFAULT_PORTS } from './ports';
+import { DEFAULT_PORTS } from './components';
 import { stopTracing } from './telemetry/tracing';
 
 /** Config every service has; a service may add its own keys. */

@@ -2,7 +2,7 @@ import './instrument';
 import { ensureIndexes, OutboxRelay, runService } from '@ppay/kernel';
 import type { types } from '@ppay/proto';
 import { GrpcFxConverter, GrpcSplitResolver } from './adapters/platform-clients';
-import { StaticGatewayRegistry } from './adapters/sandbox-gateways';
+import { StaticProcessorRegistry } from './adapters/sandbox-processors';
 import { paymentsConfig } from './config';
 import { ChargeService } from './domain/charges';
 import { DEFAULT_FEE_SCHEDULE, type FeeSchedule } from './domain/fees';
@@ -40,20 +40,20 @@ void runService<types.payments.PaymentsServiceHandlers, (typeof paymentsConfig)[
     const feeSchedule = config.FEE_SCHEDULE_JSON
       ? (JSON.parse(config.FEE_SCHEDULE_JSON) as FeeSchedule)
       : DEFAULT_FEE_SCHEDULE;
-    const gateways = new StaticGatewayRegistry({
-      timeoutMs: config.GATEWAY_TIMEOUT_MS,
+    const processors = new StaticProcessorRegistry({
+      timeoutMs: config.PROCESSOR_TIMEOUT_MS,
       resetTimeoutMs: 30_000,
       cardPublishableKey: config.CARD_PUBLISHABLE_KEY,
     });
     const service = new ChargeService(
-      { merchants: directory, fx, splits, gateways, charges: chargeRepo },
+      { merchants: directory, fx, splits, processors, charges: chargeRepo },
       { feeSchedule, tolerance: config.AMOUNT_TOLERANCE },
     );
     const products = new GrpcProductLookup(config.FX_PRICING_GRPC_ADDR, metrics);
     const sessions = new SessionService(
       {
         merchants: directory,
-        gateways,
+        processors,
         products,
         sessions: new MongoSessionRepository(sessionDocs, (id) => sessionRelay.relaySoon(id)),
         processor: new SandboxCheckoutProcessor({ processingDelayMs: config.SANDBOX_PROCESSING_DELAY_MS }),
@@ -62,7 +62,7 @@ void runService<types.payments.PaymentsServiceHandlers, (typeof paymentsConfig)[
         feeSchedule,
         ttlMs: config.SESSION_TTL_MS,
         maxAttempts: config.SESSION_MAX_ATTEMPTS,
-        attemptStaleMs: Math.max(30_000, config.GATEWAY_TIMEOUT_MS * 3),
+        attemptStaleMs: Math.max(30_000, config.PROCESSOR_TIMEOUT_MS * 3),
       },
     );
     // Spec 3.1: sessions expire whether or not anyone polls them.
@@ -75,12 +75,10 @@ void runService<types.payments.PaymentsServiceHandlers, (typeof paymentsConfig)[
         .finally(() => (sweeping = undefined));
     }, config.SESSION_SWEEP_INTERVAL_MS);
     sweeper.unref();
-    const businessName = async (merchantId: number) =>
-      (await directory.get(merchantId).catch(() => undefined))?.business_name ?? '';
     return {
       handlers: {
         ...paymentsHandlers(service, new OutcomeService(chargeRepo), ledger),
-        ...sessionHandlers(sessions, businessName),
+        ...sessionHandlers(sessions),
       },
       consumers: [...merchantProjectionConsumers(directory), ledgerConsumer(ledger, splits, ledgerCounters)],
       relays: [relay, sessionRelay],

@@ -1,5 +1,6 @@
-import type { ComponentName } from '../ports';
+import type { ComponentName } from '../components';
 import type { Mode } from '../caller';
+import type { Money } from '../money';
 
 /**
  * Every NATS subject and its payload type, in one place. Each stream belongs to the component
@@ -37,17 +38,22 @@ export interface ApiKeyChanged {
   api_version: string;
 }
 
-export interface MerchantCreated {
+/** merchants.created as first published (before business names and settings existed). */
+export interface MerchantCreatedV1 {
   merchant_id: number;
   country: string;
   baseline_currency: string;
   is_marketplace_operator: boolean;
   marketplace_id: number | null;
-  /** Display name (hosted checkout page); absent in events published before it was added. */
-  business_name?: string;
-  /** Settings at creation (version 0); absent in events published before settings existed. */
-  customer_pays_fees?: boolean;
 }
+
+/** merchants.created since the hosted checkout page (display name) and business settings (version 0). */
+export interface MerchantCreatedV2 extends MerchantCreatedV1 {
+  business_name: string;
+  customer_pays_fees: boolean;
+}
+
+export type MerchantCreated = MerchantCreatedV2;
 
 /**
  * A merchant changed its business settings. `settings_version` grows with every change, so a
@@ -83,11 +89,8 @@ export interface RelationshipChanged {
   change: 'created' | 'invited' | 'accepted' | 'commission_updated' | 'suspended' | 'reactivated';
 }
 
-/** Spec 6.5 MoneyAmount and MulticurrencyBreakdown, as payment events carry them. */
-export interface MoneyAmount {
-  amount: number;
-  currency: string;
-}
+/** Spec 6.5 MoneyAmount: the kernel's Money (integer minor units + ISO 4217), never a float. */
+export type MoneyAmount = Money;
 
 export interface MulticurrencyBreakdown {
   customer_paid: MoneyAmount;
@@ -95,11 +98,18 @@ export interface MulticurrencyBreakdown {
   merchant_net: MoneyAmount;
   fees: { platform_fee: MoneyAmount; gateway_fee: MoneyAmount; total: MoneyAmount };
   /** Omitted when the customer's and the merchant's currencies are the same. */
-  conversion?: { from_currency: string; to_currency: string; rate: number; surcharge_percent: number };
+  conversion?: {
+    from_currency: string;
+    to_currency: string;
+    /** The spec's number, for display; `rate_decimal` is the exact value. */
+    rate: number;
+    rate_decimal: string;
+    surcharge_percent: number;
+  };
 }
 
-/** A charge reached a final state (payments.payment.succeeded / .failed). */
-export interface PaymentOutcome {
+/** A charge reached a final state (payments.payment.succeeded / .failed), as first published (charges only). */
+export interface PaymentOutcomeV1 {
   charge_id: string;
   transaction_id: string;
   merchant_id: number;
@@ -118,16 +128,22 @@ export interface PaymentOutcome {
   sub_merchant_id: number | null;
   failure_reason: string | null;
   completed_at: string;
-  /** Set when the payment was made on a hosted checkout session (spec 4.2). */
-  session_id?: string | null;
-  /** Spec 6.4 product object; null for charges, which have no catalogue product. */
-  product?: { id: number | null; title: string; type: string } | null;
-  /** Sessions with subscription_frequency_key: monthly | quarterly | yearly. */
-  subscription_frequency_key?: string | null;
-  /** The partner's scalar metadata (sessions). */
-  metadata?: Record<string, string | number | boolean>;
 }
 
+/** Since hosted checkout sessions: the session, the spec 6.4 product object and the partner's metadata. */
+export interface PaymentOutcomeV2 extends PaymentOutcomeV1 {
+  /** Set when the payment was made on a hosted checkout session (spec 4.2). */
+  session_id: string | null;
+  /** Spec 6.4 product object; null for charges, which have no catalogue product. */
+  product: { id: number | null; title: string; type: string } | null;
+  /** Sessions with subscription_frequency_key. */
+  subscription_frequency_key: string | null;
+  metadata: Record<string, string | number | boolean>;
+}
+
+export type PaymentOutcome = PaymentOutcomeV2;
+
+/** What publishers write today, per subject. */
 export interface EventPayloads {
   'apikeys.created': ApiKeyChanged;
   'apikeys.revoked': ApiKeyChanged;
@@ -142,14 +158,53 @@ export interface EventPayloads {
   'merchants.relationship_changed': RelationshipChanged;
 }
 
-/** What travels on the wire for every internal event. `event_id` doubles as Nats-Msg-Id. */
-export interface EventEnvelope<S extends Subject = Subject> {
-  event_id: string;
-  subject: S;
-  occurred_at: string;
-  merchant_id?: number;
-  mode?: Mode;
-  data: EventPayloads[S];
+/**
+ * Every payload version that may still sit in a stream (30 days of retention), per subject. A
+ * consumer never sees these: the consumer runtime upcasts to the current version first.
+ */
+export type StoredPayloads = {
+  [S in Subject]: S extends 'merchants.created'
+    ? MerchantCreatedV1 | MerchantCreatedV2
+    : S extends 'payments.payment.succeeded' | 'payments.payment.failed'
+      ? PaymentOutcomeV1 | PaymentOutcomeV2
+      : EventPayloads[S];
+};
+
+const upcastMerchantCreated = (d: MerchantCreatedV1 | MerchantCreatedV2): MerchantCreated =>
+  'business_name' in d ? d : { ...d, business_name: '', customer_pays_fees: false };
+
+const upcastPaymentOutcome = (d: PaymentOutcomeV1 | PaymentOutcomeV2): PaymentOutcome =>
+  'session_id' in d ? d : { ...d, session_id: null, product: null, subscription_frequency_key: null, metadata: {} };
+
+const UPCASTERS: { [S in Subject]?: (data: StoredPayloads[S]) => EventPayloads[S] } = {
+  'merchants.created': upcastMerchantCreated,
+  'payments.payment.succeeded': upcastPaymentOutcome,
+  'payments.payment.failed': upcastPaymentOutcome,
+};
+
+/** Brings a payload read from a stream to the version publishers write today. */
+export function upcast<S extends Subject>(subject: S, data: StoredPayloads[S]): EventPayloads[S] {
+  const fn = UPCASTERS[subject] as ((d: StoredPayloads[S]) => EventPayloads[S]) | undefined;
+  return fn ? fn(data) : (data as EventPayloads[S]);
+}
+
+/**
+ * What travels on the wire for every internal event. `event_id` doubles as Nats-Msg-Id. Distributive
+ * over a union of subjects, so a consumer of several subjects narrows `data` by checking `subject`.
+ */
+export type EventEnvelope<S extends Subject = Subject> = S extends Subject
+  ? {
+      event_id: string;
+      subject: S;
+      occurred_at: string;
+      merchant_id?: number;
+      mode?: Mode;
+      data: EventPayloads[S];
+    }
+  : never;
+
+export function isSubject(value: string): value is Subject {
+  return (Object.values(SUBJECTS) as string[]).includes(value);
 }
 
 export function streamForSubject(subject: string): StreamName {

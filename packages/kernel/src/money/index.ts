@@ -1,4 +1,4 @@
 export * from './currencies';
 export * from './decimal';
 export * from './money';
-export * from './gateway-groups';
+export * from './processor-groups';

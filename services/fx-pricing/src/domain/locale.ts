@@ -1,4 +1,4 @@
-import { gatewayGroupOf, countryName, formatMoney, type Money } from '@ppay/kernel';
+import { processorGroupOf, countryName, formatMoney, type Money } from '@ppay/kernel';
 
 /**
  * Country ↔ currency. A currency used by exactly one country in this table is unambiguous
@@ -91,11 +91,11 @@ const METHODS = {
 } as const;
 
 export function isChargeableCurrency(currency: string): boolean {
-  return gatewayGroupOf(currency) !== undefined;
+  return processorGroupOf(currency) !== undefined;
 }
 
 export function paymentMethodsFor(currency: string): string[] {
-  const group = gatewayGroupOf(currency);
+  const group = processorGroupOf(currency);
   return group ? [...METHODS[group]] : [];
 }
 

@@ -1,40 +1,12 @@
-import { money, PlatformError, requireInternal, requireMerchant, type UnaryHandlers } from '@ppay/kernel';
+import { money, PlatformError, requireInternal, requireMerchant, toWire, type UnaryHandlers } from '@ppay/kernel';
 import type { types } from '@ppay/proto';
-import type { Catalogue, PriceRuleRecord, ProductRecord } from '../domain/catalogue';
-import type { Conversion } from '../domain/conversion';
+import type { Catalogue } from '../domain/catalogue';
 import type { PricingService } from '../domain/pricing';
+import { calculationResource, conversionResource, productPricingResource } from '../domain/resources';
 
 type Handlers = UnaryHandlers<types.fxpricing.FxPricingServiceHandlers>;
 
-function toProduct(p: ProductRecord): types.fxpricing.Product {
-  return {
-    id: p.id,
-    merchant_id: p.merchant_id,
-    name: p.name,
-    type: p.type,
-    base_price: p.base_price,
-    created_at: p.created_at.toISOString(),
-    updated_at: p.updated_at.toISOString(),
-  };
-}
-
-function toRule(r: PriceRuleRecord): types.fxpricing.PriceRule {
-  return { ...r, updated_at: r.updated_at.toISOString() };
-}
-
-function conversionFields(c: Conversion) {
-  return {
-    rate: Number(c.rate),
-    rate_decimal: c.rate,
-    mid_rate_decimal: c.mid_rate,
-    source: c.source,
-    surcharge_percent: Number(c.surcharge_percent),
-    rate_date: c.rate_date,
-    applied: c.applied,
-  };
-}
-
-/** Thin gRPC adapters: decode, call the use case, map the result. */
+/** Thin gRPC adapters: decode, call the use case, encode. */
 export function fxPricingHandlers(catalogue: Catalogue, pricing: PricingService): Handlers {
   return {
     async GetProductPricing(req, { caller }) {
@@ -44,41 +16,16 @@ export function fxPricingHandlers(catalogue: Catalogue, pricing: PricingService)
         customer_country: req.customer_country || undefined,
         client_ip: req.client_ip || undefined,
       });
-      return {
-        product: r.product,
-        base: r.base,
-        local: r.local,
-        conversion_rate: Number(r.conversion.rate),
-        conversion_rate_decimal: r.conversion.rate,
-        conversion_source: r.conversion.source,
-        conversion_applied: r.conversion.applied,
-        conversion_surcharge_percent: Number(r.conversion.surcharge_percent),
-        conversion_rate_date: r.conversion.rate_date,
-        price_discrimination: r.price_discrimination
-          ? {
-              ...r.price_discrimination,
-              discrimination_percentage: Number(r.price_discrimination.discrimination_percentage),
-            }
-          : null,
-        product_price: r.product_price,
-        total: r.total,
-        location_country: r.location.country,
-        location_country_code: r.location.country_code,
-        location_detected_from: r.location.detected_from,
-        currency_code: r.currency.code,
-        currency_detected: r.currency.detected,
-        currency_override: r.currency.override,
-        payment_methods: r.payment.methods,
-        payment_currency: r.payment.currency,
-      };
+      return toWire(productPricingResource(r));
     },
     async CalculatePrice(req, { caller }) {
       const { mode } = requireMerchant(caller);
       if (!req.source_currency) {
         throw new PlatformError('VALIDATION_FAILED', 'source_currency is required', { param: 'source_currency' });
       }
-      const r = await pricing.calculate(mode, req.amount, req.source_currency, req.target_currency);
-      return { base: r.base, local: r.local, ...conversionFields(r.conversion) };
+      return toWire(
+        calculationResource(await pricing.calculate(mode, req.amount, req.source_currency, req.target_currency)),
+      );
     },
     async Convert(req, { caller }) {
       // Payments calls this with the partner's caller metadata (sandbox → bundled table) or as internal.
@@ -92,16 +39,16 @@ export function fxPricingHandlers(catalogue: Catalogue, pricing: PricingService)
         });
       }
       const c = await pricing.convert(from, (req.to_currency ?? '').toUpperCase(), caller.mode, 'to_currency');
-      return { result: c.result, ...conversionFields(c) };
+      return toWire(conversionResource(c));
     },
     async ListProducts(req, { caller }) {
       const { merchantId } = requireMerchant(caller);
       const { items, pagination } = await catalogue.list(merchantId, req.page?.page ?? 1, req.page?.limit ?? 20);
-      return { products: items.map(toProduct), pagination };
+      return toWire({ products: items, pagination });
     },
     async UpsertProduct(req, { caller }) {
       requireInternal(caller);
-      return toProduct(
+      return toWire(
         await catalogue.upsertProduct({
           id: req.id || undefined,
           merchant_id: req.merchant_id,
@@ -114,7 +61,7 @@ export function fxPricingHandlers(catalogue: Catalogue, pricing: PricingService)
     async UpsertPriceRule(req, { caller }) {
       requireInternal(caller);
       const rule = req.rule;
-      return toRule(
+      return toWire(
         await catalogue.upsertRule({
           merchant_id: rule?.merchant_id ?? 0,
           product_id: rule?.product_id ?? 0,

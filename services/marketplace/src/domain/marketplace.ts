@@ -35,6 +35,28 @@ export interface RelationshipView {
   commission_source: CommissionSource;
 }
 
+/**
+ * The spec 2.6 list item: the relationship with its effective commission (the stored per-merchant
+ * rate is null when the default applies) and the merchant's e-mail as `merchant.educator_email`.
+ */
+export function relationshipResource(v: RelationshipView) {
+  return {
+    ...v.relationship,
+    commission_rate: v.commission_rate,
+    commission_source: v.commission_source,
+    merchant: { id: v.relationship.merchant_id, educator_email: v.merchant_email },
+  };
+}
+
+/** Spec 4.9 setup response: `marketplace_id` is the operator's business id as a string. */
+export function marketplaceResource(operator: MerchantRecord, settings: MarketplaceSettings) {
+  return {
+    ...settings,
+    marketplace_id: String(operator.id),
+    marketplace_name: settings.name,
+  };
+}
+
 export interface SplitResolution {
   active: boolean;
   status: RelationshipStatus;

@@ -239,3 +239,24 @@ export class MerchantService {
     return written;
   }
 }
+
+/** Spec 4.7 GET /account: the calling key's merchant, plus its mode and settings (additive fields). */
+export function accountResource(m: MerchantRecord, mode: string | undefined) {
+  return {
+    merchant_id: m.id,
+    baseline_currency: m.baseline_currency,
+    mode: mode ?? '',
+    is_marketplace_operator: m.is_marketplace_operator,
+    customer_pays_fees: m.customer_pays_fees,
+  };
+}
+
+/** GET/PATCH /account/settings; `updated_at` is null until the first change. */
+export function settingsResource(m: MerchantRecord) {
+  return {
+    merchant_id: m.id,
+    customer_pays_fees: m.customer_pays_fees,
+    settings_version: m.settings_version,
+    updated_at: m.settings_updated_at,
+  };
+}

@@ -1,4 +1,4 @@
-import { SUBJECTS, type ConsumerSpec, type EventEnvelope } from '@ppay/kernel';
+import { defineConsumer, SUBJECTS, type ConsumerSpec } from '@ppay/kernel';
 import type { MarketplaceService } from '../domain/marketplace';
 
 /**
@@ -7,13 +7,12 @@ import type { MarketplaceService } from '../domain/marketplace';
  * Idempotent: it re-reads the relationship and writes only a newer version.
  */
 export function relationshipSyncConsumer(marketplace: MarketplaceService): ConsumerSpec {
-  return {
+  return defineConsumer({
     stream: 'MERCHANTS',
     durable: 'marketplace-relationship-sync',
-    filterSubject: SUBJECTS.relationshipChanged,
-    async handle(envelope: EventEnvelope) {
-      const data = (envelope as EventEnvelope<typeof SUBJECTS.relationshipChanged>).data;
+    subjects: [SUBJECTS.relationshipChanged],
+    async handle({ data }) {
       await marketplace.syncMerchant(data.merchant_id);
     },
-  };
+  });
 }

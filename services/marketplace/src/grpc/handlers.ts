@@ -1,35 +1,22 @@
-import { PlatformError, requireInternal, requireMerchant, type CallerInfo, type UnaryHandlers } from '@ppay/kernel';
+import {
+  PlatformError,
+  requireInternal,
+  requireMerchant,
+  toWire,
+  type CallerInfo,
+  type UnaryHandlers,
+} from '@ppay/kernel';
 import type { types } from '@ppay/proto';
-import type { MarketplaceService, RelationshipView } from '../domain/marketplace';
-import type { MerchantRecord, MerchantService } from '../domain/merchants';
+import {
+  marketplaceResource,
+  relationshipResource,
+  type MarketplaceService,
+  type RelationshipView,
+} from '../domain/marketplace';
+import { accountResource, settingsResource, type MerchantService } from '../domain/merchants';
 import { RELATIONSHIP_STATUSES, type RelationshipStatus } from '../domain/relationships';
 
 type Handlers = UnaryHandlers<types.marketplace.MarketplaceServiceHandlers>;
-
-function toMerchant(m: MerchantRecord): types.marketplace.Merchant {
-  return {
-    id: m.id,
-    email: m.email,
-    business_name: m.business_name,
-    country: m.country,
-    baseline_currency: m.baseline_currency,
-    is_marketplace_operator: m.is_marketplace_operator,
-    owner_user_id: m.owner_user_id,
-    marketplace_id: m.marketplace_id ?? 0,
-    marketplace_commission_rate: m.marketplace_commission_rate ?? '',
-    customer_pays_fees: m.customer_pays_fees,
-    created_at: m.created_at.toISOString(),
-  };
-}
-
-function toSettings(m: MerchantRecord): types.marketplace.AccountSettings {
-  return {
-    merchant_id: m.id,
-    customer_pays_fees: m.customer_pays_fees,
-    version: m.settings_version,
-    updated_at: m.settings_updated_at?.toISOString() ?? '',
-  };
-}
 
 /** Business settings belong to the dashboard user (x-id-key), not to an API key of one mode. */
 function requireDashboardUser(caller: CallerInfo) {
@@ -43,24 +30,7 @@ function requireDashboardUser(caller: CallerInfo) {
   return who;
 }
 
-/** Proto has no null: empty strings stand for the spec's nulls; the gateway maps them back. */
-function toRelationship(v: RelationshipView): types.marketplace.MerchantRelationship {
-  const r = v.relationship;
-  return {
-    id: r.id,
-    marketplace_id: r.marketplace_id,
-    merchant_id: r.merchant_id,
-    commission_rate: v.commission_rate,
-    commission_source: v.commission_source,
-    status: r.status,
-    invite_token: r.invite_token ?? '',
-    invited_at: r.invited_at?.toISOString() ?? '',
-    joined_at: r.joined_at?.toISOString() ?? '',
-    created_at: r.created_at.toISOString(),
-    updated_at: r.updated_at.toISOString(),
-    merchant: { id: r.merchant_id, educator_email: v.merchant_email },
-  };
-}
+const relationship = (v: RelationshipView) => toWire(relationshipResource(v));
 
 function positive(value: number | undefined, param: string): number {
   if (!value || !Number.isSafeInteger(value) || value < 1) {
@@ -88,14 +58,14 @@ export function marketplaceHandlers(merchants: MerchantService, marketplace: Mar
           baseline_currency: req.baseline_currency,
           commission_rate: req.commission_rate,
         });
-        return toMerchant(await merchants.fresh(linked.relationship.merchant_id));
+        return toWire(await merchants.fresh(linked.relationship.merchant_id));
       }
       if (req.commission_rate !== undefined) {
         throw new PlatformError('VALIDATION_FAILED', 'commission_rate needs operator_merchant_id', {
           param: 'commission_rate',
         });
       }
-      return toMerchant(
+      return toWire(
         await merchants.create({
           email: req.email,
           business_name: req.business_name,
@@ -108,21 +78,18 @@ export function marketplaceHandlers(merchants: MerchantService, marketplace: Mar
     },
     async GetAccount(_req, { caller }) {
       const who = requireMerchant(caller);
-      const merchant = await merchants.get(who.merchantId);
-      return {
-        merchant_id: merchant.id,
-        baseline_currency: merchant.baseline_currency,
-        mode: who.mode ?? '',
-        is_marketplace_operator: merchant.is_marketplace_operator,
-        customer_pays_fees: merchant.customer_pays_fees,
-      };
+      return toWire(accountResource(await merchants.get(who.merchantId), who.mode));
     },
     async GetAccountSettings(_req, { caller }) {
-      return toSettings(await merchants.fresh(requireDashboardUser(caller).merchantId));
+      return toWire(settingsResource(await merchants.fresh(requireDashboardUser(caller).merchantId)));
     },
     async UpdateAccountSettings(req, { caller }) {
       const who = requireDashboardUser(caller);
-      return toSettings(await merchants.updateSettings(who.merchantId, { customer_pays_fees: req.customer_pays_fees }));
+      return toWire(
+        settingsResource(
+          await merchants.updateSettings(who.merchantId, { customer_pays_fees: req.customer_pays_fees }),
+        ),
+      );
     },
     async SetupMarketplace(req, { caller }) {
       const who = requireMerchant(caller);
@@ -130,18 +97,11 @@ export function marketplaceHandlers(merchants: MerchantService, marketplace: Mar
         marketplace_name: req.marketplace_name,
         default_commission_rate: req.default_commission_rate,
       });
-      return {
-        marketplace_id: String(operator.id),
-        status: settings.status,
-        marketplace_name: settings.name,
-        default_commission_rate: settings.default_commission_rate ?? '',
-        created_at: settings.created_at.toISOString(),
-        updated_at: settings.updated_at.toISOString(),
-      };
+      return toWire(marketplaceResource(operator, settings));
     },
     async LinkMerchant(req, { caller }) {
       const who = requireMerchant(caller);
-      return toRelationship(
+      return relationship(
         await marketplace.link(who.merchantId, {
           merchant_id: req.merchant_id || undefined,
           email: req.email || undefined,
@@ -154,11 +114,11 @@ export function marketplaceHandlers(merchants: MerchantService, marketplace: Mar
     },
     async AcceptInvitation(req, { caller }) {
       const who = requireMerchant(caller);
-      return toRelationship(await marketplace.acceptInvitation(who.merchantId, req.invite_token));
+      return relationship(await marketplace.acceptInvitation(who.merchantId, req.invite_token));
     },
     async UpdateCommission(req, { caller }) {
       const who = requireMerchant(caller);
-      return toRelationship(
+      return relationship(
         await marketplace.updateCommission(
           who.merchantId,
           positive(req.merchant_id, 'merchantId'),
@@ -181,7 +141,7 @@ export function marketplaceHandlers(merchants: MerchantService, marketplace: Mar
       }
       const { items, total } = await marketplace.list(who.merchantId, status, page, limit);
       return {
-        merchants: items.map(toRelationship),
+        merchants: items.map(relationship),
         pagination: { page, limit, total, pages: Math.ceil(total / limit) },
       };
     },
@@ -192,7 +152,7 @@ export function marketplaceHandlers(merchants: MerchantService, marketplace: Mar
     },
     async ReactivateMerchant(req, { caller }) {
       const who = requireMerchant(caller);
-      return toRelationship(await marketplace.reactivate(who.merchantId, positive(req.merchant_id, 'merchantId')));
+      return relationship(await marketplace.reactivate(who.merchantId, positive(req.merchant_id, 'merchantId')));
     },
     /**
      * Internal (payments, on a successful charge carrying sub_merchant_id), or the operator itself

@@ -16,7 +16,7 @@ const relationshipSchema = new Schema<RelationshipDocument>(
   {
     _id: { type: Number, required: true },
     marketplace_id: { type: Number, required: true, index: true },
-    // A business belongs to at most one marketplace (docs/decisions-marketplace.md).
+    // A business belongs to at most one marketplace (docs/decisions.md, marketplace 7).
     merchant_id: { type: Number, required: true, unique: true },
     commission_rate: { type: String, default: null },
     status: { type: String, required: true },

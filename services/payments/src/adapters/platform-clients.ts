@@ -41,6 +41,7 @@ export class GrpcFxConverter implements FxConverter {
       return {
         result: money(Number(res.result!.amount), res.result!.currency),
         rate: res.rate,
+        rate_decimal: res.rate_decimal,
         source: res.source,
         surcharge_percent: res.surcharge_percent,
       };

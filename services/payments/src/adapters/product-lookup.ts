@@ -8,7 +8,7 @@ import {
   type PlatformMetrics,
 } from '@ppay/kernel';
 import { loadPlatformProto, type types } from '@ppay/proto';
-import type { ProductLookup } from '../domain/sessions';
+import type { ProductLookup } from '../domain/ports';
 
 /**
  * A session's catalogue product, from fx-pricing's GetProductPricing on the merchant's behalf (it

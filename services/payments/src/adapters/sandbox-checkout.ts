@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
-import { PlatformError, type Mode, type Money } from '@ppay/kernel';
-import type { CardResult, CheckoutProcessor, TestCard, ValidCard } from '../domain/sessions';
-import type { GatewayGroup } from '../domain/routing';
+import { PlatformError, type Mode } from '@ppay/kernel';
+import type { CardPayment, CardResult, TestCard, ValidCard } from '../domain/cards';
+import type { CheckoutProcessor } from '../domain/ports';
 
 /**
- * Deterministic sandbox card outcomes for the hosted checkout (docs/decisions-sessions.md), the same
+ * Deterministic sandbox card outcomes for the hosted checkout (docs/decisions.md, payment sessions 13), the same
  * for every gateway group. Any future expiry and any CVC. Any other (Luhn-valid) number is declined:
  * sandbox never takes a real card.
  */
@@ -64,10 +64,7 @@ export class SandboxCheckoutProcessor implements CheckoutProcessor {
     return TEST_CARDS.map(({ number, outcome, description }) => ({ number, outcome, description }));
   }
 
-  async authorise(
-    payment: { charge_id: string; group: GatewayGroup; mode: Mode; amount: Money },
-    card: ValidCard,
-  ): Promise<CardResult> {
+  async authorise(payment: CardPayment, card: ValidCard): Promise<CardResult> {
     if (payment.mode !== 'sandbox') {
       throw new PlatformError('GATEWAY_NOT_CONFIGURED', undefined, { detail: 'live checkout is not enabled yet' });
     }
@@ -87,7 +84,7 @@ export class SandboxCheckoutProcessor implements CheckoutProcessor {
     }
     if (test.outcome === 'succeeds') {
       const digest = createHash('sha256').update(`${payment.group}:${payment.charge_id}`).digest('hex');
-      return { approved: true, gateway_reference: `sbx_${payment.group}_${digest.slice(0, 20)}`, card: summary };
+      return { approved: true, processor_reference: `sbx_${payment.group}_${digest.slice(0, 20)}`, card: summary };
     }
     return { approved: false, decline_code: test.decline_code!, message: test.message!, card: summary };
   }

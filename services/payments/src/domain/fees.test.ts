@@ -1,6 +1,6 @@
 import { money } from '@ppay/kernel';
 import { DEFAULT_FEE_SCHEDULE, feeBreakdown, transactionFee } from './fees';
-import { gatewayGroupFor } from './routing';
+import { processorGroupFor } from './processors';
 
 describe('routing by currency (spec 4.1)', () => {
   it.each([
@@ -17,17 +17,17 @@ describe('routing by currency (spec 4.1)', () => {
     ['CAD', 'card'],
     ['AUD', 'card'],
   ])('%s → %s gateway', (currency, group) => {
-    expect(gatewayGroupFor(currency)).toBe(group);
+    expect(processorGroupFor(currency)).toBe(group);
   });
 
   it('refuses other currencies with a clear 400', () => {
-    expect(() => gatewayGroupFor('JPY')).toThrow(/Currency JPY is not supported for charges/);
+    expect(() => processorGroupFor('JPY')).toThrow(/Currency JPY is not supported for charges/);
   });
 });
 
 describe('fee schedule', () => {
   const fee = (amount: number, currency: string) =>
-    transactionFee(DEFAULT_FEE_SCHEDULE, gatewayGroupFor(currency), money(amount, currency)).amount;
+    transactionFee(DEFAULT_FEE_SCHEDULE, processorGroupFor(currency), money(amount, currency)).amount;
 
   it('naira: 1.5% plus NGN 100 from NGN 2,500, capped at NGN 2,000', () => {
     expect(fee(200_000, 'NGN')).toBe(3_000); // NGN 2,000: 1.5% only

@@ -1,8 +1,8 @@
 import { fractionOf, money, type Money } from '@ppay/kernel';
-import type { GatewayGroup } from './routing';
+import type { ProcessorGroup } from './processors';
 
 /**
- * Transaction fee per gateway group: a percentage of the base amount (decimal fraction), plus a
+ * Transaction fee per processor group: a percentage of the base amount (decimal fraction), plus a
  * fixed part in minor units of the charge currency once the amount reaches `fixedFrom`, capped at
  * `cap`. The percentage is rounded half up to the minor unit before the fixed part is added.
  */
@@ -13,7 +13,7 @@ export interface FeeRule {
   cap?: Record<string, number>;
 }
 
-export type FeeSchedule = Record<GatewayGroup, FeeRule>;
+export type FeeSchedule = Record<ProcessorGroup, FeeRule>;
 
 /** Defaults modelled on what partners know: Paystack local cards, pan-African rails, Stripe cards. */
 export const DEFAULT_FEE_SCHEDULE: FeeSchedule = {
@@ -22,7 +22,7 @@ export const DEFAULT_FEE_SCHEDULE: FeeSchedule = {
   card: { percent: '0.029', fixed: { USD: 30, EUR: 25, GBP: 20, CAD: 30, AUD: 30 } },
 };
 
-export function transactionFee(schedule: FeeSchedule, group: GatewayGroup, base: Money): Money {
+export function transactionFee(schedule: FeeSchedule, group: ProcessorGroup, base: Money): Money {
   const rule = schedule[group];
   let fee = fractionOf(base, rule.percent).amount;
   const fixed = rule.fixed?.[base.currency] ?? 0;
@@ -42,7 +42,7 @@ export interface FeeBreakdown {
 /** When the customer pays fees they are added on top; otherwise the merchant absorbs them. */
 export function feeBreakdown(
   schedule: FeeSchedule,
-  group: GatewayGroup,
+  group: ProcessorGroup,
   base: Money,
   customerPaysFees: boolean,
 ): FeeBreakdown {

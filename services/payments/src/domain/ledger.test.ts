@@ -1,38 +1,45 @@
-import type { ChargeRecord } from './charges';
+import type { ChargeRecord } from './charge';
 import { creditsFor, multicurrencyBreakdown } from './ledger';
 import { paymentOutcome } from './outcomes';
 
 function charge(overrides: Partial<ChargeRecord> = {}): ChargeRecord {
   return {
-    id: 'ch_1',
+    charge_id: 'ch_1',
     transaction_id: 'txn_1',
     merchant_id: 1000,
     mode: 'sandbox',
     reference: 'order-1',
     status: 'pending',
-    gateway_group: 'naira',
+    processor_group: 'naira',
     payment_gateway: 'naira_gateway',
-    amount: 1_543_210,
-    currency: 'NGN',
-    total_amount: 1_000,
-    total_currency: 'USD',
+    amount: { amount: 1_543_210, currency: 'NGN' },
+    total: { amount: 1_000, currency: 'USD' },
     conversion: {
-      original_amount: 1_000,
-      original_currency: 'USD',
-      converted_amount: 1_543_210,
-      converted_currency: 'NGN',
-      exchange_rate: 1543.21,
+      original: { amount: 1_000, currency: 'USD' },
+      converted: { amount: 1_543_210, currency: 'NGN' },
+      rate: 1543.21,
+      rate_decimal: '1543.21',
       source: 'bundled:2026-11-01',
       surcharge_percent: 0,
     },
-    fee: { base_amount: 1_543_210, transaction_fee: 33_148, total_amount: 1_543_210, customer_pays_fees: false },
+    fee_details: {
+      base_amount: 1_543_210,
+      transaction_fee: 33_148,
+      total_amount: 1_543_210,
+      customer_pays_fees: false,
+    },
     customer: { email: 'c@example.com', first_name: '', last_name: '', country: 'NG' },
     metadata: {},
     description: '',
     callback_url: '',
     sub_merchant_id: null,
     split: null,
-    gateway: null,
+    processor_reference: null,
+    client_secret: null,
+    publishable_key: null,
+    gateway_account_id: null,
+    failure_reason: null,
+    completed_at: null,
     created_at: new Date(0),
     updated_at: new Date(0),
     ...overrides,
@@ -50,17 +57,22 @@ describe('MulticurrencyBreakdown (spec 6.5)', () => {
         gateway_fee: { amount: 0, currency: 'USD' },
         total: { amount: 21, currency: 'USD' },
       },
-      conversion: { from_currency: 'USD', to_currency: 'NGN', rate: 1543.21, surcharge_percent: 0 },
+      conversion: {
+        from_currency: 'USD',
+        to_currency: 'NGN',
+        rate: 1543.21,
+        rate_decimal: '1543.21',
+        surcharge_percent: 0,
+      },
     });
   });
 
   it('omits conversion and keeps customer_paid = merchant_gross when currencies match', () => {
     const same = charge({
-      amount: 500_000,
-      total_amount: 500_000,
-      total_currency: 'NGN',
+      amount: { amount: 500_000, currency: 'NGN' },
+      total: { amount: 500_000, currency: 'NGN' },
       conversion: null,
-      fee: { base_amount: 500_000, transaction_fee: 17_500, total_amount: 500_000, customer_pays_fees: false },
+      fee_details: { base_amount: 500_000, transaction_fee: 17_500, total_amount: 500_000, customer_pays_fees: false },
     });
     const b = multicurrencyBreakdown(same);
     expect(b.conversion).toBeUndefined();
@@ -72,40 +84,38 @@ describe('MulticurrencyBreakdown (spec 6.5)', () => {
 describe('wallet credits', () => {
   const now = new Date(0);
   const c = charge({
-    amount: 500_000,
-    total_amount: 500_000,
-    total_currency: 'NGN',
+    amount: { amount: 500_000, currency: 'NGN' },
+    total: { amount: 500_000, currency: 'NGN' },
     conversion: null,
-    fee: { base_amount: 500_000, transaction_fee: 17_500, total_amount: 500_000, customer_pays_fees: false },
+    fee_details: { base_amount: 500_000, transaction_fee: 17_500, total_amount: 500_000, customer_pays_fees: false },
   });
 
   it('credits a plain merchant its net in its pricing currency, once per charge', () => {
     const outcome = paymentOutcome(c, 'succeeded', null, now);
-    const [entry, ...rest] = creditsFor(outcome, c, null, 'evt_1', now);
+    const [entry, ...rest] = creditsFor(outcome, 'sandbox', null, 'evt_1', now);
     expect(rest).toEqual([]);
     expect(entry).toMatchObject({
       merchant_id: 1000,
-      amount: 482_500,
-      currency: 'NGN',
+      amount: { amount: 482_500, currency: 'NGN' },
       kind: 'credit',
       reason: 'payment',
     });
     expect(entry!.idempotency_key).toBe('ch_1:1000:payment');
     // Another delivery of the same payment (different event id) yields the same key.
-    expect(creditsFor(outcome, c, null, 'evt_2', now)[0]!.idempotency_key).toBe(entry!.idempotency_key);
+    expect(creditsFor(outcome, 'sandbox', null, 'evt_2', now)[0]!.idempotency_key).toBe(entry!.idempotency_key);
   });
 
   it('marketplace: operator gets amount minus platform fee, active sub-merchant gets total minus commission', () => {
-    const split = charge({ ...c, sub_merchant_id: 2000, amount: 500_000, total_amount: 500_000 });
+    const split = charge({ ...c, sub_merchant_id: 2000 });
     const outcome = paymentOutcome(split, 'succeeded', null, now);
     const entries = creditsFor(
       outcome,
-      split,
+      'sandbox',
       { active: true, commission_rate: '0.0800', commission_source: 'merchant' },
       'evt',
       now,
     );
-    expect(entries.map((e) => [e.merchant_id, e.reason, e.amount, e.currency])).toEqual([
+    expect(entries.map((e) => [e.merchant_id, e.reason, e.amount.amount, e.amount.currency])).toEqual([
       [1000, 'marketplace_operator', 482_500, 'NGN'],
       [2000, 'marketplace_split', 460_000, 'NGN'],
     ]);
@@ -121,7 +131,7 @@ describe('wallet credits', () => {
     });
     const skipped = creditsFor(
       outcome,
-      split,
+      'sandbox',
       { active: false, commission_rate: '0', commission_source: 'none' },
       'evt',
       now,

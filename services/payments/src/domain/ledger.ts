@@ -1,88 +1,45 @@
 import {
   divideAndRound,
   fractionOf,
-  money,
+  subtractMoney,
   type Mode,
+  type Money,
   type MulticurrencyBreakdown,
   type PaymentOutcome,
 } from '@ppay/kernel';
-import type { ChargeRecord } from './charges';
+import type { ChargeRecord } from './charge';
 import type { SplitTerms } from './ports';
-
-/**
- * The wallet ledger: append-only entries, each with a unique idempotency key derived from the charge
- * and the beneficiary, so however often a payment event arrives (publisher retry, redelivery, replay
- * after the duplicate window) a charge credits each wallet once. Balances are sums (spec 2.9).
- */
-export interface LedgerEntry {
-  idempotency_key: string;
-  merchant_id: number;
-  mode: Mode;
-  kind: 'credit' | 'debit';
-  reason: 'payment' | 'marketplace_operator' | 'marketplace_split';
-  amount: number;
-  currency: string;
-  charge_id: string;
-  event_id: string;
-  /** Spec 2.11 for marketplace split credits. */
-  conversion_details: SplitRecord | null;
-  created_at: Date;
-}
-
-export interface SplitRecord {
-  source: 'marketplace_split';
-  marketplace_id: number;
-  charge_currency: string;
-  gross_product_amount: number;
-  commission_rate: string;
-  commission_amount: number;
-  net_credited: number;
-  cart_identifier: string;
-}
-
-export interface WalletBalance {
-  currency: string;
-  balance: number;
-  total_credits: number;
-  total_debits: number;
-  transaction_count: number;
-}
-
-export interface LedgerRepository {
-  /** Appends entries; returns those that were new (the rest already existed by idempotency key). */
-  append(entries: LedgerEntry[]): Promise<{ inserted: LedgerEntry[]; duplicates: number }>;
-  balances(merchantId: number, mode: Mode): Promise<WalletBalance[]>;
-}
+import type { LedgerEntry, SplitRecord } from './wallet';
 
 /** A fee charged in the customer's currency, restated in the merchant's at the charge's own ratio. */
-function inMerchantCurrency(
-  feeInChargeCurrency: number,
-  charge: Pick<ChargeRecord, 'amount' | 'total_amount' | 'currency' | 'total_currency'>,
-): number {
-  if (charge.currency === charge.total_currency) return feeInChargeCurrency;
-  return Number(divideAndRound(BigInt(feeInChargeCurrency) * BigInt(charge.total_amount), BigInt(charge.amount)));
+function inMerchantCurrency(feeInChargeCurrency: number, charge: Pick<ChargeRecord, 'amount' | 'total'>): number {
+  if (charge.amount.currency === charge.total.currency) return feeInChargeCurrency;
+  return Number(
+    divideAndRound(BigInt(feeInChargeCurrency) * BigInt(charge.total.amount), BigInt(charge.amount.amount)),
+  );
 }
 
 /**
- * Spec 6.5. The platform's transaction fee is the platform fee; sandbox gateways charge nothing of
- * their own, so gateway_fee is zero until a live adapter reports one.
+ * Spec 6.5. The platform's transaction fee is the platform fee; sandbox processors charge nothing of
+ * their own, so gateway_fee is zero until a live processor reports one.
  */
 export function multicurrencyBreakdown(charge: ChargeRecord): MulticurrencyBreakdown {
-  const feeMerchant = inMerchantCurrency(charge.fee.transaction_fee, charge);
-  const gross = charge.total_amount;
-  const net = charge.fee.customer_pays_fees ? gross : gross - feeMerchant;
-  const m = (amount: number) => ({ amount, currency: charge.total_currency });
+  const feeMerchant = inMerchantCurrency(charge.fee_details.transaction_fee, charge);
+  const gross = charge.total.amount;
+  const net = charge.fee_details.customer_pays_fees ? gross : gross - feeMerchant;
+  const m = (amount: number) => ({ amount, currency: charge.total.currency });
   return {
-    customer_paid: { amount: charge.fee.total_amount, currency: charge.currency },
+    customer_paid: { amount: charge.fee_details.total_amount, currency: charge.amount.currency },
     merchant_gross: m(gross),
     merchant_net: m(net),
     fees: { platform_fee: m(feeMerchant), gateway_fee: m(0), total: m(feeMerchant) },
     ...(charge.conversion
       ? {
           conversion: {
-            from_currency: charge.total_currency,
-            to_currency: charge.currency,
-            rate: charge.conversion.exchange_rate,
+            from_currency: charge.total.currency,
+            to_currency: charge.amount.currency,
+            rate: charge.conversion.rate,
+            rate_decimal: charge.conversion.rate_decimal,
             surcharge_percent: charge.conversion.surcharge_percent,
           },
         }
@@ -100,7 +57,7 @@ export function multicurrencyBreakdown(charge: ChargeRecord): MulticurrencyBreak
  */
 export function creditsFor(
   outcome: PaymentOutcome,
-  charge: { amount: number; currency: string; mode: Mode; reference: string | null },
+  mode: Mode,
   split: SplitTerms | null,
   eventId: string,
   now: Date,
@@ -108,40 +65,38 @@ export function creditsFor(
   const entry = (
     merchantId: number,
     reason: LedgerEntry['reason'],
-    amount: number,
-    currency: string,
+    amount: Money,
     details: SplitRecord | null = null,
   ): LedgerEntry => ({
     idempotency_key: `${outcome.charge_id}:${merchantId}:${reason}`,
     merchant_id: merchantId,
-    mode: charge.mode,
+    mode,
     kind: 'credit',
     reason,
     amount,
-    currency,
     charge_id: outcome.charge_id,
     event_id: eventId,
     conversion_details: details,
     created_at: now,
   });
   if (!outcome.sub_merchant_id) {
-    return [entry(outcome.merchant_id, 'payment', outcome.breakdown.merchant_net.amount, outcome.total.currency)];
+    return [entry(outcome.merchant_id, 'payment', outcome.breakdown.merchant_net)];
   }
-  const operatorCredit = outcome.amount.amount - outcome.transaction_fee.amount;
-  const entries = [entry(outcome.merchant_id, 'marketplace_operator', operatorCredit, outcome.amount.currency)];
+  const operatorCredit = subtractMoney(outcome.amount, outcome.transaction_fee);
+  const entries = [entry(outcome.merchant_id, 'marketplace_operator', operatorCredit)];
   if (split?.active) {
-    const commission = fractionOf(money(outcome.total.amount, outcome.total.currency), split.commission_rate).amount;
-    const net = outcome.total.amount - commission;
+    const commission = fractionOf(outcome.total, split.commission_rate);
+    const net = subtractMoney(outcome.total, commission);
     entries.push(
-      entry(outcome.sub_merchant_id, 'marketplace_split', net, outcome.total.currency, {
+      entry(outcome.sub_merchant_id, 'marketplace_split', net, {
         source: 'marketplace_split',
         marketplace_id: outcome.merchant_id,
         charge_currency: outcome.amount.currency,
         gross_product_amount: outcome.total.amount,
         commission_rate: split.commission_rate,
-        commission_amount: commission,
-        net_credited: net,
-        cart_identifier: charge.reference ?? outcome.charge_id,
+        commission_amount: commission.amount,
+        net_credited: net.amount,
+        cart_identifier: outcome.reference ?? outcome.charge_id,
       }),
     );
   }

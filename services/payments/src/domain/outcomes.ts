@@ -1,19 +1,10 @@
-import { outboxEvent, PlatformError, SUBJECTS, type Mode, type OutboxEntry, type PaymentOutcome } from '@ppay/kernel';
-import type { ChargeRecord } from './charges';
+import { outboxEvent, PlatformError, SUBJECTS, type Mode, type PaymentOutcome } from '@ppay/kernel';
+import type { ChargeRecord } from './charge';
 import { multicurrencyBreakdown } from './ledger';
+import type { ChargeRepository } from './ports';
+import type { SessionRecord } from './session';
 
-export interface OutcomeRepository {
-  findForMerchant(merchantId: number, mode: Mode, chargeId: string): Promise<ChargeRecord | null>;
-  /** pending → final status with the event in the same write; null when the charge is no longer pending. */
-  complete(
-    chargeId: string,
-    status: 'succeeded' | 'failed',
-    failureReason: string | null,
-    completedAt: Date,
-    event: OutboxEntry,
-  ): Promise<ChargeRecord | null>;
-}
-
+/** payment.succeeded / payment.failed for a charge (spec 6.4/6.5 data, kept in canonical form). */
 export function paymentOutcome(
   charge: ChargeRecord,
   status: 'succeeded' | 'failed',
@@ -21,22 +12,39 @@ export function paymentOutcome(
   completedAt: Date,
 ): PaymentOutcome {
   return {
-    charge_id: charge.id,
+    charge_id: charge.charge_id,
     transaction_id: charge.transaction_id,
     merchant_id: charge.merchant_id,
     status,
     payment_type: 'one_time',
     gateway: charge.payment_gateway,
     reference: charge.reference,
-    amount: { amount: charge.fee.total_amount, currency: charge.currency },
-    total: { amount: charge.total_amount, currency: charge.total_currency },
-    transaction_fee: { amount: charge.fee.transaction_fee, currency: charge.currency },
-    customer_pays_fees: charge.fee.customer_pays_fees,
+    amount: { amount: charge.fee_details.total_amount, currency: charge.amount.currency },
+    total: charge.total,
+    transaction_fee: { amount: charge.fee_details.transaction_fee, currency: charge.amount.currency },
+    customer_pays_fees: charge.fee_details.customer_pays_fees,
     breakdown: multicurrencyBreakdown(charge),
     customer: charge.customer,
     sub_merchant_id: charge.sub_merchant_id,
     failure_reason: failureReason,
     completed_at: completedAt.toISOString(),
+    session_id: null,
+    product: null,
+    subscription_frequency_key: null,
+    metadata: charge.metadata,
+  };
+}
+
+/** payment.succeeded / payment.failed for a session's charge: the charge outcome plus the session's data. */
+export function sessionOutcome(s: SessionRecord, charge: ChargeRecord, at: Date): PaymentOutcome {
+  const status = charge.status === 'succeeded' ? 'succeeded' : 'failed';
+  return {
+    ...paymentOutcome(charge, status, charge.failure_reason, at),
+    payment_type: s.payment_type,
+    session_id: s.session_id,
+    product: { id: s.product.id, title: s.product.name, type: s.product.type },
+    subscription_frequency_key: s.subscription_frequency_key,
+    metadata: s.metadata,
   };
 }
 
@@ -47,11 +55,11 @@ export function paymentOutcome(
  */
 export class OutcomeService {
   constructor(
-    private readonly charges: OutcomeRepository,
+    private readonly charges: ChargeRepository,
     private readonly now: () => Date = () => new Date(),
   ) {}
 
-  /** The sandbox helper behind POST /sandbox/charges/{id}/succeed|fail (and the checkout page). */
+  /** The sandbox helper behind POST /sandbox/charges/{id}/succeed|fail. */
   async simulate(
     merchantId: number,
     mode: Mode,
@@ -76,7 +84,7 @@ export class OutcomeService {
       merchantId: charge.merchant_id,
       mode: charge.mode,
     });
-    const completed = await this.charges.complete(charge.id, target, failureReason, completedAt, event);
+    const completed = await this.charges.complete(charge.charge_id, target, failureReason, completedAt, event);
     if (completed) return completed;
     // Someone else finished it between our read and write: report what it became.
     const now = await this.charges.findForMerchant(merchantId, mode, chargeId);

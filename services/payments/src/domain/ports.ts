@@ -1,5 +1,15 @@
-import type { Mode, Money } from '@ppay/kernel';
-import type { GatewayGroup } from './routing';
+import type { Mode, Money, OutboxEntry } from '@ppay/kernel';
+import type { CardPayment, CardResult, TestCard, ValidCard } from './cards';
+import type { ChargeRecord, ChargeStatus } from './charge';
+import type { LedgerEntry, WalletBalance } from './wallet';
+import type { ProcessorGroup } from './processors';
+import type { AttemptChange, SessionRecord } from './session';
+
+/**
+ * Everything the payments use cases need from the outside world, in one place. Adapters implement
+ * these (repo/ with mongoose, adapters/ with gRPC clients and sandbox processors); unit tests use
+ * in-memory versions.
+ */
 
 /** What payments knows about a merchant (a projection of marketplace's merchants.* events). */
 export interface MerchantProfile {
@@ -8,8 +18,8 @@ export interface MerchantProfile {
   baseline_currency: string;
   customer_pays_fees: boolean;
   is_marketplace_operator: boolean;
-  /** Shown on the hosted checkout page; empty until marketplace publishes it (MerchantCreated.business_name). */
-  business_name?: string;
+  /** Shown on the hosted checkout page; empty until marketplace publishes it. */
+  business_name: string;
 }
 
 export interface MerchantDirectory {
@@ -20,6 +30,7 @@ export interface MerchantDirectory {
 export interface FxQuote {
   result: Money;
   rate: number;
+  rate_decimal: string;
   source: string;
   surcharge_percent: number;
 }
@@ -39,7 +50,8 @@ export interface SplitResolver {
   resolve(operatorMerchantId: number, subMerchantId: number): Promise<SplitTerms>;
 }
 
-export interface GatewayIntent {
+/** A payment for a processor to initialise (spec 2.2: what the embedded form or redirect needs). */
+export interface PaymentIntent {
   charge_id: string;
   merchant_id: number;
   mode: Mode;
@@ -49,21 +61,78 @@ export interface GatewayIntent {
   callback_url: string;
 }
 
-/** What a gateway hands back when a payment is initialised (spec 2.2 fields by route). */
-export interface GatewayAuthorization {
-  gateway_reference: string;
+/** What a processor hands back when a payment is initialised (spec 2.2 fields by route). */
+export interface ProcessorAuthorization {
+  processor_reference: string;
   client_secret?: string;
   publishable_key?: string;
   gateway_account_id?: string;
 }
 
-export interface GatewayAdapter {
+export interface ProcessorAdapter {
+  /** Spec 2.2 `payment_gateway`. */
   readonly id: string;
   readonly mode: Mode;
-  initialise(intent: GatewayIntent): Promise<GatewayAuthorization>;
+  initialise(intent: PaymentIntent): Promise<ProcessorAuthorization>;
 }
 
-export interface GatewayRegistry {
+export interface ProcessorRegistry {
   /** Sandbox callers always get sandbox adapters; live callers get live adapters or GATEWAY_NOT_CONFIGURED. */
-  adapterFor(group: GatewayGroup, mode: Mode): GatewayAdapter;
+  adapterFor(group: ProcessorGroup, mode: Mode): ProcessorAdapter;
+}
+
+/** Authorises a card payment on a session (sandbox: deterministic test cards). */
+export interface CheckoutProcessor {
+  testCards(mode: Mode): TestCard[];
+  authorise(payment: CardPayment, card: ValidCard): Promise<CardResult>;
+}
+
+export interface ProductLookup {
+  /** PRODUCT_NOT_FOUND when the merchant has no such product. */
+  product(merchantId: number, mode: Mode, productId: number, currency: string): Promise<{ name: string; type: string }>;
+}
+
+export interface ChargeRepository {
+  /** Inserts the charge; when its reference is taken returns the charge that holds it instead. */
+  insertOrGetByReference(charge: ChargeRecord): Promise<{ charge: ChargeRecord; created: boolean }>;
+  findByReference(merchantId: number, mode: Mode, reference: string): Promise<ChargeRecord | null>;
+  findForMerchant(merchantId: number, mode: Mode, chargeId: string): Promise<ChargeRecord | null>;
+  /** Sets the processor authorization on an initializing charge (status → pending). */
+  markInitialised(chargeId: string, authorization: ProcessorAuthorization): Promise<ChargeRecord>;
+  markFailed(chargeId: string, reason: string): Promise<void>;
+  /** pending → final status with the event in the same write; null when the charge is no longer pending. */
+  complete(
+    chargeId: string,
+    status: Extract<ChargeStatus, 'succeeded' | 'failed'>,
+    failureReason: string | null,
+    completedAt: Date,
+    event: OutboxEntry,
+  ): Promise<ChargeRecord | null>;
+}
+
+export interface SessionRepository {
+  /** Inserts; when the merchant's idempotency key is taken returns the session that holds it. */
+  insertOrGetByIdempotencyKey(session: SessionRecord): Promise<{ session: SessionRecord; created: boolean }>;
+  findById(sessionId: string): Promise<SessionRecord | null>;
+  findForMerchant(sessionId: string, merchantId: number, mode: Mode): Promise<SessionRecord | null>;
+  /** pending, not past expires_at, no live attempt (or a stale one) → claims the attempt. */
+  claimAttempt(sessionId: string, attemptId: string, now: Date, staleBefore: Date): Promise<SessionRecord | null>;
+  releaseAttempt(sessionId: string, attemptId: string): Promise<void>;
+  /** Ends the claimed attempt: state change, attempt record and event in one write. */
+  finishAttempt(
+    sessionId: string,
+    attemptId: string,
+    change: AttemptChange,
+    event: OutboxEntry,
+  ): Promise<SessionRecord | null>;
+  /** CAS pending → expired for one session past its expiry with no attempt in progress. */
+  expire(sessionId: string, now: Date): Promise<void>;
+  /** The sweeper: every pending session past expires_at → expired. Returns how many. */
+  expireDue(now: Date, staleBefore: Date): Promise<number>;
+}
+
+export interface LedgerRepository {
+  /** Appends entries; returns those that were new (the rest already existed by idempotency key). */
+  append(entries: LedgerEntry[]): Promise<{ inserted: LedgerEntry[]; duplicates: number }>;
+  balances(merchantId: number, mode: Mode): Promise<WalletBalance[]>;
 }

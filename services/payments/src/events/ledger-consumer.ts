@@ -1,6 +1,6 @@
-import { PlatformError, SUBJECTS, type ConsumerSpec, type PaymentOutcome } from '@ppay/kernel';
-import { creditsFor, type LedgerRepository } from '../domain/ledger';
-import type { SplitResolver, SplitTerms } from '../domain/ports';
+import { defineConsumer, PlatformError, SUBJECTS, type ConsumerSpec } from '@ppay/kernel';
+import { creditsFor } from '../domain/ledger';
+import type { LedgerRepository, SplitResolver, SplitTerms } from '../domain/ports';
 import type { ledgerMetrics } from './metrics';
 
 /**
@@ -14,12 +14,12 @@ export function ledgerConsumer(
   metrics: ReturnType<typeof ledgerMetrics>,
   now: () => Date = () => new Date(),
 ): ConsumerSpec {
-  return {
+  return defineConsumer({
     stream: 'PAYMENTS',
     durable: 'payments_ledger',
-    filterSubject: SUBJECTS.paymentSucceeded,
+    subjects: [SUBJECTS.paymentSucceeded],
     async handle(event) {
-      const outcome = event.data as PaymentOutcome;
+      const outcome = event.data;
       let split: SplitTerms | null = null;
       if (outcome.sub_merchant_id) {
         // Activeness is judged when the payment succeeds (spec 4.1 step 4), not when it was created.
@@ -34,24 +34,13 @@ export function ledgerConsumer(
       // Sandbox and live money never share a wallet: an event without a mode is a bug, not a default.
       if (event.mode !== 'sandbox' && event.mode !== 'live')
         throw new Error(`payment event ${event.event_id} has no mode`);
-      const entries = creditsFor(
-        outcome,
-        {
-          amount: outcome.amount.amount,
-          currency: outcome.amount.currency,
-          mode: event.mode,
-          reference: outcome.reference,
-        },
-        split,
-        event.event_id,
-        now(),
-      );
+      const entries = creditsFor(outcome, event.mode, split, event.event_id, now());
       const result = await ledger.append(entries);
       for (const e of result.inserted) {
-        metrics.entries.inc({ kind: e.kind, currency: e.currency, reason: e.reason });
-        metrics.amount.inc({ kind: e.kind, currency: e.currency }, e.amount);
+        metrics.entries.inc({ kind: e.kind, currency: e.amount.currency, reason: e.reason });
+        metrics.amount.inc({ kind: e.kind, currency: e.amount.currency }, e.amount.amount);
       }
       if (result.duplicates > 0) metrics.duplicates.inc({ reason: 'payment_event_replayed' }, result.duplicates);
     },
-  };
+  });
 }

@@ -1,13 +1,11 @@
-import { PlatformError, requireInternal, requireMerchant, requireMode, type UnaryHandlers } from '@ppay/kernel';
+import { PlatformError, requireInternal, requireMerchant, requireMode, toWire, type UnaryHandlers } from '@ppay/kernel';
 import type { types } from '@ppay/proto';
-import type { ChargeRecord, ChargeRequest, ChargeService } from '../domain/charges';
-import type { LedgerRepository } from '../domain/ledger';
+import type { ChargeRequest, ChargeService } from '../domain/charges';
 import type { OutcomeService } from '../domain/outcomes';
-import { customerOf, metadataOf } from './mapping';
+import type { LedgerRepository } from '../domain/ports';
+import { customerOf, metadataOf, present } from './mapping';
 
 type Handlers = UnaryHandlers<types.payments.PaymentsServiceHandlers>;
-
-const present = <T>(flag: string | undefined, value: T | undefined): T | undefined => (flag ? value : undefined);
 
 function toChargeRequest(req: types.payments.CreateChargeRequest__Output): ChargeRequest {
   return {
@@ -27,28 +25,21 @@ function toChargeRequest(req: types.payments.CreateChargeRequest__Output): Charg
   };
 }
 
-function toCharge(c: ChargeRecord): types.payments.Charge {
-  return {
-    charge_id: c.id,
-    payment_gateway: c.payment_gateway,
-    client_secret: c.gateway?.client_secret ?? '',
-    publishable_key: c.gateway?.publishable_key ?? '',
-    gateway_account_id: c.gateway?.gateway_account_id ?? '',
-    transaction_id: c.transaction_id,
-    fee_details: c.fee,
-    status: c.status,
-  };
-}
-
-/** Thin adapters; later issues' RPCs (sessions, outcomes, balances) stay UNIMPLEMENTED. */
+/** Charges, the sandbox outcome helper and wallet balances: decode, call the use case, encode. */
 export function paymentsHandlers(charges: ChargeService, outcomes: OutcomeService, ledger: LedgerRepository): Handlers {
   return {
+    async CreateCharge(req, { caller }) {
+      const { merchantId } = requireMerchant(caller);
+      const outcome = await charges.create(merchantId, requireMode(caller), toChargeRequest(req));
+      if (outcome.kind === 'preview') return { preview: toWire(outcome.preview), replayed: false };
+      return { charge: toWire(outcome.charge), replayed: outcome.replayed };
+    },
     async SimulateChargeOutcome(req, { caller }) {
       const { merchantId } = requireMerchant(caller);
       const outcome = req.outcome === 'succeed' || req.outcome === 'fail' ? req.outcome : undefined;
       if (!outcome)
         throw new PlatformError('VALIDATION_FAILED', 'outcome must be succeed or fail', { param: 'outcome' });
-      return toCharge(
+      return toWire(
         await outcomes.simulate(merchantId, requireMode(caller), req.charge_id, outcome, req.failure_reason),
       );
     },
@@ -57,30 +48,6 @@ export function paymentsHandlers(charges: ChargeService, outcomes: OutcomeServic
       const mode = req.mode === 'live' || req.mode === 'sandbox' ? req.mode : undefined;
       if (!mode) throw new PlatformError('VALIDATION_FAILED', 'mode must be sandbox or live', { param: 'mode' });
       return { balances: await ledger.balances(req.merchant_id, mode) };
-    },
-    async CreateCharge(req, { caller }) {
-      const { merchantId } = requireMerchant(caller);
-      const outcome = await charges.create(merchantId, requireMode(caller), toChargeRequest(req));
-      if (outcome.kind === 'charge') return { charge: toCharge(outcome.charge), replayed: outcome.replayed };
-      const p = outcome.preview;
-      return {
-        preview: {
-          payment_gateway: p.payment_gateway,
-          mode: p.mode,
-          is_international: p.is_international,
-          business_country: p.business_country,
-          customer_country: p.customer_country,
-          customer_currency: p.customer.currency,
-          customer_base_amount: p.customer.base_amount,
-          customer_transaction_fee: p.customer.transaction_fee,
-          customer_total_charged: p.customer.total_charged,
-          customer_pays_fees: p.customer.pays_fees,
-          business_currency: p.business.currency,
-          business_priced_amount: p.business.priced_amount,
-          conversion: p.conversion ?? undefined,
-        },
-        replayed: false,
-      };
     },
   };
 }

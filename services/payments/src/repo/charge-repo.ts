@@ -1,10 +1,16 @@
 import { Schema, type Connection, type Model } from 'mongoose';
-import { isDuplicateKeyError, outboxEntrySchema, PlatformError, type Mode, type OutboxEntry } from '@ppay/kernel';
-import type { ChargeRecord, ChargeRepository } from '../domain/charges';
-import type { GatewayAuthorization } from '../domain/ports';
-import type { OutcomeRepository } from '../domain/outcomes';
+import {
+  isDuplicateKeyError,
+  moneySchema,
+  outboxEntrySchema,
+  PlatformError,
+  type Mode,
+  type OutboxEntry,
+} from '@ppay/kernel';
+import type { ChargeRecord } from '../domain/charge';
+import type { ChargeRepository, ProcessorAuthorization } from '../domain/ports';
 
-interface ChargeDocument extends Omit<ChargeRecord, 'id'> {
+interface ChargeDocument extends Omit<ChargeRecord, 'charge_id'> {
   _id: string;
   /**
    * Uniqueness key per merchant and mode: the partner's reference, or the charge id when there is
@@ -23,21 +29,22 @@ const chargeSchema = new Schema<ChargeDocument>(
     reference: { type: String, default: null },
     reference_key: { type: String, required: true },
     status: { type: String, required: true },
-    gateway_group: { type: String, required: true },
+    processor_group: { type: String, required: true },
     payment_gateway: { type: String, required: true },
-    amount: { type: Number, required: true },
-    currency: { type: String, required: true },
-    total_amount: { type: Number, required: true },
-    total_currency: { type: String, required: true },
+    amount: { type: moneySchema, required: true },
+    total: { type: moneySchema, required: true },
     conversion: { type: Schema.Types.Mixed, default: null },
-    fee: { type: Schema.Types.Mixed, required: true },
+    fee_details: { type: Schema.Types.Mixed, required: true },
     customer: { type: Schema.Types.Mixed, required: true },
     metadata: { type: Schema.Types.Mixed, default: {} },
     description: { type: String, default: '' },
     callback_url: { type: String, default: '' },
     sub_merchant_id: { type: Number, default: null },
     split: { type: Schema.Types.Mixed, default: null },
-    gateway: { type: Schema.Types.Mixed, default: null },
+    processor_reference: { type: String, default: null },
+    client_secret: { type: String, default: null },
+    publishable_key: { type: String, default: null },
+    gateway_account_id: { type: String, default: null },
     failure_reason: { type: String, default: null },
     completed_at: { type: Date, default: null },
     created_at: { type: Date, required: true },
@@ -56,13 +63,10 @@ export function chargeModel(conn: Connection): ChargeModel {
 
 function toRecord(doc: ChargeDocument): ChargeRecord {
   const { _id, reference_key: _key, outbox: _outbox, ...rest } = doc;
-  return { id: _id, ...rest };
+  return { charge_id: _id, ...rest };
 }
 
-/** How long a duplicate request waits for the first one to finish initialising (ms). */
-const INITIALISING_WAIT_MS = 5_000;
-
-export class MongoChargeRepository implements ChargeRepository, OutcomeRepository {
+export class MongoChargeRepository implements ChargeRepository {
   /** `afterWrite` is told which charge gained outbox events (the relay's fast path). */
   constructor(
     readonly model: ChargeModel,
@@ -101,21 +105,22 @@ export class MongoChargeRepository implements ChargeRepository, OutcomeRepositor
   }
 
   async insertOrGetByReference(charge: ChargeRecord): Promise<{ charge: ChargeRecord; created: boolean }> {
-    const { id, ...rest } = charge;
+    const { charge_id, ...rest } = charge;
     try {
-      await this.model.create({ _id: id, ...rest, reference_key: charge.reference ?? `id:${id}`, outbox: [] });
+      await this.model.create({
+        _id: charge_id,
+        ...rest,
+        reference_key: charge.reference ?? `id:${charge_id}`,
+        outbox: [],
+      });
       return { charge, created: true };
     } catch (err) {
       if (!isDuplicateKeyError(err) || !charge.reference) throw err;
     }
-    // Lost the race for this reference: answer with the charge that won, once it is initialised.
-    const deadline = Date.now() + INITIALISING_WAIT_MS;
-    for (;;) {
-      const existing = await this.findByReference(charge.merchant_id, charge.mode, charge.reference);
-      if (existing && (existing.status !== 'initializing' || Date.now() > deadline))
-        return { charge: existing, created: false };
-      await new Promise((r) => setTimeout(r, 25));
-    }
+    // Lost the race for this reference: answer with the charge that won (the domain waits for it).
+    const existing = await this.findByReference(charge.merchant_id, charge.mode, charge.reference);
+    if (!existing) throw new Error(`charge reference ${charge.reference} vanished after a duplicate-key error`);
+    return { charge: existing, created: false };
   }
 
   async findByReference(merchantId: number, mode: Mode, reference: string): Promise<ChargeRecord | null> {
@@ -126,11 +131,20 @@ export class MongoChargeRepository implements ChargeRepository, OutcomeRepositor
     return doc ? toRecord(doc) : null;
   }
 
-  async markInitialised(id: string, gateway: GatewayAuthorization): Promise<ChargeRecord> {
+  async markInitialised(id: string, authorization: ProcessorAuthorization): Promise<ChargeRecord> {
     const doc = (await this.model
       .findOneAndUpdate(
         { _id: id, status: 'initializing' },
-        { $set: { status: 'pending', gateway, updated_at: new Date() } },
+        {
+          $set: {
+            status: 'pending',
+            processor_reference: authorization.processor_reference,
+            client_secret: authorization.client_secret ?? null,
+            publishable_key: authorization.publishable_key ?? null,
+            gateway_account_id: authorization.gateway_account_id ?? null,
+            updated_at: new Date(),
+          },
+        },
         { new: true },
       )
       .lean()

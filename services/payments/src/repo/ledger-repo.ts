@@ -1,6 +1,7 @@
 import { Schema, type Connection, type Model } from 'mongoose';
-import { isDuplicateKeyError, type Mode } from '@ppay/kernel';
-import type { LedgerEntry, LedgerRepository, WalletBalance } from '../domain/ledger';
+import { isDuplicateKeyError, moneySchema, type Mode } from '@ppay/kernel';
+import type { LedgerEntry, WalletBalance } from '../domain/wallet';
+import type { LedgerRepository } from '../domain/ports';
 
 interface LedgerDocument extends LedgerEntry {
   _id: string;
@@ -14,8 +15,7 @@ const ledgerSchema = new Schema<LedgerDocument>(
     mode: { type: String, required: true },
     kind: { type: String, required: true },
     reason: { type: String, required: true },
-    amount: { type: Number, required: true },
-    currency: { type: String, required: true },
+    amount: { type: moneySchema, required: true },
     charge_id: { type: String, required: true },
     event_id: { type: String, required: true },
     conversion_details: { type: Schema.Types.Mixed, default: null },
@@ -23,7 +23,7 @@ const ledgerSchema = new Schema<LedgerDocument>(
   },
   { versionKey: false, collection: 'ledger_entries' },
 );
-ledgerSchema.index({ merchant_id: 1, mode: 1, kind: 1, currency: 1 });
+ledgerSchema.index({ merchant_id: 1, mode: 1, kind: 1, 'amount.currency': 1 });
 
 export type LedgerModel = Model<LedgerDocument>;
 
@@ -57,7 +57,7 @@ export class MongoLedgerRepository implements LedgerRepository {
       (await this.model
         .aggregate<{ _id: string; total: number; count: number }>([
           { $match: { merchant_id: merchantId, mode, kind } },
-          { $group: { _id: '$currency', total: { $sum: '$amount' }, count: { $sum: 1 } } },
+          { $group: { _id: '$amount.currency', total: { $sum: '$amount.amount' }, count: { $sum: 1 } } },
         ])
         .exec()) as { _id: string; total: number; count: number }[];
     const [credits, debits] = await Promise.all([totals('credit'), totals('debit')]);

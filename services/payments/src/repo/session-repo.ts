@@ -1,8 +1,9 @@
 import { Schema, type Connection, type Model } from 'mongoose';
-import { isDuplicateKeyError, outboxEntrySchema, type Mode, type OutboxEntry } from '@ppay/kernel';
-import type { AttemptChange, SessionRecord, SessionRepository } from '../domain/sessions';
+import { isDuplicateKeyError, moneySchema, outboxEntrySchema, type Mode, type OutboxEntry } from '@ppay/kernel';
+import type { SessionRepository } from '../domain/ports';
+import type { AttemptChange, SessionRecord } from '../domain/session';
 
-interface SessionDocument extends Omit<SessionRecord, 'id'> {
+interface SessionDocument extends Omit<SessionRecord, 'session_id'> {
   _id: string;
   /** Unique per merchant and mode: the Idempotency-Key, or the session id when there is none. */
   idempotency_ref: string;
@@ -16,9 +17,8 @@ const sessionSchema = new Schema<SessionDocument>(
     merchant_id: { type: Number, required: true },
     mode: { type: String, required: true },
     status: { type: String, required: true },
-    amount: { type: Number, required: true },
-    currency: { type: String, required: true },
-    gateway_group: { type: String, required: true },
+    amount: { type: moneySchema, required: true },
+    processor_group: { type: String, required: true },
     payment_gateway: { type: String, required: true },
     product: { type: Schema.Types.Mixed, required: true },
     customer: { type: Schema.Types.Mixed, required: true },
@@ -57,7 +57,7 @@ const asDate = (v: unknown): Date => (v instanceof Date ? v : new Date(String(v)
 function toRecord(doc: SessionDocument): SessionRecord {
   const { _id, idempotency_ref: _ref, outbox: _outbox, ...rest } = doc;
   return {
-    id: _id,
+    session_id: _id,
     ...rest,
     in_flight: rest.in_flight ? { ...rest.in_flight, started_at: asDate(rest.in_flight.started_at) } : null,
     attempts: rest.attempts ?? [],
@@ -75,7 +75,7 @@ export class MongoSessionRepository implements SessionRepository {
   ) {}
 
   async insertOrGetByIdempotencyKey(session: SessionRecord): Promise<{ session: SessionRecord; created: boolean }> {
-    const { id, ...rest } = session;
+    const { session_id: id, ...rest } = session;
     try {
       await this.model.create({ _id: id, ...rest, idempotency_ref: session.idempotency_key ?? `id:${id}`, outbox: [] });
       return { session, created: true };

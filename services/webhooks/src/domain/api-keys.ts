@@ -57,6 +57,12 @@ export interface ApiKeyRepository {
   ): Promise<ApiKeyRecord | null>;
 }
 
+/** The key management resource: everything but the hash and the sealed secret. */
+export function apiKeyResource(record: ApiKeyRecord) {
+  const { key_hash: _hash, webhook_secret: _secret, ...visible } = record;
+  return { ...visible, is_active: record.status === 'active' };
+}
+
 export interface CreateApiKeyInput {
   mode: string;
   name?: string;

@@ -1,33 +1,33 @@
 import { createHash } from 'node:crypto';
 import CircuitBreaker from 'opossum';
 import { PlatformError, type Mode } from '@ppay/kernel';
-import { GATEWAY_IDS, type GatewayGroup } from '../domain/routing';
-import type { GatewayAdapter, GatewayAuthorization, GatewayIntent, GatewayRegistry } from '../domain/ports';
+import { PROCESSOR_IDS, type ProcessorGroup } from '../domain/processors';
+import type { PaymentIntent, ProcessorAdapter, ProcessorAuthorization, ProcessorRegistry } from '../domain/ports';
 
 /**
- * Sandbox gateways: deterministic, in-process stand-ins for the three gateway groups. They hand
+ * Sandbox processors: deterministic, in-process stand-ins for the three processor groups. They hand
  * back the same kind of data as the real ones (the card route: client secret, publishable key and
  * connected account) but move no money. Outcomes are driven later by test cards or the sandbox
  * endpoints, never by these calls.
  */
-class SandboxGateway implements GatewayAdapter {
+class SandboxProcessor implements ProcessorAdapter {
   readonly mode: Mode = 'sandbox';
 
   constructor(
-    readonly group: GatewayGroup,
+    readonly group: ProcessorGroup,
     private readonly publishableKey: string,
   ) {}
 
   get id(): string {
-    return GATEWAY_IDS[this.group];
+    return PROCESSOR_IDS[this.group];
   }
 
-  async initialise(intent: GatewayIntent): Promise<GatewayAuthorization> {
+  async initialise(intent: PaymentIntent): Promise<ProcessorAuthorization> {
     const digest = createHash('sha256').update(`${this.group}:${intent.charge_id}`).digest('hex');
     const reference = `sbx_${this.group}_${digest.slice(0, 20)}`;
-    if (this.group !== 'card') return { gateway_reference: reference };
+    if (this.group !== 'card') return { processor_reference: reference };
     return {
-      gateway_reference: reference,
+      processor_reference: reference,
       client_secret: `${reference}_secret_${digest.slice(20, 44)}`,
       publishable_key: this.publishableKey,
       gateway_account_id: `acct_sbx_${intent.merchant_id}`,
@@ -35,20 +35,20 @@ class SandboxGateway implements GatewayAdapter {
   }
 }
 
-export interface GatewayBreakerOptions {
+export interface ProcessorBreakerOptions {
   timeoutMs: number;
   resetTimeoutMs: number;
 }
 
-/** Every adapter call runs behind its own breaker with a timeout: a hung gateway fails fast. */
-class GuardedGateway implements GatewayAdapter {
-  private readonly breaker: CircuitBreaker<[GatewayIntent], GatewayAuthorization>;
+/** Every adapter call runs behind its own breaker with a timeout: a hung processor fails fast. */
+class GuardedProcessor implements ProcessorAdapter {
+  private readonly breaker: CircuitBreaker<[PaymentIntent], ProcessorAuthorization>;
 
   constructor(
-    private readonly inner: GatewayAdapter,
-    options: GatewayBreakerOptions,
+    private readonly inner: ProcessorAdapter,
+    options: ProcessorBreakerOptions,
   ) {
-    this.breaker = new CircuitBreaker((intent: GatewayIntent) => inner.initialise(intent), {
+    this.breaker = new CircuitBreaker((intent: PaymentIntent) => inner.initialise(intent), {
       timeout: options.timeoutMs,
       resetTimeout: options.resetTimeoutMs,
       errorThresholdPercentage: 50,
@@ -64,7 +64,7 @@ class GuardedGateway implements GatewayAdapter {
     return this.inner.mode;
   }
 
-  async initialise(intent: GatewayIntent): Promise<GatewayAuthorization> {
+  async initialise(intent: PaymentIntent): Promise<ProcessorAuthorization> {
     try {
       return await this.breaker.fire(intent);
     } catch (err) {
@@ -80,37 +80,37 @@ class GuardedGateway implements GatewayAdapter {
 /**
  * Adapters by (mode, group). Sandbox callers can only ever reach sandbox adapters: the lookup is
  * keyed by the caller's mode and the sandbox table holds nothing else. A live adapter plugs in by
- * implementing GatewayAdapter with mode 'live' and being passed in `live` (see docs/decisions.md).
+ * implementing ProcessorAdapter with mode 'live' and being passed in `live` (see docs/decisions.md).
  */
-export class StaticGatewayRegistry implements GatewayRegistry {
-  private readonly sandbox: Record<GatewayGroup, GatewayAdapter>;
-  private readonly live: Partial<Record<GatewayGroup, GatewayAdapter>>;
+export class StaticProcessorRegistry implements ProcessorRegistry {
+  private readonly sandbox: Record<ProcessorGroup, ProcessorAdapter>;
+  private readonly live: Partial<Record<ProcessorGroup, ProcessorAdapter>>;
 
   constructor(
-    options: GatewayBreakerOptions & {
+    options: ProcessorBreakerOptions & {
       cardPublishableKey: string;
-      live?: Partial<Record<GatewayGroup, GatewayAdapter>>;
+      live?: Partial<Record<ProcessorGroup, ProcessorAdapter>>;
     },
   ) {
-    const guard = (adapter: GatewayAdapter) => new GuardedGateway(adapter, options);
+    const guard = (adapter: ProcessorAdapter) => new GuardedProcessor(adapter, options);
     this.sandbox = {
-      naira: guard(new SandboxGateway('naira', options.cardPublishableKey)),
-      regional: guard(new SandboxGateway('regional', options.cardPublishableKey)),
-      card: guard(new SandboxGateway('card', options.cardPublishableKey)),
+      naira: guard(new SandboxProcessor('naira', options.cardPublishableKey)),
+      regional: guard(new SandboxProcessor('regional', options.cardPublishableKey)),
+      card: guard(new SandboxProcessor('card', options.cardPublishableKey)),
     };
     this.live = {};
-    for (const [group, adapter] of Object.entries(options.live ?? {}) as [GatewayGroup, GatewayAdapter][]) {
+    for (const [group, adapter] of Object.entries(options.live ?? {}) as [ProcessorGroup, ProcessorAdapter][]) {
       if (adapter.mode !== 'live') throw new Error(`live adapter for ${group} must have mode 'live'`);
       this.live[group] = guard(adapter);
     }
   }
 
-  adapterFor(group: GatewayGroup, mode: Mode): GatewayAdapter {
+  adapterFor(group: ProcessorGroup, mode: Mode): ProcessorAdapter {
     if (mode === 'sandbox') return this.sandbox[group];
     const adapter = this.live[group];
     if (!adapter)
       throw new PlatformError('GATEWAY_NOT_CONFIGURED', undefined, {
-        detail: `no live ${group} gateway is configured`,
+        detail: `no live ${group} processor is configured`,
       });
     return adapter;
   }

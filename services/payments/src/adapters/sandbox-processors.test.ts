@@ -1,5 +1,5 @@
-import type { GatewayAdapter } from '../domain/ports';
-import { StaticGatewayRegistry } from './sandbox-gateways';
+import type { ProcessorAdapter } from '../domain/ports';
+import { StaticProcessorRegistry } from './sandbox-processors';
 
 const intent = {
   charge_id: 'ch_1',
@@ -11,9 +11,9 @@ const intent = {
   callback_url: '',
 };
 
-describe('gateway registry', () => {
+describe('processor registry', () => {
   it('card route returns client secret, publishable key and connected account; others do not', async () => {
-    const registry = new StaticGatewayRegistry({
+    const registry = new StaticProcessorRegistry({
       timeoutMs: 1000,
       resetTimeoutMs: 1000,
       cardPublishableKey: 'pk_sbx_card',
@@ -28,12 +28,12 @@ describe('gateway registry', () => {
   });
 
   it('sandbox callers never reach a live adapter, and live without an adapter is refused', async () => {
-    const live: GatewayAdapter = {
+    const live: ProcessorAdapter = {
       id: 'card_gateway',
       mode: 'live',
-      initialise: jest.fn(async () => ({ gateway_reference: 'live_1' })),
+      initialise: jest.fn(async () => ({ processor_reference: 'live_1' })),
     };
-    const registry = new StaticGatewayRegistry({
+    const registry = new StaticProcessorRegistry({
       timeoutMs: 1000,
       resetTimeoutMs: 1000,
       cardPublishableKey: 'pk',
@@ -45,7 +45,7 @@ describe('gateway registry', () => {
     expect(() => registry.adapterFor('naira', 'live')).toThrow(/Live payments are not enabled/);
     expect(
       () =>
-        new StaticGatewayRegistry({
+        new StaticProcessorRegistry({
           timeoutMs: 1,
           resetTimeoutMs: 1,
           cardPublishableKey: 'pk',
@@ -55,8 +55,8 @@ describe('gateway registry', () => {
   });
 
   it('a hung gateway times out as SERVICE_UNAVAILABLE instead of hanging the charge', async () => {
-    const hung: GatewayAdapter = { id: 'card_gateway', mode: 'live', initialise: () => new Promise(() => undefined) };
-    const registry = new StaticGatewayRegistry({
+    const hung: ProcessorAdapter = { id: 'card_gateway', mode: 'live', initialise: () => new Promise(() => undefined) };
+    const registry = new StaticProcessorRegistry({
       timeoutMs: 50,
       resetTimeoutMs: 1000,
       cardPublishableKey: 'pk',

@@ -1,0 +1,29 @@
+import type { CallerInfo, Logger, PlatformMetrics } from '@ppay/kernel';
+import type { ApiKeyCache } from './auth/api-key-cache';
+import type { UserTokenVerifier } from './auth/user-token';
+import type { Clients } from './clients';
+import type { GatewayConfig } from './config';
+import type { IdempotencyStore } from './http/idempotency';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    caller: CallerInfo;
+  }
+}
+
+/**
+ * Everything route modules and hooks need, built by main.ts (real clients) or by tests (fakes).
+ * Route modules import this type, never the app module.
+ */
+export interface GatewayDeps {
+  config: GatewayConfig;
+  log: Logger;
+  metrics: PlatformMetrics;
+  clients: Clients;
+  apiKeys: ApiKeyCache;
+  userTokens: UserTokenVerifier;
+  idempotency: IdempotencyStore;
+}
+
+export const PARTNER_PREFIX = '/api/v1/partner';
+export const DASHBOARD_PREFIX = '/api/v1/marketplace';

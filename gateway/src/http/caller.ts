@@ -1,0 +1,5 @@
+import type { FastifyRequest } from 'fastify';
+import { callerToMetadata } from '@ppay/kernel';
+
+/** gRPC metadata for the authenticated caller of this request (merchant, mode, key, request id). */
+export const callerMetadata = (req: FastifyRequest) => callerToMetadata(req.caller);

@@ -1,0 +1,140 @@
+import type { Static } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import type { GatewayDeps } from '../deps';
+import { callerMetadata } from '../http/caller';
+import { ok } from '../http/envelope';
+import {
+  ApiKey,
+  ApiKeyWithSecrets,
+  CreateKeyBody,
+  KeyParams,
+  RotatedSecret,
+  ToggleBody,
+  WebhookBody,
+} from '../schemas/api-keys';
+import { COMMON_ERRORS, successOf, userTokenSecurity as security } from '../schemas/common';
+import { Type } from '@sinclair/typebox';
+
+const tags = ['API keys'];
+
+/** Spec 4.8: key management with the dashboard user token (x-id-key), not an API key. */
+export async function registerApiKeyRoutes(app: FastifyInstance, deps: GatewayDeps): Promise<void> {
+  const { webhooks } = deps.clients;
+
+  app.post<{ Body: Static<typeof CreateKeyBody> }>(
+    '/create-api-key',
+    {
+      schema: {
+        tags,
+        security,
+        summary: 'Create an API key (the key and its webhook secret are shown only in this response)',
+        body: CreateKeyBody,
+        response: { 201: successOf(ApiKeyWithSecrets), ...COMMON_ERRORS },
+      },
+    },
+    async (req, reply) => {
+      const body = req.body ?? {};
+      const created = await webhooks.call(
+        'CreateApiKey',
+        { ...body, mode: body.mode ?? 'sandbox' },
+        callerMetadata(req),
+      );
+      reply.header('cache-control', 'no-store');
+      return reply
+        .status(201)
+        .send(
+          ok(
+            { ...created.key!, api_key: created.api_key, webhook_secret: created.webhook_secret },
+            'Store the API key and webhook secret now: they are not shown again',
+          ),
+        );
+    },
+  );
+
+  app.get(
+    '/api-keys',
+    {
+      schema: {
+        tags,
+        security,
+        summary: 'List API keys (masked)',
+        response: { 200: successOf(Type.Object({ api_keys: Type.Array(ApiKey) })), ...COMMON_ERRORS },
+      },
+    },
+    async (req) => ok({ api_keys: (await webhooks.call('ListApiKeys', {}, callerMetadata(req))).keys }),
+  );
+
+  app.delete<{ Params: Static<typeof KeyParams> }>(
+    '/api-keys/:id',
+    {
+      schema: {
+        tags,
+        security,
+        summary: 'Revoke an API key (permanent)',
+        params: KeyParams,
+        response: { 200: successOf(ApiKey), ...COMMON_ERRORS },
+      },
+    },
+    async (req) =>
+      ok(await webhooks.call('RevokeApiKey', { key_id: req.params.id }, callerMetadata(req)), 'API key revoked'),
+  );
+
+  app.put<{ Params: Static<typeof KeyParams>; Body: Static<typeof ToggleBody> }>(
+    '/api-keys/:id/toggle-status',
+    {
+      schema: {
+        tags,
+        security,
+        summary: 'Enable or disable an API key (flips the state unless `enabled` is given)',
+        params: KeyParams,
+        body: ToggleBody,
+        response: { 200: successOf(ApiKey), ...COMMON_ERRORS },
+      },
+    },
+    async (req) => {
+      const key = await webhooks.call(
+        'ToggleApiKeyStatus',
+        { key_id: req.params.id, enabled: req.body?.enabled },
+        callerMetadata(req),
+      );
+      return ok(key, key.status === 'active' ? 'API key enabled' : 'API key disabled');
+    },
+  );
+
+  app.put<{ Params: Static<typeof KeyParams>; Body: Static<typeof WebhookBody> }>(
+    '/api-keys/:id/webhook',
+    {
+      schema: {
+        tags,
+        security,
+        summary: 'Set the webhook URL and/or the webhook api_version of a key',
+        params: KeyParams,
+        body: WebhookBody,
+        response: { 200: successOf(ApiKey), ...COMMON_ERRORS },
+      },
+    },
+    async (req) =>
+      ok(
+        await webhooks.call('UpdateWebhook', { ...req.body, key_id: req.params.id }, callerMetadata(req)),
+        'Webhook settings updated',
+      ),
+  );
+
+  app.post<{ Params: Static<typeof KeyParams> }>(
+    '/api-keys/:id/regenerate-webhook-secret',
+    {
+      schema: {
+        tags,
+        security,
+        summary: 'Rotate the webhook secret (the new secret is shown only in this response)',
+        params: KeyParams,
+        response: { 200: successOf(RotatedSecret), ...COMMON_ERRORS },
+      },
+    },
+    async (req, reply) => {
+      const rotated = await webhooks.call('RegenerateWebhookSecret', { key_id: req.params.id }, callerMetadata(req));
+      reply.header('cache-control', 'no-store');
+      return ok(rotated, 'Store the new webhook secret now: it is not shown again');
+    },
+  );
+}

@@ -1,0 +1,188 @@
+import type { Static } from '@sinclair/typebox';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { GatewayDeps } from '../deps';
+import { callerMetadata } from '../http/caller';
+import { ok } from '../http/envelope';
+import {
+  apiKeySecurity as security,
+  COMMON_ERRORS,
+  MerchantIdParams,
+  successOf,
+  UnspecifiedData,
+} from '../schemas/common';
+import { BanksQuery, KycBody, PayoutBody } from '../schemas/kyc';
+import {
+  AcceptBody,
+  CommissionBody,
+  LinkBody,
+  ListQuery,
+  Marketplace,
+  Relationship,
+  RelationshipList,
+  Removed,
+  SetupBody,
+} from '../schemas/marketplace';
+import { InitiatePayoutBody } from '../schemas/payouts';
+
+type MerchantRequest = FastifyRequest<{ Params: Static<typeof MerchantIdParams> }>;
+
+const tags = ['Marketplace'];
+const schema = (summary: string, data: Parameters<typeof successOf>[0], extra: Record<string, unknown> = {}) => ({
+  schema: { tags, security, summary, response: { 200: successOf(data), ...COMMON_ERRORS }, ...extra },
+});
+
+/** Spec 4.9 (marketplace operators) and the operations it names without shapes. */
+export async function registerMarketplaceRoutes(app: FastifyInstance, deps: GatewayDeps): Promise<void> {
+  const { marketplace, kyc } = deps.clients;
+
+  app.post<{ Body: Static<typeof SetupBody> }>(
+    '/marketplace/setup',
+    schema('Enable marketplace mode (repeatable: updates the name and default commission)', Marketplace, {
+      body: SetupBody,
+    }),
+    async (req) =>
+      ok(await marketplace.call('SetupMarketplace', req.body, callerMetadata(req)), 'Marketplace mode enabled'),
+  );
+
+  app.post<{ Body: Static<typeof LinkBody> }>(
+    '/marketplace/merchants',
+    {
+      schema: {
+        tags,
+        security,
+        summary:
+          'Create or link merchant: new business fields create an active sub-merchant; merchant_id invites an existing business',
+        body: LinkBody,
+        response: { 201: successOf(Relationship), ...COMMON_ERRORS },
+      },
+    },
+    async (req, reply) => {
+      const rel = await marketplace.call('LinkMerchant', req.body, callerMetadata(req));
+      return reply.status(201).send(ok(rel, rel.status === 'pending' ? 'Invitation created' : 'Merchant created'));
+    },
+  );
+
+  app.post<{ Body: Static<typeof AcceptBody> }>(
+    '/marketplace/invitations/accept',
+    schema(
+      "Invited business: accept an operator's invitation (with the invited business's own API key)",
+      Relationship,
+      {
+        body: AcceptBody,
+      },
+    ),
+    async (req) => ok(await marketplace.call('AcceptInvitation', req.body, callerMetadata(req)), 'Invitation accepted'),
+  );
+
+  app.get<{ Querystring: Static<typeof ListQuery> }>(
+    '/marketplace/merchants',
+    schema('List sub-merchants', RelationshipList, { querystring: ListQuery }),
+    async (req) => {
+      const { status, page, limit } = req.query;
+      return ok(await marketplace.call('ListMerchants', { status, page: { page, limit } }, callerMetadata(req)));
+    },
+  );
+
+  app.delete(
+    '/marketplace/merchants/:merchantId',
+    {
+      schema: {
+        tags,
+        security,
+        summary: 'Remove merchant: suspends an active sub-merchant (account, products and history untouched)',
+        params: MerchantIdParams,
+        response: { 200: Removed, ...COMMON_ERRORS },
+      },
+    },
+    async (req: MerchantRequest) => {
+      const res = await marketplace.call('RemoveMerchant', { merchant_id: req.params.merchantId }, callerMetadata(req));
+      return { success: true as const, message: res.message };
+    },
+  );
+
+  app.post(
+    '/marketplace/merchants/:merchantId/reactivate',
+    schema('Reactivate merchant: restores a suspended sub-merchant', Relationship, { params: MerchantIdParams }),
+    async (req: MerchantRequest) =>
+      ok(await marketplace.call('ReactivateMerchant', { merchant_id: req.params.merchantId }, callerMetadata(req))),
+  );
+
+  app.delete(
+    '/marketplace/merchants/:merchantId/delete',
+    schema('Permanently delete a sub-merchant and its data', UnspecifiedData, { params: MerchantIdParams }),
+    async (req: MerchantRequest) =>
+      ok(await marketplace.call('DeleteMerchant', { merchant_id: req.params.merchantId }, callerMetadata(req))),
+  );
+
+  app.patch<{ Params: Static<typeof MerchantIdParams>; Body: Static<typeof CommissionBody> }>(
+    '/marketplace/merchants/:merchantId/commission',
+    schema("Update commission: set a sub-merchant's own rate, or null for the marketplace default", Relationship, {
+      params: MerchantIdParams,
+      body: CommissionBody,
+    }),
+    async (req) => {
+      // null (fall back to the default) travels as an absent proto3 optional.
+      const rate = req.body.commission_rate ?? undefined;
+      return ok(
+        await marketplace.call(
+          'UpdateCommission',
+          { merchant_id: req.params.merchantId, commission_rate: rate },
+          callerMetadata(req),
+        ),
+      );
+    },
+  );
+
+  app.get(
+    '/marketplace/merchants/:merchantId/balance',
+    schema("A sub-merchant's wallet balances", UnspecifiedData, { params: MerchantIdParams }),
+    async (req: MerchantRequest) =>
+      ok(await marketplace.call('GetMerchantBalance', { merchant_id: req.params.merchantId }, callerMetadata(req))),
+  );
+
+  app.post<{ Params: Static<typeof MerchantIdParams>; Body: Static<typeof KycBody> }>(
+    '/marketplace/merchants/:merchantId/kyc',
+    schema('Submit sub-merchant identity verification', UnspecifiedData, { params: MerchantIdParams, body: KycBody }),
+    async (req) =>
+      ok(await kyc.call('SubmitKyc', { ...req.body, merchant_id: req.params.merchantId }, callerMetadata(req))),
+  );
+
+  app.get(
+    '/marketplace/merchants/:merchantId/kyc',
+    schema("A sub-merchant's KYC status", UnspecifiedData, { params: MerchantIdParams }),
+    async (req: MerchantRequest) =>
+      ok(await kyc.call('GetKycStatus', { merchant_id: req.params.merchantId }, callerMetadata(req))),
+  );
+
+  app.get<{ Querystring: Static<typeof BanksQuery> }>(
+    '/marketplace/payout/banks',
+    schema('Supported payout banks', UnspecifiedData, { querystring: BanksQuery }),
+    async (req) => ok((await kyc.call('ListPayoutBanks', req.query, callerMetadata(req))).banks),
+  );
+
+  for (const [method, rpc, summary] of [
+    ['POST', 'SetupPayout', 'First-time payout setup for a sub-merchant'],
+    ['PATCH', 'UpdatePayout', "Update a sub-merchant's payout settings"],
+  ] as const) {
+    app.route<{ Params: Static<typeof MerchantIdParams>; Body: Static<typeof PayoutBody> }>({
+      method,
+      url: '/marketplace/merchants/:merchantId/payout',
+      ...schema(summary, UnspecifiedData, { params: MerchantIdParams, body: PayoutBody }),
+      handler: async (req) =>
+        ok(await kyc.call(rpc, { ...req.body, merchant_id: req.params.merchantId }, callerMetadata(req))),
+    });
+  }
+
+  app.post<{ Body: Static<typeof InitiatePayoutBody> }>(
+    '/marketplace/payouts',
+    schema('Sub-merchant: request a payout, staged for operator approval', UnspecifiedData, {
+      body: InitiatePayoutBody,
+    }),
+    async (req) => {
+      const { amount, currency, ...rest } = req.body;
+      return ok(
+        await marketplace.call('InitiatePayout', { ...rest, amount: { amount, currency } }, callerMetadata(req)),
+      );
+    },
+  );
+}

@@ -1,0 +1,53 @@
+import { Type } from '@sinclair/typebox';
+import { ModeEnum, Nullable, StringEnum } from './common';
+
+/** Public view of a key: never the key itself, never the secret. */
+export const ApiKey = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  mode: ModeEnum,
+  masked_key: Type.String({ description: 'First and last characters only; the full key is shown once, at creation' }),
+  status: StringEnum(['active', 'disabled', 'revoked'] as const),
+  is_active: Type.Boolean(),
+  webhook_url: Nullable(Type.String()),
+  webhook_secret_hint: Type.String(),
+  api_version: Type.String(),
+  created_at: Type.String(),
+  updated_at: Type.String(),
+  revoked_at: Nullable(Type.String()),
+});
+
+export const ApiKeyWithSecrets = Type.Intersect([
+  ApiKey,
+  Type.Object({ api_key: Type.String(), webhook_secret: Type.String() }),
+]);
+
+export const RotatedSecret = Type.Object({
+  id: Type.String(),
+  webhook_secret: Type.String(),
+  webhook_secret_hint: Type.String(),
+});
+
+export const KeyParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });
+
+const ApiVersion = Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$', example: '2026-03-27' });
+
+export const CreateKeyBody = Type.Object(
+  {
+    mode: Type.Optional(StringEnum(['sandbox', 'live'] as const, { default: 'sandbox' })),
+    name: Type.Optional(Type.String({ maxLength: 100 })),
+    webhook_url: Type.Optional(Type.String({ maxLength: 2048 })),
+    api_version: Type.Optional(ApiVersion),
+  },
+  { additionalProperties: false },
+);
+
+export const ToggleBody = Type.Object({ enabled: Type.Optional(Type.Boolean()) }, { additionalProperties: false });
+
+export const WebhookBody = Type.Object(
+  {
+    webhook_url: Type.Optional(Type.String({ maxLength: 2048, description: 'Empty string removes the URL' })),
+    api_version: Type.Optional(ApiVersion),
+  },
+  { additionalProperties: false },
+);

@@ -1,0 +1,92 @@
+import { Type } from '@sinclair/typebox';
+import { Nullable, Pagination, StringEnum } from './common';
+
+/** Spec 2.6 list item, plus how its commission_rate was resolved. */
+export const Relationship = Type.Object({
+  id: Type.Integer({ description: 'relationship ID' }),
+  marketplace_id: Type.Integer({ description: "operator's business ID" }),
+  merchant_id: Type.Integer({ description: "sub-merchant's business ID" }),
+  commission_rate: Type.String({ description: 'effective decimal rate, e.g. 0.0800 means 8%' }),
+  commission_source: StringEnum(['merchant', 'marketplace_default', 'none'] as const, {
+    description: 'merchant: set by update commission; marketplace_default: the setup default; none: 0',
+  }),
+  status: StringEnum(['pending', 'active', 'suspended'] as const),
+  invite_token: Nullable(Type.String()),
+  invited_at: Nullable(Type.String()),
+  joined_at: Nullable(Type.String()),
+  created_at: Type.String(),
+  updated_at: Type.String(),
+  merchant: Type.Object({
+    id: Type.Integer(),
+    educator_email: Type.String({ description: 'merchant e-mail address' }),
+  }),
+});
+
+export const RelationshipList = Type.Object({ merchants: Type.Array(Relationship), pagination: Pagination });
+
+export const Marketplace = Type.Object({
+  marketplace_id: Type.String({ description: "the operator's business ID" }),
+  status: StringEnum(['active'] as const),
+  marketplace_name: Type.String(),
+  default_commission_rate: Nullable(Type.String({ description: 'decimal, e.g. 0.0800; null = no default (0)' })),
+  created_at: Type.String(),
+  updated_at: Type.String(),
+});
+
+export const SetupBody = Type.Object(
+  {
+    marketplace_name: Type.String({ minLength: 1, maxLength: 200 }),
+    default_commission_rate: Type.Optional(
+      Type.Number({
+        minimum: 0,
+        maximum: 100,
+        description: 'Percent, at most 2 decimals (8 = 8%); omitted on a repeated setup keeps the current default',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const LinkBody = Type.Object(
+  {
+    merchant_id: Type.Optional(
+      Type.Integer({ minimum: 1, description: 'Invite an existing business (joins as pending until it accepts)' }),
+    ),
+    email: Type.Optional(Type.String({ maxLength: 254, description: 'New business: e-mail (required)' })),
+    business_name: Type.Optional(Type.String({ maxLength: 200, description: 'New business: display name' })),
+    country: Type.Optional(Type.String({ minLength: 2, maxLength: 2, description: 'New business: ISO-2 (required)' })),
+    baseline_currency: Type.Optional(
+      Type.String({ minLength: 3, maxLength: 3, description: 'New business: ISO 4217 (required)' }),
+    ),
+    commission_rate: Type.Optional(
+      Type.Number({
+        minimum: 0,
+        maximum: 100,
+        description: 'Percent, at most 2 decimals; omitted = marketplace default',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const AcceptBody = Type.Object(
+  { invite_token: Type.String({ minLength: 1, maxLength: 100 }) },
+  { additionalProperties: false },
+);
+
+export const ListQuery = Type.Object({
+  status: StringEnum(['active', 'suspended', 'pending'] as const, { default: 'active' }),
+  page: Type.Integer({ minimum: 1, default: 1 }),
+  limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
+});
+
+export const CommissionBody = Type.Object(
+  {
+    commission_rate: Type.Union([Type.Number({ minimum: 0, maximum: 100 }), Type.Null()], {
+      description: 'Percent, at most 2 decimals (8 = 8%); null falls back to the marketplace default',
+    }),
+  },
+  { additionalProperties: false },
+);
+
+export const Removed = Type.Object({ success: Type.Literal(true), message: Type.String() });

@@ -1,0 +1,153 @@
+import { Type } from '@sinclair/typebox';
+import { ModeEnum, Nullable, ScalarMetadata, StringEnum } from './common';
+
+/** Spec 4.1 and 4.2 request customer block (other customer fields: not shown, so extra keys pass). */
+export const CustomerInput = Type.Object(
+  {
+    email: Type.Optional(Type.String()),
+    first_name: Type.Optional(Type.String()),
+    last_name: Type.Optional(Type.String()),
+    country: Type.Optional(Type.String()),
+  },
+  { additionalProperties: true },
+);
+
+/** Spec 4.1 request body, with its deprecated aliases (resolved by the route). */
+export const ChargeBody = Type.Object(
+  {
+    amount: Type.Optional(Type.Integer()),
+    currency: Type.Optional(Type.String()),
+    total_amount: Type.Optional(Type.Integer()),
+    total_currency: Type.Optional(Type.String()),
+    original_product_amount: Type.Optional(Type.Integer({ deprecated: true, description: 'Alias of total_amount' })),
+    original_product_currency: Type.Optional(Type.String({ deprecated: true, description: 'Alias of total_currency' })),
+    converted_total_amount: Type.Optional(Type.Integer()),
+    converted_total_currency: Type.Optional(Type.String()),
+    description: Type.Optional(Type.String({ maxLength: 1000 })),
+    reference: Type.Optional(Type.String({ maxLength: 255 })),
+    callback_url: Type.Optional(Type.String()),
+    redirectUrl: Type.Optional(Type.String({ description: 'Alias of callback_url' })),
+    redirect_url: Type.Optional(Type.String({ description: 'Alias of callback_url' })),
+    customer: Type.Optional(CustomerInput),
+    user_country: Type.Optional(Type.String()),
+    customer_country: Type.Optional(Type.String()),
+    country_code: Type.Optional(Type.String()),
+    billing_country: Type.Optional(Type.String()),
+    shipping_country: Type.Optional(Type.String()),
+    metadata: Type.Optional(ScalarMetadata),
+    preview: Type.Optional(Type.Boolean()),
+    sub_merchant_id: Type.Optional(Type.Integer({ minimum: 1 })),
+  },
+  { additionalProperties: true },
+);
+
+/** Spec 4.2 request body. */
+export const SessionBody = Type.Object(
+  {
+    amount: Type.Optional(Type.Integer()),
+    currency: Type.Optional(Type.String()),
+    product_id: Type.Optional(Type.Integer()),
+    product_name: Type.Optional(Type.String()),
+    customer: Type.Optional(CustomerInput),
+    success_url: Type.Optional(Type.String()),
+    cancel_url: Type.Optional(Type.String()),
+    subscription_frequency_key: Type.Optional(Type.String()),
+    metadata: Type.Optional(ScalarMetadata),
+  },
+  { additionalProperties: true },
+);
+
+const FeeDetails = Type.Object({
+  base_amount: Type.Integer(),
+  transaction_fee: Type.Integer(),
+  total_amount: Type.Integer(),
+  customer_pays_fees: Type.Boolean(),
+});
+
+/**
+ * Spec 2.2 (a charge) and the 4.1 preview table in one schema, so either message of
+ * CreateChargeResponse passes through and is serialised strictly.
+ */
+export const ChargeData = Type.Object(
+  {
+    charge_id: Type.Optional(Type.String()),
+    payment_gateway: Type.String({ description: 'naira_gateway, regional_gateway or card_gateway' }),
+    status: Type.Optional(Type.String()),
+    client_secret: Type.Optional(Type.String({ description: 'card route: mounts the embedded payment form' })),
+    publishable_key: Type.Optional(Type.String({ description: 'card route' })),
+    gateway_account_id: Type.Optional(Type.String({ description: 'card route: connected account' })),
+    transaction_id: Type.Optional(Type.String()),
+    fee_details: Type.Optional(FeeDetails),
+    preview: Type.Optional(Type.Literal(true)),
+    mode: Type.Optional(ModeEnum),
+    is_international: Type.Optional(Type.Boolean()),
+    business_country: Type.Optional(Type.String()),
+    customer_country: Type.Optional(Type.String({ description: 'ISO-2, or Unknown' })),
+    customer: Type.Optional(
+      Type.Object({
+        currency: Type.String(),
+        base_amount: Type.Integer(),
+        transaction_fee: Type.Integer(),
+        total_charged: Type.Integer(),
+        pays_fees: Type.Boolean(),
+      }),
+    ),
+    business: Type.Optional(Type.Object({ currency: Type.String(), priced_amount: Type.Integer() })),
+    conversion: Type.Optional(
+      Type.Object({
+        original_amount: Type.Integer(),
+        original_currency: Type.String(),
+        converted_amount: Type.Integer(),
+        converted_currency: Type.String(),
+        exchange_rate: Type.Number(),
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+const SessionStatusEnum = StringEnum(['pending', 'completed', 'expired', 'failed'] as const);
+const PaymentTypeEnum = StringEnum(['one_time', 'subscription'] as const);
+
+/** Spec 2.3 / 4.2: the create response. */
+export const SessionCreated = Type.Object(
+  {
+    session_id: Type.String(),
+    gateway_session_id: Type.String(),
+    payment_url: Type.String({ description: 'Hosted checkout page to redirect the customer to' }),
+    expires_at: Type.String({ format: 'date-time' }),
+    amount: Type.Integer({ description: 'What the customer pays: fee included when the customer pays fees' }),
+    currency: Type.String(),
+    status: SessionStatusEnum,
+    mode: ModeEnum,
+    payment_type: PaymentTypeEnum,
+    fee_details: Type.Object({
+      base_product_price: Type.Integer(),
+      transaction_fee: Type.Integer(),
+      total_amount: Type.Integer(),
+      customer_pays_fees: Type.Boolean(),
+    }),
+  },
+  { additionalProperties: false },
+);
+
+/** Spec 4.3: the get response. */
+export const SessionStatusData = Type.Object(
+  {
+    session_id: Type.String(),
+    status: SessionStatusEnum,
+    amount: Type.Integer(),
+    currency: Type.String(),
+    payment_type: PaymentTypeEnum,
+    created_at: Type.String({ format: 'date-time' }),
+    completed_at: Nullable(Type.String({ format: 'date-time' })),
+  },
+  { additionalProperties: false },
+);
+
+export const SessionParams = Type.Object({ session_id: Type.String({ minLength: 1, maxLength: 64 }) });
+
+export const OutcomeParams = Type.Object({
+  charge_id: Type.String({ minLength: 1, maxLength: 64 }),
+  outcome: StringEnum(['succeed', 'fail'] as const),
+});

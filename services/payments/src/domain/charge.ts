@@ -1,0 +1,108 @@
+import type { Mode, Money } from '@ppay/kernel';
+import type { FeeBreakdown } from './fees';
+import type { ProcessorGroup } from './processors';
+
+export type MetadataValue = string | number | boolean;
+
+/** Unknown or missing countries are reported as "Unknown" in geography analytics (spec 4.1). */
+export const UNKNOWN_COUNTRY = 'Unknown';
+
+export interface CustomerDetails {
+  email: string;
+  first_name: string;
+  last_name: string;
+  country: string;
+}
+
+/** How the merchant's priced amount became the customer's amount (present only with conversion). */
+export interface Conversion {
+  original: Money;
+  converted: Money;
+  /** The exact rate (1 unit of original = rate units of converted, surcharge included). */
+  rate_decimal: string;
+  /** The same rate as a number: the spec shows numbers; never used for arithmetic. */
+  rate: number;
+  source: string;
+  surcharge_percent: number;
+}
+
+export type ChargeStatus = 'initializing' | 'pending' | 'succeeded' | 'failed';
+
+/**
+ * A charge (spec 2.2) and its transaction. Field names are the resource's: the Charge message of
+ * payments.proto is this record minus what partners never see, so a new field reaches partners by
+ * adding it here, to the proto and to the gateway schema (docs/adding-a-feature.md).
+ */
+export interface ChargeRecord {
+  charge_id: string;
+  transaction_id: string;
+  merchant_id: number;
+  mode: Mode;
+  reference: string | null;
+  status: ChargeStatus;
+  processor_group: ProcessorGroup;
+  /** Spec 2.2 `payment_gateway`: the processor's public identifier. */
+  payment_gateway: string;
+  /** Spec 4.1 `amount`: what the customer pays before any fee they pay, in the charge currency. */
+  amount: Money;
+  /** Spec 4.1 `total_amount` / `total_currency`: the merchant's priced amount, source of the wallet credit. */
+  total: Money;
+  conversion: Conversion | null;
+  fee_details: FeeBreakdown;
+  customer: CustomerDetails;
+  metadata: Record<string, MetadataValue>;
+  description: string;
+  callback_url: string;
+  sub_merchant_id: number | null;
+  split: { commission_rate: string; commission_source: string } | null;
+  /** The processor's id of the payment, once initialised. */
+  processor_reference: string | null;
+  /** Card route only (spec 2.2): what the embedded payment form needs. */
+  client_secret: string | null;
+  publishable_key: string | null;
+  gateway_account_id: string | null;
+  failure_reason: string | null;
+  completed_at: Date | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+/** Spec 4.1 preview response `data`, field for field. */
+export interface ChargePreview {
+  preview: true;
+  payment_gateway: string;
+  mode: Mode;
+  is_international: boolean;
+  business_country: string;
+  customer_country: string;
+  customer: {
+    currency: string;
+    base_amount: number;
+    transaction_fee: number;
+    total_charged: number;
+    pays_fees: boolean;
+  };
+  business: { currency: string; priced_amount: number };
+  /** Only when the customer's currency differs from the pricing currency. */
+  conversion: {
+    original_amount: number;
+    original_currency: string;
+    converted_amount: number;
+    converted_currency: string;
+    exchange_rate: number;
+    exchange_rate_decimal: string;
+  } | null;
+}
+
+/** The preview's flat conversion block (spec 4.1) from the record's Money-typed conversion. */
+export function previewConversion(c: Conversion | null): ChargePreview['conversion'] {
+  if (!c) return null;
+  return {
+    original_amount: c.original.amount,
+    original_currency: c.original.currency,
+    converted_amount: c.converted.amount,
+    converted_currency: c.converted.currency,
+    exchange_rate: c.rate,
+    exchange_rate_decimal: c.rate_decimal,
+  };
+}

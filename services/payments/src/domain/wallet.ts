@@ -1,0 +1,39 @@
+import type { Mode, Money } from '@ppay/kernel';
+
+/**
+ * The wallet ledger: append-only entries, each with a unique idempotency key derived from the charge
+ * and the beneficiary, so however often a payment event arrives (publisher retry, redelivery, replay
+ * after the duplicate window) a charge credits each wallet once. Balances are sums (spec 2.9).
+ */
+export interface LedgerEntry {
+  idempotency_key: string;
+  merchant_id: number;
+  mode: Mode;
+  kind: 'credit' | 'debit';
+  reason: 'payment' | 'marketplace_operator' | 'marketplace_split';
+  amount: Money;
+  charge_id: string;
+  event_id: string;
+  /** Spec 2.11 for marketplace split credits. */
+  conversion_details: SplitRecord | null;
+  created_at: Date;
+}
+
+export interface SplitRecord {
+  source: 'marketplace_split';
+  marketplace_id: number;
+  charge_currency: string;
+  gross_product_amount: number;
+  commission_rate: string;
+  commission_amount: number;
+  net_credited: number;
+  cart_identifier: string;
+}
+
+export interface WalletBalance {
+  currency: string;
+  balance: number;
+  total_credits: number;
+  total_debits: number;
+  transaction_count: number;
+}

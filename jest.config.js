@@ -2,7 +2,14 @@
 // Transpile only: type checking is `npm run lint` (tsc over sources and tests), not jest's job.
 const transform = {
   '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json', diagnostics: false }],
+  // fastify's inject (light-my-request) requires `cookie` 2, which ships ESM only: Node 20 loads it
+  // with require(esm), jest 29 cannot, so that one package is transpiled to CommonJS for the tests.
+  '/node_modules/cookie/.+\\.js$': [
+    'ts-jest',
+    { tsconfig: { allowJs: true, module: 'commonjs', target: 'es2022', isolatedModules: true }, diagnostics: false },
+  ],
 };
+const transformIgnorePatterns = ['/node_modules/(?!cookie/)'];
 
 module.exports = {
   // Integration suites start real processes; unit tests finish far below this.
@@ -12,6 +19,7 @@ module.exports = {
       displayName: 'unit',
       testEnvironment: 'node',
       transform,
+      transformIgnorePatterns,
       testMatch: [
         '<rootDir>/packages/*/src/**/*.test.ts',
         '<rootDir>/services/*/src/**/*.test.ts',
@@ -23,6 +31,7 @@ module.exports = {
       displayName: 'integration',
       testEnvironment: 'node',
       transform,
+      transformIgnorePatterns,
       testMatch: ['<rootDir>/test/integration/**/*.test.ts'],
       globalSetup: '<rootDir>/test/support/global-setup.ts',
       globalTeardown: '<rootDir>/test/support/global-teardown.ts',
@@ -32,6 +41,7 @@ module.exports = {
       displayName: 'deploy',
       testEnvironment: 'node',
       transform,
+      transformIgnorePatterns,
       testMatch: ['<rootDir>/test/deploy/**/*.test.ts'],
     },
   ],

@@ -1,0 +1,244 @@
+import { convertMoney, PlatformError, type Mode, type Money, type OutboxEntry } from '@ppay/kernel';
+import type { CardPayment, CardResult, TestCard, ValidCard } from './cards';
+import type { ChargeRecord } from './charge';
+import type {
+  ChargeRepository,
+  CheckoutProcessor,
+  FxConverter,
+  FxQuote,
+  MerchantDirectory,
+  MerchantProfile,
+  PaymentIntent,
+  ProcessorAdapter,
+  ProcessorAuthorization,
+  ProcessorRegistry,
+  ProductLookup,
+  SessionRepository,
+  SplitResolver,
+  SplitTerms,
+} from './ports';
+import type { ProcessorGroup } from './processors';
+import type { AttemptChange, SessionRecord } from './session';
+
+/** In-memory implementations of payments' ports, for use-case tests in milliseconds. */
+
+const clone = <T>(v: T): T => structuredClone(v);
+
+export class MemoryCharges implements ChargeRepository {
+  readonly docs = new Map<string, ChargeRecord>();
+  readonly events: OutboxEntry[] = [];
+
+  async insertOrGetByReference(charge: ChargeRecord) {
+    const taken = charge.reference
+      ? [...this.docs.values()].find(
+          (c) => c.merchant_id === charge.merchant_id && c.mode === charge.mode && c.reference === charge.reference,
+        )
+      : undefined;
+    if (taken) return { charge: clone(taken), created: false };
+    this.docs.set(charge.charge_id, clone(charge));
+    return { charge: clone(charge), created: true };
+  }
+  async findByReference(merchantId: number, mode: Mode, reference: string) {
+    const found = [...this.docs.values()].find(
+      (c) => c.merchant_id === merchantId && c.mode === mode && c.reference === reference,
+    );
+    return found ? clone(found) : null;
+  }
+  async findForMerchant(merchantId: number, mode: Mode, chargeId: string) {
+    const c = this.docs.get(chargeId);
+    return c && c.merchant_id === merchantId && c.mode === mode ? clone(c) : null;
+  }
+  async markInitialised(chargeId: string, a: ProcessorAuthorization) {
+    const c = this.docs.get(chargeId);
+    if (!c || c.status !== 'initializing') throw new PlatformError('CONFLICT');
+    Object.assign(c, {
+      status: 'pending',
+      processor_reference: a.processor_reference,
+      client_secret: a.client_secret ?? null,
+      publishable_key: a.publishable_key ?? null,
+      gateway_account_id: a.gateway_account_id ?? null,
+    });
+    return clone(c);
+  }
+  async markFailed(chargeId: string, reason: string) {
+    const c = this.docs.get(chargeId);
+    if (c?.status === 'initializing') Object.assign(c, { status: 'failed', failure_reason: reason });
+  }
+  async complete(
+    chargeId: string,
+    status: 'succeeded' | 'failed',
+    failureReason: string | null,
+    completedAt: Date,
+    event: OutboxEntry,
+  ) {
+    const c = this.docs.get(chargeId);
+    if (!c || c.status !== 'pending') return null;
+    Object.assign(c, { status, failure_reason: failureReason, completed_at: completedAt, updated_at: completedAt });
+    this.events.push(event);
+    return clone(c);
+  }
+}
+
+export class MemorySessions implements SessionRepository {
+  readonly docs = new Map<string, SessionRecord>();
+  readonly events: OutboxEntry[] = [];
+
+  async insertOrGetByIdempotencyKey(session: SessionRecord) {
+    const taken = session.idempotency_key
+      ? [...this.docs.values()].find(
+          (s) =>
+            s.merchant_id === session.merchant_id &&
+            s.mode === session.mode &&
+            s.idempotency_key === session.idempotency_key,
+        )
+      : undefined;
+    if (taken) return { session: clone(taken), created: false };
+    this.docs.set(session.session_id, clone(session));
+    return { session: clone(session), created: true };
+  }
+  async findById(id: string) {
+    const s = this.docs.get(id);
+    return s ? clone(s) : null;
+  }
+  async findForMerchant(id: string, merchantId: number, mode: Mode) {
+    const s = this.docs.get(id);
+    return s && s.merchant_id === merchantId && s.mode === mode ? clone(s) : null;
+  }
+  async claimAttempt(id: string, attemptId: string, now: Date, staleBefore: Date) {
+    const s = this.docs.get(id);
+    if (!s || s.status !== 'pending' || s.expires_at <= now) return null;
+    if (s.in_flight && s.in_flight.started_at >= staleBefore) return null;
+    s.in_flight = { attempt_id: attemptId, started_at: now };
+    return clone(s);
+  }
+  async releaseAttempt(id: string, attemptId: string) {
+    const s = this.docs.get(id);
+    if (s?.in_flight?.attempt_id === attemptId) s.in_flight = null;
+  }
+  async finishAttempt(id: string, attemptId: string, change: AttemptChange, event: OutboxEntry) {
+    const s = this.docs.get(id);
+    if (!s || s.status !== 'pending' || s.in_flight?.attempt_id !== attemptId) return null;
+    Object.assign(s, { status: change.status, completed_at: change.completed_at, in_flight: null });
+    if (change.payment) s.payment = change.payment;
+    if (change.attempt) {
+      s.attempts.push(change.attempt);
+      s.attempt_count++;
+    }
+    this.events.push(event);
+    return clone(s);
+  }
+  async expire(id: string, now: Date) {
+    const s = this.docs.get(id);
+    if (s && s.status === 'pending' && s.expires_at <= now && !s.in_flight) s.status = 'expired';
+  }
+  async expireDue(now: Date) {
+    let n = 0;
+    for (const s of this.docs.values()) {
+      if (s.status === 'pending' && s.expires_at <= now && !s.in_flight) {
+        s.status = 'expired';
+        n++;
+      }
+    }
+    return n;
+  }
+}
+
+export class FakeMerchants implements MerchantDirectory {
+  readonly profiles = new Map<number, MerchantProfile>();
+  add(profile: Partial<MerchantProfile> & { merchant_id: number }): MerchantProfile {
+    const full: MerchantProfile = {
+      country: 'NG',
+      baseline_currency: 'NGN',
+      customer_pays_fees: false,
+      is_marketplace_operator: false,
+      business_name: `Merchant ${profile.merchant_id}`,
+      ...profile,
+    };
+    this.profiles.set(full.merchant_id, full);
+    return full;
+  }
+  async get(merchantId: number) {
+    const p = this.profiles.get(merchantId);
+    if (!p) throw new PlatformError('MERCHANT_NOT_FOUND');
+    return p;
+  }
+}
+
+/** A fixed rate table in major units per 1 USD; converts exactly like fx-pricing (round half up). */
+export class FakeFx implements FxConverter {
+  calls = 0;
+  constructor(private readonly perUsd: Record<string, number> = { USD: 1, NGN: 1500, EUR: 0.9 }) {}
+  async convert(from: Money, toCurrency: string): Promise<FxQuote> {
+    this.calls++;
+    const rate = this.perUsd[toCurrency]! / this.perUsd[from.currency]!;
+    if (!Number.isFinite(rate)) throw new PlatformError('CONVERSION_FAILED');
+    return {
+      result: convertMoney(from, toCurrency, String(rate)),
+      rate,
+      rate_decimal: String(rate),
+      source: 'test',
+      surcharge_percent: 0,
+    };
+  }
+}
+
+export class FakeSplits implements SplitResolver {
+  readonly terms = new Map<string, SplitTerms | PlatformError>();
+  set(operator: number, sub: number, terms: SplitTerms | PlatformError) {
+    this.terms.set(`${operator}:${sub}`, terms);
+  }
+  async resolve(operator: number, sub: number) {
+    const t = this.terms.get(`${operator}:${sub}`);
+    if (!t) throw new PlatformError('RELATIONSHIP_NOT_FOUND');
+    if (t instanceof PlatformError) throw t;
+    return t;
+  }
+}
+
+/** Sandbox-like processors that record what they were asked, and can be made to fail. */
+export class FakeProcessors implements ProcessorRegistry {
+  readonly intents: PaymentIntent[] = [];
+  failWith?: Error;
+  adapterFor(group: ProcessorGroup, mode: Mode): ProcessorAdapter {
+    if (mode === 'live') throw new PlatformError('GATEWAY_NOT_CONFIGURED');
+    return {
+      id: `${group}_gateway`,
+      mode,
+      initialise: async (intent) => {
+        this.intents.push(intent);
+        if (this.failWith) throw this.failWith;
+        return group === 'card'
+          ? {
+              processor_reference: `ref_${intent.charge_id}`,
+              client_secret: `secret_${intent.charge_id}`,
+              publishable_key: 'pk_test',
+              gateway_account_id: `acct_${intent.merchant_id}`,
+            }
+          : { processor_reference: `ref_${intent.charge_id}` };
+      },
+    };
+  }
+}
+
+export class FakeProducts implements ProductLookup {
+  async product(_merchantId: number, _mode: Mode, productId: number) {
+    if (productId !== 7) throw new PlatformError('PRODUCT_NOT_FOUND', undefined, { param: 'product_id' });
+    return { name: 'Catalogue product', type: 'digital' };
+  }
+}
+
+/** Test cards by their last digit: …42 succeeds, …02 declines, anything else throws (processor down). */
+export class FakeCheckoutProcessor implements CheckoutProcessor {
+  readonly payments: CardPayment[] = [];
+  testCards(): TestCard[] {
+    return [];
+  }
+  async authorise(payment: CardPayment, card: ValidCard): Promise<CardResult> {
+    this.payments.push(payment);
+    const summary = { brand: 'visa', last4: card.number.slice(-4) };
+    if (card.number.endsWith('4242')) return { approved: true, processor_reference: 'sbx_ok', card: summary };
+    if (card.number.endsWith('0002'))
+      return { approved: false, decline_code: 'card_declined', message: 'Your card was declined.', card: summary };
+    throw new PlatformError('SERVICE_UNAVAILABLE');
+  }
+}

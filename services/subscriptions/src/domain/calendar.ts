@@ -1,0 +1,122 @@
+import { PlatformError } from '@ppay/kernel';
+
+/**
+ * Billing calendar: which instants a subscription's periods start and end at.
+ *
+ * Everything is UTC. Periods are anchored: period n starts at `anchor + n × interval`, computed from the
+ * anchor every time rather than by adding an interval to the previous start. Adding months one step at a
+ * time drifts (Jan 31 → Feb 28 → Mar 28 → …); computing from the anchor clamps only the months that are
+ * too short and returns to the anchor day afterwards (Jan 31 → Feb 28 → Mar 31 → Apr 30). UTC removes the
+ * double billing around DST changes and time zones that Lago's users reported.
+ */
+
+/** Spec 4.2 names monthly, yearly and quarterly and calls the list incomplete; see SUBSCRIPTION_DECISIONS.md. */
+export const FREQUENCIES = ['weekly', 'monthly', 'quarterly', 'biannually', 'yearly'] as const;
+export type Frequency = (typeof FREQUENCIES)[number];
+
+type Interval = { unit: 'day'; count: number } | { unit: 'month'; count: number };
+
+const INTERVALS: Readonly<Record<Frequency, Interval>> = {
+  weekly: { unit: 'day', count: 7 },
+  monthly: { unit: 'month', count: 1 },
+  quarterly: { unit: 'month', count: 3 },
+  biannually: { unit: 'month', count: 6 },
+  yearly: { unit: 'month', count: 12 },
+};
+
+const DAY_MS = 86_400_000;
+
+/** Trial length in whole days (subscription.created "trial fields"): at least a day, at most two years. */
+export const TRIAL_DAYS_MIN = 1;
+export const TRIAL_DAYS_MAX = 730;
+
+/** One billing period; `end` is exclusive and equals the next period's `start`. */
+export interface Period {
+  readonly index: number;
+  readonly start: Date;
+  readonly end: Date;
+}
+
+export function isFrequency(value: unknown): value is Frequency {
+  return typeof value === 'string' && (FREQUENCIES as readonly string[]).includes(value);
+}
+
+/** `subscription_frequency_key` (spec 4.2). Exact lower-case keys only: they are identifiers, not prose. */
+export function parseFrequency(raw: unknown): Frequency {
+  if (isFrequency(raw)) return raw;
+  throw new PlatformError('VALIDATION_FAILED', `subscription_frequency_key must be one of ${FREQUENCIES.join(', ')}`, {
+    param: 'subscription_frequency_key',
+  });
+}
+
+function checkDate(value: Date, name: string): number {
+  const ms = value instanceof Date ? value.getTime() : Number.NaN;
+  if (Number.isNaN(ms)) throw new RangeError(`${name} must be a valid Date`);
+  return ms;
+}
+
+function checkIndex(n: number): void {
+  if (!Number.isSafeInteger(n) || n < 0) throw new RangeError(`Period index must be a non-negative integer, got ${n}`);
+}
+
+function daysInMonth(year: number, monthIndex: number): number {
+  // Day 0 of the following month is the last day of this one.
+  return new Date(Date.UTC(year, monthIndex + 1, 0)).getUTCDate();
+}
+
+/** Start of period `n` (0 = the anchor itself), keeping the anchor's UTC time of day. */
+export function periodStart(anchor: Date, frequency: Frequency, n: number): Date {
+  const anchorMs = checkDate(anchor, 'anchor');
+  checkIndex(n);
+  const interval = INTERVALS[frequency];
+  if (interval.unit === 'day') return new Date(anchorMs + n * interval.count * DAY_MS);
+
+  const months = anchor.getUTCMonth() + n * interval.count;
+  const year = anchor.getUTCFullYear() + Math.floor(months / 12);
+  const month = months % 12;
+  // Clamp to the month's last day when the anchor day does not exist in it (31st in April, 29 Feb).
+  const day = Math.min(anchor.getUTCDate(), daysInMonth(year, month));
+  const start = new Date(0);
+  start.setUTCFullYear(year, month, day);
+  start.setUTCHours(anchor.getUTCHours(), anchor.getUTCMinutes(), anchor.getUTCSeconds(), anchor.getUTCMilliseconds());
+  return start;
+}
+
+export function period(anchor: Date, frequency: Frequency, n: number): Period {
+  return { index: n, start: periodStart(anchor, frequency, n), end: periodStart(anchor, frequency, n + 1) };
+}
+
+/** The period with start ≤ at < end. `at` before the anchor is a caller bug: nothing is billed before it. */
+export function periodContaining(anchor: Date, frequency: Frequency, at: Date): Period {
+  const anchorMs = checkDate(anchor, 'anchor');
+  const atMs = checkDate(at, 'at');
+  if (atMs < anchorMs) throw new RangeError('at must not be before the anchor');
+  const interval = INTERVALS[frequency];
+  let n: number;
+  if (interval.unit === 'day') {
+    n = Math.floor((atMs - anchorMs) / (interval.count * DAY_MS));
+  } else {
+    // Estimate from calendar months, then correct by at most a step either way (month-end clamping).
+    const months = (at.getUTCFullYear() - anchor.getUTCFullYear()) * 12 + at.getUTCMonth() - anchor.getUTCMonth();
+    n = Math.max(0, Math.floor(months / interval.count));
+    while (n > 0 && periodStart(anchor, frequency, n).getTime() > atMs) n--;
+    while (periodStart(anchor, frequency, n + 1).getTime() <= atMs) n++;
+  }
+  return period(anchor, frequency, n);
+}
+
+/**
+ * Validates `trial_days` (integer 1–730) and returns when the trial ends: exactly `trialDays × 24 h`
+ * after `start`, so the time of day is kept (UTC has no DST).
+ */
+export function trialEnd(start: Date, trialDays: number): Date {
+  const startMs = checkDate(start, 'start');
+  if (!Number.isSafeInteger(trialDays) || trialDays < TRIAL_DAYS_MIN || trialDays > TRIAL_DAYS_MAX) {
+    throw new PlatformError(
+      'VALIDATION_FAILED',
+      `trial_days must be an integer from ${TRIAL_DAYS_MIN} to ${TRIAL_DAYS_MAX}`,
+      { param: 'trial_days' },
+    );
+  }
+  return new Date(startMs + trialDays * DAY_MS);
+}

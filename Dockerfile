@@ -25,6 +25,7 @@ ENV CI=true NPM_CONFIG_UPDATE_NOTIFIER=false NPM_CONFIG_FUND=false NPM_CONFIG_AU
 COPY package.json package-lock.json ./
 COPY proto/package.json proto/
 COPY packages/kernel/package.json packages/kernel/
+COPY packages/webhooks-receiver/package.json packages/webhooks-receiver/
 COPY packages/devstack/package.json packages/devstack/
 COPY gateway/package.json gateway/
 COPY services/payments/package.json services/payments/
@@ -39,13 +40,15 @@ RUN npm run build
 
 # ---------------------------------------------------------- prod-deps ----
 # Production dependencies of the runtime workspaces only (no devstack: it pulls
-# autocannon for benchmarks), without type declarations, source maps and docs.
+# autocannon for benchmarks; no webhooks-receiver: a client SDK no process imports),
+# without type declarations, source maps and docs.
 FROM ${NODE_IMAGE} AS prod-deps
 WORKDIR /app
 ENV CI=true NPM_CONFIG_UPDATE_NOTIFIER=false NPM_CONFIG_FUND=false NPM_CONFIG_AUDIT=false
 COPY --from=build /src/package.json /src/package-lock.json ./
 COPY --from=build /src/proto/package.json proto/
 COPY --from=build /src/packages/kernel/package.json packages/kernel/
+COPY --from=build /src/packages/webhooks-receiver/package.json packages/webhooks-receiver/
 COPY --from=build /src/packages/devstack/package.json packages/devstack/
 COPY --from=build /src/gateway/package.json gateway/
 COPY --from=build /src/services/payments/package.json services/payments/
@@ -60,6 +63,7 @@ RUN --mount=type=cache,target=/root/.npm \
       --workspace=services/payments --workspace=services/fx-pricing --workspace=services/subscriptions \
       --workspace=services/marketplace --workspace=services/kyc --workspace=services/webhooks \
  && rm -rf packages/devstack node_modules/@ppay/devstack \
+      packages/webhooks-receiver node_modules/@ppay/webhooks-receiver \
  && find node_modules -type f \( -name '*.d.ts' -o -name '*.d.mts' -o -name '*.d.cts' -o -name '*.map' \
       -o -name '*.md' -o -name '*.markdown' \) -delete
 

@@ -8,7 +8,7 @@ export function deliveryMetrics(registry: Registry) {
   return {
     attempts: new Counter({
       name: 'ppay_webhook_delivery_attempts_total',
-      help: 'Webhook HTTP attempts, by event type and outcome (success, http_error, timeout, network_error)',
+      help: 'Webhook HTTP attempts, by event type and outcome (success, or the error_class of adapters/http-sender.ts)',
       labelNames: ['event_type', 'outcome'],
       registers: [registry],
     }),

@@ -1,5 +1,13 @@
-import { grpcAddrEnvVar, ServiceClient, type BreakerOptions, type PlatformMetrics } from '@ppay/kernel';
-import { loadPlatformProto, type types } from '@ppay/proto';
+import type * as grpc from '@grpc/grpc-js';
+import {
+  grpcAddrEnvVar,
+  ServiceClient,
+  type BreakerOptions,
+  type ClientConstructor,
+  type ComponentName,
+  type PlatformMetrics,
+} from '@ppay/kernel';
+import { loadPlatformProto } from '@ppay/proto';
 import type { GatewayConfig } from './config';
 
 /** One client per service for the life of the process, each behind its own breaker. */
@@ -11,40 +19,19 @@ export function createClients(config: GatewayConfig, metrics: PlatformMetrics) {
     rollingCountTimeoutMs: config.BREAKER_ROLLING_WINDOW_MS,
     volumeThreshold: config.BREAKER_VOLUME_THRESHOLD,
   };
-  const options = { deadlineMs: config.GRPC_DEADLINE_MS, breaker, metrics };
-  const addr = (name: Parameters<typeof grpcAddrEnvVar>[0]) => String(config[grpcAddrEnvVar(name)]);
+  const client = <C extends grpc.Client>(name: ComponentName, ctor: ClientConstructor<C>) =>
+    new ServiceClient<C>(name, ctor, String(config[grpcAddrEnvVar(name)]), {
+      deadlineMs: config.GRPC_DEADLINE_MS,
+      breaker,
+      metrics,
+    });
   return {
-    payments: new ServiceClient<types.payments.PaymentsServiceClient>(
-      'payments',
-      proto.payments.v1.PaymentsService,
-      addr('payments'),
-      options,
-    ),
-    fxPricing: new ServiceClient<types.fxpricing.FxPricingServiceClient>(
-      'fx-pricing',
-      proto.fxpricing.v1.FxPricingService,
-      addr('fx-pricing'),
-      options,
-    ),
-    subscriptions: new ServiceClient<types.subscriptions.SubscriptionsServiceClient>(
-      'subscriptions',
-      proto.subscriptions.v1.SubscriptionsService,
-      addr('subscriptions'),
-      options,
-    ),
-    marketplace: new ServiceClient<types.marketplace.MarketplaceServiceClient>(
-      'marketplace',
-      proto.marketplace.v1.MarketplaceService,
-      addr('marketplace'),
-      options,
-    ),
-    kyc: new ServiceClient<types.kyc.KycServiceClient>('kyc', proto.kyc.v1.KycService, addr('kyc'), options),
-    webhooks: new ServiceClient<types.webhooks.WebhooksServiceClient>(
-      'webhooks',
-      proto.webhooks.v1.WebhooksService,
-      addr('webhooks'),
-      options,
-    ),
+    payments: client('payments', proto.payments.v1.PaymentsService),
+    fxPricing: client('fx-pricing', proto.fxpricing.v1.FxPricingService),
+    subscriptions: client('subscriptions', proto.subscriptions.v1.SubscriptionsService),
+    marketplace: client('marketplace', proto.marketplace.v1.MarketplaceService),
+    kyc: client('kyc', proto.kyc.v1.KycService),
+    webhooks: client('webhooks', proto.webhooks.v1.WebhooksService),
   };
 }
 

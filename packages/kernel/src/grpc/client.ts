@@ -85,7 +85,7 @@ export const CHANNEL_OPTIONS: grpc.ChannelOptions = {
   'grpc.keepalive_timeout_ms': 5_000,
 };
 
-type ClientConstructor<C> = new (
+export type ClientConstructor<C> = new (
   address: string,
   credentials: grpc.ChannelCredentials,
   options?: grpc.ChannelOptions,

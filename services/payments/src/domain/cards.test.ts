@@ -1,17 +1,9 @@
-import { PlatformError } from '@ppay/kernel';
 import { SandboxCheckoutProcessor, TEST_CARDS } from '../adapters/sandbox-checkout';
 import { validateCard } from './cards';
+import { codeOf } from './errors.test-util';
 
 const now = new Date('2026-05-01T12:00:00Z');
 const card = (number: string, expiry = '12/34', cvc = '123') => validateCard({ number, expiry, cvc }, now);
-const codeOf = (fn: () => unknown) => {
-  try {
-    fn();
-  } catch (err) {
-    return [(err as PlatformError).code, (err as PlatformError).param];
-  }
-  return undefined;
-};
 
 describe('checkout card validation', () => {
   it('accepts every documented test card (Luhn-valid), with spaces or dashes', () => {

@@ -1,4 +1,4 @@
-import type { Mode, Money } from '@ppay/kernel';
+import { prefixedId, type Mode, type Money } from '@ppay/kernel';
 import type { FeeBreakdown } from './fees';
 import type { ProcessorGroup } from './processors';
 
@@ -65,6 +65,38 @@ export interface ChargeRecord {
   completed_at: Date | null;
   created_at: Date;
   updated_at: Date;
+}
+
+/** What a new charge is made of; the rest starts empty (no processor data, not completed). */
+export type ChargeDraft = Omit<
+  ChargeRecord,
+  | 'charge_id'
+  | 'transaction_id'
+  | 'processor_reference'
+  | 'client_secret'
+  | 'publishable_key'
+  | 'gateway_account_id'
+  | 'failure_reason'
+  | 'completed_at'
+  | 'created_at'
+  | 'updated_at'
+>;
+
+/** A new charge with fresh charge and transaction ids (charges and checkout session payments). */
+export function newCharge(draft: ChargeDraft, now: Date): ChargeRecord {
+  return {
+    charge_id: prefixedId('ch'),
+    transaction_id: prefixedId('txn'),
+    ...draft,
+    processor_reference: null,
+    client_secret: null,
+    publishable_key: null,
+    gateway_account_id: null,
+    failure_reason: null,
+    completed_at: null,
+    created_at: now,
+    updated_at: now,
+  };
 }
 
 /** Spec 4.1 preview response `data`, field for field. */

@@ -3,12 +3,18 @@ import {
   normaliseCountry,
   normaliseCurrency,
   PlatformError,
-  prefixedId,
   withinTolerance,
   type ErrorCode,
   type Mode,
 } from '@ppay/kernel';
-import { previewConversion, UNKNOWN_COUNTRY, type ChargePreview, type ChargeRecord, type Conversion } from './charge';
+import {
+  newCharge,
+  previewConversion,
+  UNKNOWN_COUNTRY,
+  type ChargePreview,
+  type ChargeRecord,
+  type Conversion,
+} from './charge';
 import { feeBreakdown, type FeeSchedule } from './fees';
 import { requirePaymentBasics, requirePositiveAmount, type PaymentRequestBasics } from './payment-request';
 import type { ChargeRepository, FxConverter, MerchantDirectory, ProcessorRegistry, SplitResolver } from './ports';
@@ -130,40 +136,32 @@ export class ChargeService {
     }
 
     const adapter = this.deps.processors.adapterFor(group, mode);
-    const now = this.now();
-    const record: ChargeRecord = {
-      charge_id: prefixedId('ch'),
-      transaction_id: prefixedId('txn'),
-      merchant_id: merchantId,
-      mode,
-      reference,
-      status: 'initializing',
-      processor_group: group,
-      payment_gateway: adapter.id,
-      amount: input.amount,
-      total: input.total,
-      conversion,
-      fee_details: fee,
-      customer: {
-        email: input.email,
-        first_name: request.customer?.first_name ?? '',
-        last_name: request.customer?.last_name ?? '',
-        country: customerCountry,
+    const record = newCharge(
+      {
+        merchant_id: merchantId,
+        mode,
+        reference,
+        status: 'initializing',
+        processor_group: group,
+        payment_gateway: adapter.id,
+        amount: input.amount,
+        total: input.total,
+        conversion,
+        fee_details: fee,
+        customer: {
+          email: input.email,
+          first_name: request.customer?.first_name ?? '',
+          last_name: request.customer?.last_name ?? '',
+          country: customerCountry,
+        },
+        metadata: request.metadata ?? {},
+        description: request.description ?? '',
+        callback_url: request.callback_url ?? '',
+        sub_merchant_id: request.sub_merchant_id ?? null,
+        split: split ? { commission_rate: split.commission_rate, commission_source: split.commission_source } : null,
       },
-      metadata: request.metadata ?? {},
-      description: request.description ?? '',
-      callback_url: request.callback_url ?? '',
-      sub_merchant_id: request.sub_merchant_id ?? null,
-      split: split ? { commission_rate: split.commission_rate, commission_source: split.commission_source } : null,
-      processor_reference: null,
-      client_secret: null,
-      publishable_key: null,
-      gateway_account_id: null,
-      failure_reason: null,
-      completed_at: null,
-      created_at: now,
-      updated_at: now,
-    };
+      this.now(),
+    );
     // Claim the reference first, so two concurrent identical charges produce one charge.
     const claimed = await this.deps.charges.insertOrGetByReference(record);
     if (!claimed.created) return { kind: 'charge', charge: await this.settled(claimed.charge), replayed: true };

@@ -1,16 +1,8 @@
-import { PlatformError } from '@ppay/kernel';
+import { codeOf } from './errors.test-util';
 import { checkRedirectUrl, redirectOrigins, redirectWithSession } from './redirects';
 import { effectiveStatus, type SessionRecord } from './session';
 
 const now = new Date('2026-05-01T12:00:00Z');
-const codeOf = (fn: () => unknown) => {
-  try {
-    fn();
-  } catch (err) {
-    return [(err as PlatformError).code, (err as PlatformError).param];
-  }
-  return undefined;
-};
 
 describe('redirect URLs and expiry', () => {
   it('accepts absolute http(s) only and appends session_id', () => {

@@ -1,6 +1,6 @@
 import { money, normaliseCountry, outboxEvent, PlatformError, prefixedId, SUBJECTS, type Mode } from '@ppay/kernel';
 import { validateCard, type CardInput, type CardResult, type TestCard } from './cards';
-import { UNKNOWN_COUNTRY, type ChargeRecord } from './charge';
+import { newCharge, UNKNOWN_COUNTRY, type ChargeRecord } from './charge';
 import { feeBreakdown, type FeeSchedule } from './fees';
 import { sessionOutcome } from './outcomes';
 import { requirePaymentBasics, requirePositiveAmount, type PaymentRequestBasics } from './payment-request';
@@ -279,41 +279,33 @@ export class SessionService {
   }
 
   private chargeFor(s: SessionRecord): ChargeRecord {
-    const now = this.now();
     const base = money(s.fee_details.base_product_price, s.amount.currency);
-    return {
-      charge_id: prefixedId('ch'),
-      transaction_id: prefixedId('txn'),
-      merchant_id: s.merchant_id,
-      mode: s.mode,
-      reference: s.session_id,
-      status: 'pending',
-      processor_group: s.processor_group,
-      payment_gateway: s.payment_gateway,
-      amount: base,
-      total: base,
-      conversion: null,
-      fee_details: {
-        base_amount: s.fee_details.base_product_price,
-        transaction_fee: s.fee_details.transaction_fee,
-        total_amount: s.fee_details.total_amount,
-        customer_pays_fees: s.fee_details.customer_pays_fees,
+    return newCharge(
+      {
+        merchant_id: s.merchant_id,
+        mode: s.mode,
+        reference: s.session_id,
+        status: 'pending',
+        processor_group: s.processor_group,
+        payment_gateway: s.payment_gateway,
+        amount: base,
+        total: base,
+        conversion: null,
+        fee_details: {
+          base_amount: s.fee_details.base_product_price,
+          transaction_fee: s.fee_details.transaction_fee,
+          total_amount: s.fee_details.total_amount,
+          customer_pays_fees: s.fee_details.customer_pays_fees,
+        },
+        customer: s.customer,
+        metadata: s.metadata,
+        description: s.product.name,
+        callback_url: s.success_url,
+        sub_merchant_id: null,
+        split: null,
       },
-      customer: s.customer,
-      metadata: s.metadata,
-      description: s.product.name,
-      callback_url: s.success_url,
-      sub_merchant_id: null,
-      split: null,
-      processor_reference: null,
-      client_secret: null,
-      publishable_key: null,
-      gateway_account_id: null,
-      failure_reason: null,
-      completed_at: null,
-      created_at: now,
-      updated_at: now,
-    };
+      this.now(),
+    );
   }
 
   private validate(r: SessionRequest) {

@@ -1,12 +1,17 @@
 import * as path from 'node:path';
 import type { InfraOptions } from '@ppay/devstack';
 
-/** Test infrastructure runs beside a developer's `npm start`, on its own ports and state dir. */
+const port = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
+
+/**
+ * Test infrastructure runs beside a developer's `npm start`, on its own ports and state dir.
+ * TEST_MONGO_PORT / TEST_NATS_PORT / TEST_NATS_HTTP_PORT let two checkouts run their suites at once.
+ */
 export const TEST_INFRA: InfraOptions = {
   dir: path.resolve(__dirname, '..', '..', '.infra', 'test'),
-  mongoPort: 27217,
-  natsPort: 4322,
-  natsHttpPort: 8322,
+  mongoPort: port('TEST_MONGO_PORT', 27217),
+  natsPort: port('TEST_NATS_PORT', 4322),
+  natsHttpPort: port('TEST_NATS_HTTP_PORT', 8322),
 };
 
 /** MONGODB_URI / NATS_URL, when set, point the suites at existing servers (e.g. real MongoDB 7). */

@@ -16,3 +16,4 @@ export * from './grpc/wire';
 export * from './runtime';
 export * from './countries';
 export * from './ttl-cache';
+export * from './secret-box';

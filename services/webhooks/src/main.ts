@@ -1,9 +1,9 @@
 import './instrument';
-import { ensureIndexes, OutboxRelay, runService } from '@ppay/kernel';
+import { ensureIndexes, OutboxRelay, runService, SecretBox } from '@ppay/kernel';
 import type { types } from '@ppay/proto';
 import { webhooksConfig } from './config';
 import { ApiKeyService } from './domain/api-keys';
-import { KeyHasher, SecretBox } from './domain/credentials';
+import { KeyHasher } from './domain/credentials';
 import { deliveryMetrics } from './events/metrics';
 import { webhooksHandlers } from './grpc/handlers';
 import { apiKeyModel, MongoApiKeyRepository } from './repo/api-key-repo';

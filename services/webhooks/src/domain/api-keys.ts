@@ -1,5 +1,7 @@
 import {
   outboxEvent,
+  type EncryptedSecret,
+  type SecretBox,
   PlatformError,
   prefixedId,
   SUBJECTS,
@@ -14,9 +16,7 @@ import {
   generateWebhookSecret,
   maskApiKey,
   secretHint,
-  type EncryptedSecret,
   type KeyHasher,
-  type SecretBox,
 } from './credentials';
 
 export type ApiKeyStatus = 'active' | 'disabled' | 'revoked';

@@ -17,3 +17,4 @@ describe('SecretBox', () => {
     expect(() => new SecretBox(randomBytes(32), 'k2').open(sealed)).toThrow(/unknown key/);
     expect(() => new SecretBox(randomBytes(16), 'k1')).toThrow();
   });
+});

@@ -21,7 +21,6 @@ describe('API key credentials', () => {
     expect(a.matches(key, b.hash(key))).toBe(false);
   });
 });
-});
 
 describe('webhook URL rules', () => {
   it('accepts absolute http(s) URLs; live needs https except on loopback', () => {

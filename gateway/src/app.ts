@@ -10,9 +10,11 @@ import swaggerUi from '@fastify/swagger-ui';
 import { Counter, Histogram } from 'prom-client';
 import { newRequestId, PlatformError, type CallerInfo } from '@ppay/kernel';
 import { apiKeyAuth, userTokenAuth } from './auth/hooks';
+import { trustProxyOption } from './config';
 import { DASHBOARD_PREFIX, PARTNER_PREFIX, type GatewayDeps } from './deps';
 import { toHttpError } from './http/errors';
 import { registerIdempotency } from './http/idempotency';
+import { AllowedMethods, isKnownMethod } from './http/methods';
 import { registerRateLimits } from './http/rate-limit';
 import { describeValidationError, validatorCompiler } from './http/validation';
 import { registerAccountRoutes } from './routes/account';
@@ -41,11 +43,31 @@ function platformErrorForFastify(err: FastifyError): PlatformError | undefined {
       return new PlatformError('INVALID_JSON', 'Request body is empty but Content-Type is application/json');
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
       return new PlatformError('INVALID_JSON');
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return new PlatformError('VALIDATION_FAILED', 'Content-Length does not match the body');
     default:
       if (err.statusCode === 400 && err.name === 'SyntaxError') return new PlatformError('INVALID_JSON');
+      // Any other client error Fastify detects before our code runs is still the client's (never a 500).
+      if (err.statusCode && err.statusCode >= 400 && err.statusCode < 500) {
+        return new PlatformError('VALIDATION_FAILED', err.message);
+      }
       return undefined;
   }
 }
+
+/**
+ * A body validation error as the partner's error: the spec answers non-scalar metadata with 422
+ * `Metadata validation failed` (7.1); everything else the schema refuses is 400.
+ */
+function validationError(err: FastifyError): PlatformError {
+  const { message, param } = describeValidationError(err.validation!, err.validationContext ?? 'body');
+  if (err.validationContext === 'body' && param?.startsWith('metadata')) {
+    return new PlatformError('METADATA_INVALID', undefined, { param, detail: message });
+  }
+  return new PlatformError('VALIDATION_FAILED', message, { param });
+}
+
+const pathOf = (url: string) => url.split('?')[0]!;
 
 export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> {
   const { config, metrics } = deps;
@@ -58,7 +80,9 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : newRequestId();
     },
     bodyLimit: config.BODY_LIMIT_BYTES,
-    trustProxy: config.TRUST_PROXY,
+    trustProxy: trustProxyOption(config.TRUST_PROXY),
+    requestTimeout: config.HTTP_REQUEST_TIMEOUT_MS,
+    connectionTimeout: config.HTTP_CONNECTION_TIMEOUT_MS,
     return503OnClosing: true,
   });
   app.setValidatorCompiler(validatorCompiler);
@@ -81,9 +105,28 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
     registers: [metrics.registry],
   });
 
+  // Every route is recorded so a path that exists with other methods answers 405 with `Allow`.
+  const allowed = new AllowedMethods();
+  app.addHook('onRoute', (route) => allowed.add(route.method, route.url));
+  const wrongMethod = (method: string, url: string): PlatformError => {
+    const allow = allowed.for(pathOf(url));
+    if (!allow.length) return new PlatformError('ROUTE_NOT_FOUND', `No route for ${method} ${pathOf(url)}`);
+    return new PlatformError('METHOD_NOT_ALLOWED', `${method} is not allowed on ${pathOf(url)}`, {
+      detail: `allowed: ${allow.join(', ')}`,
+    });
+  };
+  const sendWrongMethod = (req: FastifyRequest, reply: FastifyReply) => {
+    const error = wrongMethod(req.method, req.url);
+    if (error.code === 'METHOD_NOT_ALLOWED') reply.header('allow', allowed.for(pathOf(req.url)).join(', '));
+    const http = toHttpError(error, req.id, () => 1);
+    return reply.status(http.statusCode).send(http.body);
+  };
+
   app.addHook('onRequest', async (req, reply) => {
     req.caller = { requestId: req.id };
     reply.header('x-request-id', req.id);
+    // A wrong or unknown method (QUERY, TRACE…) is answered before Fastify tries to read a body.
+    if (!isKnownMethod(req.method) || req.is404) return sendWrongMethod(req, reply);
   });
   app.addHook('onResponse', async (req, reply) => {
     const route = req.routeOptions.url ?? 'unmatched';
@@ -97,13 +140,7 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
   });
 
   app.setErrorHandler((err: FastifyError, req: FastifyRequest, reply: FastifyReply) => {
-    let error: unknown = err;
-    if (err.validation) {
-      const { message, param } = describeValidationError(err.validation, err.validationContext ?? 'body');
-      error = new PlatformError('VALIDATION_FAILED', message, { param });
-    } else {
-      error = platformErrorForFastify(err) ?? err;
-    }
+    const error: unknown = err.validation ? validationError(err) : (platformErrorForFastify(err) ?? err);
     const http = toHttpError(error, req.id, () => Math.ceil(config.BREAKER_RESET_TIMEOUT_MS / 1000));
     if (http.statusCode >= 500 && http.statusCode !== 501) {
       req.log.error({ err, status: http.statusCode, code: http.body.error.code }, 'request failed');
@@ -111,14 +148,7 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
     if (http.retryAfterSeconds) reply.header('retry-after', String(http.retryAfterSeconds));
     return reply.status(http.statusCode).send(http.body);
   });
-  app.setNotFoundHandler((req, reply) => {
-    const http = toHttpError(
-      new PlatformError('ROUTE_NOT_FOUND', `No route for ${req.method} ${req.url.split('?')[0]}`),
-      req.id,
-      () => 1,
-    );
-    return reply.status(http.statusCode).send(http.body);
-  });
+  app.setNotFoundHandler((req, reply) => sendWrongMethod(req, reply));
 
   await app.register(swagger, {
     openapi: {
@@ -146,11 +176,16 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
 
   app.get('/health', { schema: { hide: true } }, async () => ({ status: 'ok' }));
   app.get('/ready', { schema: { hide: true } }, async (_req, reply) => {
-    // Ready when the services the gateway depends on most are reachable (breakers not open).
+    // Ready unless the gateway itself cannot serve correctly (e.g. it would miss key revocations).
+    // An open breaker is a downstream outage: other routes still work, and restarting the gateway
+    // would not help, so it is reported but does not take the gateway out of the load balancer.
+    const { ready, reasons } = deps.readiness();
     const open = Object.values(deps.clients)
       .filter((c) => c.breakerState === 'open')
       .map((c) => c.target);
-    return reply.status(open.length ? 503 : 200).send({ status: open.length ? 'degraded' : 'ok', open_breakers: open });
+    return reply
+      .status(ready ? 200 : 503)
+      .send({ status: ready ? (open.length ? 'degraded' : 'ok') : 'unavailable', reasons, open_breakers: open });
   });
 
   // Each API scope authenticates in preValidation (before body validation, so a bad credential is a

@@ -1,5 +1,6 @@
 import type { Static } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
+import { PlatformError } from '@ppay/kernel';
 import type { GatewayDeps } from '../deps';
 import { callerMetadata } from '../http/caller';
 import { ok } from '../http/envelope';
@@ -33,10 +34,15 @@ export async function registerApiKeyRoutes(app: FastifyInstance, deps: GatewayDe
       },
     },
     async (req, reply) => {
-      const body = req.body ?? {};
+      const { type, mode, ...body } = req.body ?? {};
+      if (type && mode && type !== mode) {
+        throw new PlatformError('VALIDATION_FAILED', 'type and its alias mode disagree; send type only', {
+          param: 'type',
+        });
+      }
       const created = await webhooks.call(
         'CreateApiKey',
-        { ...body, mode: body.mode ?? 'sandbox' },
+        { ...body, mode: type ?? mode ?? 'sandbox' },
         callerMetadata(req),
       );
       reply.header('cache-control', 'no-store');

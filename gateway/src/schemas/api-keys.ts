@@ -34,7 +34,10 @@ const ApiVersion = Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$', example: '20
 
 export const CreateKeyBody = Type.Object(
   {
-    mode: Type.Optional(StringEnum(['sandbox', 'live'] as const, { default: 'sandbox' })),
+    type: Type.Optional(
+      StringEnum(['sandbox', 'live'] as const, { description: 'The key type (spec 2.1); default sandbox' }),
+    ),
+    mode: Type.Optional(StringEnum(['sandbox', 'live'] as const, { deprecated: true, description: 'Alias of type' })),
     name: Type.Optional(Type.String({ maxLength: 100 })),
     webhook_url: Type.Optional(Type.String({ maxLength: 2048 })),
     api_version: Type.Optional(ApiVersion),

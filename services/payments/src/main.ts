@@ -44,10 +44,19 @@ void runService<types.payments.PaymentsServiceHandlers, (typeof paymentsConfig)[
       timeoutMs: config.PROCESSOR_TIMEOUT_MS,
       resetTimeoutMs: 30_000,
       cardPublishableKey: config.CARD_PUBLISHABLE_KEY,
+      sandboxDelayMs: config.SANDBOX_INIT_DELAY_MS,
     });
     const service = new ChargeService(
       { merchants: directory, fx, splits, processors, charges: chargeRepo },
-      { feeSchedule, tolerance: config.AMOUNT_TOLERANCE },
+      {
+        feeSchedule,
+        tolerance: config.AMOUNT_TOLERANCE,
+        // A processor's late answer is still awaited this long before the charge counts as abandoned.
+        staleAfterMs: config.PROCESSOR_TIMEOUT_MS * 3,
+      },
+      undefined,
+      undefined,
+      (err, chargeId) => log.warn({ err, charge_id: chargeId }, 'recording a late processor answer failed'),
     );
     const products = new GrpcProductLookup(config.FX_PRICING_GRPC_ADDR, metrics);
     const sessions = new SessionService(
@@ -65,16 +74,6 @@ void runService<types.payments.PaymentsServiceHandlers, (typeof paymentsConfig)[
         attemptStaleMs: Math.max(30_000, config.PROCESSOR_TIMEOUT_MS * 3),
       },
     );
-    // Spec 3.1: sessions expire whether or not anyone polls them.
-    let sweeping: Promise<unknown> | undefined;
-    const sweeper = setInterval(() => {
-      sweeping ??= sessions
-        .sweepExpired()
-        .then((n) => n && log.info({ expired: n }, 'checkout sessions expired'))
-        .catch((err: unknown) => log.warn({ err }, 'session expiry sweep failed'))
-        .finally(() => (sweeping = undefined));
-    }, config.SESSION_SWEEP_INTERVAL_MS);
-    sweeper.unref();
     return {
       handlers: {
         ...paymentsHandlers(service, new OutcomeService(chargeRepo), ledger),
@@ -82,9 +81,12 @@ void runService<types.payments.PaymentsServiceHandlers, (typeof paymentsConfig)[
       },
       consumers: [...merchantProjectionConsumers(directory), ledgerConsumer(ledger, splits, ledgerCounters)],
       relays: [relay, sessionRelay],
+      jobs: [
+        // Spec 3.1: sessions expire whether or not anyone polls them.
+        { name: 'session expiry', intervalMs: config.SESSION_SWEEP_INTERVAL_MS, run: () => sessions.sweepExpired() },
+        { name: 'abandoned charges', intervalMs: config.CHARGE_SWEEP_INTERVAL_MS, run: () => service.abandonStale() },
+      ],
       onShutdown: async () => {
-        clearInterval(sweeper);
-        await sweeping;
         fx.close();
         splits.close();
         products.close();

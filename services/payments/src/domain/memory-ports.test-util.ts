@@ -1,7 +1,8 @@
 import { convertMoney, PlatformError, type Mode, type Money, type OutboxEntry } from '@ppay/kernel';
 import type { CardPayment, CardResult, TestCard, ValidCard } from './cards';
-import type { ChargeRecord } from './charge';
+import { isRetryableFailure, type ChargeRecord } from './charge';
 import type {
+  ChargeKeys,
   ChargeRepository,
   CheckoutProcessor,
   FxConverter,
@@ -25,32 +26,50 @@ import type { AttemptChange, SessionRecord } from './session';
 const clone = <T>(v: T): T => structuredClone(v);
 
 export class MemoryCharges implements ChargeRepository {
-  readonly docs = new Map<string, ChargeRecord>();
+  readonly docs = new Map<string, ChargeRecord & { reference_key: string; idempotency_ref: string }>();
   readonly events: OutboxEntry[] = [];
 
-  async insertOrGetByReference(charge: ChargeRecord) {
-    const taken = charge.reference
-      ? [...this.docs.values()].find(
-          (c) => c.merchant_id === charge.merchant_id && c.mode === charge.mode && c.reference === charge.reference,
-        )
-      : undefined;
-    if (taken) return { charge: clone(taken), created: false };
-    this.docs.set(charge.charge_id, clone(charge));
-    return { charge: clone(charge), created: true };
-  }
-  async findByReference(merchantId: number, mode: Mode, reference: string) {
-    const found = [...this.docs.values()].find(
-      (c) => c.merchant_id === merchantId && c.mode === mode && c.reference === reference,
+  async insert(charge: ChargeRecord) {
+    const reference_key = charge.reference ?? `id:${charge.charge_id}`;
+    const idempotency_ref = charge.idempotency_key ?? `id:${charge.charge_id}`;
+    const taken = [...this.docs.values()].some(
+      (c) =>
+        c.merchant_id === charge.merchant_id &&
+        c.mode === charge.mode &&
+        (c.reference_key === reference_key || c.idempotency_ref === idempotency_ref),
     );
-    return found ? clone(found) : null;
+    if (taken) return false;
+    this.docs.set(charge.charge_id, { ...clone(charge), reference_key, idempotency_ref });
+    return true;
+  }
+  async findByKeys(merchantId: number, mode: Mode, keys: ChargeKeys) {
+    const mine = [...this.docs.values()].filter((c) => c.merchant_id === merchantId && c.mode === mode);
+    const found =
+      (keys.idempotencyKey && mine.find((c) => c.idempotency_ref === keys.idempotencyKey)) ||
+      (keys.reference && mine.find((c) => c.reference_key === keys.reference));
+    return found ? this.record(found) : null;
   }
   async findForMerchant(merchantId: number, mode: Mode, chargeId: string) {
     const c = this.docs.get(chargeId);
-    return c && c.merchant_id === merchantId && c.mode === mode ? clone(c) : null;
+    return c && c.merchant_id === merchantId && c.mode === mode ? this.record(c) : null;
+  }
+  async retryInitialisation(chargeId: string, staleBefore: Date, now: Date) {
+    const c = this.docs.get(chargeId);
+    if (!c) return null;
+    const retryable = isRetryableFailure(c) || (c.status === 'initializing' && c.updated_at <= staleBefore);
+    if (!retryable) return null;
+    Object.assign(c, { status: 'initializing', failure_reason: null, updated_at: now, attempts: c.attempts + 1 });
+    return this.record(c);
+  }
+  async releaseReference(chargeId: string, reference: string) {
+    const c = this.docs.get(chargeId);
+    if (!c || c.status !== 'failed' || c.reference_key !== reference) return false;
+    c.reference_key = `released:${chargeId}`;
+    return true;
   }
   async markInitialised(chargeId: string, a: ProcessorAuthorization) {
     const c = this.docs.get(chargeId);
-    if (!c || c.status !== 'initializing') throw new PlatformError('CONFLICT');
+    if (!c || c.status !== 'initializing') return null;
     Object.assign(c, {
       status: 'pending',
       processor_reference: a.processor_reference,
@@ -58,11 +77,21 @@ export class MemoryCharges implements ChargeRepository {
       publishable_key: a.publishable_key ?? null,
       gateway_account_id: a.gateway_account_id ?? null,
     });
-    return clone(c);
+    return this.record(c);
   }
   async markFailed(chargeId: string, reason: string) {
     const c = this.docs.get(chargeId);
     if (c?.status === 'initializing') Object.assign(c, { status: 'failed', failure_reason: reason });
+  }
+  async abandonStale(staleBefore: Date, now: Date) {
+    let n = 0;
+    for (const c of this.docs.values()) {
+      if (c.status === 'initializing' && c.updated_at <= staleBefore) {
+        Object.assign(c, { status: 'failed', failure_reason: 'abandoned', updated_at: now });
+        n++;
+      }
+    }
+    return n;
   }
   async complete(
     chargeId: string,
@@ -75,7 +104,11 @@ export class MemoryCharges implements ChargeRepository {
     if (!c || c.status !== 'pending') return null;
     Object.assign(c, { status, failure_reason: failureReason, completed_at: completedAt, updated_at: completedAt });
     this.events.push(event);
-    return clone(c);
+    return this.record(c);
+  }
+  private record(c: ChargeRecord & { reference_key?: string; idempotency_ref?: string }): ChargeRecord {
+    const { reference_key: _r, idempotency_ref: _k, ...rest } = clone(c);
+    return rest;
   }
 }
 
@@ -199,6 +232,8 @@ export class FakeSplits implements SplitResolver {
 export class FakeProcessors implements ProcessorRegistry {
   readonly intents: PaymentIntent[] = [];
   failWith?: Error;
+  /** When set, initialise waits for this promise (a slow processor). */
+  gate?: Promise<void>;
   adapterFor(group: ProcessorGroup, mode: Mode): ProcessorAdapter {
     if (mode === 'live') throw new PlatformError('GATEWAY_NOT_CONFIGURED');
     return {
@@ -206,6 +241,7 @@ export class FakeProcessors implements ProcessorRegistry {
       mode,
       initialise: async (intent) => {
         this.intents.push(intent);
+        if (this.gate) await this.gate;
         if (this.failWith) throw this.failWith;
         return group === 'card'
           ? {

@@ -69,6 +69,26 @@ function validationError(err: FastifyError): PlatformError {
 
 const pathOf = (url: string) => url.split('?')[0]!;
 
+interface OpenApiDocument {
+  paths?: Record<
+    string,
+    Record<
+      string,
+      { requestBody?: { required?: boolean; content?: Record<string, { schema?: { required?: unknown[] } }> } }
+    >
+  >;
+}
+
+function markOptionalBodies(doc: OpenApiDocument): OpenApiDocument {
+  for (const operations of Object.values(doc.paths ?? {})) {
+    for (const op of Object.values(operations)) {
+      const schema = op.requestBody?.content?.['application/json']?.schema;
+      if (op.requestBody && schema && !schema.required?.length) op.requestBody.required = false;
+    }
+  }
+  return doc;
+}
+
 export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> {
   const { config, metrics } = deps;
   const app = Fastify({
@@ -84,6 +104,17 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
     requestTimeout: config.HTTP_REQUEST_TIMEOUT_MS,
     connectionTimeout: config.HTTP_CONNECTION_TIMEOUT_MS,
     return503OnClosing: true,
+    // A malformed URL or an overlong path parameter is the client's: the one error body, a 400.
+    frameworkErrors: (err, req, reply) => {
+      const http = toHttpError(
+        new PlatformError('VALIDATION_FAILED', 'The request URL is malformed or a path parameter is too long', {
+          detail: err.code,
+        }),
+        req.id,
+        () => 1,
+      );
+      void (reply as FastifyReply).status(http.statusCode).header('x-request-id', req.id).send(http.body);
+    },
   });
   app.setValidatorCompiler(validatorCompiler);
   // JSON only: anything else is refused as UNSUPPORTED_MEDIA_TYPE rather than parsed as text.
@@ -128,6 +159,11 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
     // A wrong or unknown method (QUERY, TRACE…) is answered before Fastify tries to read a body.
     if (!isKnownMethod(req.method) || req.is404) return sendWrongMethod(req, reply);
   });
+  // No body at all (no Content-Type, nothing sent) is an empty request: judged as {} so optional-only
+  // bodies may be left out; a body that was sent, even JSON `null`, is judged as it is.
+  app.addHook('preValidation', async (req) => {
+    if ((req.body === null || req.body === undefined) && req.headers['content-type'] === undefined) req.body = {};
+  });
   app.addHook('onResponse', async (req, reply) => {
     const route = req.routeOptions.url ?? 'unmatched';
     const seconds = reply.elapsedTime / 1000;
@@ -169,6 +205,9 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
       },
     },
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
+    // A body whose fields are all optional may be left out (it is then judged as {}): say so.
+    transformObject: (documentObject) =>
+      markOptionalBodies((documentObject as unknown as { openapiObject: OpenApiDocument }).openapiObject) as never,
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });
   // After the documentation routes (never limited), before every API and checkout route.

@@ -1,6 +1,5 @@
 import type { Static } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
-import { PlatformError } from '@ppay/kernel';
 import type { GatewayDeps } from '../deps';
 import { callerMetadata } from '../http/caller';
 import { ok } from '../http/envelope';
@@ -34,12 +33,8 @@ export async function registerApiKeyRoutes(app: FastifyInstance, deps: GatewayDe
       },
     },
     async (req, reply) => {
+      // `type` is the spec's name; the older `mode` is read only when `type` is absent.
       const { type, mode, ...body } = req.body ?? {};
-      if (type && mode && type !== mode) {
-        throw new PlatformError('VALIDATION_FAILED', 'type and its alias mode disagree; send type only', {
-          param: 'type',
-        });
-      }
       const created = await webhooks.call(
         'CreateApiKey',
         { ...body, mode: type ?? mode ?? 'sandbox' },

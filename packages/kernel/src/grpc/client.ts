@@ -66,6 +66,10 @@ export class RemoteCallError extends Error {
   }
 }
 
+function countsAgainstTarget(err: RemoteCallError): boolean {
+  return err.errorCode ? err.errorCode === 'INTERNAL' : INFRASTRUCTURE_FAILURES.has(err.grpcCode);
+}
+
 /** Failures that say the target is unhealthy, as opposed to a partner's mistake. */
 const INFRASTRUCTURE_FAILURES = new Set<grpc.status>([
   grpc.status.UNAVAILABLE,
@@ -225,7 +229,10 @@ export class ServiceClient<C extends grpc.Client> {
       resetTimeout: opts.resetTimeoutMs,
       rollingCountTimeout: opts.rollingCountTimeoutMs,
       volumeThreshold: opts.volumeThreshold,
-      errorFilter: (err: unknown) => !(err instanceof RemoteCallError && INFRASTRUCTURE_FAILURES.has(err.grpcCode)),
+      // Only the target being down or unresponsive opens its breaker: a transport failure (no code),
+      // or the target's own internal error. An answer with any other code — a partner's mistake, or
+      // the target reporting its own dependency down — means the target is alive.
+      errorFilter: (err: unknown) => !(err instanceof RemoteCallError && countsAgainstTarget(err)),
     });
     const metrics = this.options.metrics;
     const state = (value: number, event: string) => () => {

@@ -197,10 +197,10 @@ export class ChargeService {
     const merchant = await this.deps.merchants.get(merchantId);
     const group = processorGroupFor(input.amount.currency);
     const conversion = await this.checkAmounts(input, mode, deadline);
-    assertChargeable(input.amount, 'amount');
     const split = request.sub_merchant_id
       ? await this.checkSubMerchant(merchantId, request.sub_merchant_id, deadline)
       : null;
+    assertChargeable(input.amount, 'amount');
     const fee = feeBreakdown(this.options.feeSchedule, group, input.amount, merchant.customer_pays_fees);
     const customerCountry = normaliseCountry(request.customer?.country) ?? UNKNOWN_COUNTRY;
     return { merchant, group, conversion, split, fee, customerCountry };

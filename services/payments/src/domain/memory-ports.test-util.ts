@@ -7,6 +7,7 @@ import type {
   CheckoutProcessor,
   FxConverter,
   FxQuote,
+  LedgerRepository,
   MerchantDirectory,
   MerchantProfile,
   PaymentIntent,
@@ -20,6 +21,7 @@ import type {
 } from './ports';
 import type { ProcessorGroup } from './processors';
 import type { AttemptChange, SessionRecord } from './session';
+import type { LedgerEntry, WalletBalance } from './wallet';
 
 /** In-memory implementations of payments' ports, for use-case tests in milliseconds. */
 
@@ -106,6 +108,16 @@ export class MemoryCharges implements ChargeRepository {
     this.events.push(event);
     return this.record(c);
   }
+  readonly ledgerChecked = new Set<string>();
+  async dueForLedgerCheck(before: Date, limit: number) {
+    return [...this.docs.values()]
+      .filter((c) => c.status === 'succeeded' && !this.ledgerChecked.has(c.charge_id) && c.completed_at! <= before)
+      .slice(0, limit)
+      .map((c) => this.record(c));
+  }
+  async markLedgerChecked(chargeId: string) {
+    this.ledgerChecked.add(chargeId);
+  }
   private record(c: ChargeRecord & { reference_key?: string; idempotency_ref?: string }): ChargeRecord {
     const { reference_key: _r, idempotency_ref: _k, ...rest } = clone(c);
     return rest;
@@ -164,6 +176,16 @@ export class MemorySessions implements SessionRepository {
     const s = this.docs.get(id);
     if (s && s.status === 'pending' && s.expires_at <= now && !s.in_flight) s.status = 'expired';
   }
+  readonly ledgerChecked = new Set<string>();
+  async dueForLedgerCheck(before: Date, limit: number) {
+    return [...this.docs.values()]
+      .filter((s) => s.status === 'completed' && !this.ledgerChecked.has(s.session_id) && s.completed_at! <= before)
+      .slice(0, limit)
+      .map(clone);
+  }
+  async markLedgerChecked(sessionId: string) {
+    this.ledgerChecked.add(sessionId);
+  }
   async expireDue(now: Date) {
     let n = 0;
     for (const s of this.docs.values()) {
@@ -173,6 +195,21 @@ export class MemorySessions implements SessionRepository {
       }
     }
     return n;
+  }
+}
+
+export class MemoryLedger implements LedgerRepository {
+  readonly entries = new Map<string, LedgerEntry>();
+  async append(entries: LedgerEntry[]) {
+    const inserted = entries.filter((e) => !this.entries.has(e.idempotency_key));
+    for (const e of inserted) this.entries.set(e.idempotency_key, clone(e));
+    return { inserted, duplicates: entries.length - inserted.length };
+  }
+  async balances(): Promise<WalletBalance[]> {
+    return [];
+  }
+  async hasEntriesFor(chargeId: string) {
+    return [...this.entries.values()].some((e) => e.charge_id === chargeId);
   }
 }
 

@@ -121,6 +121,9 @@ export interface ChargeRepository {
   markFailed(chargeId: string, reason: string): Promise<void>;
   /** The sweeper: initializing charges untouched since `staleBefore` → failed `abandoned`. */
   abandonStale(staleBefore: Date, now: Date): Promise<number>;
+  /** Succeeded charges completed before `before` whose wallet credits nobody has checked yet (oldest first). */
+  dueForLedgerCheck(before: Date, limit: number): Promise<ChargeRecord[]>;
+  markLedgerChecked(chargeId: string, at: Date): Promise<void>;
   /** pending → final status with the event in the same write; null when the charge is no longer pending. */
   complete(
     chargeId: string,
@@ -150,10 +153,15 @@ export interface SessionRepository {
   expire(sessionId: string, now: Date): Promise<void>;
   /** The sweeper: every pending session past expires_at → expired. Returns how many. */
   expireDue(now: Date, staleBefore: Date): Promise<number>;
+  /** Paid sessions completed before `before` whose wallet credits nobody has checked yet (oldest first). */
+  dueForLedgerCheck(before: Date, limit: number): Promise<SessionRecord[]>;
+  markLedgerChecked(sessionId: string, at: Date): Promise<void>;
 }
 
 export interface LedgerRepository {
   /** Appends entries; returns those that were new (the rest already existed by idempotency key). */
   append(entries: LedgerEntry[]): Promise<{ inserted: LedgerEntry[]; duplicates: number }>;
   balances(merchantId: number, mode: Mode): Promise<WalletBalance[]>;
+  /** Whether any entry was written for this charge (the reconciler's question). */
+  hasEntriesFor(chargeId: string): Promise<boolean>;
 }

@@ -5,6 +5,8 @@ import type { ChargeKeys, ChargeRepository, ProcessorAuthorization } from '../do
 
 interface ChargeDocument extends Omit<ChargeRecord, 'charge_id'> {
   _id: string;
+  /** When the ledger reconciler confirmed the charge's wallet credits (null until then). */
+  ledger_checked_at?: Date | null;
   /**
    * Uniqueness keys per merchant and mode: the partner's reference and Idempotency-Key, or the charge
    * id when there is none (a unique index treats every missing field as null on MongoDB, so neither
@@ -46,6 +48,7 @@ const chargeSchema = new Schema<ChargeDocument>(
     gateway_account_id: { type: String, default: null },
     failure_reason: { type: String, default: null },
     completed_at: { type: Date, default: null },
+    ledger_checked_at: { type: Date, default: null },
     created_at: { type: Date, required: true },
     updated_at: { type: Date, required: true },
     outbox: { type: [outboxEntrySchema], default: [] },
@@ -54,8 +57,9 @@ const chargeSchema = new Schema<ChargeDocument>(
 );
 chargeSchema.index({ merchant_id: 1, mode: 1, reference_key: 1 }, { unique: true });
 chargeSchema.index({ merchant_id: 1, mode: 1, idempotency_ref: 1 }, { unique: true });
-// The stale-initialisation sweep.
+// The stale-initialisation sweep, and the ledger reconciler.
 chargeSchema.index({ status: 1, updated_at: 1 });
+chargeSchema.index({ status: 1, ledger_checked_at: 1, completed_at: 1 });
 
 export type ChargeModel = Model<ChargeDocument>;
 
@@ -64,7 +68,15 @@ export function chargeModel(conn: Connection): ChargeModel {
 }
 
 function toRecord(doc: ChargeDocument): ChargeRecord {
-  const { _id, reference_key: _ref, idempotency_ref: _key, outbox: _outbox, ...rest } = doc;
+  const {
+    _id,
+    reference_key: _ref,
+    idempotency_ref: _key,
+    outbox: _outbox,
+    ledger_checked_at: _checked,
+    outbox_pending_since: _pending,
+    ...rest
+  } = doc as ChargeDocument & { outbox_pending_since?: Date | null };
   return { charge_id: _id, ...rest, attempts: rest.attempts ?? 1 };
 }
 
@@ -184,6 +196,20 @@ export class MongoChargeRepository implements ChargeRepository {
       )
       .exec();
     return res.modifiedCount;
+  }
+
+  async dueForLedgerCheck(before: Date, limit: number): Promise<ChargeRecord[]> {
+    const docs = (await this.model
+      .find({ status: 'succeeded', ledger_checked_at: null, completed_at: { $lte: before } }, NO_OUTBOX)
+      .sort({ completed_at: 1 })
+      .limit(limit)
+      .lean()
+      .exec()) as ChargeDocument[];
+    return docs.map(toRecord);
+  }
+
+  async markLedgerChecked(chargeId: string, at: Date): Promise<void> {
+    await this.model.updateOne({ _id: chargeId }, { $set: { ledger_checked_at: at } }).exec();
   }
 
   async complete(

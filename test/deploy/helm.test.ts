@@ -64,6 +64,7 @@ describe('helm chart', () => {
       Ingress: 1,
       ServiceAccount: 1,
       ServiceMonitor: 1,
+      PrometheusRule: 1,
     });
   });
 
@@ -71,9 +72,9 @@ describe('helm chart', () => {
     const failures: string[] = [];
     let checked = 0;
     for (const m of [...defaults, ...production]) {
-      // ServiceMonitor is a Prometheus Operator CRD: no official schema can be vendored offline
-      // here; its shape is asserted in the next test instead.
-      if (m.kind === 'ServiceMonitor') continue;
+      // ServiceMonitor and PrometheusRule are Prometheus Operator CRDs: no official schema can be
+      // vendored offline here; their shapes are asserted in the next tests instead.
+      if (m.kind === 'ServiceMonitor' || m.kind === 'PrometheusRule') continue;
       const res = validate(m);
       checked++;
       if (!res.ok) failures.push(`${m.kind}/${m.metadata.name}: ${res.errors.join('; ')}`);
@@ -104,6 +105,14 @@ describe('helm chart', () => {
     expect(selected).toHaveLength(services.length);
     for (const s of selected) expect(s.spec.ports.map((p: any) => p.name)).toContain('metrics');
     expect(sm.metadata.labels?.release).toBe('kube-prometheus-stack');
+  });
+
+  it('PrometheusRule (CRD) carries the alert rules file as it is, only when enabled', () => {
+    expect(byKind(defaults, 'PrometheusRule')).toEqual([]);
+    const rule = byKind(production, 'PrometheusRule')[0];
+    expect(rule.apiVersion).toBe('monitoring.coreos.com/v1');
+    expect(rule.metadata.labels?.release).toBe('kube-prometheus-stack');
+    expect(rule.spec).toEqual(parse(fs.readFileSync(path.join(CHART, 'files', 'prometheus-alerts.yml'), 'utf8')));
   });
 
   it('one Deployment per component with gRPC probes for services, HTTP probes for the gateway, hardened pods', () => {
@@ -211,8 +220,9 @@ describe('helm chart', () => {
     expect(
       refs(defaults)
         .filter((r) => r[0] === 'gateway')
-        .map((r) => r[1]),
-    ).toEqual(['AUTH_JWT_SECRET']);
+        .map((r) => r[1])
+        .sort(),
+    ).toEqual(['AUTH_JWT_SECRET', 'SECRETS_ENCRYPTION_KEY']);
     // Given values are used as they are.
     const key = Buffer.alloc(32, 7).toString('base64');
     const given = await renderChart(['--set', `secrets.encryptionKey=${key}`, '--show-only', 'templates/secret.yaml']);
@@ -275,6 +285,7 @@ describe('helm chart', () => {
       '/securityContext/allowPrivilegeEscalation',
     ],
     ['a wrong component kind', ['--set', 'components.gateway.kind=grpc'], '/components/gateway/kind'],
+    ['trusting any proxy', ['--set-string', 'gateway.trustProxy=true'], '/gateway/trustProxy'],
   ])('values.schema.json rejects %s', async (_what, args, message) => {
     const res = await helm(['template', 'ppay', CHART, '--kube-version', '1.33.0', ...args]);
     expect(res.code).not.toBe(0);

@@ -1,4 +1,4 @@
-import { dashboardQueries, exportedNames, metricNamesIn, metricNamesInVariableQuery } from './promql';
+import { alertRules, dashboardQueries, exportedNames, metricNamesIn, metricNamesInVariableQuery } from './promql';
 
 describe('PromQL metric-name extraction (used by the dashboards test)', () => {
   it.each([
@@ -62,5 +62,28 @@ describe('PromQL metric-name extraction (used by the dashboards test)', () => {
     // Only metric names with the platform prefix (no copy-pasted panels from other stacks).
     const names = new Set(queries.flatMap((q) => q.names));
     expect([...names].filter((n) => !n.startsWith('ppay_'))).toEqual([]);
+  });
+
+  it('every alert rule names platform metrics, has a severity, a summary and a description', () => {
+    const rules = alertRules();
+    expect(rules.map((r) => r.alert)).toEqual(
+      expect.arrayContaining([
+        'PpayOutboxDeadLetters',
+        'PpayOutboxLagging',
+        'PpayLedgerRepairs',
+        'PpayConsumerRedelivering',
+      ]),
+    );
+    expect(new Set(rules.map((r) => r.alert)).size).toBe(rules.length);
+    for (const r of rules) {
+      const names = metricNamesIn(r.expr);
+      expect([r.alert, names.length > 0, names.every((n) => n.startsWith('ppay_'))]).toEqual([r.alert, true, true]);
+      expect([r.alert, ['critical', 'warning'].includes(r.labels?.severity)]).toEqual([r.alert, true]);
+      expect([r.alert, typeof r.annotations?.summary, typeof r.annotations?.description]).toEqual([
+        r.alert,
+        'string',
+        'string',
+      ]);
+    }
   });
 });

@@ -1,5 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { parse } from 'yaml';
 
 /** PromQL functions, aggregations, keywords and literals that look like identifiers but are not metrics. */
 const NOT_METRICS = new Set([
@@ -119,4 +120,39 @@ export function exportedNames(exposition: string): Set<string> {
     if (sample) names.add(sample[1]);
   }
   return names;
+}
+
+export const ALERTS_FILE = path.resolve(
+  __dirname,
+  '..',
+  '..',
+  'helm',
+  'partner-payments',
+  'files',
+  'prometheus-alerts.yml',
+);
+
+export interface AlertRule {
+  group: string;
+  alert: string;
+  expr: string;
+  for?: string;
+  labels: Record<string, string>;
+  annotations: Record<string, string>;
+}
+
+/** The platform's alert rules (the chart's PrometheusRule and the compose Prometheus load this file). */
+export function alertRules(file = ALERTS_FILE): AlertRule[] {
+  const doc = parse(fs.readFileSync(file, 'utf8')) as { groups: { name: string; rules: Omit<AlertRule, 'group'>[] }[] };
+  return doc.groups.flatMap((g) => g.rules.map((r) => ({ group: g.name, ...r })));
+}
+
+/** Alert expressions in the shape of dashboard queries, so one check covers both. */
+export function alertQueries(file = ALERTS_FILE): DashboardQuery[] {
+  return alertRules(file).map((r) => ({
+    dashboard: path.basename(file),
+    panel: `alert ${r.alert}`,
+    expr: r.expr,
+    names: metricNamesIn(r.expr),
+  }));
 }

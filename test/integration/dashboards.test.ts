@@ -1,5 +1,5 @@
 import { COMPONENTS } from '@ppay/kernel';
-import { dashboardQueries, exportedNames } from '../deploy/promql';
+import { alertQueries, dashboardQueries, exportedNames } from '../deploy/promql';
 import { http, startTestPlatform, type TestPlatform } from '../support/platform';
 
 /**
@@ -49,7 +49,7 @@ describe('Grafana dashboards', () => {
     }
     for (const [name, count] of Object.entries(perProcess)) expect([name, count > 20]).toEqual([name, true]);
 
-    const queries = dashboardQueries();
+    const queries = [...dashboardQueries(), ...alertQueries()];
     expect(queries.length).toBeGreaterThan(20);
     const missing = queries.flatMap((q) =>
       q.names.filter((n) => !exported.has(n)).map((n) => `${q.dashboard} › ${q.panel}: ${n}  (in: ${q.expr})`),

@@ -37,6 +37,14 @@ module.exports = {
       globalTeardown: '<rootDir>/test/support/global-teardown.ts',
     },
     {
+      // Fault injection under load (`npm run test:chaos`): its own infrastructure, which it kills.
+      displayName: 'chaos',
+      testEnvironment: 'node',
+      transform,
+      transformIgnorePatterns,
+      testMatch: ['<rootDir>/test/chaos/**/*.test.ts'],
+    },
+    {
       // Static checks of the Dockerfile, compose file, Helm chart and dashboards (no engine needed).
       displayName: 'deploy',
       testEnvironment: 'node',

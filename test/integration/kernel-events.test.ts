@@ -134,6 +134,62 @@ describe('kernel: JetStream publishing, durable consumers and the outbox relay',
     await messages.close();
   });
 
+  it('an event that can never be published is dead-lettered and holds back nothing (issue 9, point 3)', async () => {
+    const Poisoned = conn.model(
+      'Poisoned',
+      new Schema(
+        { _id: String, outbox: { type: [outboxEntrySchema], default: [] } },
+        { versionKey: false, collection: 'poisoned' },
+      ),
+    );
+    const metrics = new PlatformMetrics('kernel-test');
+    const relay = new OutboxRelay(Poisoned, nats, log, metrics, 100);
+    const keyId = (n: number) => `key_${n}_${randomBytes(4).toString('hex')}`;
+    const good = (id: string) =>
+      outboxEvent(
+        SUBJECTS.apiKeyCreated,
+        { key_id: id, merchant_id: 9, mode: 'sandbox', status: 'active', api_version: '2026-03-27' },
+        { merchantId: 9, mode: 'sandbox' },
+      );
+    // Larger than the server accepts: built by hand, because outboxEvent refuses it at write time.
+    const maxPayload = nats.nc.info!.max_payload;
+    const huge = { ...good(keyId(0)), data: { key_id: 'x'.repeat(maxPayload + 1) } };
+    expect(() => outboxEvent(SUBJECTS.apiKeyCreated, huge.data as never, { merchantId: 9, mode: 'sandbox' })).toThrow();
+    const [first, second, third] = [keyId(1), keyId(2), keyId(3)];
+    // The poisoned event sits first in one document, before a good one; another document follows.
+    await Poisoned.create({ _id: 'poisoned', outbox: [huge, good(first)] });
+    await Poisoned.create({ _id: 'healthy', outbox: [good(second), good(third)] });
+    expect(await Poisoned.countDocuments({ outbox_pending_since: { $ne: null } })).toBe(2);
+
+    const seen = new Set<string>();
+    const watcher = await nats.js.consumers.get('APIKEYS', { filterSubjects: [SUBJECTS.apiKeyCreated] });
+    const messages = await watcher.consume();
+    void (async () => {
+      for await (const m of messages) seen.add((m.json<EventEnvelope>().data as { key_id: string }).key_id);
+    })();
+    relay.start();
+    expect(await eventually(async () => [first, second, third].every((k) => seen.has(k)), 15_000)).toBe(true);
+    expect(await eventually(async () => (await Poisoned.countDocuments({ 'outbox.0': { $exists: true } })) === 0)).toBe(
+      true,
+    );
+    // The pending mark is cleared right after the last event leaves.
+    expect(
+      await eventually(async () => (await Poisoned.countDocuments({ outbox_pending_since: { $ne: null } })) === 0),
+    ).toBe(true);
+    const dead = await conn
+      .collection('outbox_dead_letters')
+      .find({ _id: huge.event_id as never })
+      .toArray();
+    expect(dead).toHaveLength(1);
+    expect(dead[0]).toMatchObject({ source_collection: 'poisoned', aggregate_id: 'poisoned' });
+    expect(dead[0].error).toMatch(/max_payload/);
+    expect(await metrics.registry.getSingleMetricAsString('ppay_outbox_dead_letters_total')).toMatch(
+      /collection="poisoned"[^}]*\} 1/,
+    );
+    await relay.stop();
+    await messages.close();
+  });
+
   it('unique indexes report duplicates as E11000 and counters hand out distinct ids under concurrency', async () => {
     const Unique = conn.model('Unique', new Schema({ ref: { type: String, unique: true } }));
     await ensureIndexes([Unique]);

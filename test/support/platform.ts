@@ -3,7 +3,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import * as net from 'node:net';
 import * as path from 'node:path';
 import mongoose, { type Connection } from 'mongoose';
-import { callerToMetadata, grpcAddrEnvVar, newRequestId, ServiceClient } from '@ppay/kernel';
+import { callerToMetadata, grpcAddrEnvVar, newRequestId, ServiceClient, type ComponentName } from '@ppay/kernel';
 import { loadPlatformProto, type types } from '@ppay/proto';
 import {
   createMerchant,
@@ -25,7 +25,7 @@ export interface TestPlatform {
   /** A merchant's wallet balances, read from payments over gRPC as the marketplace service does. */
   walletBalances(merchantId: number, mode?: 'sandbox' | 'live'): Promise<types.payments.WalletBalance__Output[]>;
   /** Direct read access to a service's own database, for assertions about what is stored. */
-  db(service: 'webhooks' | 'marketplace' | 'payments'): Promise<Connection>;
+  db(service: ComponentName): Promise<Connection>;
   stop(): Promise<void>;
 }
 
@@ -70,8 +70,9 @@ async function freePortBase(suite: string): Promise<number> {
 export async function startTestPlatform(
   suite: string,
   overrides: Partial<PlatformOptions> = {},
+  infra: { mongoUri: string; natsUrl: string; logDir?: string } = testInfraUrls(),
 ): Promise<TestPlatform> {
-  const { mongoUri, natsUrl } = testInfraUrls();
+  const { mongoUri, natsUrl } = infra;
   const portBase = await freePortBase(suite);
   const dbPrefix = `t${randomBytes(3).toString('hex')}_`;
   const secrets = {
@@ -85,7 +86,7 @@ export async function startTestPlatform(
     secrets,
     portBase,
     dbPrefix,
-    logDir: path.join(TEST_INFRA.dir, 'logs', suite),
+    logDir: path.join(infra.logDir ?? path.join(TEST_INFRA.dir, 'logs'), suite),
     logLevel: process.env.TEST_LOG_LEVEL ?? 'info',
     ...overrides,
     envFor: {
@@ -143,7 +144,8 @@ export async function startTestPlatform(
       return res.balances;
     },
     async db(service) {
-      const conn = await mongoose.createConnection(mongoUri, { dbName: `${dbPrefix}ppay_${service}` }).asPromise();
+      const dbName = `${dbPrefix}ppay_${service.replace(/-/g, '_')}`;
+      const conn = await mongoose.createConnection(mongoUri, { dbName }).asPromise();
       connections.push(conn);
       return conn;
     },

@@ -42,6 +42,8 @@ function prng(seed: number): () => number {
   };
 }
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** Straight to the terminal: jest would hold console output back until the test ends. */
+const say = (line: string) => fs.writeSync(2, `${line}\n`);
 
 type Config = 'plain' | 'split' | 'converted';
 interface Job {
@@ -217,7 +219,7 @@ describe('fault injection: kill -9 under load keeps money exact', () => {
       let loadDone = false;
       const chaos = (async () => {
         while (!loadDone) {
-          await sleep(3_000 + random() * 4_000);
+          await sleep(4_000 + random() * 4_000);
           if (loadDone) break;
           await injectFault(TARGETS[Math.floor(random() * TARGETS.length)]);
         }
@@ -245,9 +247,15 @@ describe('fault injection: kill -9 under load keeps money exact', () => {
         }
       };
       const started = Date.now();
+      const progress = setInterval(() => {
+        const done = jobs.filter((j) => j.outcomeData).length;
+        const kills = TARGETS.map((x) => `${x} ${stats.kills[x]}`).join(', ');
+        say(`chaos: ${done}/${jobs.length} done after ${Math.round((Date.now() - started) / 1000)} s; kills ${kills}`);
+      }, 30_000);
       try {
         await Promise.all(Array.from({ length: CONCURRENCY }, worker));
       } finally {
+        clearInterval(progress);
         loadDone = true;
         await chaos;
       }
@@ -339,7 +347,7 @@ describe('fault injection: kill -9 under load keeps money exact', () => {
       };
       await Promise.all(Array.from({ length: CONCURRENCY }, replayer));
 
-      process.stdout.write(
+      say(
         [
           `chaos (seed ${seed}): ${jobs.length} charges in ${loadSeconds.toFixed(0)} s` +
             ` (${succeeded.length} succeeded, ${failed.length} failed; plain/split/converted by thirds)`,
@@ -349,7 +357,6 @@ describe('fault injection: kill -9 under load keeps money exact', () => {
             ` failed charges credited ${creditedFailed}`,
           `  outbox documents pending ${pendingOutbox}, dead letters ${deadLetters}`,
           `  replays ${jobs.length * 2}: ${jobs.length * 2 - replayMismatches} identical, ${replayMismatches} different`,
-          '',
         ].join('\n'),
       );
       expect({ stored, distinct, missing, duplicated, wrong, creditedFailed, pendingOutbox, deadLetters }).toEqual({

@@ -17,3 +17,4 @@ export * from './runtime';
 export * from './countries';
 export * from './ttl-cache';
 export * from './secret-box';
+export * from './subscriptions';

@@ -13,12 +13,14 @@ import type {
   ProcessorAuthorization,
   ProcessorRegistry,
   ProductLookup,
+  PaymentMethodRepository,
   SessionRepository,
   SplitResolver,
   SplitTerms,
 } from './ports';
 import type { ProcessorGroup } from './processors';
 import type { AttemptChange, SessionRecord } from './session';
+import type { PaymentMethodRecord, SavedCard } from './payment-methods';
 
 /** In-memory implementations of payments' ports, for use-case tests in milliseconds. */
 
@@ -83,7 +85,7 @@ export class MemorySessions implements SessionRepository {
   readonly docs = new Map<string, SessionRecord>();
   readonly events: OutboxEntry[] = [];
 
-  async insertOrGetByIdempotencyKey(session: SessionRecord) {
+  async insertOrGetByIdempotencyKey(session: SessionRecord, events: OutboxEntry[] = []) {
     const taken = session.idempotency_key
       ? [...this.docs.values()].find(
           (s) =>
@@ -94,6 +96,7 @@ export class MemorySessions implements SessionRepository {
       : undefined;
     if (taken) return { session: clone(taken), created: false };
     this.docs.set(session.session_id, clone(session));
+    this.events.push(...events);
     return { session: clone(session), created: true };
   }
   async findById(id: string) {
@@ -115,7 +118,7 @@ export class MemorySessions implements SessionRepository {
     const s = this.docs.get(id);
     if (s?.in_flight?.attempt_id === attemptId) s.in_flight = null;
   }
-  async finishAttempt(id: string, attemptId: string, change: AttemptChange, event: OutboxEntry) {
+  async finishAttempt(id: string, attemptId: string, change: AttemptChange, events: OutboxEntry[]) {
     const s = this.docs.get(id);
     if (!s || s.status !== 'pending' || s.in_flight?.attempt_id !== attemptId) return null;
     Object.assign(s, { status: change.status, completed_at: change.completed_at, in_flight: null });
@@ -124,7 +127,7 @@ export class MemorySessions implements SessionRepository {
       s.attempts.push(change.attempt);
       s.attempt_count++;
     }
-    this.events.push(event);
+    this.events.push(...events);
     return clone(s);
   }
   async expire(id: string, now: Date) {
@@ -240,5 +243,40 @@ export class FakeCheckoutProcessor implements CheckoutProcessor {
     if (card.number.endsWith('0002'))
       return { approved: false, decline_code: 'card_declined', message: 'Your card was declined.', card: summary };
     throw new PlatformError('SERVICE_UNAVAILABLE');
+  }
+  /** …0341 pays on the page and declines off-session; anything else saved pays off-session. */
+  saveCard(card: ValidCard): SavedCard {
+    return this.saveTestCard(card.number);
+  }
+  saveTestCard(cardNumber: string): SavedCard {
+    const off_session = cardNumber.endsWith('0341')
+      ? { approved: false as const, decline_code: 'card_declined', message: 'Your card was declined.' }
+      : { approved: true as const };
+    return { brand: 'visa', last4: cardNumber.slice(-4), off_session };
+  }
+  readonly offSession: CardPayment[] = [];
+  async chargeSaved(payment: CardPayment, card: SavedCard): Promise<CardResult> {
+    this.offSession.push(payment);
+    const summary = { brand: card.brand, last4: card.last4 };
+    if (card.off_session.approved) return { approved: true, processor_reference: 'sbx_off', card: summary };
+    const { decline_code, message } = card.off_session;
+    return { approved: false, decline_code, message, card: summary };
+  }
+}
+
+export class MemoryPaymentMethods implements PaymentMethodRepository {
+  readonly docs = new Map<string, PaymentMethodRecord>();
+  async insertOrGetBySession(method: PaymentMethodRecord) {
+    const taken = [...this.docs.values()].find((m) => m.origin_session_id === method.origin_session_id);
+    if (taken) return clone(taken);
+    this.docs.set(method.payment_method_id, clone(method));
+    return clone(method);
+  }
+  async insert(method: PaymentMethodRecord) {
+    this.docs.set(method.payment_method_id, clone(method));
+  }
+  async findForMerchant(merchantId: number, mode: Mode, id: string) {
+    const m = this.docs.get(id);
+    return m && m.merchant_id === merchantId && m.mode === mode ? clone(m) : null;
   }
 }

@@ -127,12 +127,13 @@ export class SandboxCheckoutProcessor implements CheckoutProcessor {
     return this.saveCard({ number, exp_month: 12, exp_year: 2099, cvc: '123', name: '' });
   }
 
-  async chargeSaved(payment: CardPayment, card: SavedCard): Promise<CardResult> {
+  async chargeSaved(payment: CardPayment, card: SavedCard, options: { customerPresent: boolean }): Promise<CardResult> {
     if (payment.mode !== 'sandbox') {
       throw new PlatformError('GATEWAY_NOT_CONFIGURED', undefined, { detail: 'live renewals are not enabled yet' });
     }
     const summary = { brand: card.brand, last4: card.last4 };
-    if (!card.off_session.approved) {
+    // Only cards that paid on the page are saved, so a customer-present charge pays as it did there.
+    if (!card.off_session.approved && !options.customerPresent) {
       const { decline_code, message } = card.off_session;
       return { approved: false, decline_code, message, card: summary };
     }

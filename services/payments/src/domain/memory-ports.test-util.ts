@@ -255,12 +255,12 @@ export class FakeCheckoutProcessor implements CheckoutProcessor {
     return { brand: 'visa', last4: cardNumber.slice(-4), off_session };
   }
   readonly offSession: CardPayment[] = [];
-  async chargeSaved(payment: CardPayment, card: SavedCard): Promise<CardResult> {
+  async chargeSaved(payment: CardPayment, card: SavedCard, options: { customerPresent: boolean }): Promise<CardResult> {
     this.offSession.push(payment);
     const summary = { brand: card.brand, last4: card.last4 };
-    if (card.off_session.approved) return { approved: true, processor_reference: 'sbx_off', card: summary };
+    if (card.off_session.approved || options.customerPresent) return { approved: true, processor_reference: 'sbx_off', card: summary };
     const { decline_code, message } = card.off_session;
-    return { approved: false, decline_code, message, card: summary };
+    return { approved: false as const, decline_code, message, card: summary };
   }
 }
 

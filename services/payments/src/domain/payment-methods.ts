@@ -52,6 +52,8 @@ export interface OffSessionCharge {
   frequency: SubscriptionFrequency | null;
   metadata: Record<string, MetadataValue>;
   customer: Partial<CustomerDetails>;
+  /** The customer is paying now (a first payment), so the card behaves as on the hosted page. */
+  customer_present?: boolean;
 }
 
 export interface OffSessionResult {
@@ -174,6 +176,7 @@ export class PaymentMethodService {
         amount: money(charge.fee_details.total_amount, charge.amount.currency),
       },
       method.card,
+      { customerPresent: r.customer_present ?? false },
     );
     const at = this.now();
     const status = result.approved ? 'succeeded' : 'failed';

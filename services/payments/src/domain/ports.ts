@@ -91,7 +91,7 @@ export interface CheckoutProcessor {
   /** Sandbox helper: a test card saved without a checkout; VALIDATION_FAILED for any other number or a declining card. */
   saveTestCard(cardNumber: string): SavedCard;
   /** Charges a saved card without the customer (renewals). */
-  chargeSaved(payment: CardPayment, card: SavedCard): Promise<CardResult>;
+  chargeSaved(payment: CardPayment, card: SavedCard, options: { customerPresent: boolean }): Promise<CardResult>;
 }
 
 export interface PaymentMethodRepository {

@@ -23,6 +23,7 @@ export function paymentMethodHandlers(methods: PaymentMethodService): Handlers {
         frequency: isSubscriptionFrequency(frequency) ? frequency : null,
         metadata: metadataOf(req.metadata),
         customer: customerOf(req.customer) ?? {},
+        customer_present: req.customer_present,
       });
       return toWire({
         charge_id: charge.charge_id,

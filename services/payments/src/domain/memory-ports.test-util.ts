@@ -239,7 +239,8 @@ export class FakeCheckoutProcessor implements CheckoutProcessor {
   async authorise(payment: CardPayment, card: ValidCard): Promise<CardResult> {
     this.payments.push(payment);
     const summary = { brand: 'visa', last4: card.number.slice(-4) };
-    if (card.number.endsWith('4242')) return { approved: true, processor_reference: 'sbx_ok', card: summary };
+    if (card.number.endsWith('4242') || card.number.endsWith('0341'))
+      return { approved: true, processor_reference: 'sbx_ok', card: summary };
     if (card.number.endsWith('0002'))
       return { approved: false, decline_code: 'card_declined', message: 'Your card was declined.', card: summary };
     throw new PlatformError('SERVICE_UNAVAILABLE');

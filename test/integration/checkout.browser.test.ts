@@ -120,7 +120,13 @@ describe('hosted checkout page', () => {
     expect(await page.textContent('[data-testid=amount]')).toBe(formatMoney({ amount: 500_000, currency: 'NGN' }));
     expect(await page.textContent('[data-testid=currency]')).toBe('NGN');
     const cards = await page.textContent('[data-testid=test-cards]');
-    for (const n of ['4242 4242 4242 4242', '4000 0000 0000 0002', '4000 0000 0000 9995', '4000 0000 0000 0119'])
+    for (const n of [
+      '4242 4242 4242 4242',
+      '4000 0000 0000 0002',
+      '4000 0000 0000 9995',
+      '4000 0000 0000 0119',
+      '4000 0000 0000 0341',
+    ])
       expect(cards).toContain(n);
     await page.setViewportSize({ width: 900, height: 1100 });
     await page.screenshot({ path: '/tmp/checkout.png', fullPage: true });

@@ -163,24 +163,27 @@ export class RenewalScheduler {
     const now = clockOf(rec, this.realNow());
     const at = nextActionAt(rec);
     if (!at || at > now) return null;
+    // A subscription whose sandbox clock was moved lives each action at its scheduled instant, so a jump of
+    // a year replays the year as it would have happened; otherwise an action happens when it is processed.
+    const when = rec.clock_offset_ms > 0 && at.getTime() > 0 ? at : now;
     if (rec.cancel_at_period_end && (rec.status === 'active' || rec.status === 'paused')) {
-      const next = periodEnded(rec, now);
-      return this.write(next, [eventFor(SUBJECTS.subscriptionCancelled, next, next.cancelled_at ?? now)]);
+      const next = periodEnded(rec, when);
+      return this.write(next, [eventFor(SUBJECTS.subscriptionCancelled, next, next.cancelled_at ?? when)]);
     }
     if (rec.status === 'active') {
-      const claimedCharge = await this.write(claimRenewal(rec, now), []);
-      return claimedCharge && this.charge(claimedCharge);
+      const claimedCharge = await this.write(claimRenewal(rec, when), []);
+      return claimedCharge && this.charge(claimedCharge, when);
     }
     if (rec.status === 'due') {
       // A charge left in flight (crash, lost lease): the same key repeats it, payments answers the same charge.
-      if (rec.payment_status === 'pending') return this.charge(rec);
-      const claimedRetry = await this.write(claimRetry(rec, now), []);
-      return claimedRetry && this.charge(claimedRetry);
+      if (rec.payment_status === 'pending') return this.charge(rec, when);
+      const claimedRetry = await this.write(claimRetry(rec, when), []);
+      return claimedRetry && this.charge(claimedRetry, when);
     }
     return null;
   }
 
-  private async charge(rec: SubscriptionRecord): Promise<SubscriptionRecord | null> {
+  private async charge(rec: SubscriptionRecord, when: Date): Promise<SubscriptionRecord | null> {
     const period = rec.pending_period;
     if (!period || !rec.payment_method_id) throw new Error(`subscription ${rec.id} is due without a period or method`);
     const attempt = rec.failed_attempts + 1;
@@ -215,7 +218,7 @@ export class RenewalScheduler {
       decline_code: outcome.decline_code,
       finished_at: this.realNow(),
     });
-    return this.recordOutcome(rec, outcome, started);
+    return this.recordOutcome(rec, outcome, started, when);
   }
 
   /** Applies a charge's outcome to the subscription it was made for, whatever happened to it meanwhile. */
@@ -223,12 +226,13 @@ export class RenewalScheduler {
     charged: SubscriptionRecord,
     outcome: ChargeOutcome,
     started: Date,
+    when: Date,
   ): Promise<SubscriptionRecord | null> {
     const period = charged.pending_period!;
     const seconds = (this.realNow().getTime() - started.getTime()) / 1000;
     let rec: SubscriptionRecord | null = charged;
     for (let i = 0; rec && i < 5; i++) {
-      const now = clockOf(rec, this.realNow());
+      const now = when;
       let next: SubscriptionRecord;
       let events: OutboxEntry[] = [];
       const stillWaiting =

@@ -130,11 +130,9 @@ export class PaymentMethodService {
     }
     const method = await this.deps.methods.findForMerchant(merchantId, mode, r.payment_method_id);
     if (!method) throw new PlatformError('PAYMENT_METHOD_NOT_FOUND', undefined, { param: 'payment_method_id' });
-    const existing = await this.deps.charges.findByReference(merchantId, mode, key);
-    if (existing && existing.status !== 'pending') return { charge: existing, replayed: true };
-
-    let charge = existing;
-    if (!charge) {
+    // The insert is the idempotency check (unique reference): no read before it on the normal path.
+    let charge: ChargeRecord;
+    {
       const merchant = await this.deps.merchants.get(merchantId);
       const group = processorGroupFor(r.price.currency);
       const fee = feeBreakdown(this.options.feeSchedule, group, r.price, merchant.customer_pays_fees);

@@ -59,12 +59,13 @@ export class MemorySubscriptions implements SubscriptionRepository {
     const d = this.docs.get(id);
     return d ? clone(d.rec) : null;
   }
-  async save(next: SubscriptionRecord, events: OutboxEntry[], lease?: { owner: string; until: Date }) {
+  async save(next: SubscriptionRecord, events: OutboxEntry[], lease?: { owner: string; until: Date; release?: boolean }) {
     const d = this.docs.get(next.id);
     if (!d || d.rec.version !== next.version) return null;
     if (lease && d.lease_owner !== lease.owner) return null;
     d.rec = clone({ ...next, version: next.version + 1 });
-    if (lease) d.lease_until = lease.until;
+    if (lease) d.lease_until = lease.release ? new Date(0) : lease.until;
+    if (lease?.release) d.lease_owner = null;
     this.events.push(...events);
     return clone(d.rec);
   }

@@ -18,13 +18,14 @@ export interface SubscriptionRepository {
   findById(id: string): Promise<SubscriptionRecord | null>;
   /**
    * Writes `next` (version + 1) and its events only while the stored version is still `next.version`
-   * (and, with `lease`, while `lease.owner` holds the lease, which is extended to `lease.until`); null
+   * (and, with `lease`, while `lease.owner` holds the lease, which is extended to `lease.until`, or given
+   * back with `release`); null
    * when someone else wrote first. The scheduling fields are recomputed from `next`.
    */
   save(
     next: SubscriptionRecord,
     events: OutboxEntry[],
-    lease?: { owner: string; until: Date },
+    lease?: { owner: string; until: Date; release?: boolean },
   ): Promise<SubscriptionRecord | null>;
   /**
    * Ids of subscriptions whose next action is due by `realNow` (on their own clock) and whose lease is

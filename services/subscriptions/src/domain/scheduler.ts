@@ -32,6 +32,10 @@ export interface SchedulerObserver {
 
 const NOOP_OBSERVER: SchedulerObserver = { renewal: () => undefined, claimed: () => undefined, error: () => undefined };
 
+interface Lease {
+  released: boolean;
+}
+
 /** Upper bound of actions in one claim (10 years of weekly renewals with every retry). */
 const MAX_STEPS = 2_500;
 /** The sandbox clock moves at most this far in one call (bounded work per request). */
@@ -141,11 +145,14 @@ export class RenewalScheduler {
   /** Runs every action due on a claimed subscription, then gives the lease back. */
   async process(claimed: SubscriptionRecord, options: { rethrow?: boolean } = {}): Promise<SubscriptionRecord> {
     let rec = claimed;
+    // Set by a write that gave the lease back: nothing is left to release then.
+    const lease: Lease = { released: false };
     try {
       for (let steps = 0; steps < MAX_STEPS; steps++) {
-        const next = await this.step(rec);
+        const next = await this.step(rec, lease);
         if (!next) break;
         rec = next;
+        if (lease.released) return rec;
       }
       await this.deps.subscriptions.release(rec.id, this.options.owner);
       return rec;
@@ -159,7 +166,7 @@ export class RenewalScheduler {
   }
 
   /** One due action; the subscription after it, or null when nothing is due (or the lease was lost). */
-  private async step(rec: SubscriptionRecord): Promise<SubscriptionRecord | null> {
+  private async step(rec: SubscriptionRecord, lease: Lease): Promise<SubscriptionRecord | null> {
     const now = clockOf(rec, this.realNow());
     const at = nextActionAt(rec);
     if (!at || at > now) return null;
@@ -168,22 +175,22 @@ export class RenewalScheduler {
     const when = rec.clock_offset_ms > 0 && at.getTime() > 0 ? at : now;
     if (rec.cancel_at_period_end && (rec.status === 'active' || rec.status === 'paused')) {
       const next = periodEnded(rec, when);
-      return this.write(next, [eventFor(SUBJECTS.subscriptionCancelled, next, next.cancelled_at ?? when)]);
+      return this.write(next, [eventFor(SUBJECTS.subscriptionCancelled, next, next.cancelled_at ?? when)], lease);
     }
     if (rec.status === 'active') {
-      const claimedCharge = await this.write(claimRenewal(rec, when), []);
-      return claimedCharge && this.charge(claimedCharge, when);
+      const claimedCharge = await this.write(claimRenewal(rec, when), [], lease);
+      return claimedCharge && this.charge(claimedCharge, when, lease);
     }
     if (rec.status === 'due') {
       // A charge left in flight (crash, lost lease): the same key repeats it, payments answers the same charge.
-      if (rec.payment_status === 'pending') return this.charge(rec, when);
-      const claimedRetry = await this.write(claimRetry(rec, when), []);
-      return claimedRetry && this.charge(claimedRetry, when);
+      if (rec.payment_status === 'pending') return this.charge(rec, when, lease);
+      const claimedRetry = await this.write(claimRetry(rec, when), [], lease);
+      return claimedRetry && this.charge(claimedRetry, when, lease);
     }
     return null;
   }
 
-  private async charge(rec: SubscriptionRecord, when: Date): Promise<SubscriptionRecord | null> {
+  private async charge(rec: SubscriptionRecord, when: Date, lease: Lease): Promise<SubscriptionRecord | null> {
     const period = rec.pending_period;
     if (!period || !rec.payment_method_id) throw new Error(`subscription ${rec.id} is due without a period or method`);
     const attempt = rec.failed_attempts + 1;
@@ -218,7 +225,7 @@ export class RenewalScheduler {
       decline_code: outcome.decline_code,
       finished_at: this.realNow(),
     });
-    return this.recordOutcome(rec, outcome, started, when);
+    return this.recordOutcome(rec, outcome, started, when, lease);
   }
 
   /** Applies a charge's outcome to the subscription it was made for, whatever happened to it meanwhile. */
@@ -227,6 +234,7 @@ export class RenewalScheduler {
     outcome: ChargeOutcome,
     started: Date,
     when: Date,
+    lease: Lease,
   ): Promise<SubscriptionRecord | null> {
     const period = charged.pending_period!;
     const seconds = (this.realNow().getTime() - started.getTime()) / 1000;
@@ -260,7 +268,7 @@ export class RenewalScheduler {
       } else {
         return null; // already recorded by whoever repeated this charge
       }
-      const saved = await this.write(next, events);
+      const saved = await this.write(next, events, lease);
       if (saved) {
         this.observer.renewal(outcome.status, seconds);
         return saved;
@@ -270,10 +278,18 @@ export class RenewalScheduler {
     return null;
   }
 
-  /** A write under our lease (renewing it); null when the lease or the version was lost. */
-  private write(next: SubscriptionRecord, events: OutboxEntry[]): Promise<SubscriptionRecord | null> {
-    const until = new Date(this.realNow().getTime() + this.options.leaseMs);
-    return this.deps.subscriptions.save(next, events, { owner: this.options.owner, until });
+  /**
+   * A write under our lease (renewing it); null when the lease or the version was lost. When the written
+   * state has nothing more due on its clock, the same write gives the lease back (one write fewer).
+   */
+  private async write(next: SubscriptionRecord, events: OutboxEntry[], lease: Lease): Promise<SubscriptionRecord | null> {
+    const real = this.realNow();
+    const at = nextActionAt(next);
+    const release = at === null || at > clockOf(next, real);
+    const until = new Date(real.getTime() + this.options.leaseMs);
+    const saved = await this.deps.subscriptions.save(next, events, { owner: this.options.owner, until, release });
+    if (saved && release) lease.released = true;
+    return saved;
   }
 }
 

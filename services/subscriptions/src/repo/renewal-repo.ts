@@ -42,11 +42,6 @@ export class MongoRenewalRepository implements RenewalRepository {
     at: Date,
   ): Promise<void> {
     const _id = idOf(period.subscription_id, period.period_start);
-    try {
-      await this.model.create({ _id, ...period, attempts: {}, status: 'pending', created_at: at });
-    } catch (err) {
-      if (!isDuplicateKeyError(err)) throw err;
-    }
     const started: RenewalAttempt = {
       idempotency_key: idempotencyKey,
       started_at: at,
@@ -55,7 +50,14 @@ export class MongoRenewalRepository implements RenewalRepository {
       decline_code: null,
       finished_at: null,
     };
-    // Only if this attempt is not recorded yet: a repeat after a crash keeps the first start.
+    try {
+      // The period's first attempt creates its record (one write).
+      await this.model.create({ _id, ...period, attempts: { [attempt]: started }, status: 'pending', created_at: at });
+      return;
+    } catch (err) {
+      if (!isDuplicateKeyError(err)) throw err;
+    }
+    // A retry, or a repeat after a crash: add the attempt unless it is recorded (a repeat keeps the first start).
     await this.model
       .updateOne({ _id, [`attempts.${attempt}`]: { $exists: false } }, { $set: { [`attempts.${attempt}`]: started } })
       .exec();
@@ -69,6 +71,8 @@ export class MongoRenewalRepository implements RenewalRepository {
   ): Promise<void> {
     const _id = idOf(subscriptionId, periodStart);
     const key = `attempts.${attempt}`;
+    // Attempts of one period are sequential (the next starts only after this one failed), so the period's
+    // status is this attempt's outcome: paid once one succeeds, and nothing is attempted after that.
     await this.model
       .updateOne(
         { _id },
@@ -78,12 +82,10 @@ export class MongoRenewalRepository implements RenewalRepository {
             [`${key}.status`]: outcome.status,
             [`${key}.decline_code`]: outcome.decline_code,
             [`${key}.finished_at`]: outcome.finished_at,
+            status: outcome.status === 'succeeded' ? 'paid' : 'failed',
           },
         },
       )
       .exec();
-    // A period once paid stays paid (a late repeat of a failed attempt cannot undo it).
-    const status = outcome.status === 'succeeded' ? 'paid' : 'failed';
-    await this.model.updateOne({ _id, status: { $ne: 'paid' } }, { $set: { status } }).exec();
   }
 }

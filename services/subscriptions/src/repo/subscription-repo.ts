@@ -174,7 +174,7 @@ export class MongoSubscriptionRepository implements SubscriptionRepository {
     return doc ? toRecord(doc) : null;
   }
 
-  async save(next: SubscriptionRecord, events: OutboxEntry[], lease?: { owner: string; until: Date }) {
+  async save(next: SubscriptionRecord, events: OutboxEntry[], lease?: { owner: string; until: Date; release?: boolean }) {
     const filter: Record<string, unknown> = { _id: next.id, version: next.version };
     if (lease) filter.lease_owner = lease.owner;
     const set: Record<string, unknown> = {
@@ -183,7 +183,8 @@ export class MongoSubscriptionRepository implements SubscriptionRepository {
       updated_at: new Date(),
       ...schedule(next),
     };
-    if (lease) set.lease_until = lease.until;
+    if (lease) set.lease_until = lease.release ? EPOCH : lease.until;
+    if (lease?.release) set.lease_owner = null;
     const update: Record<string, unknown> = { $set: set };
     if (events.length) update.$push = { outbox: { $each: events } };
     // findAndModify cannot project on FerretDB: the outbox comes back and is dropped by toRecord.

@@ -259,9 +259,8 @@ describe('hosted checkout page', () => {
     await fillCard(page, '4000 0000 0000 0341');
     await Promise.all([page.waitForURL(`${site.url}/success**`), page.click('[data-testid=pay]')]);
     const list = async () =>
-      (
-        await http(t.url, 'GET', '/api/v1/partner/subscriptions', { headers: { 'x-api-key': subscriber.api_key } })
-      ).body.data;
+      (await http(t.url, 'GET', '/api/v1/partner/subscriptions', { headers: { 'x-api-key': subscriber.api_key } })).body
+        .data;
     expect(await eventually(async () => (await list()).subscriptions[0]?.status === 'active', 10_000)).toBe(true);
     const [sub] = (await list()).subscriptions;
     expect(sub).toMatchObject({

@@ -49,7 +49,8 @@ describe('subscription renewals survive kill -9 and run safely on two scheduler 
       .updateMany({ merchant_id: m.merchant_id }, { $set: { clock_offset_ms: ahead, wake_at: new Date(0) } });
     await t.platform.startProcess('subscriptions', 1);
 
-    const renewalsDone = () => subsDb.collection('renewals').countDocuments({ merchant_id: m.merchant_id, status: 'paid' });
+    const renewalsDone = () =>
+      subsDb.collection('renewals').countDocuments({ merchant_id: m.merchant_id, status: 'paid' });
     expect(await eventually(async () => (await renewalsDone()) >= 20, 60_000, 100)).toBe(true);
     // Crash the first replica mid-renewals, then bring it back.
     await t.platform.stopProcess('subscriptions', 'SIGKILL');

@@ -47,7 +47,11 @@ describe('subscriptions', () => {
   beforeAll(async () => {
     t = await startTestPlatform('subscriptions');
     m = await t.merchant({ country: 'NG', currency: 'NGN' });
-    nats = await connectNats(testInfraUrls().natsUrl, 'subscriptions-test', createLogger('subscriptions-test', 'silent'));
+    nats = await connectNats(
+      testInfraUrls().natsUrl,
+      'subscriptions-test',
+      createLogger('subscriptions-test', 'silent'),
+    );
   });
   afterAll(async () => {
     await nats?.nc.drain();
@@ -89,7 +93,12 @@ describe('subscriptions', () => {
       attempts_left: 4,
     });
     expect(Date.parse(sub.next_payment_date) - Date.parse(sub.current_period.start)).toBeGreaterThan(88 * 86_400_000);
-    const methods = await (await t.db('payments')).collection('payment_methods').find({ merchant_id: m.merchant_id }).toArray();
+    const methods = await (
+      await t.db('payments')
+    )
+      .collection('payment_methods')
+      .find({ merchant_id: m.merchant_id })
+      .toArray();
     expect(methods.find((x) => x.origin_session_id === sessionId)).toMatchObject({ card: { last4: '0341' } });
     expect(JSON.stringify(methods)).not.toContain('4000000000000341');
     const session = await api(m.api_key, 'GET', `/payments/sessions/${sessionId}`);
@@ -118,11 +127,19 @@ describe('subscriptions', () => {
     expect(await t.walletBalances(y.merchant_id)).toEqual([
       { currency: 'NGN', balance: 13 * 482_500, total_credits: 13 * 482_500, total_debits: 0, transaction_count: 13 },
     ]);
-    const renewals = await (await t.db('subscriptions')).collection('renewals').find({ subscription_id: sub.id }).toArray();
+    const renewals = await (
+      await t.db('subscriptions')
+    )
+      .collection('renewals')
+      .find({ subscription_id: sub.id })
+      .toArray();
     expect(renewals.map((r) => r.status)).toEqual(Array(12).fill('paid'));
     // The payment events of renewals say subscription.
     const stored = await nats.jsm.streams.getMessage('PAYMENTS', { last_by_subj: 'payments.payment.succeeded' });
-    expect(stored.json<EventEnvelope>().data).toMatchObject({ payment_type: 'subscription', subscription_frequency_key: 'monthly' });
+    expect(stored.json<EventEnvelope>().data).toMatchObject({
+      payment_type: 'subscription',
+      subscription_frequency_key: 'monthly',
+    });
     // And the subscription's own events went out before the clock answered.
     const subjects = await subjectsOf(sub.id);
     expect(subjects.filter((s) => s === 'renewed')).toHaveLength(12);
@@ -194,7 +211,11 @@ describe('subscriptions', () => {
       cancel_at_period_end: true,
       cancel_at: later.current_period.end,
     });
-    const ended = await advance(m.api_key, later.id, new Date(Date.parse(later.current_period.end) + 1000).toISOString());
+    const ended = await advance(
+      m.api_key,
+      later.id,
+      new Date(Date.parse(later.current_period.end) + 1000).toISOString(),
+    );
     expect(ended.body.data).toMatchObject({ status: 'cancelled', cancelled_at: later.current_period.end });
     expect(await chargesOf(m.merchant_id, later.id)).toHaveLength(1); // the first payment only
 
@@ -264,14 +285,21 @@ describe('subscriptions', () => {
     expect(all.subscriptions.map((s: { id: string }) => s.id)).toEqual(made.map((s) => s.id).reverse());
     expect(Object.keys(all.subscriptions[0]).slice(0, 3)).toEqual(['id', 'product_id', 'product_name']);
 
-    expect((await list('?sort_order=ASC')).subscriptions.map((s: { id: string }) => s.id)).toEqual(made.map((s) => s.id));
+    expect((await list('?sort_order=ASC')).subscriptions.map((s: { id: string }) => s.id)).toEqual(
+      made.map((s) => s.id),
+    );
     const byPrice = (await list('?sort_by=actual_price&sort_order=ASC')).subscriptions;
     expect(byPrice.map((s: { amount: number }) => s.amount)).toEqual([100, 100, 300, 500, 700, 900]);
     // Ties (two at 100) keep created_at order in the requested direction.
     expect(byPrice[0].id).toBe(made[1]!.id);
     const byNext = (await list('?sort_by=next_payment&sort_order=ASC')).subscriptions;
     // Cancelled and paused have no next payment (null sorts first ascending), then weekly, monthly…
-    expect(byNext.slice(2).map((s: { frequency: string }) => s.frequency)).toEqual(['weekly', 'monthly', 'biannually', 'yearly']);
+    expect(byNext.slice(2).map((s: { frequency: string }) => s.frequency)).toEqual([
+      'weekly',
+      'monthly',
+      'biannually',
+      'yearly',
+    ]);
     const byStatus = (await list('?sort_by=payment_status&sort_order=DESC')).subscriptions;
     expect(byStatus.map((s: { payment_status: string }) => s.payment_status)).toEqual(Array(6).fill('paid'));
 

@@ -95,7 +95,12 @@ describe('subscription routes (spec 4.5, 4.6 and beyond) over a fake service', (
           if (req.subscription_id === 'sub_other') throw new PlatformError('SUBSCRIPTION_NOT_FOUND');
           return req.at_period_end
             ? { id: 'sub_1', status: 'active', cancel_at_period_end: true, cancel_at: '2026-02-28T10:00:00.000Z' }
-            : { id: 'sub_1', status: 'cancelled', cancelled_at: '2026-02-10T00:00:00.000Z', cancel_at_period_end: false };
+            : {
+                id: 'sub_1',
+                status: 'cancelled',
+                cancelled_at: '2026-02-10T00:00:00.000Z',
+                cancel_at_period_end: false,
+              };
         },
       },
     });
@@ -131,8 +136,10 @@ describe('subscription routes (spec 4.5, 4.6 and beyond) over a fake service', (
         CreateSandboxSubscription: () => wireSubscription,
       },
     });
-    const send = (method: 'GET' | 'PATCH' | 'POST', url: string, payload?: unknown) =>
-      t.app.inject({ method, url: partner(url), headers, ...(payload !== undefined && { payload }) });
+    const send = (method: 'GET' | 'PATCH' | 'POST', url: string, payload?: Record<string, unknown>) =>
+      payload === undefined
+        ? t.app.inject({ method, url: partner(url), headers })
+        : t.app.inject({ method, url: partner(url), headers, payload });
     expect((await send('GET', '/subscriptions/sub_1')).json().data.id).toBe('sub_1');
     expect((await send('PATCH', '/subscriptions/sub_1/pause')).json().data.pause_reason).toBe('merchant');
     expect((await send('PATCH', '/subscriptions/sub_1/resume')).statusCode).toBe(200);

@@ -9,7 +9,7 @@ export const serviceConfig = Type.Object({
   /** How long a claimed subscription belongs to one scheduler; a crashed scheduler's work resumes after it. */
   SCHEDULER_LEASE_MS: Type.Integer({ default: 30_000, minimum: 1_000 }),
   /** Subscriptions one process renews at once. */
-  SCHEDULER_CONCURRENCY: Type.Integer({ default: 8, minimum: 1, maximum: 256 }),
+  SCHEDULER_CONCURRENCY: Type.Integer({ default: 4, minimum: 1, maximum: 256 }),
   /** false: this replica serves the API and the sandbox clock but runs no background scheduler. */
   SCHEDULER_ENABLED: Type.Boolean({ default: true }),
 });

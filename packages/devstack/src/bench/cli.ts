@@ -145,10 +145,7 @@ async function main(): Promise<number> {
   const bench = name ? CASES[name] : undefined;
   if (!bench) {
     process.stderr.write(
-      `Usage: npm run bench -- <case>\nCases:\n${[
-        ...Object.entries(CASES),
-        ...Object.entries(SCENARIOS),
-      ]
+      `Usage: npm run bench -- <case>\nCases:\n${[...Object.entries(CASES), ...Object.entries(SCENARIOS)]
         .map(([k, c]) => `  ${k}: ${c.description}`)
         .join('\n')}\n`,
     );

@@ -259,7 +259,8 @@ export class FakeCheckoutProcessor implements CheckoutProcessor {
   async chargeSaved(payment: CardPayment, card: SavedCard, options: { customerPresent: boolean }): Promise<CardResult> {
     this.offSession.push(payment);
     const summary = { brand: card.brand, last4: card.last4 };
-    if (card.off_session.approved || options.customerPresent) return { approved: true, processor_reference: 'sbx_off', card: summary };
+    if (card.off_session.approved || options.customerPresent)
+      return { approved: true, processor_reference: 'sbx_off', card: summary };
     const { decline_code, message } = card.off_session;
     return { approved: false as const, decline_code, message, card: summary };
   }

@@ -127,7 +127,11 @@ describe('PaymentMethodService.chargeOffSession', () => {
     expect(charges.events).toHaveLength(1);
     expect(charges.events[0]).toMatchObject({
       subject: 'payments.payment.succeeded',
-      data: { payment_type: 'subscription', subscription_frequency_key: 'monthly', metadata: { subscription_id: 'sub_1' } },
+      data: {
+        payment_type: 'subscription',
+        subscription_frequency_key: 'monthly',
+        metadata: { subscription_id: 'sub_1' },
+      },
     });
   });
 
@@ -152,8 +156,14 @@ describe('PaymentMethodService.chargeOffSession', () => {
       origin_session_id: null,
       created_at: new Date(),
     });
-    const err = (p: Promise<unknown>) => p.then(() => undefined, (e: PlatformError) => e.code);
-    expect(await err(paymentMethods.chargeOffSession(1000, 'sandbox', renewal('pm_x')))).toBe('PAYMENT_METHOD_NOT_FOUND');
+    const err = (p: Promise<unknown>) =>
+      p.then(
+        () => undefined,
+        (e: PlatformError) => e.code,
+      );
+    expect(await err(paymentMethods.chargeOffSession(1000, 'sandbox', renewal('pm_x')))).toBe(
+      'PAYMENT_METHOD_NOT_FOUND',
+    );
     expect(await err(paymentMethods.chargeOffSession(2000, 'sandbox', renewal('pm_x', 'k'.repeat(201))))).toBe(
       'VALIDATION_FAILED',
     );

@@ -16,7 +16,12 @@ export class GrpcPayments implements PaymentsPort {
   constructor(address: string, metrics: PlatformMetrics, deadlineMs = 10_000) {
     this.client = new ServiceClient('payments', loadPlatformProto().ppay.payments.v1.PaymentsService, address, {
       deadlineMs,
-      breaker: { errorThresholdPercentage: 50, resetTimeoutMs: 5_000, rollingCountTimeoutMs: 10_000, volumeThreshold: 10 },
+      breaker: {
+        errorThresholdPercentage: 50,
+        resetTimeoutMs: 5_000,
+        rollingCountTimeoutMs: 10_000,
+        volumeThreshold: 10,
+      },
       metrics,
     });
   }

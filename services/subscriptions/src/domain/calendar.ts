@@ -1,4 +1,10 @@
-import { PlatformError, SUBSCRIPTION_FREQUENCIES, TRIAL_DAYS_MAX, TRIAL_DAYS_MIN, type SubscriptionFrequency } from '@ppay/kernel';
+import {
+  PlatformError,
+  SUBSCRIPTION_FREQUENCIES,
+  TRIAL_DAYS_MAX,
+  TRIAL_DAYS_MIN,
+  type SubscriptionFrequency,
+} from '@ppay/kernel';
 
 /**
  * Billing calendar: which instants a subscription's periods start and end at.

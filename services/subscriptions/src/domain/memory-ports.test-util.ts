@@ -59,7 +59,11 @@ export class MemorySubscriptions implements SubscriptionRepository {
     const d = this.docs.get(id);
     return d ? clone(d.rec) : null;
   }
-  async save(next: SubscriptionRecord, events: OutboxEntry[], lease?: { owner: string; until: Date; release?: boolean }) {
+  async save(
+    next: SubscriptionRecord,
+    events: OutboxEntry[],
+    lease?: { owner: string; until: Date; release?: boolean },
+  ) {
     const d = this.docs.get(next.id);
     if (!d || d.rec.version !== next.version) return null;
     if (lease && d.lease_owner !== lease.owner) return null;
@@ -175,7 +179,8 @@ export class FakePayments implements PaymentsPort {
       throw new Error('payments unavailable');
     }
     const existing = this.charges.get(c.idempotency_key);
-    if (existing) return { charge_id: existing.charge_id, status: existing.status, decline_code: existing.decline_code };
+    if (existing)
+      return { charge_id: existing.charge_id, status: existing.status, decline_code: existing.decline_code };
     const approved = c.customer_present || this.decline === null;
     const outcome: ChargeOutcome = {
       charge_id: `ch_${this.charges.size + 1}`,

@@ -45,7 +45,12 @@ export interface SubscriptionRepository {
   ): Promise<SubscriptionRecord | null>;
   /** Gives the lease back; `retryAt` keeps others off until then (e.g. payments unreachable). */
   release(id: string, owner: string, retryAt?: Date): Promise<void>;
-  list(merchantId: number, mode: Mode, query: ListQuery, sort: SortSpec): Promise<{ items: SubscriptionRecord[]; total: number }>;
+  list(
+    merchantId: number,
+    mode: Mode,
+    query: ListQuery,
+    sort: SortSpec,
+  ): Promise<{ items: SubscriptionRecord[]; total: number }>;
 }
 
 /** One record per (subscription, period) under a unique index: the audit of a period's charge attempts. */

@@ -282,7 +282,8 @@ describe('renewals', () => {
   it('two schedulers draining at once never charge a period twice', async () => {
     const { service, scheduler, payments, tick } = setup({ concurrency: 4 });
     const ids: string[] = [];
-    for (let i = 0; i < 30; i++) ids.push((await service.checkoutCompleted('sandbox', checkout({ session_id: `cs_${i}` }))).id);
+    for (let i = 0; i < 30; i++)
+      ids.push((await service.checkoutCompleted('sandbox', checkout({ session_id: `cs_${i}` }))).id);
     tick(28 * DAY);
     await Promise.all([scheduler('a').drain(), scheduler('b').drain()]);
     expect(payments.succeeded()).toBe(30);

@@ -79,9 +79,15 @@ export class RenewalScheduler {
       let claimedAny = false;
       const worker = async () => {
         for (let id = queue.shift(); id !== undefined; id = queue.shift()) {
-          const claimed = await this.deps.subscriptions.claim(id, this.realNow(), this.options.owner, this.options.leaseMs, {
-            dueOnly: true,
-          });
+          const claimed = await this.deps.subscriptions.claim(
+            id,
+            this.realNow(),
+            this.options.owner,
+            this.options.leaseMs,
+            {
+              dueOnly: true,
+            },
+          );
           if (!claimed) continue;
           claimedAny = true;
           this.observer.claimed('scheduler');
@@ -109,12 +115,16 @@ export class RenewalScheduler {
       const real = this.realNow();
       const clock = clockOf(rec, real);
       if (to.getTime() < clock.getTime()) {
-        throw new PlatformError('VALIDATION_FAILED', `to must not be before the subscription's clock (${clock.toISOString()})`, {
-          param: 'to',
-        });
+        throw new PlatformError(
+          'VALIDATION_FAILED',
+          `to must not be before the subscription's clock (${clock.toISOString()})`,
+          {
+            param: 'to',
+          },
+        );
       }
       if (to.getTime() - clock.getTime() > MAX_ADVANCE_MS) {
-        throw new PlatformError('VALIDATION_FAILED', 'to must be at most ten years after the subscription\'s clock', {
+        throw new PlatformError('VALIDATION_FAILED', "to must be at most ten years after the subscription's clock", {
           param: 'to',
         });
       }
@@ -133,7 +143,9 @@ export class RenewalScheduler {
         break;
       }
       if (this.realNow().getTime() > deadline) {
-        throw new PlatformError('CONFLICT', 'The subscription is being renewed; try again', { param: 'subscription_id' });
+        throw new PlatformError('CONFLICT', 'The subscription is being renewed; try again', {
+          param: 'subscription_id',
+        });
       }
       await new Promise((r) => setTimeout(r, 25));
     }
@@ -282,7 +294,11 @@ export class RenewalScheduler {
    * A write under our lease (renewing it); null when the lease or the version was lost. When the written
    * state has nothing more due on its clock, the same write gives the lease back (one write fewer).
    */
-  private async write(next: SubscriptionRecord, events: OutboxEntry[], lease: Lease): Promise<SubscriptionRecord | null> {
+  private async write(
+    next: SubscriptionRecord,
+    events: OutboxEntry[],
+    lease: Lease,
+  ): Promise<SubscriptionRecord | null> {
     const real = this.realNow();
     const at = nextActionAt(next);
     const release = at === null || at > clockOf(next, real);
@@ -297,7 +313,8 @@ function parseInstant(raw: string): Date {
   const text = (raw ?? '').trim();
   // ISO 8601 with a date, a time and a zone; bounded before the pattern runs.
   const ok =
-    text.length <= MAX_TO_LENGTH && /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/.test(text);
+    text.length <= MAX_TO_LENGTH &&
+    /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/.test(text);
   const ms = ok ? Date.parse(text) : Number.NaN;
   if (Number.isNaN(ms)) {
     throw new PlatformError('VALIDATION_FAILED', 'to must be an ISO 8601 date-time with a time zone', { param: 'to' });

@@ -54,7 +54,8 @@ export function nextActionAt(s: SubscriptionState): Date | null {
 }
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
-const periodOut = (p: Period | null) => (p ? { index: p.index, start: p.start.toISOString(), end: p.end.toISOString() } : null);
+const periodOut = (p: Period | null) =>
+  p ? { index: p.index, start: p.start.toISOString(), end: p.end.toISOString() } : null;
 
 /**
  * The REST resource: spec 2.5 (`product_id`, `customer_email`, flat `amount` + `currency`) plus the

@@ -239,7 +239,10 @@ function validateSandboxRequest(r: SandboxSubscriptionRequest) {
   }
   const frequency = r.subscription_frequency_key ?? '';
   if (!isSubscriptionFrequency(frequency)) {
-    throw invalid('subscription_frequency_key', `subscription_frequency_key must be one of ${SUBSCRIPTION_FREQUENCIES.join(', ')}`);
+    throw invalid(
+      'subscription_frequency_key',
+      `subscription_frequency_key must be one of ${SUBSCRIPTION_FREQUENCIES.join(', ')}`,
+    );
   }
   const email = r.customer?.email?.trim() ?? '';
   if (!email || email.length > MAX_EMAIL || !email.includes('@')) {

@@ -13,7 +13,8 @@ export function checkoutConsumer(subscriptions: SubscriptionService): ConsumerSp
     subjects: [SUBJECTS.subscriptionCheckoutCreated, SUBJECTS.subscriptionCheckoutCompleted],
     async handle(event) {
       // Sandbox and live subscriptions never mix: an event without a mode is a bug, not a default.
-      if (event.mode !== 'sandbox' && event.mode !== 'live') throw new Error(`checkout event ${event.event_id} has no mode`);
+      if (event.mode !== 'sandbox' && event.mode !== 'live')
+        throw new Error(`checkout event ${event.event_id} has no mode`);
       if (event.subject === SUBJECTS.subscriptionCheckoutCompleted) {
         await subscriptions.checkoutCompleted(event.mode, event.data);
       } else {

@@ -174,7 +174,11 @@ export class MongoSubscriptionRepository implements SubscriptionRepository {
     return doc ? toRecord(doc) : null;
   }
 
-  async save(next: SubscriptionRecord, events: OutboxEntry[], lease?: { owner: string; until: Date; release?: boolean }) {
+  async save(
+    next: SubscriptionRecord,
+    events: OutboxEntry[],
+    lease?: { owner: string; until: Date; release?: boolean },
+  ) {
     const filter: Record<string, unknown> = { _id: next.id, version: next.version };
     if (lease) filter.lease_owner = lease.owner;
     const set: Record<string, unknown> = {
@@ -188,9 +192,10 @@ export class MongoSubscriptionRepository implements SubscriptionRepository {
     const update: Record<string, unknown> = { $set: set };
     if (events.length) update.$push = { outbox: { $each: events } };
     // findAndModify cannot project on FerretDB: the outbox comes back and is dropped by toRecord.
-    const doc = (await this.model.findOneAndUpdate(filter, update, { new: true }).lean().exec()) as
-      | SubscriptionDocument
-      | null;
+    const doc = (await this.model
+      .findOneAndUpdate(filter, update, { new: true })
+      .lean()
+      .exec()) as SubscriptionDocument | null;
     if (!doc) return null;
     if (events.length) this.afterWrite(next.id);
     return toRecord(doc);

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { PlatformError, type Mode } from '@ppay/kernel';
 import type { CardPayment, CardResult, TestCard, ValidCard } from '../domain/cards';
-import type { SavedCard } from '../domain/payment-methods';
+import type { SavedCard } from '../domain/payment-method';
 import type { CheckoutProcessor } from '../domain/ports';
 
 /**

@@ -20,7 +20,7 @@ import type {
 } from './ports';
 import type { ProcessorGroup } from './processors';
 import type { AttemptChange, SessionRecord } from './session';
-import type { PaymentMethodRecord, SavedCard } from './payment-methods';
+import type { PaymentMethodRecord, SavedCard } from './payment-method';
 
 /** In-memory implementations of payments' ports, for use-case tests in milliseconds. */
 

@@ -4,7 +4,7 @@ import type { ChargeRecord, ChargeStatus } from './charge';
 import type { LedgerEntry, WalletBalance } from './wallet';
 import type { ProcessorGroup } from './processors';
 import type { AttemptChange, SessionRecord } from './session';
-import type { PaymentMethodRecord, SavedCard } from './payment-methods';
+import type { PaymentMethodRecord, SavedCard } from './payment-method';
 
 /**
  * Everything the payments use cases need from the outside world, in one place. Adapters implement

@@ -1,6 +1,6 @@
 import { Schema, type Connection, type Model } from 'mongoose';
 import { isDuplicateKeyError, type Mode } from '@ppay/kernel';
-import type { PaymentMethodRecord } from '../domain/payment-methods';
+import type { PaymentMethodRecord } from '../domain/payment-method';
 import type { PaymentMethodRepository } from '../domain/ports';
 
 interface PaymentMethodDocument extends Omit<PaymentMethodRecord, 'payment_method_id'> {

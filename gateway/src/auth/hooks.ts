@@ -2,14 +2,28 @@ import type { FastifyRequest } from 'fastify';
 import { PlatformError } from '@ppay/kernel';
 import type { GatewayDeps } from '../deps';
 
-/** preHandler for partner routes: X-API-Key → caller {merchant, mode, key}. */
+/** Runs a credential check under the per-address failure budget: failures count, successes do not. */
+async function guarded<T>(deps: GatewayDeps, req: FastifyRequest, verify: () => Promise<T>): Promise<T> {
+  deps.authFailures.check(req.ip);
+  try {
+    return await verify();
+  } catch (err) {
+    const refused = err instanceof PlatformError && (err.code === 'INVALID_API_KEY' || err.code === 'UNAUTHORIZED');
+    if (refused) deps.authFailures.record(req.ip);
+    throw err;
+  }
+}
+
+/** preValidation for partner routes: X-API-Key → caller {merchant, mode, key}. */
 export function apiKeyAuth(deps: GatewayDeps) {
   return async (req: FastifyRequest) => {
-    const header = req.headers['x-api-key'];
-    if (typeof header !== 'string' || header.trim() === '') {
-      throw new PlatformError('INVALID_API_KEY', undefined, { detail: 'X-API-Key header is missing' });
-    }
-    const principal = await deps.apiKeys.authenticate(header.trim());
+    const principal = await guarded(deps, req, async () => {
+      const header = req.headers['x-api-key'];
+      if (typeof header !== 'string' || header.trim() === '') {
+        throw new PlatformError('INVALID_API_KEY', undefined, { detail: 'X-API-Key header is missing' });
+      }
+      return deps.apiKeys.authenticate(header.trim());
+    });
     req.caller = {
       requestId: req.id,
       merchantId: principal.merchantId,
@@ -20,10 +34,10 @@ export function apiKeyAuth(deps: GatewayDeps) {
   };
 }
 
-/** preHandler for key management and dashboard routes: x-id-key user token. */
+/** preValidation for key management and dashboard routes: x-id-key user token. */
 export function userTokenAuth(deps: GatewayDeps, options: { environmentHeader?: boolean } = {}) {
   return async (req: FastifyRequest) => {
-    const user = await deps.userTokens.verify(req.headers['x-id-key']);
+    const user = await guarded(deps, req, () => deps.userTokens.verify(req.headers['x-id-key']));
     let mode: 'live' | 'sandbox' | undefined;
     if (options.environmentHeader) {
       const env = req.headers['x-environment'];

@@ -133,7 +133,7 @@ export async function registerSubscriptionRoutes(app: FastifyInstance, deps: Gat
           'AdvanceSandboxClock',
           { subscription_id: req.params.subscription_id, to: req.body.to },
           callerMetadata(req),
-          ADVANCE_DEADLINE_MS,
+          { deadlineMs: ADVANCE_DEADLINE_MS },
         ),
       ),
   );

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { ModeEnum, Nullable, StringEnum } from './common';
+import { Amount, CurrencyCode, LIMITS, ModeEnum, Nullable, StringEnum } from './common';
 
 const STATUSES = ['pending', 'active', 'due', 'cancelled', 'paused'] as const;
 const FREQUENCIES = ['weekly', 'monthly', 'quarterly', 'biannually', 'yearly'] as const;
@@ -8,7 +8,7 @@ const DateTime = Type.String({ format: 'date-time' });
 /** Spec 4.5 query. */
 export const SubscriptionQuery = Type.Object({
   status: Type.Optional(StringEnum(STATUSES)),
-  product_id: Type.Optional(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER })),
+  product_id: Type.Optional(Type.Integer({ minimum: 1, maximum: LIMITS.amount })),
   limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
   offset: Type.Integer({
     minimum: 0,
@@ -95,14 +95,14 @@ export const AdvanceBody = Type.Object(
 
 export const SandboxSubscriptionBody = Type.Object(
   {
-    amount: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }),
-    currency: Type.String({ minLength: 3, maxLength: 3 }),
-    product_id: Type.Optional(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER })),
-    product_name: Type.Optional(Type.String({ maxLength: 200 })),
+    amount: Amount({ minimum: 1 }),
+    currency: CurrencyCode(),
+    product_id: Type.Optional(Type.Integer({ minimum: 1, maximum: LIMITS.amount })),
+    product_name: Type.Optional(Type.String({ maxLength: LIMITS.name })),
     customer: Type.Object({
-      email: Type.String({ minLength: 3, maxLength: 254 }),
-      first_name: Type.Optional(Type.String({ maxLength: 100 })),
-      last_name: Type.Optional(Type.String({ maxLength: 100 })),
+      email: Type.String({ minLength: 3, maxLength: LIMITS.email }),
+      first_name: Type.Optional(Type.String({ maxLength: LIMITS.name })),
+      last_name: Type.Optional(Type.String({ maxLength: LIMITS.name })),
     }),
     subscription_frequency_key: StringEnum(FREQUENCIES),
     card_number: Type.String({

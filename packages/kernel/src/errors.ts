@@ -105,6 +105,7 @@ export const ERROR_CATALOGUE = {
   API_KEY_REVOKED: conflict('API key has been revoked'),
   MERCHANT_ALREADY_LINKED: conflict('Merchant is already linked to a marketplace'),
   IDEMPOTENCY_IN_FLIGHT: conflict('A request with this Idempotency-Key is still being processed'),
+  REFERENCE_REUSED: conflict('reference was already used for a charge with different parameters'),
 
   // --- rate_limit (429) -----------------------------------------------------------------------
   RATE_LIMITED: entry('rate_limit', 429, Grpc.RESOURCE_EXHAUSTED, 'Too many requests'),

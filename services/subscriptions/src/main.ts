@@ -36,24 +36,15 @@ void runService<types.subscriptions.SubscriptionsServiceHandlers, (typeof servic
       () => new Date(),
       schedulerMetrics(metrics.registry, log),
     );
-    let pass: Promise<unknown> | undefined;
-    const timer = config.SCHEDULER_ENABLED
-      ? setInterval(() => {
-          pass ??= scheduler
-            .drain()
-            .then((n) => n && log.debug({ processed: n }, 'renewal pass'))
-            .catch((err: unknown) => log.warn({ err }, 'renewal pass failed'))
-            .finally(() => (pass = undefined));
-        }, config.SCHEDULER_INTERVAL_MS)
-      : undefined;
-    timer?.unref();
     return {
       handlers: serviceHandlers(subscriptions, scheduler, (id) => relay.relayDocument(id)),
       consumers: [checkoutConsumer(subscriptions)],
       relays: [relay],
+      // Replicas may all run it: leases keep each subscription to one of them (docs/architecture.md).
+      jobs: config.SCHEDULER_ENABLED
+        ? [{ name: 'renewal pass', intervalMs: config.SCHEDULER_INTERVAL_MS, run: () => scheduler.drain() }]
+        : [],
       onShutdown: async () => {
-        clearInterval(timer);
-        await pass;
         payments.close();
       },
     };

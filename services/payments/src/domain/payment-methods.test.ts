@@ -171,4 +171,109 @@ describe('PaymentMethodService.chargeOffSession', () => {
       'PERMISSION_DENIED',
     );
   });
+
+  describe('the rules of one-time charges (key + fingerprint, retry in place, unknown outcome)', () => {
+    /** A service whose clock the test moves, over a processor whose answers the test releases. */
+    function held() {
+      const merchants = new FakeMerchants();
+      merchants.add({ merchant_id: 1000, business_name: 'Ada & Sons' });
+      const charges = new MemoryCharges();
+      const methods = new MemoryPaymentMethods();
+      const processor = new FakeCheckoutProcessor();
+      let now = Date.parse('2026-11-01T10:00:00Z');
+      const gates: Array<() => void> = [];
+      const charge = processor.chargeSaved.bind(processor);
+      processor.chargeSaved = async (...args) => {
+        await new Promise<void>((release) => gates.push(release));
+        return charge(...args);
+      };
+      const service = new PaymentMethodService(
+        { methods, charges, merchants, processor, processors: new FakeProcessors() },
+        { feeSchedule: DEFAULT_FEE_SCHEDULE, staleAfterMs: 30_000, inFlightWaitMs: 100 },
+        () => new Date(now),
+        async (ms) => {
+          now += ms;
+          await new Promise((r) => setImmediate(r));
+        },
+      );
+      const card = processor.saveTestCard('4242424242424242');
+      const method = {
+        payment_method_id: 'pm_1',
+        merchant_id: 1000,
+        mode: 'sandbox' as const,
+        customer_email: 'ada@example.com',
+        card,
+        origin_session_id: null,
+        created_at: new Date(now),
+      };
+      return {
+        service,
+        charges,
+        processor,
+        methods,
+        method,
+        gates,
+        tick: (ms: number) => (now += ms),
+        at: () => new Date(now),
+      };
+    }
+    const codeOf = (p: Promise<unknown>) =>
+      p.then(
+        () => 'ok',
+        (e: PlatformError) => e.code,
+      );
+    const settle = () => new Promise((r) => setImmediate(r));
+
+    it('a used key with a different request is IDEMPOTENCY_KEY_REUSED, never a second charge', async () => {
+      const { service, methods, method, gates, processor } = held();
+      await methods.insert(method);
+      const first = service.chargeOffSession(1000, 'sandbox', renewal('pm_1'));
+      await settle();
+      gates.shift()!();
+      await first;
+      const other = { ...renewal('pm_1'), price: { amount: 600_000, currency: 'NGN' } };
+      expect(await codeOf(service.chargeOffSession(1000, 'sandbox', other))).toBe('IDEMPOTENCY_KEY_REUSED');
+      expect(processor.offSession).toHaveLength(1);
+    });
+
+    it('no processor answer within the deadline is UPSTREAM_TIMEOUT; the late answer completes the charge', async () => {
+      const { service, methods, method, gates, charges, at } = held();
+      await methods.insert(method);
+      const deadline = new Date(at().getTime() + 300); // 100 ms left after the answer margin
+      expect(await codeOf(service.chargeOffSession(1000, 'sandbox', renewal('pm_1'), { deadline }))).toBe(
+        'UPSTREAM_TIMEOUT',
+      );
+      const [pending] = [...charges.docs.values()];
+      expect(pending).toMatchObject({ status: 'pending' });
+      gates.shift()!(); // the processor answers late
+      await settle();
+      await settle();
+      expect(charges.docs.get(pending!.charge_id)).toMatchObject({ status: 'succeeded' });
+      expect(charges.events).toHaveLength(1);
+      const repeat = await service.chargeOffSession(1000, 'sandbox', renewal('pm_1'));
+      expect(repeat).toMatchObject({ replayed: true, charge: { charge_id: pending!.charge_id, status: 'succeeded' } });
+    });
+
+    it('a fresh pending charge is IDEMPOTENCY_IN_FLIGHT; a stale one (a crash) is repeated in place, once', async () => {
+      const { service, methods, method, gates, charges, processor, tick } = held();
+      await methods.insert(method);
+      // The first caller crashes while the processor holds its call: the charge stays pending.
+      void service.chargeOffSession(1000, 'sandbox', renewal('pm_1')).catch(() => undefined);
+      await settle();
+      expect(await codeOf(service.chargeOffSession(1000, 'sandbox', renewal('pm_1')))).toBe('IDEMPOTENCY_IN_FLIGHT');
+      tick(31_000);
+      const repeat = service.chargeOffSession(1000, 'sandbox', renewal('pm_1'));
+      await settle();
+      gates.pop()!(); // the repeat's processor call answers
+      const result = await repeat;
+      expect(result).toMatchObject({ replayed: false, charge: { status: 'succeeded', attempts: 2 } });
+      expect(charges.docs.size).toBe(1);
+      // The crashed call's answer arrives afterwards: same charge, no second event.
+      gates.shift()!();
+      await settle();
+      expect(charges.events).toHaveLength(1);
+      expect(processor.offSession).toHaveLength(2); // asked twice, for the same charge id (the processor dedupes)
+      expect(new Set(processor.offSession.map((p) => p.charge_id)).size).toBe(1);
+    });
+  });
 });

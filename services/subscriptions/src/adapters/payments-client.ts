@@ -30,7 +30,7 @@ export class GrpcPayments implements PaymentsPort {
     return callerToMetadata({ requestId: newRequestId(), auth: 'internal', merchantId, mode });
   }
 
-  async chargeSaved(merchantId: number, mode: Mode, c: OffSessionCharge): Promise<ChargeOutcome> {
+  async chargeSaved(merchantId: number, mode: Mode, c: OffSessionCharge, deadline?: Date): Promise<ChargeOutcome> {
     const metadata: Record<string, types.common.MetadataValue> = {};
     for (const [k, v] of Object.entries(c.metadata)) {
       metadata[k] =
@@ -50,6 +50,7 @@ export class GrpcPayments implements PaymentsPort {
           customer_present: c.customer_present,
         },
         this.metadata(merchantId, mode),
+        deadline ? { deadline } : {},
       ),
     );
     return {

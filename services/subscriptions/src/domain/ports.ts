@@ -113,7 +113,8 @@ export interface ChargeOutcome {
 /** What subscriptions needs from payments (which owns payment methods and charges). */
 export interface PaymentsPort {
   /** Idempotent by `idempotency_key`: a repeat answers the same charge. Throws when payments cannot answer. */
-  chargeSaved(merchantId: number, mode: Mode, charge: OffSessionCharge): Promise<ChargeOutcome>;
+  /** `deadline`: the caller's (the sandbox clock's request); the client's own deadline otherwise. */
+  chargeSaved(merchantId: number, mode: Mode, charge: OffSessionCharge, deadline?: Date): Promise<ChargeOutcome>;
   /** Sandbox: a test card saved without the hosted page. */
   saveTestCard(
     merchantId: number,

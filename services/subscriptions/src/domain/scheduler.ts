@@ -104,7 +104,13 @@ export class RenewalScheduler {
    * Sandbox clock (beyond the spec): moves one subscription's clock to `to` and runs everything due up to
    * then before answering. Forward only, at most ten years per call.
    */
-  async advance(merchantId: number, mode: Mode, id: string, toRaw: string): Promise<SubscriptionRecord> {
+  async advance(
+    merchantId: number,
+    mode: Mode,
+    id: string,
+    toRaw: string,
+    deadline?: Date,
+  ): Promise<SubscriptionRecord> {
     if (mode !== 'sandbox') {
       throw new PlatformError('PERMISSION_DENIED', 'Sandbox test helpers are only available with sandbox keys');
     }
@@ -134,15 +140,15 @@ export class RenewalScheduler {
     }
     // Whatever is now due runs here, by the same code as the background scheduler; if a scheduler holds
     // the lease, wait for it to finish (it runs the same work).
-    const deadline = this.realNow().getTime() + this.options.leaseMs * 2;
+    const waitUntil = Math.min(this.realNow().getTime() + this.options.leaseMs * 2, deadline?.getTime() ?? Infinity);
     for (;;) {
       const claimed = await this.deps.subscriptions.claim(id, this.realNow(), this.options.owner, this.options.leaseMs);
       if (claimed) {
         this.observer.claimed('clock');
-        await this.process(claimed, { rethrow: true });
+        await this.process(claimed, { rethrow: true, deadline });
         break;
       }
-      if (this.realNow().getTime() > deadline) {
+      if (this.realNow().getTime() > waitUntil) {
         throw new PlatformError('CONFLICT', 'The subscription is being renewed; try again', {
           param: 'subscription_id',
         });
@@ -155,13 +161,16 @@ export class RenewalScheduler {
   }
 
   /** Runs every action due on a claimed subscription, then gives the lease back. */
-  async process(claimed: SubscriptionRecord, options: { rethrow?: boolean } = {}): Promise<SubscriptionRecord> {
+  async process(
+    claimed: SubscriptionRecord,
+    options: { rethrow?: boolean; deadline?: Date } = {},
+  ): Promise<SubscriptionRecord> {
     let rec = claimed;
     // Set by a write that gave the lease back: nothing is left to release then.
     const lease: Lease = { released: false };
     try {
       for (let steps = 0; steps < MAX_STEPS; steps++) {
-        const next = await this.step(rec, lease);
+        const next = await this.step(rec, lease, options.deadline);
         if (!next) break;
         rec = next;
         if (lease.released) return rec;
@@ -178,7 +187,7 @@ export class RenewalScheduler {
   }
 
   /** One due action; the subscription after it, or null when nothing is due (or the lease was lost). */
-  private async step(rec: SubscriptionRecord, lease: Lease): Promise<SubscriptionRecord | null> {
+  private async step(rec: SubscriptionRecord, lease: Lease, deadline?: Date): Promise<SubscriptionRecord | null> {
     const now = clockOf(rec, this.realNow());
     const at = nextActionAt(rec);
     if (!at || at > now) return null;
@@ -191,18 +200,23 @@ export class RenewalScheduler {
     }
     if (rec.status === 'active') {
       const claimedCharge = await this.write(claimRenewal(rec, when), [], lease);
-      return claimedCharge && this.charge(claimedCharge, when, lease);
+      return claimedCharge && this.charge(claimedCharge, when, lease, deadline);
     }
     if (rec.status === 'due') {
       // A charge left in flight (crash, lost lease): the same key repeats it, payments answers the same charge.
-      if (rec.payment_status === 'pending') return this.charge(rec, when, lease);
+      if (rec.payment_status === 'pending') return this.charge(rec, when, lease, deadline);
       const claimedRetry = await this.write(claimRetry(rec, when), [], lease);
-      return claimedRetry && this.charge(claimedRetry, when, lease);
+      return claimedRetry && this.charge(claimedRetry, when, lease, deadline);
     }
     return null;
   }
 
-  private async charge(rec: SubscriptionRecord, when: Date, lease: Lease): Promise<SubscriptionRecord | null> {
+  private async charge(
+    rec: SubscriptionRecord,
+    when: Date,
+    lease: Lease,
+    deadline?: Date,
+  ): Promise<SubscriptionRecord | null> {
     const period = rec.pending_period;
     if (!period || !rec.payment_method_id) throw new Error(`subscription ${rec.id} is due without a period or method`);
     const attempt = rec.failed_attempts + 1;
@@ -221,16 +235,21 @@ export class RenewalScheduler {
       key,
       started,
     );
-    const outcome = await this.deps.payments.chargeSaved(rec.merchant_id, rec.mode, {
-      payment_method_id: rec.payment_method_id,
-      price: rec.amount,
-      idempotency_key: key,
-      product: rec.product,
-      frequency: rec.frequency,
-      metadata: { subscription_id: rec.id, period_start: period.start.toISOString(), attempt },
-      customer: rec.customer,
-      customer_present: false,
-    });
+    const outcome = await this.deps.payments.chargeSaved(
+      rec.merchant_id,
+      rec.mode,
+      {
+        payment_method_id: rec.payment_method_id,
+        price: rec.amount,
+        idempotency_key: key,
+        product: rec.product,
+        frequency: rec.frequency,
+        metadata: { subscription_id: rec.id, period_start: period.start.toISOString(), attempt },
+        customer: rec.customer,
+        customer_present: false,
+      },
+      deadline,
+    );
     await this.deps.renewals.finishAttempt(rec.id, period.start, attempt, {
       charge_id: outcome.charge_id,
       status: outcome.status,

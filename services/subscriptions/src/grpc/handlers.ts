@@ -52,9 +52,9 @@ export function serviceHandlers(
       const { merchantId } = requireMerchant(caller);
       return resource(await subscriptions.resume(merchantId, requireMode(caller), req.subscription_id));
     },
-    async AdvanceSandboxClock(req, { caller }) {
+    async AdvanceSandboxClock(req, { caller, deadline }) {
       const { merchantId } = requireMerchant(caller);
-      const rec = await scheduler.advance(merchantId, requireMode(caller), req.subscription_id, req.to);
+      const rec = await scheduler.advance(merchantId, requireMode(caller), req.subscription_id, req.to, deadline);
       await flushEvents(rec.id);
       return resource(rec);
     },

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { Amount, CurrencyCode, LIMITS, ModeEnum, Nullable, StringEnum } from './common';
+import { Amount, LIMITS, ModeEnum, Nullable, StringEnum } from './common';
 
 const STATUSES = ['pending', 'active', 'due', 'cancelled', 'paused'] as const;
 const FREQUENCIES = ['weekly', 'monthly', 'quarterly', 'biannually', 'yearly'] as const;
@@ -9,17 +9,19 @@ const DateTime = Type.String({ format: 'date-time' });
 export const SubscriptionQuery = Type.Object({
   status: Type.Optional(StringEnum(STATUSES)),
   product_id: Type.Optional(Type.Integer({ minimum: 1, maximum: LIMITS.amount })),
-  limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
-  offset: Type.Integer({
-    minimum: 0,
-    maximum: 10_000,
-    default: 0,
-    description: 'At most 10,000 (narrow the list with status or product_id to go deeper)',
-  }),
-  sort_by: StringEnum(['created_at', 'next_payment', 'actual_price', 'payment_status'] as const, {
-    default: 'created_at',
-  }),
-  sort_order: StringEnum(['ASC', 'DESC'] as const, { default: 'DESC' }),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
+  offset: Type.Optional(
+    Type.Integer({
+      minimum: 0,
+      maximum: 10_000,
+      default: 0,
+      description: 'At most 10,000 (narrow the list with status or product_id to go deeper)',
+    }),
+  ),
+  sort_by: Type.Optional(
+    StringEnum(['created_at', 'next_payment', 'actual_price', 'payment_status'] as const, { default: 'created_at' }),
+  ),
+  sort_order: Type.Optional(StringEnum(['ASC', 'DESC'] as const, { default: 'DESC' })),
 });
 
 export const SubscriptionParams = Type.Object({ subscription_id: Type.String({ minLength: 1, maxLength: 64 }) });
@@ -85,6 +87,7 @@ export const CancelData = Type.Object({
 export const AdvanceBody = Type.Object(
   {
     to: Type.String({
+      format: 'date-time',
       minLength: 1,
       maxLength: 40,
       description: 'ISO 8601 date-time with a zone, not before the subscription clock, at most ten years ahead',
@@ -96,7 +99,7 @@ export const AdvanceBody = Type.Object(
 export const SandboxSubscriptionBody = Type.Object(
   {
     amount: Amount({ minimum: 1 }),
-    currency: CurrencyCode(),
+    currency: Type.String({ minLength: 3, maxLength: LIMITS.currency }),
     product_id: Type.Optional(Type.Integer({ minimum: 1, maximum: LIMITS.amount })),
     product_name: Type.Optional(Type.String({ maxLength: LIMITS.name })),
     customer: Type.Object({

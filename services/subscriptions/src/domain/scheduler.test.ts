@@ -1,6 +1,6 @@
 import { PlatformError, SUBJECTS, type SubscriptionCheckoutCompleted } from '@ppay/kernel';
 import { FakePayments, MemoryRenewals, MemorySubscriptions } from './memory-ports.test-util';
-import { RenewalScheduler, renewalKey, type SchedulerOptions } from './scheduler';
+import { parseInstant, RenewalScheduler, renewalKey, type SchedulerOptions } from './scheduler';
 import { SubscriptionService } from './subscriptions';
 
 const DAY = 86_400_000;
@@ -352,5 +352,31 @@ describe('cancel, pause, resume', () => {
     expect(subjects(subscriptions)).toEqual(['cancelled', 'created', 'paused', 'resumed']);
     expect(subscriptions.events.every((e) => e.mode === 'sandbox' && e.merchant_id === 7)).toBe(true);
     expect(subscriptions.events.map((e) => e.subject)).toContain(SUBJECTS.subscriptionResumed);
+  });
+});
+
+describe('parseInstant (the sandbox clock target, as the gateway schema accepts it)', () => {
+  it('reads every RFC 3339 form the schema lets through, and the zone', () => {
+    expect(parseInstant('2027-01-31T10:00:00Z').toISOString()).toBe('2027-01-31T10:00:00.000Z');
+    expect(parseInstant('2027-01-31t10:00:00z').toISOString()).toBe('2027-01-31T10:00:00.000Z');
+    expect(parseInstant('2027-01-31 10:00:00.123456789Z').toISOString()).toBe('2027-01-31T10:00:00.123Z');
+    expect(parseInstant('2027-01-31T10:00:00+01:00').toISOString()).toBe('2027-01-31T09:00:00.000Z');
+    expect(parseInstant('2027-01-31T10:00:00-0230').toISOString()).toBe('2027-01-31T12:30:00.000Z');
+    expect(parseInstant('2016-12-31T23:59:60Z').toISOString()).toBe('2017-01-01T00:00:00.000Z');
+    expect(parseInstant('0001-01-01T00:00:00Z').getUTCFullYear()).toBe(1);
+    expect(parseInstant('2028-02-29T00:00:00Z').toISOString()).toBe('2028-02-29T00:00:00.000Z');
+  });
+
+  it('anything else is a 400 naming to', () => {
+    for (const bad of [
+      '0',
+      '2027-02-29T00:00:00Z',
+      '2027-13-01T00:00:00Z',
+      '2027-01-01T24:00:00Z',
+      '2027-01-01',
+      'x'.repeat(41),
+    ]) {
+      expect(() => parseInstant(bad)).toThrow(expect.objectContaining({ code: 'VALIDATION_FAILED', param: 'to' }));
+    }
   });
 });

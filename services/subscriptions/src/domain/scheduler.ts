@@ -328,15 +328,38 @@ export class RenewalScheduler {
   }
 }
 
-function parseInstant(raw: string): Date {
+/**
+ * An RFC 3339 date-time as the gateway's schema accepts it (`T`, `t` or a space; `Z`, `z` or an offset;
+ * any fraction; a leap second counts as the next second). Bounded before the pattern runs; no backtracking.
+ */
+export function parseInstant(raw: string): Date {
   const text = (raw ?? '').trim();
-  // ISO 8601 with a date, a time and a zone; bounded before the pattern runs.
-  const ok =
-    text.length <= MAX_TO_LENGTH &&
-    /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/.test(text);
-  const ms = ok ? Date.parse(text) : Number.NaN;
-  if (Number.isNaN(ms)) {
-    throw new PlatformError('VALIDATION_FAILED', 'to must be an ISO 8601 date-time with a time zone', { param: 'to' });
+  const m =
+    text.length <= MAX_TO_LENGTH
+      ? /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2})(?::(\d{2})(\.\d+)?)?([Zz]|([+-])(\d{2}):?(\d{2}))$/.exec(text)
+      : null;
+  const invalid = () =>
+    new PlatformError('VALIDATION_FAILED', 'to must be an ISO 8601 date-time with a time zone', { param: 'to' });
+  if (!m) throw invalid();
+  const [year, month, day, hour, minute, second] = [m[1], m[2], m[3], m[4], m[5], m[6] ?? '0'].map(Number) as [
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
+  const daysInMonth = new Date(Date.UTC(2000, month, 0)).getUTCDate() - (month === 2 && !isLeap(year) ? 1 : 0);
+  if (month < 1 || month > 12 || day < 1 || day > daysInMonth || hour > 23 || minute > 59 || second > 60) {
+    throw invalid();
   }
-  return new Date(ms);
+  const at = new Date(0);
+  at.setUTCFullYear(year, month - 1, day);
+  at.setUTCHours(hour, minute, second, Math.floor(Number(`0${m[7] ?? ''}`) * 1000));
+  const offsetMinutes = m[9] ? (m[9] === '-' ? -1 : 1) * (Number(m[10]) * 60 + Number(m[11])) : 0;
+  return new Date(at.getTime() - offsetMinutes * 60_000);
+}
+
+function isLeap(year: number): boolean {
+  return (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
 }

@@ -56,7 +56,7 @@ describe('PromQL metric-name extraction (used by the dashboards test)', () => {
   it('every dashboard panel has PromQL naming at least one metric, on the provisioned Prometheus data source', () => {
     const queries = dashboardQueries();
     expect(new Set(queries.map((q) => q.dashboard))).toEqual(
-      new Set(['gateway.json', 'grpc.json', 'messaging.json', 'money.json', 'node.json']),
+      new Set(['gateway.json', 'grpc.json', 'messaging.json', 'money.json', 'node.json', 'subscriptions.json']),
     );
     for (const q of queries) expect([q.dashboard, q.panel, q.names.length > 0]).toEqual([q.dashboard, q.panel, true]);
     // Only metric names with the platform prefix (no copy-pasted panels from other stacks).

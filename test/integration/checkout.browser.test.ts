@@ -120,7 +120,13 @@ describe('hosted checkout page', () => {
     expect(await page.textContent('[data-testid=amount]')).toBe(formatMoney({ amount: 500_000, currency: 'NGN' }));
     expect(await page.textContent('[data-testid=currency]')).toBe('NGN');
     const cards = await page.textContent('[data-testid=test-cards]');
-    for (const n of ['4242 4242 4242 4242', '4000 0000 0000 0002', '4000 0000 0000 9995', '4000 0000 0000 0119'])
+    for (const n of [
+      '4242 4242 4242 4242',
+      '4000 0000 0000 0002',
+      '4000 0000 0000 9995',
+      '4000 0000 0000 0119',
+      '4000 0000 0000 0341',
+    ])
       expect(cards).toContain(n);
     await page.setViewportSize({ width: 900, height: 1100 });
     await page.screenshot({ path: '/tmp/checkout.png', fullPage: true });
@@ -242,6 +248,43 @@ describe('hosted checkout page', () => {
     await page.click('[data-testid=pay]');
     await expect(page.textContent('[data-testid=completed]')).resolves.toContain('Payment received');
     expect(new URL(page.url()).pathname).toBe(`/checkout/${s.session_id}`);
+    await page.close();
+  });
+
+  it('a subscription checkout paid on the page creates an active subscription with the saved card', async () => {
+    const subscriber = await t.merchant({ country: 'NG', currency: 'NGN' });
+    const s = await session({ subscription_frequency_key: 'monthly' }, subscriber.api_key);
+    const page = await browser.newPage();
+    await page.goto(s.payment_url);
+    await fillCard(page, '4000 0000 0000 0341');
+    await Promise.all([page.waitForURL(`${site.url}/success**`), page.click('[data-testid=pay]')]);
+    const list = async () =>
+      (await http(t.url, 'GET', '/api/v1/partner/subscriptions', { headers: { 'x-api-key': subscriber.api_key } })).body
+        .data;
+    expect(await eventually(async () => (await list()).subscriptions[0]?.status === 'active', 10_000)).toBe(true);
+    const [sub] = (await list()).subscriptions;
+    expect(sub).toMatchObject({
+      checkout_session_id: s.session_id,
+      customer_email: 'ada@example.com',
+      amount: 500_000,
+      currency: 'NGN',
+      frequency: 'monthly',
+      payment_status: 'paid',
+    });
+    const event = await nats.jsm.streams.getMessage('SUBSCRIPTIONS', {
+      last_by_subj: 'subscriptions.subscription.created',
+    });
+    expect(event.json<EventEnvelope>()).toMatchObject({
+      merchant_id: subscriber.merchant_id,
+      mode: 'sandbox',
+      data: {
+        subscription_id: sub.id,
+        plan: { frequency: 'monthly', amount: { amount: 500_000, currency: 'NGN' } },
+        current_period: { index: 0, start: sub.current_period.start, end: sub.current_period.end },
+        trial: null,
+      },
+    });
+    expect(await eventually(async () => (await balances(subscriber.merchant_id)).length === 1, 10_000)).toBe(true);
     await page.close();
   });
 

@@ -143,7 +143,7 @@ describe('payment sessions', () => {
       ],
       [
         'unknown frequency',
-        { ...base, subscription_frequency_key: 'weekly' },
+        { ...base, subscription_frequency_key: 'daily' },
         400,
         undefined,
         'subscription_frequency_key',

@@ -38,8 +38,8 @@ const UNLIMITED_RATES = {
   RATE_LIMIT_ANONYMOUS_PER_SECOND: '0',
 };
 
-const SLOT_SPAN = 30; // gateway +0/+1, services +10..+15 and +20..+25
-const SLOTS = 400; // ports 21000–32999
+const SLOT_SPAN = 60; // gateway +0/+1, services +10..+15 and +20..+25; a second replica of any of them +30
+const SLOTS = 200; // ports 21000–32999
 
 function portFree(port: number): Promise<boolean> {
   return new Promise((resolve) => {

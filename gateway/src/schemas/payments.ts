@@ -65,7 +65,19 @@ export const SessionBody = Type.Object(
     customer: Type.Optional(CustomerInput),
     success_url: Type.Optional(Url()),
     cancel_url: Type.Optional(Url()),
-    subscription_frequency_key: Type.Optional(Type.String({ maxLength: 20 })),
+    subscription_frequency_key: Type.Optional(
+      Type.String({
+        maxLength: 32,
+        description: 'Makes the session a subscription: weekly, monthly, quarterly, biannually or yearly',
+      }),
+    ),
+    trial_days: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: 730,
+        description: 'Beyond the spec: free trial days of a subscription session (the card is saved, not charged)',
+      }),
+    ),
     metadata: Type.Optional(ScalarMetadata),
   },
   { additionalProperties: ExtraScalar, maxProperties: 40 },

@@ -88,11 +88,24 @@ export interface ProcessPorts {
   metrics: number;
 }
 
-export function portsFor(name: ProcessName, base?: number): ProcessPorts {
-  if (base === undefined) return { ...DEFAULT_PORTS[name] };
-  if (name === 'gateway') return { http: base, metrics: base + 1 };
+/**
+ * Replica r (0 = the first process) of a component listens `REPLICA_PORT_STEP × r` above replica 0
+ * (REPLICA_PORT_STEP_BASED when ports come from a portBase, so replicas stay inside the caller's range).
+ */
+export const REPLICA_PORT_STEP = 100;
+export const REPLICA_PORT_STEP_BASED = 30;
+
+export function portsFor(name: ProcessName, base?: number, replica = 0): ProcessPorts {
+  const shift = (p: ProcessPorts, by: number): ProcessPorts => ({
+    ...(p.http !== undefined && { http: p.http + by }),
+    ...(p.grpc !== undefined && { grpc: p.grpc + by }),
+    metrics: p.metrics + by,
+  });
+  if (base === undefined) return shift({ ...DEFAULT_PORTS[name] }, REPLICA_PORT_STEP * replica);
+  const step = REPLICA_PORT_STEP_BASED * replica;
+  if (name === 'gateway') return shift({ http: base, metrics: base + 1 }, step);
   const i = COMPONENTS.indexOf(name);
-  return { grpc: base + 10 + i, metrics: base + 20 + i };
+  return shift({ grpc: base + 10 + i, metrics: base + 20 + i }, step);
 }
 
 function entryPoint(name: ProcessName): string {
@@ -117,8 +130,11 @@ async function waitReady(url: string, child: ChildProcess, timeoutMs: number, na
 }
 
 /** A running platform: six services and the gateway as separate Node processes. */
+const childKey = (name: ProcessName, replica: number) => (replica === 0 ? name : `${name}#${replica}`);
+
 export class Platform {
-  private readonly children = new Map<ProcessName, ChildProcess>();
+  /** Running processes by name, `name#r` for extra replicas. */
+  private readonly children = new Map<string, ChildProcess>();
 
   constructor(readonly options: PlatformOptions) {
     // If the launcher dies (crash, killed test runner), take the platform down with it rather than
@@ -140,10 +156,13 @@ export class Platform {
     return `127.0.0.1:${portsFor(name, this.options.portBase).grpc}`;
   }
 
-  /** Environment a process gets; exposed so the merchant CLI and tests talk to the same platform. */
-  envFor(name: ProcessName): NodeJS.ProcessEnv {
+  /**
+   * Environment a process gets; exposed so the merchant CLI and tests talk to the same platform. Replica r
+   * of a process differs only by its ports (other processes keep calling replica 0).
+   */
+  envFor(name: ProcessName, replica = 0): NodeJS.ProcessEnv {
     const o = this.options;
-    const ports = portsFor(name, o.portBase);
+    const ports = portsFor(name, o.portBase, replica);
     const env: NodeJS.ProcessEnv = {
       ...process.env,
       NATS_URL: o.natsUrl,
@@ -175,31 +194,37 @@ export class Platform {
     await this.startProcess('gateway');
   }
 
-  async startProcess(name: ProcessName): Promise<void> {
-    if (this.isRunning(name)) return;
+  /** Starts a process, or another replica of it (replica ≥ 1: same config and database, its own ports). */
+  async startProcess(name: ProcessName, replica = 0): Promise<void> {
+    if (this.isRunning(name, replica)) return;
     const o = this.options;
     let stdio: ('ignore' | 'inherit' | number)[] = ['ignore', 'inherit', 'inherit'];
     if (o.logDir) {
       fs.mkdirSync(o.logDir, { recursive: true });
-      const fd = fs.openSync(path.join(o.logDir, `${name}.log`), 'a');
+      const fd = fs.openSync(path.join(o.logDir, `${childKey(name, replica)}.log`), 'a');
       stdio = ['ignore', fd, fd];
     }
     const args = [...(o.nodeArgs?.[name] ?? []), entryPoint(name)];
-    const child = spawn(process.execPath, args, { env: this.envFor(name), stdio, cwd: REPO_ROOT });
-    this.children.set(name, child);
-    const ports = portsFor(name, o.portBase);
+    const child = spawn(process.execPath, args, { env: this.envFor(name, replica), stdio, cwd: REPO_ROOT });
+    this.children.set(childKey(name, replica), child);
+    const ports = portsFor(name, o.portBase, replica);
     await waitReady(`http://127.0.0.1:${ports.metrics}/readyz`, child, o.readyTimeoutMs ?? 60_000, name);
   }
 
-  isRunning(name: ProcessName): boolean {
-    const child = this.children.get(name);
+  isRunning(name: ProcessName, replica = 0): boolean {
+    const child = this.children.get(childKey(name, replica));
     return child !== undefined && child.exitCode === null && child.signalCode === null;
   }
 
   /** SIGTERM (graceful drain) or SIGKILL (crash) one process and wait for it to exit. */
-  async stopProcess(name: ProcessName, signal: NodeJS.Signals = 'SIGTERM', timeoutMs = 15_000): Promise<number | null> {
-    const child = this.children.get(name);
-    if (!child || !this.isRunning(name)) return child?.exitCode ?? null;
+  async stopProcess(
+    name: ProcessName,
+    signal: NodeJS.Signals = 'SIGTERM',
+    timeoutMs = 15_000,
+    replica = 0,
+  ): Promise<number | null> {
+    const child = this.children.get(childKey(name, replica));
+    if (!child || !this.isRunning(name, replica)) return child?.exitCode ?? null;
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
     child.kill(signal);
     const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
@@ -209,6 +234,13 @@ export class Platform {
   }
 
   async stop(): Promise<void> {
+    const replicas = [...this.children.keys()].filter((k) => k.includes('#'));
+    await Promise.all(
+      replicas.map((k) => {
+        const [name, r] = k.split('#') as [ProcessName, string];
+        return this.stopProcess(name, 'SIGTERM', 15_000, Number(r));
+      }),
+    );
     await this.stopProcess('gateway');
     await Promise.all(COMPONENTS.map((c) => this.stopProcess(c)));
   }

@@ -93,6 +93,8 @@ export const ERROR_CATALOGUE = {
   MERCHANT_NOT_FOUND: notFound('Merchant not found'),
   CHARGE_NOT_FOUND: notFound('Charge not found'),
   SESSION_NOT_FOUND: notFound('Checkout session not found'),
+  SUBSCRIPTION_NOT_FOUND: notFound('Subscription not found'),
+  PAYMENT_METHOD_NOT_FOUND: notFound('Payment method not found'),
   PRODUCT_NOT_FOUND: notFound('Product not found'),
   RELATIONSHIP_NOT_FOUND: notFound('Active merchant relationship not found'),
   INVITATION_NOT_FOUND: notFound('Invitation not found'),

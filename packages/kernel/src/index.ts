@@ -18,3 +18,4 @@ export * from './runtime';
 export * from './countries';
 export * from './ttl-cache';
 export * from './secret-box';
+export * from './subscriptions';

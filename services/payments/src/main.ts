@@ -21,6 +21,9 @@ import { SandboxCheckoutProcessor } from './adapters/sandbox-checkout';
 import { SessionService } from './domain/sessions';
 import { sessionHandlers } from './grpc/session-handlers';
 import { MongoSessionRepository, sessionModel } from './repo/session-repo';
+import { PaymentMethodService } from './domain/payment-methods';
+import { paymentMethodHandlers } from './grpc/payment-method-handlers';
+import { MongoPaymentMethodRepository, paymentMethodModel } from './repo/payment-method-repo';
 
 void runService<types.payments.PaymentsServiceHandlers, (typeof paymentsConfig)['properties']>({
   name: 'payments',
@@ -31,7 +34,8 @@ void runService<types.payments.PaymentsServiceHandlers, (typeof paymentsConfig)[
     const profiles = merchantProfileModel(mongo);
     const entries = ledgerModel(mongo);
     const sessionDocs = sessionModel(mongo);
-    await ensureIndexes([charges, profiles, entries, sessionDocs]);
+    const methodDocs = paymentMethodModel(mongo);
+    await ensureIndexes([charges, profiles, entries, sessionDocs, methodDocs]);
     const relay = new OutboxRelay(charges, nats, log, metrics);
     const sessionRelay = new OutboxRelay(sessionDocs, nats, log, metrics);
     const chargeRepo = new MongoChargeRepository(charges, (id) => relay.relaySoon(id));
@@ -62,13 +66,28 @@ void runService<types.payments.PaymentsServiceHandlers, (typeof paymentsConfig)[
       (err, chargeId) => log.warn({ err, charge_id: chargeId }, 'recording a late processor answer failed'),
     );
     const products = new GrpcProductLookup(config.FX_PRICING_GRPC_ADDR, metrics);
+    const checkoutProcessor = new SandboxCheckoutProcessor({ processingDelayMs: config.SANDBOX_PROCESSING_DELAY_MS });
+    const paymentMethods = new PaymentMethodService(
+      {
+        methods: new MongoPaymentMethodRepository(methodDocs),
+        charges: chargeRepo,
+        merchants: directory,
+        processor: checkoutProcessor,
+        processors,
+      },
+      { feeSchedule, staleAfterMs: config.PROCESSOR_TIMEOUT_MS * 3 },
+      undefined,
+      undefined,
+      (err, chargeId) => log.warn({ err, charge_id: chargeId }, 'recording a late off-session charge answer failed'),
+    );
     const sessions = new SessionService(
       {
         merchants: directory,
         processors,
         products,
         sessions: sessionRepo,
-        processor: new SandboxCheckoutProcessor({ processingDelayMs: config.SANDBOX_PROCESSING_DELAY_MS }),
+        processor: checkoutProcessor,
+        paymentMethods,
       },
       {
         feeSchedule,
@@ -92,6 +111,7 @@ void runService<types.payments.PaymentsServiceHandlers, (typeof paymentsConfig)[
       handlers: {
         ...paymentsHandlers(service, new OutcomeService(chargeRepo), ledger),
         ...sessionHandlers(sessions),
+        ...paymentMethodHandlers(paymentMethods),
       },
       consumers: [...merchantProjectionConsumers(directory), ledgerConsumer(credits, ledgerCounters)],
       relays: [relay, sessionRelay],

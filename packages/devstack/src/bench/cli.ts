@@ -6,6 +6,7 @@ import { createMerchant, type NewMerchant } from '../merchants';
 import { infraDown, infraUp, Platform } from '../platform';
 import { REPO_ROOT } from '../paths';
 import { loadOrCreateSecrets } from '../secrets';
+import { renewalsBench, subscriptionsListBench } from './subscriptions';
 
 /**
  * `npm run bench -- <case>`: measures a case through the real stack (gateway → gRPC → service) and a
@@ -125,12 +126,26 @@ async function startCeiling(hops: number, body: unknown, req: BenchRequest): Pro
 const fmt = (f: Figures) =>
   `${f.rps.toFixed(0).padStart(8)} req/s   p50 ${String(f.p50).padStart(4)} ms   p99 ${String(f.p99).padStart(4)} ms   (${f.total} requests, ${f.non2xx} non-2xx)`;
 
+/** Cases that are not one HTTP request under load: each runs its own scenario and prints its own figures. */
+const SCENARIOS: Record<string, { description: string; run(): Promise<number> }> = {
+  renewals: {
+    description: '10,000 subscriptions falling due at once, renewed by the scheduler (renewals/s, double charges)',
+    run: renewalsBench,
+  },
+  'subscriptions-list': {
+    description: 'p99 of a sorted GET /subscriptions page at 1,000 vs 100,000 subscriptions of one merchant',
+    run: subscriptionsListBench,
+  },
+};
+
 async function main(): Promise<number> {
   const name = process.argv[2];
+  const scenario = name ? SCENARIOS[name] : undefined;
+  if (scenario) return scenario.run();
   const bench = name ? CASES[name] : undefined;
   if (!bench) {
     process.stderr.write(
-      `Usage: npm run bench -- <case>\nCases:\n${Object.entries(CASES)
+      `Usage: npm run bench -- <case>\nCases:\n${[...Object.entries(CASES), ...Object.entries(SCENARIOS)]
         .map(([k, c]) => `  ${k}: ${c.description}`)
         .join('\n')}\n`,
     );

@@ -1,6 +1,7 @@
 import type { ComponentName } from '../components';
 import type { Mode } from '../caller';
 import type { Money } from '../money';
+import type { SubscriptionFrequency } from '../subscriptions';
 
 /**
  * Every NATS subject and its payload type, in one place. Each stream belongs to the component
@@ -10,6 +11,7 @@ export const STREAMS = {
   APIKEYS: { subjects: ['apikeys.>'], owner: 'webhooks' },
   MERCHANTS: { subjects: ['merchants.>'], owner: 'marketplace' },
   PAYMENTS: { subjects: ['payments.>'], owner: 'payments' },
+  SUBSCRIPTIONS: { subjects: ['subscriptions.>'], owner: 'subscriptions' },
 } as const satisfies Record<string, { subjects: readonly string[]; owner: ComponentName }>;
 
 export type StreamName = keyof typeof STREAMS;
@@ -26,6 +28,14 @@ export const SUBJECTS = {
   paymentFailed: 'payments.payment.failed',
   marketplaceUpdated: 'merchants.marketplace_updated',
   relationshipChanged: 'merchants.relationship_changed',
+  subscriptionCheckoutCreated: 'payments.subscription_checkout.created',
+  subscriptionCheckoutCompleted: 'payments.subscription_checkout.completed',
+  subscriptionCreated: 'subscriptions.subscription.created',
+  subscriptionRenewed: 'subscriptions.subscription.renewed',
+  subscriptionPaymentFailed: 'subscriptions.subscription.payment_failed',
+  subscriptionPaused: 'subscriptions.subscription.paused',
+  subscriptionResumed: 'subscriptions.subscription.resumed',
+  subscriptionCancelled: 'subscriptions.subscription.cancelled',
 } as const;
 
 export type Subject = (typeof SUBJECTS)[keyof typeof SUBJECTS];
@@ -143,6 +153,68 @@ export interface PaymentOutcomeV2 extends PaymentOutcomeV1 {
 
 export type PaymentOutcome = PaymentOutcomeV2;
 
+/**
+ * A hosted checkout session with `subscription_frequency_key` was created (payments → subscriptions,
+ * which records a `pending` subscription). Only subscription sessions publish it.
+ */
+export interface SubscriptionCheckoutCreated {
+  session_id: string;
+  merchant_id: number;
+  /** Spec 6.4 product object; `id` is null for a session sold by product_name. */
+  product: { id: number | null; title: string; type: string };
+  /** The recurring price the merchant set (before any fee the customer pays), charged every period. */
+  price: Money;
+  customer: { email: string; first_name: string; last_name: string; country: string };
+  frequency: SubscriptionFrequency;
+  /** Free trial (beyond the spec): no first charge, billing starts at trial end. */
+  trial_days: number | null;
+  metadata: Record<string, string | number | boolean>;
+  created_at: string;
+  expires_at: string;
+}
+
+/**
+ * The customer completed a subscription checkout: the first period is paid (`charge_id` set), or the
+ * card was saved for a trial (`charge_id` null). Carries the whole checkout so the subscription can be
+ * created even if this event is handled before `subscription_checkout.created`.
+ */
+export interface SubscriptionCheckoutCompleted extends SubscriptionCheckoutCreated {
+  /** The saved payment method (owned by payments) that renewals charge off-session. */
+  payment_method_id: string;
+  card: { brand: string; last4: string };
+  charge_id: string | null;
+  transaction_id: string | null;
+  completed_at: string;
+}
+
+/**
+ * Every subscriptions.subscription.* event carries the subscription as it is after the change (spec
+ * 6.4: `subscription.created` adds plan, current_period and trial fields), plus what caused it.
+ */
+export interface SubscriptionEvent {
+  subscription_id: string;
+  merchant_id: number;
+  status: 'pending' | 'active' | 'due' | 'cancelled' | 'paused';
+  payment_status: 'none' | 'paid' | 'failed' | 'pending';
+  product: { id: number | null; title: string; type: string };
+  customer: { email: string; first_name: string; last_name: string };
+  plan: { frequency: SubscriptionFrequency; amount: Money; product_id: number | null };
+  current_period: { index: number; start: string; end: string } | null;
+  trial: { trial_start: string; trial_end: string } | null;
+  next_payment_date: string | null;
+  access_until: string | null;
+  cancel_at_period_end: boolean;
+  cancelled_at: string | null;
+  pause_reason: string | null;
+  dunning: { attempts_left: number; next_retry_at: string | null; decline_reason: string | null };
+  checkout_session_id: string | null;
+  /** The renewal charge behind subscription.renewed / subscription.payment_failed; null otherwise. */
+  charge_id: string | null;
+  /** The subscription's clock when it happened (sandbox subscriptions can be advanced: spec-external helper). */
+  effective_at: string;
+  created_at: string;
+}
+
 /** What publishers write today, per subject. */
 export interface EventPayloads {
   'apikeys.created': ApiKeyChanged;
@@ -156,6 +228,14 @@ export interface EventPayloads {
   'payments.payment.failed': PaymentOutcome;
   'merchants.marketplace_updated': MarketplaceUpdated;
   'merchants.relationship_changed': RelationshipChanged;
+  'payments.subscription_checkout.created': SubscriptionCheckoutCreated;
+  'payments.subscription_checkout.completed': SubscriptionCheckoutCompleted;
+  'subscriptions.subscription.created': SubscriptionEvent;
+  'subscriptions.subscription.renewed': SubscriptionEvent;
+  'subscriptions.subscription.payment_failed': SubscriptionEvent;
+  'subscriptions.subscription.paused': SubscriptionEvent;
+  'subscriptions.subscription.resumed': SubscriptionEvent;
+  'subscriptions.subscription.cancelled': SubscriptionEvent;
 }
 
 /**

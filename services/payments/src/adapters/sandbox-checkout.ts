@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { PlatformError, type Mode } from '@ppay/kernel';
 import type { CardPayment, CardResult, TestCard, ValidCard } from '../domain/cards';
+import type { SavedCard } from '../domain/payment-method';
 import type { CheckoutProcessor } from '../domain/ports';
 
 /**
@@ -8,9 +9,21 @@ import type { CheckoutProcessor } from '../domain/ports';
  * for every gateway group. Any future expiry and any CVC. Any other (Luhn-valid) number is declined:
  * sandbox never takes a real card.
  */
-export const TEST_CARDS: readonly (TestCard & { decline_code?: string; message?: string; delayed?: boolean })[] = [
+export const TEST_CARDS: readonly (TestCard & {
+  decline_code?: string;
+  message?: string;
+  delayed?: boolean;
+  /** Saved for a subscription, then declined on every off-session renewal with this code. */
+  renewal_decline_code?: string;
+})[] = [
   { number: '4242 4242 4242 4242', outcome: 'succeeds', description: 'Visa — payment succeeds' },
   { number: '5555 5555 5555 4444', outcome: 'succeeds', description: 'Mastercard — payment succeeds' },
+  {
+    number: '4000 0000 0000 0341',
+    outcome: 'succeeds',
+    description: 'Subscriptions — first payment succeeds, renewals decline (card_declined)',
+    renewal_decline_code: 'card_declined',
+  },
   {
     number: '4000 0000 0000 0002',
     outcome: 'declines',
@@ -87,5 +100,44 @@ export class SandboxCheckoutProcessor implements CheckoutProcessor {
       return { approved: true, processor_reference: `sbx_${payment.group}_${digest.slice(0, 20)}`, card: summary };
     }
     return { approved: false, decline_code: test.decline_code!, message: test.message!, card: summary };
+  }
+
+  /** The token of a sandbox card: its brand, last 4 and off-session behaviour, never the number. */
+  saveCard(card: ValidCard): SavedCard {
+    const test = BY_NUMBER.get(card.number);
+    const summary = { brand: brandOf(card.number), last4: card.number.slice(-4) };
+    if (test?.renewal_decline_code) {
+      return {
+        ...summary,
+        off_session: { approved: false, decline_code: test.renewal_decline_code, message: 'Your card was declined.' },
+      };
+    }
+    return { ...summary, off_session: { approved: true } };
+  }
+
+  saveTestCard(cardNumber: string): SavedCard {
+    const number = cardNumber.slice(0, 32).replace(/[\s-]/g, '');
+    const test = BY_NUMBER.get(number);
+    if (!test || test.outcome !== 'succeeds') {
+      const payable = TEST_CARDS.filter((c) => c.outcome === 'succeeds').map((c) => c.number);
+      throw new PlatformError('VALIDATION_FAILED', `card_number must be a test card that pays: ${payable.join(', ')}`, {
+        param: 'card_number',
+      });
+    }
+    return this.saveCard({ number, exp_month: 12, exp_year: 2099, cvc: '123', name: '' });
+  }
+
+  async chargeSaved(payment: CardPayment, card: SavedCard, options: { customerPresent: boolean }): Promise<CardResult> {
+    if (payment.mode !== 'sandbox') {
+      throw new PlatformError('GATEWAY_NOT_CONFIGURED', undefined, { detail: 'live renewals are not enabled yet' });
+    }
+    const summary = { brand: card.brand, last4: card.last4 };
+    // Only cards that paid on the page are saved, so a customer-present charge pays as it did there.
+    if (!card.off_session.approved && !options.customerPresent) {
+      const { decline_code, message } = card.off_session;
+      return { approved: false, decline_code, message, card: summary };
+    }
+    const digest = createHash('sha256').update(`${payment.group}:${payment.charge_id}`).digest('hex');
+    return { approved: true, processor_reference: `sbx_${payment.group}_${digest.slice(0, 20)}`, card: summary };
   }
 }

@@ -28,6 +28,7 @@ import type {
   SplitResolver,
 } from './ports';
 import { PROCESSOR_IDS, processorGroupFor } from './processors';
+import { withinDeadline } from './deadline-race';
 
 /** A charge request after the gateway resolved aliases (spec 4.1); presence still matters. */
 export interface ChargeRequest extends PaymentRequestBasics {
@@ -423,26 +424,4 @@ function unknownOutcome(): PlatformError {
   return new PlatformError('UPSTREAM_TIMEOUT', 'The payment processor has not answered yet', {
     detail: 'the outcome is unknown: retry with the same Idempotency-Key or reference to get the charge',
   });
-}
-
-type Answer<T> = { timedOut: true } | { timedOut: false; value: T } | { timedOut: false; error: unknown };
-
-/** Waits for `work` until the caller's deadline (minus a margin to answer), without cancelling it. */
-async function withinDeadline<T>(work: Promise<T>, deadline: Date | undefined, now: () => Date): Promise<Answer<T>> {
-  const settled: Promise<Answer<T>> = work.then(
-    (value) => ({ timedOut: false, value }),
-    (error: unknown) => ({ timedOut: false, error }),
-  );
-  if (!deadline) return settled;
-  const waitMs = deadline.getTime() - now().getTime() - 200;
-  if (waitMs <= 0) return { timedOut: true };
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<Answer<T>>((resolve) => {
-    timer = setTimeout(() => resolve({ timedOut: true }), waitMs);
-  });
-  try {
-    return await Promise.race([settled, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
 }

@@ -15,12 +15,14 @@ import type {
   ProcessorAuthorization,
   ProcessorRegistry,
   ProductLookup,
+  PaymentMethodRepository,
   SessionRepository,
   SplitResolver,
   SplitTerms,
 } from './ports';
 import type { ProcessorGroup } from './processors';
 import type { AttemptChange, SessionRecord } from './session';
+import type { PaymentMethodRecord, SavedCard } from './payment-method';
 import type { LedgerEntry, WalletBalance } from './wallet';
 
 /** In-memory implementations of payments' ports, for use-case tests in milliseconds. */
@@ -61,6 +63,12 @@ export class MemoryCharges implements ChargeRepository {
     const retryable = isRetryableFailure(c) || (c.status === 'initializing' && c.updated_at <= staleBefore);
     if (!retryable) return null;
     Object.assign(c, { status: 'initializing', failure_reason: null, updated_at: now, attempts: c.attempts + 1 });
+    return this.record(c);
+  }
+  async reclaimPending(chargeId: string, staleBefore: Date, now: Date) {
+    const c = this.docs.get(chargeId);
+    if (!c || c.status !== 'pending' || c.updated_at > staleBefore) return null;
+    Object.assign(c, { updated_at: now, attempts: c.attempts + 1 });
     return this.record(c);
   }
   async releaseReference(chargeId: string, reference: string) {
@@ -128,7 +136,7 @@ export class MemorySessions implements SessionRepository {
   readonly docs = new Map<string, SessionRecord>();
   readonly events: OutboxEntry[] = [];
 
-  async insertOrGetByIdempotencyKey(session: SessionRecord) {
+  async insertOrGetByIdempotencyKey(session: SessionRecord, events: OutboxEntry[] = []) {
     const taken = session.idempotency_key
       ? [...this.docs.values()].find(
           (s) =>
@@ -139,6 +147,7 @@ export class MemorySessions implements SessionRepository {
       : undefined;
     if (taken) return { session: clone(taken), created: false };
     this.docs.set(session.session_id, clone(session));
+    this.events.push(...events);
     return { session: clone(session), created: true };
   }
   async findById(id: string) {
@@ -160,7 +169,7 @@ export class MemorySessions implements SessionRepository {
     const s = this.docs.get(id);
     if (s?.in_flight?.attempt_id === attemptId) s.in_flight = null;
   }
-  async finishAttempt(id: string, attemptId: string, change: AttemptChange, event: OutboxEntry) {
+  async finishAttempt(id: string, attemptId: string, change: AttemptChange, events: OutboxEntry[]) {
     const s = this.docs.get(id);
     if (!s || s.status !== 'pending' || s.in_flight?.attempt_id !== attemptId) return null;
     Object.assign(s, { status: change.status, completed_at: change.completed_at, in_flight: null });
@@ -169,7 +178,7 @@ export class MemorySessions implements SessionRepository {
       s.attempts.push(change.attempt);
       s.attempt_count++;
     }
-    this.events.push(event);
+    this.events.push(...events);
     return clone(s);
   }
   async expire(id: string, now: Date) {
@@ -309,9 +318,46 @@ export class FakeCheckoutProcessor implements CheckoutProcessor {
   async authorise(payment: CardPayment, card: ValidCard): Promise<CardResult> {
     this.payments.push(payment);
     const summary = { brand: 'visa', last4: card.number.slice(-4) };
-    if (card.number.endsWith('4242')) return { approved: true, processor_reference: 'sbx_ok', card: summary };
+    if (card.number.endsWith('4242') || card.number.endsWith('0341'))
+      return { approved: true, processor_reference: 'sbx_ok', card: summary };
     if (card.number.endsWith('0002'))
       return { approved: false, decline_code: 'card_declined', message: 'Your card was declined.', card: summary };
     throw new PlatformError('SERVICE_UNAVAILABLE');
+  }
+  /** …0341 pays on the page and declines off-session; anything else saved pays off-session. */
+  saveCard(card: ValidCard): SavedCard {
+    return this.saveTestCard(card.number);
+  }
+  saveTestCard(cardNumber: string): SavedCard {
+    const off_session = cardNumber.endsWith('0341')
+      ? { approved: false as const, decline_code: 'card_declined', message: 'Your card was declined.' }
+      : { approved: true as const };
+    return { brand: 'visa', last4: cardNumber.slice(-4), off_session };
+  }
+  readonly offSession: CardPayment[] = [];
+  async chargeSaved(payment: CardPayment, card: SavedCard, options: { customerPresent: boolean }): Promise<CardResult> {
+    this.offSession.push(payment);
+    const summary = { brand: card.brand, last4: card.last4 };
+    if (card.off_session.approved || options.customerPresent)
+      return { approved: true, processor_reference: 'sbx_off', card: summary };
+    const { decline_code, message } = card.off_session;
+    return { approved: false as const, decline_code, message, card: summary };
+  }
+}
+
+export class MemoryPaymentMethods implements PaymentMethodRepository {
+  readonly docs = new Map<string, PaymentMethodRecord>();
+  async insertOrGetBySession(method: PaymentMethodRecord) {
+    const taken = [...this.docs.values()].find((m) => m.origin_session_id === method.origin_session_id);
+    if (taken) return clone(taken);
+    this.docs.set(method.payment_method_id, clone(method));
+    return clone(method);
+  }
+  async insert(method: PaymentMethodRecord) {
+    this.docs.set(method.payment_method_id, clone(method));
+  }
+  async findForMerchant(merchantId: number, mode: Mode, id: string) {
+    const m = this.docs.get(id);
+    return m && m.merchant_id === merchantId && m.mode === mode ? clone(m) : null;
   }
 }

@@ -4,6 +4,7 @@ import type { ChargeRecord, ChargeStatus } from './charge';
 import type { LedgerEntry, WalletBalance } from './wallet';
 import type { ProcessorGroup } from './processors';
 import type { AttemptChange, SessionRecord } from './session';
+import type { PaymentMethodRecord, SavedCard } from './payment-method';
 
 /**
  * Everything the payments use cases need from the outside world, in one place. Adapters implement
@@ -90,6 +91,19 @@ export interface ProcessorRegistry {
 export interface CheckoutProcessor {
   testCards(mode: Mode): TestCard[];
   authorise(payment: CardPayment, card: ValidCard): Promise<CardResult>;
+  /** What is kept of a card approved on a subscription checkout, to charge it again off-session. */
+  saveCard(card: ValidCard): SavedCard;
+  /** Sandbox helper: a test card saved without a checkout; VALIDATION_FAILED for any other number or a declining card. */
+  saveTestCard(cardNumber: string): SavedCard;
+  /** Charges a saved card without the customer (renewals). */
+  chargeSaved(payment: CardPayment, card: SavedCard, options: { customerPresent: boolean }): Promise<CardResult>;
+}
+
+export interface PaymentMethodRepository {
+  /** Inserts; when the session already saved a method returns that one (a retried attempt). */
+  insertOrGetBySession(method: PaymentMethodRecord): Promise<PaymentMethodRecord>;
+  insert(method: PaymentMethodRecord): Promise<void>;
+  findForMerchant(merchantId: number, mode: Mode, paymentMethodId: string): Promise<PaymentMethodRecord | null>;
 }
 
 export interface ProductLookup {
@@ -114,6 +128,11 @@ export interface ChargeRepository {
    * (attempts + 1); null when the charge is in any other state (someone else got there first).
    */
   retryInitialisation(chargeId: string, staleBefore: Date, now: Date): Promise<ChargeRecord | null>;
+  /**
+   * Off-session charges: a pending charge untouched since `staleBefore` (its caller crashed or timed out)
+   * is claimed for a repeat of the processor call (attempts + 1, updated_at now); null when it is not.
+   */
+  reclaimPending(chargeId: string, staleBefore: Date, now: Date): Promise<ChargeRecord | null>;
   /** Frees the reference of a charge that failed for good, so a new charge may take it. */
   releaseReference(chargeId: string, reference: string): Promise<boolean>;
   /** Sets the processor authorization on an initializing charge (status → pending); null when it no longer is. */
@@ -136,7 +155,11 @@ export interface ChargeRepository {
 
 export interface SessionRepository {
   /** Inserts; when the merchant's idempotency key is taken returns the session that holds it. */
-  insertOrGetByIdempotencyKey(session: SessionRecord): Promise<{ session: SessionRecord; created: boolean }>;
+  /** `events` go into the new session's outbox in the same insert. */
+  insertOrGetByIdempotencyKey(
+    session: SessionRecord,
+    events?: OutboxEntry[],
+  ): Promise<{ session: SessionRecord; created: boolean }>;
   findById(sessionId: string): Promise<SessionRecord | null>;
   findForMerchant(sessionId: string, merchantId: number, mode: Mode): Promise<SessionRecord | null>;
   /** pending, not past expires_at, no live attempt (or a stale one) → claims the attempt. */
@@ -147,7 +170,7 @@ export interface SessionRepository {
     sessionId: string,
     attemptId: string,
     change: AttemptChange,
-    event: OutboxEntry,
+    events: OutboxEntry[],
   ): Promise<SessionRecord | null>;
   /** CAS pending → expired for one session past its expiry with no attempt in progress. */
   expire(sessionId: string, now: Date): Promise<void>;

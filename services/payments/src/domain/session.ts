@@ -48,6 +48,8 @@ export interface SessionRecord {
   cancel_url: string;
   payment_type: PaymentType;
   subscription_frequency_key: string | null;
+  /** Beyond the spec: free trial days of a subscription session (null: the first period is charged now). */
+  trial_days: number | null;
   metadata: Record<string, MetadataValue>;
   fee_details: SessionFeeDetails;
   expires_at: Date;

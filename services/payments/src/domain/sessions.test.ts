@@ -5,8 +5,11 @@ import {
   FakeMerchants,
   FakeProcessors,
   FakeProducts,
+  MemoryCharges,
+  MemoryPaymentMethods,
   MemorySessions,
 } from './memory-ports.test-util';
+import { PaymentMethodService } from './payment-methods';
 import { SessionService, type SessionRequest } from './sessions';
 
 const REQUEST: SessionRequest = {
@@ -26,8 +29,13 @@ function setup(options: { maxAttempts?: number } = {}) {
   const sessions = new MemorySessions();
   const processor = new FakeCheckoutProcessor();
   let clock = Date.parse('2026-11-01T10:00:00Z');
+  const methods = new MemoryPaymentMethods();
+  const paymentMethods = new PaymentMethodService(
+    { methods, charges: new MemoryCharges(), merchants, processor, processors: new FakeProcessors() },
+    { feeSchedule: DEFAULT_FEE_SCHEDULE },
+  );
   const service = new SessionService(
-    { merchants, processors: new FakeProcessors(), products: new FakeProducts(), sessions, processor },
+    { merchants, processors: new FakeProcessors(), products: new FakeProducts(), sessions, processor, paymentMethods },
     {
       feeSchedule: DEFAULT_FEE_SCHEDULE,
       ttlMs: 30 * 60_000,
@@ -36,7 +44,7 @@ function setup(options: { maxAttempts?: number } = {}) {
     },
     () => new Date(clock),
   );
-  return { service, sessions, processor, advance: (ms: number) => (clock += ms) };
+  return { service, sessions, processor, methods, advance: (ms: number) => (clock += ms) };
 }
 
 const codeOf = async (p: Promise<unknown>) => {

@@ -1,4 +1,18 @@
-import { money, normaliseCountry, outboxEvent, PlatformError, prefixedId, SUBJECTS, type Mode } from '@ppay/kernel';
+import {
+  isSubscriptionFrequency,
+  money,
+  normaliseCountry,
+  outboxEvent,
+  PlatformError,
+  prefixedId,
+  SUBJECTS,
+  SUBSCRIPTION_FREQUENCIES,
+  TRIAL_DAYS_MAX,
+  TRIAL_DAYS_MIN,
+  type Mode,
+  type OutboxEntry,
+  type SubscriptionCheckoutCreated,
+} from '@ppay/kernel';
 import { validateCard, type CardInput, type CardResult, type TestCard } from './cards';
 import { newCharge, UNKNOWN_COUNTRY, type ChargeRecord } from './charge';
 import { assertChargeable, feeBreakdown, type FeeSchedule } from './fees';
@@ -15,8 +29,7 @@ import { processorGroupFor } from './processors';
 import { checkRedirectUrl } from './redirects';
 import { checkoutView, effectiveStatus, type SessionRecord } from './session';
 
-/** Spec 4.2 lists monthly, yearly, quarterly; the complete list is the subscriptions issue's. */
-export const SUBSCRIPTION_FREQUENCIES = ['monthly', 'quarterly', 'yearly'] as const;
+import type { PaymentMethodService } from './payment-methods';
 
 export interface SessionRequest extends PaymentRequestBasics {
   product_id?: number;
@@ -24,6 +37,8 @@ export interface SessionRequest extends PaymentRequestBasics {
   success_url?: string;
   cancel_url?: string;
   subscription_frequency_key?: string;
+  /** Beyond the spec: a free trial on a subscription session (the card is saved, nothing is charged). */
+  trial_days?: number;
   idempotency_key?: string;
 }
 
@@ -60,6 +75,8 @@ export class SessionService {
       products: ProductLookup;
       sessions: SessionRepository;
       processor: CheckoutProcessor;
+      /** Saves the card of a paid subscription session for its renewals. */
+      paymentMethods: Pick<PaymentMethodService, 'saveFromCheckout'>;
     },
     private readonly options: SessionServiceOptions,
     private readonly now: () => Date = () => new Date(),
@@ -117,6 +134,7 @@ export class SessionService {
       cancel_url: input.cancelUrl,
       payment_type: input.frequency ? 'subscription' : 'one_time',
       subscription_frequency_key: input.frequency ?? null,
+      trial_days: input.trialDays ?? null,
       metadata: r.metadata ?? {},
       fee_details: {
         base_product_price: fee.base_amount,
@@ -134,7 +152,9 @@ export class SessionService {
       in_flight: null,
       idempotency_key: r.idempotency_key?.trim() || null,
     };
-    const saved = await this.deps.sessions.insertOrGetByIdempotencyKey(record);
+    // A subscription session tells subscriptions at once, which records a pending subscription.
+    const events = record.payment_type === 'subscription' ? [subscriptionCheckoutEvent(record)] : [];
+    const saved = await this.deps.sessions.insertOrGetByIdempotencyKey(record, events);
     return { session: saved.session, replayed: !saved.created };
   }
 
@@ -212,6 +232,7 @@ export class SessionService {
       throw err;
     }
     const at = this.now();
+    const trial = result.approved && claimed.trial_days !== null;
     const target = result.approved ? 'succeeded' : 'failed';
     const finished: ChargeRecord = {
       ...charge,
@@ -221,17 +242,50 @@ export class SessionService {
       completed_at: at,
       updated_at: at,
     };
-    const event = outboxEvent(
-      result.approved ? SUBJECTS.paymentSucceeded : SUBJECTS.paymentFailed,
-      sessionOutcome(claimed, finished, at),
-      { merchantId: claimed.merchant_id, mode: claimed.mode },
-    );
+    const scope = { merchantId: claimed.merchant_id, mode: claimed.mode };
+    const events: OutboxEntry[] = [];
+    // A trial charges nothing: the card is only saved (no payment event, no wallet credit).
+    if (!trial) {
+      const subject = result.approved ? SUBJECTS.paymentSucceeded : SUBJECTS.paymentFailed;
+      events.push(outboxEvent(subject, sessionOutcome(claimed, finished, at), scope));
+    }
+    if (result.approved && claimed.payment_type === 'subscription') {
+      // Saved before the session completes, so the completion event never names a method that does not exist;
+      // a crash in between leaves an unused method that the next attempt on this session reuses.
+      const method = await this.deps.paymentMethods.saveFromCheckout({
+        session_id: claimed.session_id,
+        merchant_id: claimed.merchant_id,
+        mode: claimed.mode,
+        customer_email: claimed.customer.email,
+        card: this.deps.processor.saveCard(card),
+      });
+      events.push(
+        outboxEvent(
+          SUBJECTS.subscriptionCheckoutCompleted,
+          {
+            ...subscriptionCheckout(claimed),
+            payment_method_id: method.payment_method_id,
+            card: { brand: method.card.brand, last4: method.card.last4 },
+            charge_id: trial ? null : finished.charge_id,
+            transaction_id: trial ? null : finished.transaction_id,
+            completed_at: at.toISOString(),
+          },
+          scope,
+        ),
+      );
+    }
     const attempts = claimed.attempt_count + 1;
     const saved = await this.deps.sessions.finishAttempt(
       sessionId,
       attemptId,
       result.approved
-        ? { status: 'completed', completed_at: at, payment: { ...finished, card: result.card }, attempt: null, now: at }
+        ? {
+            status: 'completed',
+            completed_at: at,
+            payment: trial ? null : { ...finished, card: result.card },
+            attempt: null,
+            now: at,
+          }
         : {
             status: attempts >= this.options.maxAttempts ? 'failed' : 'pending',
             completed_at: attempts >= this.options.maxAttempts ? at : null,
@@ -246,7 +300,7 @@ export class SessionService {
             },
             now: at,
           },
-      event,
+      events,
     );
     if (!saved) {
       // Our claim was taken over as stale: nothing of this attempt was recorded.
@@ -338,12 +392,27 @@ export class SessionService {
       });
     }
     const frequency = r.subscription_frequency_key?.trim() || undefined;
-    if (frequency && !(SUBSCRIPTION_FREQUENCIES as readonly string[]).includes(frequency)) {
+    if (frequency !== undefined && !isSubscriptionFrequency(frequency)) {
       throw new PlatformError(
         'VALIDATION_FAILED',
         `subscription_frequency_key must be one of ${SUBSCRIPTION_FREQUENCIES.join(', ')}`,
         { param: 'subscription_frequency_key' },
       );
+    }
+    const trialDays = r.trial_days || undefined;
+    if (trialDays !== undefined) {
+      if (!frequency) {
+        throw new PlatformError('VALIDATION_FAILED', 'trial_days needs subscription_frequency_key', {
+          param: 'trial_days',
+        });
+      }
+      if (!Number.isSafeInteger(trialDays) || trialDays < TRIAL_DAYS_MIN || trialDays > TRIAL_DAYS_MAX) {
+        throw new PlatformError(
+          'VALIDATION_FAILED',
+          `trial_days must be an integer from ${TRIAL_DAYS_MIN} to ${TRIAL_DAYS_MAX}`,
+          { param: 'trial_days' },
+        );
+      }
     }
     return {
       amount,
@@ -354,8 +423,32 @@ export class SessionService {
       successUrl: checkRedirectUrl(r.success_url, 'success_url'),
       cancelUrl: checkRedirectUrl(r.cancel_url, 'cancel_url'),
       frequency,
+      trialDays,
     };
   }
+}
+
+/** The payload of payments.subscription_checkout.created (and the start of .completed's). */
+function subscriptionCheckout(s: SessionRecord): SubscriptionCheckoutCreated {
+  return {
+    session_id: s.session_id,
+    merchant_id: s.merchant_id,
+    product: { id: s.product.id, title: s.product.name, type: s.product.type },
+    price: money(s.fee_details.base_product_price, s.amount.currency),
+    customer: s.customer,
+    frequency: s.subscription_frequency_key as SubscriptionCheckoutCreated['frequency'],
+    trial_days: s.trial_days ?? null,
+    metadata: s.metadata,
+    created_at: s.created_at.toISOString(),
+    expires_at: s.expires_at.toISOString(),
+  };
+}
+
+function subscriptionCheckoutEvent(s: SessionRecord): OutboxEntry {
+  return outboxEvent(SUBJECTS.subscriptionCheckoutCreated, subscriptionCheckout(s), {
+    merchantId: s.merchant_id,
+    mode: s.mode,
+  });
 }
 
 export function sessionNotFound(): PlatformError {

@@ -17,6 +17,7 @@ function toSessionRequest(req: types.payments.CreateSessionRequest__Output): Ses
     success_url: req.success_url || undefined,
     cancel_url: req.cancel_url || undefined,
     subscription_frequency_key: req.subscription_frequency_key || undefined,
+    trial_days: req.trial_days || undefined,
     metadata: metadataOf(req.metadata),
     idempotency_key: req.idempotency_key || undefined,
   };

@@ -148,6 +148,18 @@ export class MongoChargeRepository implements ChargeRepository {
     return doc ? toRecord(doc) : null;
   }
 
+  async reclaimPending(chargeId: string, staleBefore: Date, now: Date): Promise<ChargeRecord | null> {
+    const doc = (await this.model
+      .findOneAndUpdate(
+        { _id: chargeId, status: 'pending', updated_at: { $lte: staleBefore } },
+        { $set: { updated_at: now }, $inc: { attempts: 1 } },
+        { new: true },
+      )
+      .lean()
+      .exec()) as ChargeDocument | null;
+    return doc ? toRecord(doc) : null;
+  }
+
   async releaseReference(chargeId: string, reference: string): Promise<boolean> {
     const res = await this.model
       .updateOne(

@@ -28,6 +28,7 @@ const sessionSchema = new Schema<SessionDocument>(
     cancel_url: { type: String, default: '' },
     payment_type: { type: String, required: true },
     subscription_frequency_key: { type: String, default: null },
+    trial_days: { type: Number, default: null },
     metadata: { type: Schema.Types.Mixed, default: {} },
     fee_details: { type: Schema.Types.Mixed, required: true },
     expires_at: { type: Date, required: true },
@@ -71,6 +72,7 @@ function toRecord(doc: SessionDocument): SessionRecord {
     session_id: _id,
     ...rest,
     in_flight: rest.in_flight ? { ...rest.in_flight, started_at: asDate(rest.in_flight.started_at) } : null,
+    trial_days: rest.trial_days ?? null,
     attempts: rest.attempts ?? [],
     attempt_count: rest.attempt_count ?? 0,
   };
@@ -85,10 +87,19 @@ export class MongoSessionRepository implements SessionRepository {
     private readonly afterWrite: (id: string) => void = () => undefined,
   ) {}
 
-  async insertOrGetByIdempotencyKey(session: SessionRecord): Promise<{ session: SessionRecord; created: boolean }> {
+  async insertOrGetByIdempotencyKey(
+    session: SessionRecord,
+    events: OutboxEntry[] = [],
+  ): Promise<{ session: SessionRecord; created: boolean }> {
     const { session_id: id, ...rest } = session;
     try {
-      await this.model.create({ _id: id, ...rest, idempotency_ref: session.idempotency_key ?? `id:${id}`, outbox: [] });
+      await this.model.create({
+        _id: id,
+        ...rest,
+        idempotency_ref: session.idempotency_key ?? `id:${id}`,
+        outbox: events,
+      });
+      if (events.length) this.afterWrite(id);
       return { session, created: true };
     } catch (err) {
       if (!isDuplicateKeyError(err) || !session.idempotency_key) throw err;
@@ -144,7 +155,7 @@ export class MongoSessionRepository implements SessionRepository {
     id: string,
     attemptId: string,
     change: AttemptChange,
-    event: OutboxEntry,
+    events: OutboxEntry[],
   ): Promise<SessionRecord | null> {
     const set: Record<string, unknown> = {
       status: change.status,
@@ -153,7 +164,7 @@ export class MongoSessionRepository implements SessionRepository {
       updated_at: change.now,
     };
     if (change.payment) set.payment = change.payment;
-    const push: Record<string, unknown> = { outbox: event };
+    const push: Record<string, unknown> = { outbox: { $each: events } };
     if (change.attempt) push.attempts = change.attempt;
     const doc = (await this.model
       .findOneAndUpdate(

@@ -1,4 +1,10 @@
-import { PlatformError } from '@ppay/kernel';
+import {
+  PlatformError,
+  SUBSCRIPTION_FREQUENCIES,
+  TRIAL_DAYS_MAX,
+  TRIAL_DAYS_MIN,
+  type SubscriptionFrequency,
+} from '@ppay/kernel';
 
 /**
  * Billing calendar: which instants a subscription's periods start and end at.
@@ -10,9 +16,9 @@ import { PlatformError } from '@ppay/kernel';
  * double billing around DST changes and time zones that Lago's users reported.
  */
 
-/** Spec 4.2 names monthly, yearly and quarterly and calls the list incomplete; see SUBSCRIPTION_DECISIONS.md. */
-export const FREQUENCIES = ['weekly', 'monthly', 'quarterly', 'biannually', 'yearly'] as const;
-export type Frequency = (typeof FREQUENCIES)[number];
+/** Spec 4.2 names monthly, yearly and quarterly and calls the list incomplete (docs/decisions.md, Subscriptions 1). */
+export const FREQUENCIES = SUBSCRIPTION_FREQUENCIES;
+export type Frequency = SubscriptionFrequency;
 
 type Interval = { unit: 'day'; count: number } | { unit: 'month'; count: number };
 
@@ -27,8 +33,7 @@ const INTERVALS: Readonly<Record<Frequency, Interval>> = {
 const DAY_MS = 86_400_000;
 
 /** Trial length in whole days (subscription.created "trial fields"): at least a day, at most two years. */
-export const TRIAL_DAYS_MIN = 1;
-export const TRIAL_DAYS_MAX = 730;
+export { TRIAL_DAYS_MAX, TRIAL_DAYS_MIN };
 
 /** One billing period; `end` is exclusive and equals the next period's `start`. */
 export interface Period {

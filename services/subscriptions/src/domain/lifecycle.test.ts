@@ -5,6 +5,7 @@ import {
   claimRenewal,
   claimRetry,
   hasAccess,
+  lateOutcomeRecorded,
   newSubscription,
   pause,
   periodEnded,
@@ -454,11 +455,31 @@ describe('cancel', () => {
     expect(again.state.cancelled_at).toEqual(t('2026-02-10T00:00:00.000Z'));
   });
 
-  it('a charge outcome arriving after cancel is refused, so the caller refunds it', () => {
-    const c = cancel(dueClaimed(), { now: FEB_28 }).state;
+  it('a charge outcome arriving after cancel is not a renewal: it is recorded as a late outcome', () => {
+    const claimed = dueClaimed();
+    const c = cancel(claimed, { now: FEB_28 }).state;
     expect(() => renewalSucceeded(c, { paidAt: FEB_28 })).toThrow(
       expect.objectContaining({ message: 'Subscription is cancelled; cannot record a renewal payment' }),
     );
+    const late = lateOutcomeRecorded(c, { at: FEB_28, period: claimed.pending_period!, succeeded: true });
+    expect(late).toMatchObject({
+      status: 'cancelled',
+      cancelled_at: FEB_28,
+      payment_status: 'paid',
+      current_period: claimed.pending_period,
+      access_until: MAR_31,
+      next_payment_date: null,
+    });
+    const failed = lateOutcomeRecorded(c, {
+      at: FEB_28,
+      period: claimed.pending_period!,
+      succeeded: false,
+      declineCode: 'card_declined',
+    });
+    expect(failed).toMatchObject({ status: 'cancelled', payment_status: 'failed', decline_reason: 'card_declined' });
+    expect(() =>
+      lateOutcomeRecorded(active(), { at: FEB_28, period: claimed.pending_period!, succeeded: true }),
+    ).toThrow(expect.objectContaining({ code: 'CONFLICT' }));
   });
 });
 

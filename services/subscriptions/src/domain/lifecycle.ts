@@ -309,8 +309,8 @@ export interface CancelResult<S> {
  *    period to wait for, and dunning stops;
  *  - cancelled → unchanged with alreadyCancelled (idempotent, as Stripe answers a second cancel with the
  *    cancelled subscription), so a retried request gets the same 200 and the original cancelled_at.
- * A charge in flight when a due subscription is cancelled may still succeed; renewalSucceeded then
- * refuses (CONFLICT) and the caller refunds it.
+ * A charge in flight when a due subscription is cancelled may still succeed: renewalSucceeded refuses it
+ * (the subscription is no longer due) and the worker records it with lateOutcomeRecorded instead.
  */
 export function cancel<S extends SubscriptionState>(
   state: S,
@@ -358,5 +358,31 @@ export function periodEnded<S extends SubscriptionState>(state: S, now: Date): S
     pending_period: null,
     next_retry_at: null,
     next_payment_date: null,
+  };
+}
+
+/**
+ * A renewal charge that was in flight when the subscription was cancelled has finished. The money has moved
+ * (or not) whatever the subscription's status: a success is recorded — the customer paid for that period,
+ * so access runs to its end — but the subscription stays cancelled and nothing more is charged. Refusing it
+ * would leave a charge (and a wallet credit) that no subscription knows about; refunds are not built yet.
+ */
+export function lateOutcomeRecorded<S extends SubscriptionState>(
+  state: S,
+  input: { at: Date; period: Period; succeeded: boolean; declineCode?: string | null },
+): S {
+  expectStatus(state, ['cancelled'], 'record a late charge outcome');
+  if (!input.succeeded) {
+    return { ...state, payment_status: 'failed', decline_reason: input.declineCode ?? null };
+  }
+  const accessUntil =
+    state.access_until !== null && state.access_until > input.period.end ? state.access_until : input.period.end;
+  return {
+    ...state,
+    payment_status: 'paid',
+    current_period: input.period,
+    access_until: accessUntil,
+    last_payment_at: input.at,
+    decline_reason: null,
   };
 }

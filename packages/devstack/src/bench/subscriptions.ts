@@ -1,0 +1,328 @@
+import { randomBytes } from 'node:crypto';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import {
+  callerToMetadata,
+  connectMongo,
+  createLogger,
+  newRequestId,
+  ServiceClient,
+  type ComponentName,
+} from '@ppay/kernel';
+import { loadPlatformProto, type types } from '@ppay/proto';
+import type { Connection } from 'mongoose';
+import { createMerchant, type NewMerchant } from '../merchants';
+import { infraDown, infraUp, Platform } from '../platform';
+import { REPO_ROOT } from '../paths';
+import { loadOrCreateSecrets } from '../secrets';
+
+/**
+ * Subscription benchmarks (issue 13), each against a fresh local platform on loopback, bounded in count
+ * and time:
+ *  - renewals: N subscriptions fall due at once; the scheduler renews them through payments. Prints
+ *    renewals/s, double charges (must be 0), CPU per renewal, and as baseline the same number of
+ *    off-session charges asked of payments directly with the scheduler's concurrency.
+ *  - subscriptions-list: p50/p99 of a sorted page (GET /subscriptions) for a merchant with 1,000 and one
+ *    with 100,000 subscriptions, in the same run; target ratio ≤ 2.
+ */
+
+const DAY = 86_400_000;
+
+interface Env {
+  platform: Platform;
+  merchant: NewMerchant;
+  subs: Connection;
+  payments: Connection;
+  stop(): Promise<void>;
+}
+
+async function startEnv(envFor: Record<string, NodeJS.ProcessEnv>): Promise<Env> {
+  const stateDir = path.join(REPO_ROOT, '.infra', 'bench');
+  const infraOptions = { dir: stateDir, mongoPort: 27417, natsPort: 4522, natsHttpPort: 8522, fresh: true };
+  const infra = await infraUp(infraOptions);
+  const secrets = loadOrCreateSecrets(stateDir);
+  const platform = new Platform({
+    mongoUri: infra.mongoUri,
+    natsUrl: infra.natsUrl,
+    secrets,
+    portBase: 19000,
+    logDir: path.join(stateDir, 'logs'),
+    logLevel: 'warn',
+    envFor: { gateway: { RATE_LIMIT_SANDBOX_PER_SECOND: '1000000' }, ...envFor },
+  });
+  await platform.start();
+  const merchant = await newMerchant(platform, secrets.AUTH_JWT_SECRET);
+  const log = createLogger('bench', 'silent');
+  const subs = await connectMongo(infra.mongoUri, 'ppay_subscriptions', log);
+  const payments = await connectMongo(infra.mongoUri, 'ppay_payments', log);
+  return {
+    platform,
+    merchant,
+    subs,
+    payments,
+    async stop() {
+      await subs.close();
+      await payments.close();
+      await platform.stop();
+      if (infra.startedHere) await infraDown(infraOptions);
+    },
+  };
+}
+
+function newMerchant(platform: Platform, jwtSecret: string) {
+  return createMerchant(
+    {
+      marketplaceAddr: platform.grpcAddress('marketplace'),
+      webhooksAddr: platform.grpcAddress('webhooks'),
+      jwtSecret,
+    },
+    { email: `bench${randomBytes(4).toString('hex')}@example.com`, country: 'NG', currency: 'NGN' },
+  );
+}
+
+/** One real subscription made through the sandbox helper: the template the bench clones. */
+async function templateSubscription(env: Env, merchant: NewMerchant, frequency = 'monthly') {
+  const res = await fetch(`${env.platform.gatewayUrl}/api/v1/partner/sandbox/subscriptions`, {
+    method: 'POST',
+    headers: { 'x-api-key': merchant.api_key, 'content-type': 'application/json' },
+    body: JSON.stringify({
+      amount: 100_000,
+      currency: 'NGN',
+      product_name: 'Bench box',
+      customer: { email: 'bench@example.com' },
+      subscription_frequency_key: frequency,
+      card_number: '4242 4242 4242 4242',
+    }),
+  });
+  const body = (await res.json()) as { data?: { id: string } };
+  if (!res.ok || !body.data) throw new Error(`sandbox subscription failed: ${res.status} ${JSON.stringify(body)}`);
+  const doc = await env.subs.collection('subscriptions').findOne({ _id: body.data.id } as never);
+  if (!doc) throw new Error('template subscription not stored');
+  return doc as unknown as Record<string, unknown> & { _id: string; outbox: unknown[] };
+}
+
+async function insertClones(
+  env: Env,
+  count: number,
+  make: (i: number) => Record<string, unknown>,
+  onProgress?: (n: number) => void,
+): Promise<void> {
+  const BATCH = 2_000;
+  for (let i = 0; i < count; i += BATCH) {
+    const docs = Array.from({ length: Math.min(BATCH, count - i) }, (_, k) => make(i + k));
+    // Ordered: FerretDB writes an ordered batch in one transaction (unordered is one transaction per document).
+    await env.subs.collection('subscriptions').insertMany(docs as never[], { ordered: true });
+    onProgress?.(i + docs.length);
+  }
+}
+
+async function cpuSeconds(platform: Platform, names: ComponentName[]): Promise<number> {
+  let total = 0;
+  for (const name of names) {
+    const text = await (await fetch(platform.metricsUrl(name))).text();
+    const line = text.split('\n').find((l) => l.startsWith('ppay_process_cpu_seconds_total'));
+    total += line ? Number(line.split(' ').pop()) : 0;
+  }
+  return total;
+}
+
+const say = (line: string) => process.stdout.write(`${line}\n`);
+
+export async function renewalsBench(): Promise<number> {
+  const count = Number(process.env.BENCH_SUBSCRIPTIONS ?? 10_000);
+  const concurrency = Number(process.env.BENCH_SCHEDULER_CONCURRENCY ?? 4);
+  const timeoutMs = Number(process.env.BENCH_TIMEOUT_SECONDS ?? 1_200) * 1000;
+  const env = await startEnv({
+    subscriptions: { SCHEDULER_INTERVAL_MS: '100', SCHEDULER_CONCURRENCY: String(concurrency) },
+  });
+  try {
+    const template = await templateSubscription(env, env.merchant);
+    const now = new Date();
+    const future = new Date(now.getTime() + 365 * DAY);
+    say(`seeding ${count} subscriptions (due far in the future until released)…`);
+    await insertClones(env, count, (i) => {
+      const id = `sub_bench${String(i).padStart(6, '0')}`;
+      return {
+        ...template,
+        _id: id,
+        origin_ref: `id:${id}`,
+        next_payment_date: future,
+        next_action_at: future,
+        wake_at: future,
+        lease_owner: null,
+        lease_until: new Date(0),
+        outbox: [],
+      };
+    });
+    // All of them fall due at once: each now has its renewal due at `now` (period 1 of its anchor).
+    const cpuBefore = await cpuSeconds(env.platform, ['subscriptions', 'payments']);
+    const started = Date.now();
+    await env.subs
+      .collection('subscriptions')
+      .updateMany({ merchant_id: env.merchant.merchant_id, _id: { $ne: template._id } } as never, {
+        $set: { next_payment_date: now, next_action_at: now, wake_at: now },
+      });
+    const renewed = () =>
+      env.subs.collection('renewals').countDocuments({ merchant_id: env.merchant.merchant_id, status: 'paid' });
+    let done = 0;
+    let lastReport = Date.now();
+    while (done < count && Date.now() - started < timeoutMs) {
+      await new Promise((r) => setTimeout(r, 1_000));
+      done = await renewed();
+      if (Date.now() - lastReport > 15_000) {
+        say(`  … ${done} renewed after ${((Date.now() - started) / 1000).toFixed(0)} s`);
+        lastReport = Date.now();
+      }
+    }
+    const seconds = (Date.now() - started) / 1000;
+    const cpu = (await cpuSeconds(env.platform, ['subscriptions', 'payments'])) - cpuBefore;
+
+    // Double charges: more than one successful charge for one (subscription, period start).
+    const charges = await env.payments
+      .collection('charges')
+      .find({ merchant_id: env.merchant.merchant_id, status: 'succeeded' }, { projection: { reference_key: 1 } })
+      .toArray();
+    const perPeriod = new Map<string, number>();
+    for (const c of charges) {
+      const ref = String(c.reference_key);
+      if (!ref.startsWith('sub:')) continue;
+      const period = ref.split(':').slice(0, -1).join(':');
+      perPeriod.set(period, (perPeriod.get(period) ?? 0) + 1);
+    }
+    const doubles = [...perPeriod.values()].reduce((n, k) => n + Math.max(0, k - 1), 0);
+
+    // Baseline: the same number of off-session charges asked of payments directly (no scheduler, no
+    // subscription writes), with the same concurrency; capped so the bench stays bounded.
+    const baselineCount = Math.min(count, Number(process.env.BENCH_BASELINE_CHARGES ?? 2_000));
+    const baseline = await directCharges(env, String(template.payment_method_id), baselineCount, concurrency);
+
+    const rate = done / seconds;
+    const cores = os.cpus().length;
+    say('');
+    say(
+      `case renewals: ${count} subscriptions falling due at once, renewed by the scheduler (concurrency ${concurrency})`,
+    );
+    say(`  ${cores} cores shared by every process and the database`);
+    say(`  platform  ${rate.toFixed(1).padStart(8)} renewals/s   ${done}/${count} renewed in ${seconds.toFixed(1)} s`);
+    say(
+      `  baseline  ${baseline.rate.toFixed(1).padStart(8)} charges/s    (${baselineCount} ChargePaymentMethod calls straight to payments)`,
+    );
+    say(
+      `  ratio     ${(rate / baseline.rate).toFixed(2)}x baseline (the scheduler's claim, renewal record and subscription writes)`,
+    );
+    say(`  cpu       ${((cpu * 1000) / Math.max(1, done)).toFixed(1)} ms of subscriptions + payments CPU per renewal`);
+    say(`  double charges: ${doubles} (must be 0)`);
+    say('');
+    return doubles === 0 && done === count ? 0 : 1;
+  } finally {
+    await env.stop();
+  }
+}
+
+async function directCharges(env: Env, paymentMethodId: string, count: number, concurrency: number) {
+  const client = new ServiceClient<types.payments.PaymentsServiceClient>(
+    'payments',
+    loadPlatformProto().ppay.payments.v1.PaymentsService,
+    env.platform.grpcAddress('payments'),
+    { deadlineMs: 30_000 },
+  );
+  let next = 0;
+  const started = Date.now();
+  const worker = async () => {
+    for (let i = next++; i < count; i = next++) {
+      await client.call(
+        'ChargePaymentMethod',
+        {
+          payment_method_id: paymentMethodId,
+          price: { amount: 100_000, currency: 'NGN' },
+          idempotency_key: `bench:${i}`,
+          product: { title: 'Bench box', type: 'subscription' },
+          subscription_frequency_key: 'monthly',
+        },
+        callerToMetadata({
+          requestId: newRequestId(),
+          auth: 'internal',
+          merchantId: env.merchant.merchant_id,
+          mode: 'sandbox',
+        }),
+      );
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  client.close();
+  return { rate: count / ((Date.now() - started) / 1000) };
+}
+
+export async function subscriptionsListBench(): Promise<number> {
+  const small = Number(process.env.BENCH_SMALL ?? 1_000);
+  const large = Number(process.env.BENCH_LARGE ?? 100_000);
+  const requests = Number(process.env.BENCH_REQUESTS ?? 40);
+  // No renewals during the measurement: the seeded subscriptions are due far in the future anyway.
+  const env = await startEnv({ subscriptions: { SCHEDULER_ENABLED: 'false' } });
+  try {
+    const secrets = loadOrCreateSecrets(path.join(REPO_ROOT, '.infra', 'bench'));
+    const smallMerchant = env.merchant;
+    const largeMerchant = await newMerchant(env.platform, secrets.AUTH_JWT_SECRET);
+    const seeded = async (m: NewMerchant, n: number) => {
+      const template = await templateSubscription(env, m);
+      const t0 = Date.now();
+      say(`seeding ${n} subscriptions for merchant ${m.merchant_id}…`);
+      const statuses = ['active', 'active', 'active', 'due', 'paused', 'cancelled'];
+      const payment = ['paid', 'paid', 'failed', 'pending', 'none'];
+      await insertClones(env, n - 1, (i) => {
+        const id = `sub_${m.merchant_id}_${i}`;
+        const created = new Date(t0 - i * 60_000);
+        const nextPayment = new Date(t0 + ((i * 7919) % 365) * DAY);
+        return {
+          ...template,
+          _id: id,
+          origin_ref: `id:${id}`,
+          status: statuses[i % statuses.length],
+          payment_status: payment[i % payment.length],
+          amount: { amount: 1_000 + ((i * 104_729) % 1_000_000), currency: 'NGN' },
+          created_at: created,
+          next_payment_date: nextPayment,
+          next_action_at: null,
+          wake_at: null,
+          outbox: [],
+        };
+      });
+    };
+    await seeded(smallMerchant, small);
+    await seeded(largeMerchant, large);
+    const sorts = ['created_at', 'next_payment', 'actual_price', 'payment_status'];
+    const page = async (m: NewMerchant, i: number) => {
+      const url = `${env.platform.gatewayUrl}/api/v1/partner/subscriptions?limit=20&sort_by=${sorts[i % sorts.length]}&sort_order=${i % 2 ? 'ASC' : 'DESC'}`;
+      const t = process.hrtime.bigint();
+      const res = await fetch(url, { headers: { 'x-api-key': m.api_key } });
+      await res.arrayBuffer();
+      if (!res.ok) throw new Error(`list failed: ${res.status}`);
+      return Number(process.hrtime.bigint() - t) / 1e6;
+    };
+    const measure = async (m: NewMerchant) => {
+      for (let i = 0; i < 4; i++) await page(m, i); // warm-up
+      const times: number[] = [];
+      for (let i = 0; i < requests; i++) times.push(await page(m, i));
+      times.sort((a, b) => a - b);
+      const at = (q: number) => times[Math.min(times.length - 1, Math.ceil(q * times.length) - 1)]!;
+      return { p50: at(0.5), p99: at(0.99) };
+    };
+    const cpuBefore = await cpuSeconds(env.platform, ['subscriptions']);
+    const a = await measure(smallMerchant);
+    const b = await measure(largeMerchant);
+    const cpu = (await cpuSeconds(env.platform, ['subscriptions'])) - cpuBefore;
+    const ratio = b.p99 / a.p99;
+    say('');
+    say(
+      `case subscriptions-list: GET /subscriptions, a sorted page of 20 (4 sort keys × 2 orders), ${requests} sequential requests per merchant`,
+    );
+    say(`  ${small.toLocaleString('en')} subscriptions   p50 ${a.p50.toFixed(1)} ms   p99 ${a.p99.toFixed(1)} ms`);
+    say(`  ${large.toLocaleString('en')} subscriptions   p50 ${b.p50.toFixed(1)} ms   p99 ${b.p99.toFixed(1)} ms`);
+    say(`  ratio     ${ratio.toFixed(2)}x p99 (target <= 2) ${ratio <= 2 ? 'PASS' : 'ABOVE TARGET'}`);
+    say(`  cpu       ${((cpu * 1000) / (2 * (requests + 4))).toFixed(1)} ms of subscriptions CPU per request`);
+    say('');
+    return 0;
+  } finally {
+    await env.stop();
+  }
+}

@@ -1,0 +1,25 @@
+import { defineConsumer, SUBJECTS, type ConsumerSpec } from '@ppay/kernel';
+import type { SubscriptionService } from '../domain/subscriptions';
+
+/**
+ * payments' subscription checkouts → subscriptions: `created` records a pending subscription, `completed`
+ * activates it (or starts its trial) with the saved payment method. Both are idempotent by checkout
+ * session (a unique index), and `completed` creates the subscription itself if it is handled first.
+ */
+export function checkoutConsumer(subscriptions: SubscriptionService): ConsumerSpec {
+  return defineConsumer({
+    stream: 'PAYMENTS',
+    durable: 'subscriptions_checkouts',
+    subjects: [SUBJECTS.subscriptionCheckoutCreated, SUBJECTS.subscriptionCheckoutCompleted],
+    async handle(event) {
+      // Sandbox and live subscriptions never mix: an event without a mode is a bug, not a default.
+      if (event.mode !== 'sandbox' && event.mode !== 'live')
+        throw new Error(`checkout event ${event.event_id} has no mode`);
+      if (event.subject === SUBJECTS.subscriptionCheckoutCompleted) {
+        await subscriptions.checkoutCompleted(event.mode, event.data);
+      } else {
+        await subscriptions.checkoutCreated(event.mode, event.data);
+      }
+    },
+  });
+}

@@ -27,3 +27,4 @@ export interface GatewayDeps {
 
 export const PARTNER_PREFIX = '/api/v1/partner';
 export const DASHBOARD_PREFIX = '/api/v1/marketplace';
+export const ADMIN_PREFIX = '/api/v1/admin';

@@ -35,3 +35,11 @@ export function userTokenAuth(deps: GatewayDeps, options: { environmentHeader?: 
     req.caller = { requestId: req.id, merchantId: user.merchantId, userId: user.userId, auth: 'user_token', mode };
   };
 }
+
+/** preValidation for the platform admin API: a user token (x-id-key) carrying the platform_admin role. */
+export function adminTokenAuth(deps: GatewayDeps) {
+  return async (req: FastifyRequest) => {
+    const admin = await deps.userTokens.verifyAdmin(req.headers['x-id-key']);
+    req.caller = { requestId: req.id, userId: admin.userId, auth: 'admin' };
+  };
+}

@@ -93,8 +93,19 @@ export class IdempotencyStore {
     }
   }
 
-  async complete(claim: Claim, status: number, body: string, contentType: string | undefined): Promise<void> {
-    if (status >= 500) {
+  /**
+   * Keeps the answer, except a 5xx (a retry after an outage must run again) and a response marked
+   * `Cache-Control: no-store` (it carries a secret shown once — an API key, a client_secret — which
+   * must never sit in an idempotency record): a retry then runs again and issues a fresh one.
+   */
+  async complete(
+    claim: Claim,
+    status: number,
+    body: string,
+    contentType: string | undefined,
+    noStore = false,
+  ): Promise<void> {
+    if (status >= 500 || noStore) {
       await this.kv.delete(claim.kvKey);
       return;
     }
@@ -147,6 +158,7 @@ export function registerIdempotency(app: FastifyInstance, store: IdempotencyStor
       reply.statusCode,
       String(payload ?? ''),
       typeof contentType === 'string' ? contentType : undefined,
+      reply.getHeader('cache-control') === 'no-store',
     );
     return payload;
   });

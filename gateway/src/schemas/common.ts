@@ -72,3 +72,4 @@ export const UnspecifiedData = Type.Object({}, { additionalProperties: true });
 
 export const apiKeySecurity = [{ apiKey: [] }];
 export const userTokenSecurity = [{ userToken: [] }];
+export const adminTokenSecurity = [{ adminToken: [] }];

@@ -22,3 +22,18 @@ export function mintUserToken(userId: string, merchantId: number, options: Token
     .setExpirationTime(options.expiresIn ?? '30d')
     .sign(createSecretKey(Buffer.from(options.secret, 'utf8')));
 }
+
+/**
+ * Mints a platform administrator token (x-id-key with the role claim platform_admin) for the admin
+ * API, e.g. the live KYC review queue. In production the identity provider issues these.
+ */
+export function mintAdminToken(userId: string, options: TokenOptions): Promise<string> {
+  return new SignJWT({ role: 'platform_admin' })
+    .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+    .setSubject(userId)
+    .setIssuer(options.issuer ?? 'ppay-local')
+    .setAudience(options.audience ?? 'ppay-dashboard')
+    .setIssuedAt()
+    .setExpirationTime(options.expiresIn ?? '12h')
+    .sign(createSecretKey(Buffer.from(options.secret, 'utf8')));
+}

@@ -9,6 +9,10 @@ declare module 'fastify' {
   interface FastifyRequest {
     caller: CallerInfo;
   }
+  interface FastifyContextConfig {
+    /** The 401 message of this route's spec error table, when it is not "Invalid API key". */
+    authFailureMessage?: string;
+  }
 }
 
 /**

@@ -115,6 +115,28 @@ describe('KYC and payout routes over a fake kyc service (app.inject)', () => {
     expect(t.calls).toEqual([]);
   });
 
+  it('words a missing or invalid key as spec 7.2 / 7.3 do: 401 Unauthorized', async () => {
+    const t = await testGateway();
+    for (const [method, url, key] of [
+      ['POST', '/marketplace/merchants/1001/kyc', undefined],
+      ['GET', '/marketplace/payout/banks', 'pk_live_x'],
+      ['PATCH', '/marketplace/merchants/1001/payout', undefined],
+    ] as const) {
+      const res = await t.app.inject({
+        method,
+        url: partner(url),
+        headers: key ? { 'x-api-key': key } : {},
+        payload: method === 'GET' ? undefined : {},
+      });
+      expect([url, res.statusCode, res.json().message, res.json().error.code]).toEqual([
+        url,
+        401,
+        'Unauthorized',
+        'INVALID_API_KEY',
+      ]);
+    }
+  });
+
   it('passes the kyc service’s 7.2 / 7.4 errors through with their status and message', async () => {
     const t = await testGateway({
       kyc: {

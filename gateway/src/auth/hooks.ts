@@ -2,14 +2,24 @@ import type { FastifyRequest } from 'fastify';
 import { PlatformError } from '@ppay/kernel';
 import type { GatewayDeps } from '../deps';
 
-/** preHandler for partner routes: X-API-Key → caller {merchant, mode, key}. */
+/**
+ * preHandler for partner routes: X-API-Key → caller {merchant, mode, key}. A route whose spec error
+ * table words the 401 differently (spec 7.2, 7.3: "Unauthorized" rather than 7.1's "Invalid API key")
+ * says so in its `config.authFailureMessage`; the code stays INVALID_API_KEY.
+ */
 export function apiKeyAuth(deps: GatewayDeps) {
   return async (req: FastifyRequest) => {
+    const message = req.routeOptions.config?.authFailureMessage;
     const header = req.headers['x-api-key'];
     if (typeof header !== 'string' || header.trim() === '') {
-      throw new PlatformError('INVALID_API_KEY', undefined, { detail: 'X-API-Key header is missing' });
+      throw new PlatformError('INVALID_API_KEY', message, { detail: 'X-API-Key header is missing' });
     }
-    const principal = await deps.apiKeys.authenticate(header.trim());
+    const principal = await deps.apiKeys.authenticate(header.trim()).catch((err: unknown) => {
+      if (message && err instanceof PlatformError && err.code === 'INVALID_API_KEY') {
+        throw new PlatformError('INVALID_API_KEY', message, { detail: err.detail });
+      }
+      throw err;
+    });
     req.caller = {
       requestId: req.id,
       merchantId: principal.merchantId,

@@ -27,6 +27,9 @@ const response = (data: Parameters<typeof successOf>[0]) => ({ 200: successOf(da
 export const onboardingUrl = (deps: GatewayDeps, token: string) =>
   `${deps.config.PUBLIC_BASE_URL.replace(/\/+$/, '')}/onboarding/${encodeURIComponent(token)}`;
 
+/** Spec 7.2 and 7.3 word a missing or invalid key "Unauthorized". */
+const config = { authFailureMessage: 'Unauthorized' };
+
 /** Responses carrying a client_secret are shown once: never cached, never kept as an idempotent answer. */
 const noStore = (reply: FastifyReply) => reply.header('cache-control', 'no-store');
 
@@ -41,6 +44,7 @@ export async function registerKycRoutes(app: FastifyInstance, deps: GatewayDeps)
   app.post<{ Params: Static<typeof MerchantIdParams>; Body: Static<typeof KycBody> }>(
     '/marketplace/merchants/:merchantId/kyc',
     {
+      config,
       schema: {
         tags,
         security,
@@ -83,6 +87,7 @@ export async function registerKycRoutes(app: FastifyInstance, deps: GatewayDeps)
   app.get<{ Params: Static<typeof MerchantIdParams> }>(
     '/marketplace/merchants/:merchantId/kyc',
     {
+      config,
       schema: {
         tags,
         security,
@@ -97,6 +102,7 @@ export async function registerKycRoutes(app: FastifyInstance, deps: GatewayDeps)
   app.post<{ Params: Static<typeof KycParams>; Body: Static<typeof DecisionBody> }>(
     '/sandbox/kyc/:submission_id/:action',
     {
+      config,
       schema: {
         tags: ['Sandbox'],
         security,
@@ -121,6 +127,7 @@ export async function registerKycRoutes(app: FastifyInstance, deps: GatewayDeps)
   app.get<{ Querystring: Static<typeof BanksQuery> }>(
     '/marketplace/payout/banks',
     {
+      config,
       schema: {
         tags,
         security,
@@ -144,6 +151,7 @@ export async function registerKycRoutes(app: FastifyInstance, deps: GatewayDeps)
     app.route<{ Params: Static<typeof MerchantIdParams>; Body: Static<typeof PayoutBody> }>({
       method,
       url: '/marketplace/merchants/:merchantId/payout',
+      config,
       schema: { tags, security, summary, params: MerchantIdParams, body: PayoutBody, response: response(PayoutData) },
       handler: async (req, reply) => {
         const res = await kyc.call(rpc, { ...req.body, merchant_id: req.params.merchantId }, callerMetadata(req));

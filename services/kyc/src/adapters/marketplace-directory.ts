@@ -4,6 +4,7 @@ import {
   PlatformError,
   RemoteCallError,
   ServiceClient,
+  TtlCache,
   type PlatformMetrics,
 } from '@ppay/kernel';
 import { loadPlatformProto, type types } from '@ppay/proto';
@@ -17,6 +18,9 @@ import type { SubMerchant, SubMerchantDirectory } from '../domain/ports';
  */
 export class GrpcSubMerchantDirectory implements SubMerchantDirectory {
   private readonly client: ServiceClient<types.marketplace.MarketplaceServiceClient>;
+  /** Operator flags for the banks list (reference data): 30 s, so the list stays a memory read. */
+  private readonly operators = new TtlCache<number, boolean>(10_000);
+  private static readonly OPERATOR_TTL_MS = 30_000;
 
   constructor(address: string, metrics: PlatformMetrics, deadlineMs = 3_000) {
     this.client = new ServiceClient(
@@ -56,6 +60,26 @@ export class GrpcSubMerchantDirectory implements SubMerchantDirectory {
         ? { id: m.id, country: m.country, baseline_currency: m.baseline_currency, business_name: m.business_name }
         : null,
     };
+  }
+
+  isOperator(merchantId: number): Promise<boolean> {
+    return this.operators.getOrLoad(
+      merchantId,
+      async () => {
+        try {
+          const account = await this.client.call(
+            'GetAccount',
+            {},
+            callerToMetadata({ requestId: newRequestId(), auth: 'internal', merchantId }),
+          );
+          return account.is_marketplace_operator;
+        } catch (err) {
+          if (err instanceof RemoteCallError && err.errorCode === 'MERCHANT_NOT_FOUND') return false;
+          throw err instanceof RemoteCallError ? err.toPlatformError() : err;
+        }
+      },
+      () => GrpcSubMerchantDirectory.OPERATOR_TTL_MS,
+    );
   }
 
   close(): void {

@@ -87,6 +87,9 @@ export class MemoryDirectory implements SubMerchantDirectory {
       merchant: { id, country, baseline_currency: currency, business_name: `Business ${id}` },
     });
   }
+  async isOperator(merchantId: number) {
+    return this.operators.has(merchantId);
+  }
   async activeSubMerchant(operatorId: number, merchantId: number): Promise<SubMerchant> {
     this.calls++;
     if (!this.operators.has(operatorId)) throw new PlatformError('MARKETPLACE_OPERATOR_REQUIRED');

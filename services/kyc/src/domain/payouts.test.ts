@@ -45,13 +45,14 @@ const payoutEvents = (w: ReturnType<typeof setup>) =>
     .map((e) => e.data as KycPayoutAccountUpdated);
 
 describe('payout banks', () => {
-  it('lists by currency from memory; an unknown currency is a clear 400', () => {
+  it('lists by currency from memory for operators; an unknown currency is a clear 400', async () => {
     const w = setup();
-    const ngn = w.payouts.listBanks('NGN');
+    const ngn = await w.payouts.listBanks(OPERATOR, 'NGN');
     expect(ngn.length).toBeGreaterThan(20);
     expect(ngn.every((b) => b.country_iso_code === 'NG' && b.currency === 'NGN')).toBe(true);
-    expect(w.payouts.listBanks().length).toBe(72);
-    expect(() => w.payouts.listBanks('USD')).toThrow('currency must be one of GHS, KES, NGN, ZAR');
+    expect((await w.payouts.listBanks(OPERATOR)).length).toBe(72);
+    await expect(w.payouts.listBanks(OPERATOR, 'USD')).rejects.toThrow('currency must be one of GHS, KES, NGN, ZAR');
+    await expect(w.payouts.listBanks(NG_SUB)).rejects.toMatchObject({ code: 'MARKETPLACE_OPERATOR_REQUIRED' });
   });
 });
 

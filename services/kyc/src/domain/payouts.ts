@@ -101,9 +101,14 @@ export class PayoutService {
     this.now = deps.now ?? (() => new Date());
   }
 
-  /** GET /marketplace/payout/banks: from memory; an unknown currency is a 400. */
-  listBanks(currency?: string): readonly PayoutBank[] {
-    return this.deps.banks.list(currency);
+  /**
+   * GET /marketplace/payout/banks: from memory; an unknown currency is a 400. Like every marketplace
+   * endpoint (spec 4.9) it is for operators (403 otherwise); that answer is cached briefly.
+   */
+  async listBanks(operatorId: number, currency?: string): Promise<readonly PayoutBank[]> {
+    const banks = this.deps.banks.list(currency);
+    if (!(await this.deps.directory.isOperator(operatorId))) throw new PlatformError('MARKETPLACE_OPERATOR_REQUIRED');
+    return banks;
   }
 
   /**

@@ -36,6 +36,8 @@ export interface SubMerchant {
  */
 export interface SubMerchantDirectory {
   activeSubMerchant(operatorId: number, merchantId: number): Promise<SubMerchant>;
+  /** Whether the merchant is a marketplace operator (may be served from a short-lived cache). */
+  isOperator(merchantId: number): Promise<boolean>;
 }
 
 /** Creates connected accounts at the card gateway (connected-account KYC route). */

@@ -77,8 +77,8 @@ export function kycHandlers(kyc: KycService, payouts: PayoutService): Handlers {
       });
       return toWire(submissionResource(c, c.merchant_id));
     },
-    async ListPayoutBanks(req) {
-      return { banks: [...payouts.listBanks(req.currency || undefined)] };
+    async ListPayoutBanks(req, { caller }) {
+      return { banks: [...(await payouts.listBanks(requireMerchant(caller).merchantId, req.currency || undefined))] };
     },
     async SetupPayout(req, { caller }) {
       const { merchant_id, ...body } = req;

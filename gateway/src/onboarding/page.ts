@@ -76,7 +76,7 @@ ${sandbox ? '<p class="muted">Sandbox: completing this page verifies the test ac
 <form method="post" action="${action}" data-testid="onboarding-form">
 <button class="primary" type="submit" name="action" value="complete" data-testid="complete">${update ? 'Save payout details' : 'Complete onboarding'}</button>
 ${decline}
-<button class="secondary" type="submit" name="action" value="abandon" data-testid="abandon">Not now — return to ${escapeHtml(name(v))}</button>
+<button class="secondary" type="submit" name="action" value="abandon" data-testid="abandon">Not now — finish later</button>
 </form>
 <p class="muted">This link can be used once and expires at ${escapeHtml(new Date(v.expires_at).toISOString().slice(11, 16))} UTC.</p>
 </section>`,

@@ -81,6 +81,8 @@ describe('docker-compose.yml', () => {
     for (const key of ['AUTH_JWT_SECRET', 'API_KEY_PEPPER', 'SECRETS_ENCRYPTION_KEY']) {
       expect(env[key]).toMatch(new RegExp(`^\\$\\{${key}:\\?`));
     }
+    // kyc seals bank account and ID numbers with the same key.
+    expect(compose.services.kyc.environment.SECRETS_ENCRYPTION_KEY).toMatch(/^\$\{SECRETS_ENCRYPTION_KEY:\?/);
   });
 
   it('MongoDB runs as replica set rs0, initiated by its health check', () => {
@@ -97,6 +99,27 @@ describe('docker-compose.yml', () => {
     expect(conf).toMatch(/jetstream\s*\{[^}]*store_dir:\s*\/data\n[^}]*sync_interval:\s*always/s);
     expect(compose.services.nats.volumes).toContain('./deploy/nats/nats-server.conf:/etc/nats/nats-server.conf:ro');
     expect(compose.services.nats.volumes).toContain('nats-data:/data');
+  });
+
+  it('Prometheus loads the alert rules from deploy/prometheus/rules', () => {
+    expect(compose.services.prometheus.volumes).toContain('./deploy/prometheus/rules:/etc/prometheus/rules:ro');
+    const prom = readYaml(path.join(REPO, 'deploy', 'prometheus', 'prometheus.yml'));
+    expect(prom.rule_files).toEqual(['/etc/prometheus/rules/*.yml']);
+    const rules = fs.readdirSync(path.join(REPO, 'deploy', 'prometheus', 'rules'));
+    expect(rules).toContain('onboarding.yml');
+    for (const file of rules) {
+      const doc = readYaml(path.join(REPO, 'deploy', 'prometheus', 'rules', file));
+      for (const group of doc.groups)
+        for (const rule of group.rules) {
+          expect([file, rule.alert, typeof rule.expr, rule.labels?.severity]).toEqual([
+            file,
+            rule.alert,
+            'string',
+            expect.stringMatching(/^(warning|critical)$/),
+          ]);
+          expect(rule.annotations?.summary).toEqual(expect.any(String));
+        }
+    }
   });
 
   it('Grafana gets its data sources and dashboards provisioned; traces go collector → Jaeger', () => {

@@ -210,6 +210,12 @@ describe('helm chart', () => {
     ).toEqual(['API_KEY_PEPPER', 'MONGODB_URI', 'SECRETS_ENCRYPTION_KEY']);
     expect(
       refs(defaults)
+        .filter((r) => r[0] === 'kyc')
+        .map((r) => r[1])
+        .sort(),
+    ).toEqual(['MONGODB_URI', 'SECRETS_ENCRYPTION_KEY']);
+    expect(
+      refs(defaults)
         .filter((r) => r[0] === 'gateway')
         .map((r) => r[1]),
     ).toEqual(['AUTH_JWT_SECRET']);

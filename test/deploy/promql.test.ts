@@ -1,4 +1,4 @@
-import { dashboardQueries, exportedNames, metricNamesIn, metricNamesInVariableQuery } from './promql';
+import { alertRuleQueries, dashboardQueries, exportedNames, metricNamesIn, metricNamesInVariableQuery } from './promql';
 
 describe('PromQL metric-name extraction (used by the dashboards test)', () => {
   it.each([
@@ -56,11 +56,23 @@ describe('PromQL metric-name extraction (used by the dashboards test)', () => {
   it('every dashboard panel has PromQL naming at least one metric, on the provisioned Prometheus data source', () => {
     const queries = dashboardQueries();
     expect(new Set(queries.map((q) => q.dashboard))).toEqual(
-      new Set(['gateway.json', 'grpc.json', 'messaging.json', 'money.json', 'node.json']),
+      new Set(['gateway.json', 'grpc.json', 'messaging.json', 'money.json', 'node.json', 'onboarding.json']),
     );
     for (const q of queries) expect([q.dashboard, q.panel, q.names.length > 0]).toEqual([q.dashboard, q.panel, true]);
     // Only metric names with the platform prefix (no copy-pasted panels from other stacks).
     const names = new Set(queries.flatMap((q) => q.names));
     expect([...names].filter((n) => !n.startsWith('ppay_'))).toEqual([]);
+  });
+
+  it('every alert rule names platform metrics, has a severity and says what to do', () => {
+    const rules = alertRuleQueries();
+    expect(rules.map((r) => r.alert)).toContain('KycReviewOverdue');
+    for (const r of rules) {
+      expect([r.alert, r.names.length > 0, r.names.every((n) => n.startsWith('ppay_'))]).toEqual([r.alert, true, true]);
+    }
+    // The KYC review promise is 24 hours (spec 4.9): the alert must fire before it is broken.
+    const overdue = rules.find((r) => r.alert === 'KycReviewOverdue')!;
+    expect(overdue.names).toEqual(['ppay_kyc_review_queue_oldest_age_seconds']);
+    expect(overdue.expr).toMatch(/mode="live"/);
   });
 });

@@ -1,5 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { parse as parseYaml } from 'yaml';
 
 /** PromQL functions, aggregations, keywords and literals that look like identifiers but are not metrics. */
 const NOT_METRICS = new Set([
@@ -119,4 +120,31 @@ export function exportedNames(exposition: string): Set<string> {
     if (sample) names.add(sample[1]);
   }
   return names;
+}
+
+export interface AlertRuleQuery {
+  file: string;
+  alert: string;
+  expr: string;
+  names: string[];
+}
+
+export const ALERT_RULES_DIR = path.resolve(__dirname, '..', '..', 'deploy', 'prometheus', 'rules');
+
+/** Every alerting/recording rule expression in deploy/prometheus/rules/*.yml. */
+export function alertRuleQueries(dir = ALERT_RULES_DIR): AlertRuleQuery[] {
+  const out: AlertRuleQuery[] = [];
+  for (const file of fs
+    .readdirSync(dir)
+    .filter((f) => f.endsWith('.yml'))
+    .sort()) {
+    const doc = parseYaml(fs.readFileSync(path.join(dir, file), 'utf8'));
+    for (const group of doc.groups ?? []) {
+      for (const rule of group.rules ?? []) {
+        const expr = String(rule.expr);
+        out.push({ file, alert: rule.alert ?? rule.record, expr, names: metricNamesIn(expr) });
+      }
+    }
+  }
+  return out;
 }

@@ -1,5 +1,5 @@
 import { COMPONENTS } from '@ppay/kernel';
-import { dashboardQueries, exportedNames } from '../deploy/promql';
+import { alertRuleQueries, dashboardQueries, exportedNames } from '../deploy/promql';
 import { http, startTestPlatform, type TestPlatform } from '../support/platform';
 
 /**
@@ -55,5 +55,10 @@ describe('Grafana dashboards', () => {
       q.names.filter((n) => !exported.has(n)).map((n) => `${q.dashboard} › ${q.panel}: ${n}  (in: ${q.expr})`),
     );
     expect(missing).toEqual([]);
+    // Alert rules too: an alert on a metric nobody exports never fires.
+    const missingInRules = alertRuleQueries().flatMap((r) =>
+      r.names.filter((n) => !exported.has(n)).map((n) => `${r.file} › ${r.alert}: ${n}`),
+    );
+    expect(missingInRules).toEqual([]);
   });
 });

@@ -228,4 +228,149 @@ describe('gateway HTTP behaviour over fake services (app.inject)', () => {
     expect([reused.statusCode, reused.json().error.code]).toEqual([422, 'IDEMPOTENCY_KEY_REUSED']);
     expect(n).toBe(1);
   });
+
+  it('answers an undeclared or unknown method on a known path with 405 and Allow, never 404 or 500', async () => {
+    const t = await testGateway();
+    for (const method of ['PUT', 'TRACE', 'QUERY', 'OPTIONS']) {
+      const res = await t.app.inject({
+        method: method as 'PUT',
+        url: partner('/account'),
+        headers: { 'x-api-key': SANDBOX_KEY, 'content-type': 'application/json' },
+      });
+      expect([method, res.statusCode, res.headers.allow, res.json().error.code]).toEqual([
+        method,
+        405,
+        'GET, HEAD',
+        'METHOD_NOT_ALLOWED',
+      ]);
+    }
+    const nowhere = await t.app.inject({ method: 'QUERY' as 'GET', url: partner('/nowhere') });
+    expect([nowhere.statusCode, nowhere.json().error.code]).toEqual([404, 'ROUTE_NOT_FOUND']);
+  });
+
+  it('bounds every partner string before validation logic runs; nested metadata is the spec 422', async () => {
+    const t = await testGateway();
+    const headers = { 'x-api-key': SANDBOX_KEY };
+    const post = (payload: Record<string, unknown>) =>
+      t.app.inject({ method: 'POST', url: partner('/payments/charge'), headers, payload });
+    const started = Date.now();
+    const evil = await post({ amount: 1, currency: 'NGN', customer: { email: 'a@' + '.'.repeat(1_000_000) + '@' } });
+    expect([evil.statusCode, evil.json().error.param]).toEqual([400, 'customer.email']);
+    expect(Date.now() - started).toBeLessThan(500);
+    for (const [payload, param] of [
+      [{ reference: 'r'.repeat(256) }, 'reference'],
+      [{ description: 'd'.repeat(1001) }, 'description'],
+      [{ callback_url: 'https://x.example/' + 'p'.repeat(2048) }, 'callback_url'],
+      [{ customer: { first_name: 'n'.repeat(201) } }, 'customer.first_name'],
+      [{ colour: 'x'.repeat(1001) }, 'colour'],
+    ] as const) {
+      const res = await post(payload);
+      expect([res.statusCode, res.json().error.param]).toEqual([400, param]);
+    }
+    const manyKeys = Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`k${i}`, i]));
+    expect((await post({ metadata: manyKeys })).statusCode).toBe(422);
+    expect((await post({ metadata: { note: 'v'.repeat(501) } })).json().error).toMatchObject({
+      code: 'METADATA_INVALID',
+      param: 'metadata.note',
+    });
+    expect(t.calls).toEqual([]);
+  });
+
+  it('create-api-key takes the spec’s `type` (mode stays an alias) and keeps its secrets out of the bucket in clear', async () => {
+    const created = {
+      key: { id: 'key_1', name: 'k', mode: 'live', masked_key: 'pk_live_…', status: 'active', is_active: true },
+      api_key: 'pk_live_' + 'S'.repeat(32),
+      webhook_secret: 'whsec_' + 'W'.repeat(32),
+    };
+    const t = await testGateway({
+      webhooks: {
+        CreateApiKey: (req: { mode: string }) => ({
+          ...created,
+          key: {
+            ...created.key,
+            mode: req.mode,
+            webhook_secret_hint: 'whsec_…WWWW',
+            api_version: '2026-03-27',
+            created_at: '2026-11-01T00:00:00.000Z',
+            updated_at: '2026-11-01T00:00:00.000Z',
+          },
+        }),
+      },
+    });
+    const headers = { 'x-id-key': await t.userToken(1000), 'idempotency-key': 'create-1' };
+    const res = await t.app.inject({
+      method: 'POST',
+      url: partner('/create-api-key'),
+      headers,
+      payload: { type: 'live' },
+    });
+    expect([res.statusCode, res.json().data.mode, res.json().data.api_key]).toEqual([201, 'live', created.api_key]);
+    expect(t.calls[0]!.request).toMatchObject({ mode: 'live' });
+    const stored = [...t.kv.entries.values()].map((e) => new TextDecoder().decode(e.value)).join('\n');
+    expect(stored).not.toContain(created.api_key);
+    expect(stored).not.toContain(created.webhook_secret);
+    const replay = await t.app.inject({
+      method: 'POST',
+      url: partner('/create-api-key'),
+      headers,
+      payload: { type: 'live' },
+    });
+    expect([replay.headers['idempotent-replayed'], replay.json().data.api_key]).toEqual(['true', created.api_key]);
+    // `type` is the spec's name: when both are sent it wins over the older alias.
+    const both = await t.app.inject({
+      method: 'POST',
+      url: partner('/create-api-key'),
+      headers: { 'x-id-key': headers['x-id-key'] },
+      payload: { type: 'live', mode: 'sandbox' },
+    });
+    expect([both.statusCode, both.json().data.mode]).toEqual([201, 'live']);
+  });
+
+  it('keeps a 504 as an unknown outcome (same request forwarded again) and frees the key after a 409 or 503', async () => {
+    let answer: () => unknown = () => {
+      throw new RemoteCallError('marketplace', 'SetupMarketplace', status.DEADLINE_EXCEEDED, 'deadline');
+    };
+    const t = await testGateway({ marketplace: { SetupMarketplace: () => answer() } });
+    const post = (name: string, key: string) =>
+      t.app.inject({
+        method: 'POST',
+        url: partner('/marketplace/setup'),
+        headers: { 'x-api-key': SANDBOX_KEY, 'idempotency-key': key },
+        payload: { marketplace_name: name },
+      });
+    expect((await post('Shop', 'k-504')).statusCode).toBe(504);
+    // The key still belongs to its request: a different body is refused, the same one is forwarded again.
+    expect((await post('Other', 'k-504')).statusCode).toBe(422);
+    answer = () => ({
+      marketplace_id: '1000',
+      status: 'active',
+      marketplace_name: 'Shop',
+      created_at: '2026-11-01T00:00:00.000Z',
+      updated_at: '2026-11-01T00:00:00.000Z',
+    });
+    expect((await post('Shop', 'k-504')).statusCode).toBe(200);
+    expect(t.calls.filter((c) => c.method === 'SetupMarketplace')).toHaveLength(2);
+    answer = () => {
+      throw new PlatformError('CONFLICT');
+    };
+    expect((await post('Busy', 'k-409')).statusCode).toBe(409);
+    answer = () => ({
+      marketplace_id: '1000',
+      status: 'active',
+      marketplace_name: 'Other',
+      created_at: '2026-11-01T00:00:00.000Z',
+      updated_at: '2026-11-01T00:00:00.000Z',
+    });
+    // A conflict is retryable: the key was freed, so even a corrected request may use it.
+    expect((await post('Other', 'k-409')).statusCode).toBe(200);
+  });
+
+  it('limits failed authentications per address before any key lookup', async () => {
+    const t = await testGateway({}, { AUTH_FAILURES_PER_WINDOW: '3' });
+    const bad = () =>
+      t.app.inject({ method: 'GET', url: partner('/account'), headers: { 'x-api-key': 'pk_live_' + 'z'.repeat(32) } });
+    expect([(await bad()).statusCode, (await bad()).statusCode, (await bad()).statusCode]).toEqual([401, 401, 401]);
+    const limited = await bad();
+    expect([limited.statusCode, limited.json().error.code]).toEqual([429, 'RATE_LIMITED']);
+  });
 });

@@ -10,9 +10,11 @@ import swaggerUi from '@fastify/swagger-ui';
 import { Counter, Histogram } from 'prom-client';
 import { newRequestId, PlatformError, type CallerInfo } from '@ppay/kernel';
 import { adminTokenAuth, apiKeyAuth, userTokenAuth } from './auth/hooks';
+import { trustProxyOption } from './config';
 import { ADMIN_PREFIX, DASHBOARD_PREFIX, PARTNER_PREFIX, type GatewayDeps } from './deps';
 import { toHttpError } from './http/errors';
 import { registerIdempotency } from './http/idempotency';
+import { AllowedMethods, isKnownMethod } from './http/methods';
 import { registerRateLimits } from './http/rate-limit';
 import { describeValidationError, validatorCompiler } from './http/validation';
 import { registerAccountRoutes } from './routes/account';
@@ -44,10 +46,50 @@ function platformErrorForFastify(err: FastifyError): PlatformError | undefined {
       return new PlatformError('INVALID_JSON', 'Request body is empty but Content-Type is application/json');
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
       return new PlatformError('INVALID_JSON');
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return new PlatformError('VALIDATION_FAILED', 'Content-Length does not match the body');
     default:
       if (err.statusCode === 400 && err.name === 'SyntaxError') return new PlatformError('INVALID_JSON');
+      // Any other client error Fastify detects before our code runs is still the client's (never a 500).
+      if (err.statusCode && err.statusCode >= 400 && err.statusCode < 500) {
+        return new PlatformError('VALIDATION_FAILED', err.message);
+      }
       return undefined;
   }
+}
+
+/**
+ * A body validation error as the partner's error: the spec answers non-scalar metadata with 422
+ * `Metadata validation failed` (7.1); everything else the schema refuses is 400.
+ */
+function validationError(err: FastifyError): PlatformError {
+  const { message, param } = describeValidationError(err.validation!, err.validationContext ?? 'body');
+  if (err.validationContext === 'body' && param?.startsWith('metadata')) {
+    return new PlatformError('METADATA_INVALID', undefined, { param, detail: message });
+  }
+  return new PlatformError('VALIDATION_FAILED', message, { param });
+}
+
+const pathOf = (url: string) => url.split('?')[0]!;
+
+interface OpenApiDocument {
+  paths?: Record<
+    string,
+    Record<
+      string,
+      { requestBody?: { required?: boolean; content?: Record<string, { schema?: { required?: unknown[] } }> } }
+    >
+  >;
+}
+
+function markOptionalBodies(doc: OpenApiDocument): OpenApiDocument {
+  for (const operations of Object.values(doc.paths ?? {})) {
+    for (const op of Object.values(operations)) {
+      const schema = op.requestBody?.content?.['application/json']?.schema;
+      if (op.requestBody && schema && !schema.required?.length) op.requestBody.required = false;
+    }
+  }
+  return doc;
 }
 
 export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> {
@@ -61,8 +103,21 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : newRequestId();
     },
     bodyLimit: config.BODY_LIMIT_BYTES,
-    trustProxy: config.TRUST_PROXY,
+    trustProxy: trustProxyOption(config.TRUST_PROXY),
+    requestTimeout: config.HTTP_REQUEST_TIMEOUT_MS,
+    connectionTimeout: config.HTTP_CONNECTION_TIMEOUT_MS,
     return503OnClosing: true,
+    // A malformed URL or an overlong path parameter is the client's: the one error body, a 400.
+    frameworkErrors: (err, req, reply) => {
+      const http = toHttpError(
+        new PlatformError('VALIDATION_FAILED', 'The request URL is malformed or a path parameter is too long', {
+          detail: err.code,
+        }),
+        req.id,
+        () => 1,
+      );
+      void (reply as FastifyReply).status(http.statusCode).header('x-request-id', req.id).send(http.body);
+    },
   });
   app.setValidatorCompiler(validatorCompiler);
   // JSON only: anything else is refused as UNSUPPORTED_MEDIA_TYPE rather than parsed as text.
@@ -84,9 +139,33 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
     registers: [metrics.registry],
   });
 
+  // Every route is recorded so a path that exists with other methods answers 405 with `Allow`.
+  const allowed = new AllowedMethods();
+  app.addHook('onRoute', (route) => allowed.add(route.method, route.url));
+  const wrongMethod = (method: string, url: string): PlatformError => {
+    const allow = allowed.for(pathOf(url));
+    if (!allow.length) return new PlatformError('ROUTE_NOT_FOUND', `No route for ${method} ${pathOf(url)}`);
+    return new PlatformError('METHOD_NOT_ALLOWED', `${method} is not allowed on ${pathOf(url)}`, {
+      detail: `allowed: ${allow.join(', ')}`,
+    });
+  };
+  const sendWrongMethod = (req: FastifyRequest, reply: FastifyReply) => {
+    const error = wrongMethod(req.method, req.url);
+    if (error.code === 'METHOD_NOT_ALLOWED') reply.header('allow', allowed.for(pathOf(req.url)).join(', '));
+    const http = toHttpError(error, req.id, () => 1);
+    return reply.status(http.statusCode).send(http.body);
+  };
+
   app.addHook('onRequest', async (req, reply) => {
     req.caller = { requestId: req.id };
     reply.header('x-request-id', req.id);
+    // A wrong or unknown method (QUERY, TRACE…) is answered before Fastify tries to read a body.
+    if (!isKnownMethod(req.method) || req.is404) return sendWrongMethod(req, reply);
+  });
+  // No body at all (no Content-Type, nothing sent) is an empty request: judged as {} so optional-only
+  // bodies may be left out; a body that was sent, even JSON `null`, is judged as it is.
+  app.addHook('preValidation', async (req) => {
+    if ((req.body === null || req.body === undefined) && req.headers['content-type'] === undefined) req.body = {};
   });
   app.addHook('onResponse', async (req, reply) => {
     const route = req.routeOptions.url ?? 'unmatched';
@@ -100,13 +179,7 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
   });
 
   app.setErrorHandler((err: FastifyError, req: FastifyRequest, reply: FastifyReply) => {
-    let error: unknown = err;
-    if (err.validation) {
-      const { message, param } = describeValidationError(err.validation, err.validationContext ?? 'body');
-      error = new PlatformError('VALIDATION_FAILED', message, { param });
-    } else {
-      error = platformErrorForFastify(err) ?? err;
-    }
+    const error: unknown = err.validation ? validationError(err) : (platformErrorForFastify(err) ?? err);
     const http = toHttpError(error, req.id, () => Math.ceil(config.BREAKER_RESET_TIMEOUT_MS / 1000));
     if (http.statusCode >= 500 && http.statusCode !== 501) {
       req.log.error({ err, status: http.statusCode, code: http.body.error.code }, 'request failed');
@@ -114,14 +187,7 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
     if (http.retryAfterSeconds) reply.header('retry-after', String(http.retryAfterSeconds));
     return reply.status(http.statusCode).send(http.body);
   });
-  app.setNotFoundHandler((req, reply) => {
-    const http = toHttpError(
-      new PlatformError('ROUTE_NOT_FOUND', `No route for ${req.method} ${req.url.split('?')[0]}`),
-      req.id,
-      () => 1,
-    );
-    return reply.status(http.statusCode).send(http.body);
-  });
+  app.setNotFoundHandler((req, reply) => sendWrongMethod(req, reply));
 
   await app.register(swagger, {
     openapi: {
@@ -148,6 +214,9 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
       },
     },
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
+    // A body whose fields are all optional may be left out (it is then judged as {}): say so.
+    transformObject: (documentObject) =>
+      markOptionalBodies((documentObject as unknown as { openapiObject: OpenApiDocument }).openapiObject) as never,
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });
   // After the documentation routes (never limited), before every API and checkout route.
@@ -155,11 +224,16 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
 
   app.get('/health', { schema: { hide: true } }, async () => ({ status: 'ok' }));
   app.get('/ready', { schema: { hide: true } }, async (_req, reply) => {
-    // Ready when the services the gateway depends on most are reachable (breakers not open).
+    // Ready unless the gateway itself cannot serve correctly (e.g. it would miss key revocations).
+    // An open breaker is a downstream outage: other routes still work, and restarting the gateway
+    // would not help, so it is reported but does not take the gateway out of the load balancer.
+    const { ready, reasons } = deps.readiness();
     const open = Object.values(deps.clients)
       .filter((c) => c.breakerState === 'open')
       .map((c) => c.target);
-    return reply.status(open.length ? 503 : 200).send({ status: open.length ? 'degraded' : 'ok', open_breakers: open });
+    return reply
+      .status(ready ? 200 : 503)
+      .send({ status: ready ? (open.length ? 'degraded' : 'ok') : 'unavailable', reasons, open_breakers: open });
   });
 
   // Each API scope authenticates in preValidation (before body validation, so a bad credential is a

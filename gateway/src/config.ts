@@ -21,9 +21,30 @@ export const gatewayConfigSchema = Type.Object({
   AUTH_JWT_ISSUER: Type.String({ default: 'ppay-local' }),
   AUTH_JWT_AUDIENCE: Type.String({ default: 'ppay-dashboard' }),
   APIKEY_CACHE_TTL_MS: Type.Integer({ default: 30_000, minimum: 0 }),
-  APIKEY_CACHE_NEGATIVE_TTL_MS: Type.Integer({ default: 2_000, minimum: 0 }),
+  APIKEY_CACHE_NEGATIVE_TTL_MS: Type.Integer({ default: 1_000, minimum: 0 }),
   APIKEY_CACHE_MAX_ENTRIES: Type.Integer({ default: 50_000, minimum: 1 }),
+  /** Failed authentications a client address may make per window before it gets 429 (0 = unlimited). */
+  AUTH_FAILURES_PER_WINDOW: Type.Integer({ default: 30, minimum: 0 }),
+  AUTH_FAILURE_WINDOW_MS: Type.Integer({ default: 60_000, minimum: 1_000 }),
+  /** Oldest user token accepted, whatever its own `exp` says (seconds since its `iat`). */
+  AUTH_JWT_MAX_AGE_SECONDS: Type.Integer({ default: 86_400, minimum: 60 }),
   GRPC_DEADLINE_MS: Type.Integer({ default: 5_000, minimum: 1 }),
+  /**
+   * Deadline of calls that create payments (charges, sessions, checkout payments): longer than the
+   * processor's own timeout, so payments finishes inside it (docs/decisions.md, hardening).
+   */
+  GRPC_PAYMENT_DEADLINE_MS: Type.Integer({ default: 15_000, minimum: 1 }),
+  /** Whole-request limit (Fastify requestTimeout): above every deadline, so a stuck client cannot hold a socket. */
+  HTTP_REQUEST_TIMEOUT_MS: Type.Integer({ default: 30_000, minimum: 1_000 }),
+  /** Idle socket limit (Fastify connectionTimeout). */
+  HTTP_CONNECTION_TIMEOUT_MS: Type.Integer({ default: 60_000, minimum: 1_000 }),
+  /** AES-256-GCM key (base64 of 32 bytes) for the answers kept in the Idempotency-Key bucket. */
+  SECRETS_ENCRYPTION_KEY: Type.String({ minLength: 44, maxLength: 44 }),
+  SECRETS_ENCRYPTION_KEY_ID: Type.String({ default: 'k1', minLength: 1 }),
+  /** Size bound of the Idempotency-Key bucket, so it can never starve the PAYMENTS stream of storage. */
+  IDEMPOTENCY_MAX_BYTES: Type.Integer({ default: 1024 * 1024 * 1024, minimum: 1024 * 1024 }),
+  /** Largest answer kept for replay; a larger one is served but not kept. */
+  IDEMPOTENCY_MAX_VALUE_BYTES: Type.Integer({ default: 256 * 1024, minimum: 4096 }),
   BREAKER_ERROR_THRESHOLD_PERCENT: Type.Integer({ default: 50, minimum: 1, maximum: 100 }),
   BREAKER_RESET_TIMEOUT_MS: Type.Integer({ default: 5_000, minimum: 100 }),
   BREAKER_ROLLING_WINDOW_MS: Type.Integer({ default: 10_000, minimum: 1_000 }),
@@ -34,9 +55,28 @@ export const gatewayConfigSchema = Type.Object({
   RATE_LIMIT_DASHBOARD_PER_SECOND: Type.Integer({ default: 25, minimum: 0 }),
   RATE_LIMIT_ANONYMOUS_PER_SECOND: Type.Integer({ default: 50, minimum: 0 }),
   BODY_LIMIT_BYTES: Type.Integer({ default: 1_048_576, minimum: 1024 }),
-  TRUST_PROXY: Type.Boolean({ default: false }),
+  /**
+   * Which X-Forwarded-For hops to believe for the client IP (rate limits, logs): empty or `false` =
+   * none, a number = that many proxies in front (e.g. `1` behind one ingress), or the proxies'
+   * addresses/CIDRs (comma-separated). `true` (any hop) is refused: anyone could pick their IP.
+   */
+  TRUST_PROXY: Type.String({ default: '', maxLength: 1000 }),
   SHUTDOWN_TIMEOUT_MS: Type.Integer({ default: 10_000, minimum: 0 }),
   ...serviceAddresses,
 });
 
 export type GatewayConfig = Static<typeof gatewayConfigSchema> & Record<string, string>;
+
+/** TRUST_PROXY as Fastify's trustProxy option (a hop count becomes "trust the first n hops"). */
+export function trustProxyOption(value: string): false | string | ((address: string, hop: number) => boolean) {
+  const v = value.trim();
+  if (v === '' || v === 'false') return false;
+  if (v === 'true') {
+    throw new Error('TRUST_PROXY=true would trust any X-Forwarded-For: set the hop count or the proxies’ CIDRs');
+  }
+  if (/^\d{1,2}$/.test(v)) {
+    const hops = Number(v);
+    return (_address, hop) => hop < hops;
+  }
+  return v;
+}

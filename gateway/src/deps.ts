@@ -1,5 +1,6 @@
 import type { CallerInfo, Logger, PlatformMetrics } from '@ppay/kernel';
 import type { ApiKeyCache } from './auth/api-key-cache';
+import type { AuthFailureLimiter } from './auth/failure-limiter';
 import type { UserTokenVerifier } from './auth/user-token';
 import type { Clients } from './clients';
 import type { GatewayConfig } from './config';
@@ -27,6 +28,9 @@ export interface GatewayDeps {
   apiKeys: ApiKeyCache;
   userTokens: UserTokenVerifier;
   idempotency: IdempotencyStore;
+  authFailures: AuthFailureLimiter;
+  /** What /ready reports: false while the gateway cannot honour key revocations (its change feed is down). */
+  readiness: () => { ready: boolean; reasons: string[] };
 }
 
 export const PARTNER_PREFIX = '/api/v1/partner';

@@ -2,9 +2,10 @@ import { createSecretKey, randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { SignJWT } from 'jose';
 import type { KV, KvEntry } from 'nats';
-import { PlatformError, PlatformMetrics, createLogger, loadConfig } from '@ppay/kernel';
+import { PlatformError, PlatformMetrics, SecretBox, createLogger, loadConfig } from '@ppay/kernel';
 import { buildGateway } from './app';
 import { ApiKeyCache, type ApiKeyPrincipal } from './auth/api-key-cache';
+import { AuthFailureLimiter } from './auth/failure-limiter';
 import { UserTokenVerifier } from './auth/user-token';
 import type { Clients } from './clients';
 import { gatewayConfigSchema, type GatewayConfig } from './config';
@@ -100,6 +101,7 @@ export async function testGateway(services: FakeServices = {}, env: NodeJS.Proce
   const secret = randomBytes(32).toString('base64url');
   const config = loadConfig(gatewayConfigSchema, {
     AUTH_JWT_SECRET: secret,
+    SECRETS_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
     LOG_LEVEL: 'silent',
     RATE_LIMIT_SANDBOX_PER_SECOND: '0',
     RATE_LIMIT_LIVE_PER_SECOND: '0',
@@ -124,8 +126,20 @@ export async function testGateway(services: FakeServices = {}, env: NodeJS.Proce
       },
       metrics,
     ),
-    userTokens: new UserTokenVerifier({ secret, issuer: config.AUTH_JWT_ISSUER, audience: config.AUTH_JWT_AUDIENCE }),
-    idempotency: new IdempotencyStore(kv as unknown as KV),
+    userTokens: new UserTokenVerifier({
+      secret,
+      issuer: config.AUTH_JWT_ISSUER,
+      audience: config.AUTH_JWT_AUDIENCE,
+      maxAgeSeconds: config.AUTH_JWT_MAX_AGE_SECONDS,
+    }),
+    authFailures: new AuthFailureLimiter(config.AUTH_FAILURES_PER_WINDOW, config.AUTH_FAILURE_WINDOW_MS, metrics),
+    readiness: () => ({ ready: true, reasons: [] }),
+    idempotency: new IdempotencyStore(
+      kv as unknown as KV,
+      new SecretBox(Buffer.from(config.SECRETS_ENCRYPTION_KEY, 'base64'), 'k1'),
+      createLogger('gateway-test', 'silent'),
+      metrics,
+    ),
   };
   const app = await buildGateway(deps);
   await app.ready();

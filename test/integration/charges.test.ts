@@ -218,10 +218,13 @@ describe('POST /payments/charge', () => {
     it('a repeated reference returns the original charge, not a second one', async () => {
       const body = { ...base, reference: `order-${Date.now()}` };
       const first = await charge(ngn.api_key, body);
-      const again = await charge(ngn.api_key, { ...body, description: 'retry' });
+      const again = await charge(ngn.api_key, body);
       expect(again.status).toBe(200);
       expect(again.headers.get('idempotent-replayed')).toBe('true');
       expect(again.body.data.charge_id).toBe(first.body.data.charge_id);
+      // The same reference with other parameters is refused, as Stripe does (issue 9, point 12).
+      const mismatch = await charge(ngn.api_key, { ...body, description: 'retry' });
+      expect([mismatch.status, mismatch.body.error.code]).toEqual([409, 'REFERENCE_REUSED']);
       // References are per merchant: another merchant may use the same one.
       const other = await charge(usd.api_key, {
         ...body,

@@ -3,18 +3,25 @@ import { createSecretKey } from 'node:crypto';
 import { UserTokenVerifier } from './user-token';
 
 const secret = 's'.repeat(40);
-const verifier = new UserTokenVerifier({ secret, issuer: 'ppay-local', audience: 'ppay-dashboard' });
+const verifier = new UserTokenVerifier({
+  secret,
+  issuer: 'ppay-local',
+  audience: 'ppay-dashboard',
+  maxAgeSeconds: 3600,
+});
 const sign = (
   claims: Record<string, unknown>,
-  opts: { iss?: string; aud?: string; exp?: string; key?: string; sub?: string } = {},
-) =>
-  new SignJWT(claims)
+  opts: { iss?: string; aud?: string; exp?: string | null; key?: string; sub?: string; iat?: number | null } = {},
+) => {
+  const jwt = new SignJWT(claims)
     .setProtectedHeader({ alg: 'HS256' })
     .setSubject(opts.sub ?? 'usr_1')
     .setIssuer(opts.iss ?? 'ppay-local')
-    .setAudience(opts.aud ?? 'ppay-dashboard')
-    .setExpirationTime(opts.exp ?? '5m')
-    .sign(createSecretKey(Buffer.from(opts.key ?? secret)));
+    .setAudience(opts.aud ?? 'ppay-dashboard');
+  if (opts.exp !== null) jwt.setExpirationTime(opts.exp ?? '5m');
+  if (opts.iat !== null) jwt.setIssuedAt(opts.iat);
+  return jwt.sign(createSecretKey(Buffer.from(opts.key ?? secret)));
+};
 
 describe('UserTokenVerifier', () => {
   it('accepts a valid token and returns user and merchant', async () => {
@@ -28,6 +35,13 @@ describe('UserTokenVerifier', () => {
     ['missing', async () => undefined, 'x-id-key header is missing'],
     ['wrong issuer', () => sign({ merchant_id: 1 }, { iss: 'evil' }), 'token claim invalid: iss'],
     ['wrong audience', () => sign({ merchant_id: 1 }, { aud: 'other' }), 'token claim invalid: aud'],
+    ['no expiry', () => sign({ merchant_id: 1 }, { exp: null }), 'token claim invalid: exp'],
+    ['not stamped when issued', () => sign({ merchant_id: 1 }, { iat: null }), 'token claim invalid: iat'],
+    [
+      'older than the maximum token age',
+      () => sign({ merchant_id: 1 }, { iat: Math.floor(Date.now() / 1000) - 7200, exp: '1h' }),
+      'token has expired',
+    ],
     ['expired', () => sign({ merchant_id: 1 }, { exp: '-10s' }), 'token has expired'],
     [
       'bad signature',

@@ -12,9 +12,12 @@ export interface UserTokenOptions {
   jwksUrl?: string;
   issuer: string;
   audience: string;
+  /** Oldest token accepted (since its `iat`), whatever its own `exp` says. */
+  maxAgeSeconds: number;
 }
 
 const unauthorized = (detail: string) => new PlatformError('UNAUTHORIZED', undefined, { detail });
+const MAX_TOKEN_LENGTH = 8192;
 
 /** The role claim of a platform administrator's token (admin API, KYC review). */
 export const ADMIN_ROLE = 'platform_admin';
@@ -62,10 +65,14 @@ export class UserTokenVerifier {
   private async payloadOf(token: string | string[] | undefined): Promise<JWTPayload & { sub: string }> {
     if (typeof token !== 'string' || token.trim() === '') throw unauthorized('x-id-key header is missing');
     try {
+      if (token.length > MAX_TOKEN_LENGTH) throw unauthorized('token is too long');
       const { payload } = await jwtVerify(token.trim(), this.key as KeyObject, {
         issuer: this.options.issuer,
         audience: this.options.audience,
         algorithms: this.algorithms,
+        // A token that never expires, or was not stamped when issued, is not a session token.
+        requiredClaims: ['exp', 'iat', 'sub'],
+        maxTokenAge: this.options.maxAgeSeconds,
       });
       if (typeof payload.sub !== 'string' || !payload.sub) throw unauthorized('token has no subject');
       return payload as JWTPayload & { sub: string };

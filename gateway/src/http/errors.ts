@@ -1,19 +1,11 @@
-import { status as GrpcStatus } from '@grpc/grpc-js';
 import { ERROR_CATALOGUE, PlatformError, RemoteCallError, type ErrorCode, type ErrorGroup } from '@ppay/kernel';
 
 /**
  * Error → HTTP answer: the gateway half of the error mapping. Services send the catalogue code in a
  * gRPC trailer; the HTTP status comes from the catalogue entry of that code, so every status the
- * catalogue names (413, 415, 422, 429…) reaches the partner as it is. Only a failure that carries no
- * code (the transport failed before any service answered) is classified by its gRPC status.
+ * catalogue names (405, 413, 415, 422, 429…) reaches the partner as it is. A failure that carries
+ * no code (the transport failed before any service answered) is classified by RemoteCallError.code.
  */
-const CODE_FOR_UNCODED_STATUS: Partial<Record<GrpcStatus, ErrorCode>> = {
-  [GrpcStatus.UNAVAILABLE]: 'SERVICE_UNAVAILABLE',
-  [GrpcStatus.CANCELLED]: 'SERVICE_UNAVAILABLE',
-  [GrpcStatus.DEADLINE_EXCEEDED]: 'UPSTREAM_TIMEOUT',
-  [GrpcStatus.UNIMPLEMENTED]: 'NOT_IMPLEMENTED',
-};
-
 export interface ErrorBody {
   success: false;
   message: string;
@@ -41,7 +33,7 @@ export function toHttpError(err: unknown, requestId: string, retryAfter: (target
   if (err instanceof PlatformError) {
     ({ code, message, param, detail } = err);
   } else if (err instanceof RemoteCallError) {
-    code = err.errorCode ?? CODE_FOR_UNCODED_STATUS[err.grpcCode] ?? 'INTERNAL';
+    code = err.code;
     // Transport-level text ("No connection established") is not for partners.
     message = err.errorCode ? err.message : ERROR_CATALOGUE[code].message;
     param = err.param;

@@ -26,9 +26,10 @@ export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, http
   if (httpPart !== 'body') return coercing.compile(schema as object);
   const validate = strict.compile(schema as object);
   // A request without a body is judged as an empty object, so optional-only bodies may be omitted
-  // and required fields are reported by name rather than as "body must be object".
+  // and required fields are reported by name rather than as "body must be object". A body that is
+  // there (even `null`) is judged as it is.
   const validateBody = (data: unknown) => {
-    const valid = validate(data ?? {});
+    const valid = validate(data === undefined ? {} : data);
     validateBody.errors = validate.errors;
     return valid;
   };

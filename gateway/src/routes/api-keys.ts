@@ -33,10 +33,11 @@ export async function registerApiKeyRoutes(app: FastifyInstance, deps: GatewayDe
       },
     },
     async (req, reply) => {
-      const body = req.body ?? {};
+      // `type` is the spec's name; the older `mode` is read only when `type` is absent.
+      const { type, mode, ...body } = req.body ?? {};
       const created = await webhooks.call(
         'CreateApiKey',
-        { ...body, mode: body.mode ?? 'sandbox' },
+        { ...body, mode: type ?? mode ?? 'sandbox' },
         callerMetadata(req),
       );
       reply.header('cache-control', 'no-store');

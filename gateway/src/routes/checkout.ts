@@ -127,6 +127,7 @@ export async function registerCheckoutRoutes(app: FastifyInstance, deps: Gateway
             card: { number: str(b.card_number), expiry: str(b.expiry), cvc: str(b.cvc), name },
           },
           md(req),
+          { deadlineMs: deps.config.GRPC_PAYMENT_DEADLINE_MS },
         );
         const view = res.checkout!;
         if (res.result === 'succeeded') {

@@ -64,6 +64,8 @@ const idempotencyKey = (headers: Record<string, unknown>) => String(headers['ide
 /** Spec 4.1–4.3 and the sandbox outcome helper. */
 export async function registerPaymentRoutes(app: FastifyInstance, deps: GatewayDeps): Promise<void> {
   const { payments } = deps.clients;
+  // Creating a payment may wait on a processor: a longer deadline, which payments stays inside.
+  const payment = { deadlineMs: deps.config.GRPC_PAYMENT_DEADLINE_MS };
   app.post<{ Body: Static<typeof ChargeBody> }>(
     '/payments/charge',
     {
@@ -102,6 +104,7 @@ export async function registerPaymentRoutes(app: FastifyInstance, deps: GatewayD
           idempotency_key: idempotencyKey(req.headers),
         },
         callerMetadata(req),
+        payment,
       );
       if (res.preview) return ok(res.preview, 'Preview only: no charge was created');
       if (res.replayed) reply.header('idempotent-replayed', 'true');
@@ -136,6 +139,7 @@ export async function registerPaymentRoutes(app: FastifyInstance, deps: GatewayD
           idempotency_key: idempotencyKey(req.headers),
         },
         callerMetadata(req),
+        payment,
       );
       // The gateway owns the public address of the hosted page.
       return ok({ ...s, payment_url: checkoutUrl(s.session_id) });

@@ -30,11 +30,19 @@ export const RotatedSecret = Type.Object({
 
 export const KeyParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });
 
-const ApiVersion = Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$', example: '2026-03-27' });
+/** A webhook payload version (spec 9): a calendar date; which dates are supported is the service's to say. */
+const ApiVersion = Type.String({
+  pattern: '^\\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\\d|3[01])$',
+  maxLength: 10,
+  example: '2026-03-27',
+});
 
 export const CreateKeyBody = Type.Object(
   {
-    mode: Type.Optional(StringEnum(['sandbox', 'live'] as const, { default: 'sandbox' })),
+    type: Type.Optional(
+      StringEnum(['sandbox', 'live'] as const, { description: 'The key type (spec 2.1); default sandbox' }),
+    ),
+    mode: Type.Optional(StringEnum(['sandbox', 'live'] as const, { deprecated: true, description: 'Alias of type' })),
     name: Type.Optional(Type.String({ maxLength: 100 })),
     webhook_url: Type.Optional(Type.String({ maxLength: 2048 })),
     api_version: Type.Optional(ApiVersion),
@@ -49,5 +57,5 @@ export const WebhookBody = Type.Object(
     webhook_url: Type.Optional(Type.String({ maxLength: 2048, description: 'Empty string removes the URL' })),
     api_version: Type.Optional(ApiVersion),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, minProperties: 1, description: 'webhook_url and/or api_version' },
 );

@@ -47,9 +47,56 @@ export function Nullable<T extends TSchema>(schema: T, options: Record<string, u
   return Type.Union([schema, Type.Null()], { default: null, ...options });
 }
 
-export const ScalarMetadata = Type.Record(Type.String(), Type.Unknown(), {
-  description: 'String, number or boolean values only',
-});
+/**
+ * Bounds of what partners send (Stripe's): every string has a maximum length, checked before any
+ * pattern; metadata has at most 50 keys of up to 40 characters with scalar values of up to 500.
+ */
+export const LIMITS = {
+  email: 254,
+  name: 200,
+  url: 2048,
+  reference: 255,
+  description: 1000,
+  country: 100,
+  currency: 3,
+  metadataKeys: 50,
+  metadataKey: 40,
+  metadataValue: 500,
+  extraValue: 1000,
+  /** Largest amount the API takes in any currency's minor unit (exact in a JS number). */
+  amount: Number.MAX_SAFE_INTEGER,
+} as const;
+
+export const Amount = (options: Record<string, unknown> = {}) =>
+  Type.Integer({ maximum: LIMITS.amount, minimum: -LIMITS.amount, ...options });
+export const Email = Type.String({ maxLength: LIMITS.email });
+export const Url = (description?: string) => Type.String({ maxLength: LIMITS.url, description });
+export const Country = (description?: string) => Type.String({ maxLength: LIMITS.country, description });
+export const CurrencyCode = (description?: string) => Type.String({ maxLength: LIMITS.currency, description });
+
+const Scalar = (maxLength: number) =>
+  Type.Union([Type.String({ maxLength }), Type.Number(), Type.Boolean()], { description: 'string, number or boolean' });
+
+/**
+ * Spec 4.1 metadata: scalars only. A nested value is answered 422 `Metadata validation failed`
+ * (spec 7.1), the other bounds 400 (see http/validation.ts).
+ */
+export const ScalarMetadata = Type.Record(
+  Type.String({ maxLength: LIMITS.metadataKey }),
+  Scalar(LIMITS.metadataValue),
+  {
+    maxProperties: LIMITS.metadataKeys,
+    description: `At most ${LIMITS.metadataKeys} keys of up to ${LIMITS.metadataKey} characters; string (up to ${LIMITS.metadataValue}), number or boolean values`,
+  },
+);
+
+/** Fields the spec calls "not shown" may be sent, as bounded scalars. */
+export const ExtraScalar = Type.Union([
+  Type.String({ maxLength: LIMITS.extraValue }),
+  Type.Number(),
+  Type.Boolean(),
+  Type.Null(),
+]);
 
 /** A string enum as plain JSON Schema `enum` (clearer errors and OpenAPI than a union of consts). */
 export function StringEnum<T extends string>(values: readonly T[], options: Record<string, unknown> = {}) {

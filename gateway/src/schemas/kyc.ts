@@ -1,5 +1,5 @@
 import { Type, type TSchema } from '@sinclair/typebox';
-import { Nullable, Pagination, StringEnum } from './common';
+import { LIMITS, Nullable, Pagination, StringEnum } from './common';
 
 /**
  * KYC, payout banks and payout accounts (spec 2.7, 2.8, 3.3, 4.9, 7.2–7.4). Request bodies list every
@@ -23,12 +23,13 @@ export const KYC_STATUSES = [
   'pending_onboarding',
 ] as const;
 
-const Country = (description = 'ISO 3166-1 alpha-2 code (or an English country name)') => Text(100, description);
-const Url = (description: string) => Text(2048, description);
+const Country = (description = 'ISO 3166-1 alpha-2 code (or an English country name)') =>
+  Text(LIMITS.country, description);
+const Url = (description: string) => Text(LIMITS.url, description);
 
 const AddressInput = Type.Object(
   {
-    street: Text(200),
+    street: Text(LIMITS.name),
     city: Text(100),
     state: Text(100),
     postal_code: Text(20),
@@ -38,11 +39,11 @@ const AddressInput = Type.Object(
 );
 
 const OwnerFields = {
-  first_name: Text(200),
-  last_name: Text(200),
+  first_name: Text(LIMITS.name),
+  last_name: Text(LIMITS.name),
   date_of_birth: Text(32, 'YYYY-MM-DD; the owner must be 18 or older'),
   phone_number: Text(32, 'E.164, or a national mobile number of the ID country'),
-  email: Text(254),
+  email: Text(LIMITS.email),
   id_type: Text(
     50,
     'NG: nin, bvn, passport, drivers_license, voters_card; GH: ghana_card, passport, drivers_license, voters_id; ' +
@@ -60,8 +61,8 @@ const OwnerInput = Type.Object(
 
 const BusinessInput = Type.Object(
   {
-    registered_name: Text(200, 'Required'),
-    legal_name: Text(200, 'Alias of registered_name'),
+    registered_name: Text(LIMITS.name, 'Required'),
+    legal_name: Text(LIMITS.name, 'Alias of registered_name'),
     registration_number: Text(50, 'Required; company registration number (contains digits)'),
     tax_id: Text(50),
     address: Type.Optional(AddressInput),
@@ -72,10 +73,10 @@ const BusinessInput = Type.Object(
 const BankAccountInput = Type.Object(
   {
     country: Country('Optional; must be the bank’s country'),
-    bank_name: Text(200, 'A name from GET /marketplace/payout/banks (or send institution_id)'),
+    bank_name: Text(LIMITS.name, 'A name from GET /marketplace/payout/banks (or send institution_id)'),
     institution_id: Text(36, 'UUID from GET /marketplace/payout/banks'),
     account_number: Text(64, 'NUBAN (10 digits) for Nigerian banks, E.164 for mobile money; stored encrypted'),
-    account_name: Text(200),
+    account_name: Text(LIMITS.name),
   },
   { additionalProperties: false },
 );
@@ -105,18 +106,18 @@ export const KycBody = Type.Object(
     refresh_url: Url('Connected-account route: where an expired or used onboarding link sends the merchant'),
     // Flat (legacy) body.
     ...OwnerFields,
-    street: Text(200, 'Flat body: owner address'),
+    street: Text(LIMITS.name, 'Flat body: owner address'),
     city: Text(100, 'Flat body: owner address'),
     state: Text(100, 'Flat body: owner address'),
     postal_code: Text(20, 'Flat body: owner address'),
-    business_name: Text(200, 'Flat body: business.registered_name'),
+    business_name: Text(LIMITS.name, 'Flat body: business.registered_name'),
     registration_number: Text(50, 'Flat body: business.registration_number'),
     tax_id: Text(50, 'Flat body: business.tax_id'),
     bank_country: Country('Flat body: bank_account.country'),
-    bank_name: Text(200, 'Flat body: bank_account.bank_name'),
+    bank_name: Text(LIMITS.name, 'Flat body: bank_account.bank_name'),
     institution_id: Text(36, 'Flat body: bank_account.institution_id'),
     account_number: Text(64, 'Flat body: bank_account.account_number'),
-    account_name: Text(200, 'Flat body: bank_account.account_name'),
+    account_name: Text(LIMITS.name, 'Flat body: bank_account.account_name'),
   },
   { additionalProperties: false },
 );
@@ -203,7 +204,10 @@ export const DecisionBody = Type.Object(
 /** Spec 4.9 payout banks query. */
 export const BanksQuery = Type.Object({
   currency: Type.Optional(
-    Type.String({ maxLength: 3, description: 'NGN, GHS, KES or ZAR (any case); omitted: every institution' }),
+    Type.String({
+      maxLength: LIMITS.currency,
+      description: 'NGN, GHS, KES or ZAR (any case); omitted: every institution',
+    }),
   ),
 });
 
@@ -220,10 +224,10 @@ export const PayoutBank = Type.Object({
 /** Spec 4.9 payout setup and update. */
 export const PayoutBody = Type.Object(
   {
-    settlement_bank: Text(200, 'NG, GH, ZA, KE merchants: a name from GET /marketplace/payout/banks'),
+    settlement_bank: Text(LIMITS.name, 'NG, GH, ZA, KE merchants: a name from GET /marketplace/payout/banks'),
     institution_id: Text(36, 'Instead of settlement_bank: the institution’s UUID'),
     account_number: Text(64, 'NUBAN for Nigerian banks, E.164 for mobile money; stored encrypted'),
-    account_name: Text(200),
+    account_name: Text(LIMITS.name),
     callback_url: Url('Other countries: where the onboarding page returns (https; http for localhost)'),
   },
   { additionalProperties: false },

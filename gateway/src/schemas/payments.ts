@@ -1,60 +1,74 @@
 import { Type } from '@sinclair/typebox';
-import { ModeEnum, Nullable, ScalarMetadata, StringEnum } from './common';
+import {
+  Amount,
+  Country,
+  CurrencyCode,
+  Email,
+  ExtraScalar,
+  LIMITS,
+  ModeEnum,
+  Nullable,
+  ScalarMetadata,
+  StringEnum,
+  Url,
+} from './common';
 
-/** Spec 4.1 and 4.2 request customer block (other customer fields: not shown, so extra keys pass). */
+/** Spec 4.1 and 4.2 request customer block (other customer fields: not shown, so bounded extras pass). */
 export const CustomerInput = Type.Object(
   {
-    email: Type.Optional(Type.String()),
-    first_name: Type.Optional(Type.String()),
-    last_name: Type.Optional(Type.String()),
-    country: Type.Optional(Type.String()),
+    email: Type.Optional(Email),
+    first_name: Type.Optional(Type.String({ maxLength: LIMITS.name })),
+    last_name: Type.Optional(Type.String({ maxLength: LIMITS.name })),
+    country: Type.Optional(Country()),
   },
-  { additionalProperties: true },
+  { additionalProperties: ExtraScalar, maxProperties: 20 },
 );
 
 /** Spec 4.1 request body, with its deprecated aliases (resolved by the route). */
 export const ChargeBody = Type.Object(
   {
-    amount: Type.Optional(Type.Integer()),
-    currency: Type.Optional(Type.String()),
-    total_amount: Type.Optional(Type.Integer()),
-    total_currency: Type.Optional(Type.String()),
-    original_product_amount: Type.Optional(Type.Integer({ deprecated: true, description: 'Alias of total_amount' })),
-    original_product_currency: Type.Optional(Type.String({ deprecated: true, description: 'Alias of total_currency' })),
-    converted_total_amount: Type.Optional(Type.Integer()),
-    converted_total_currency: Type.Optional(Type.String()),
-    description: Type.Optional(Type.String({ maxLength: 1000 })),
-    reference: Type.Optional(Type.String({ maxLength: 255 })),
-    callback_url: Type.Optional(Type.String()),
-    redirectUrl: Type.Optional(Type.String({ description: 'Alias of callback_url' })),
-    redirect_url: Type.Optional(Type.String({ description: 'Alias of callback_url' })),
+    amount: Type.Optional(Amount()),
+    currency: Type.Optional(CurrencyCode()),
+    total_amount: Type.Optional(Amount()),
+    total_currency: Type.Optional(CurrencyCode()),
+    original_product_amount: Type.Optional(Amount({ deprecated: true, description: 'Alias of total_amount' })),
+    original_product_currency: Type.Optional(
+      Type.String({ maxLength: LIMITS.currency, deprecated: true, description: 'Alias of total_currency' }),
+    ),
+    converted_total_amount: Type.Optional(Amount()),
+    converted_total_currency: Type.Optional(CurrencyCode()),
+    description: Type.Optional(Type.String({ maxLength: LIMITS.description })),
+    reference: Type.Optional(Type.String({ maxLength: LIMITS.reference })),
+    callback_url: Type.Optional(Url()),
+    redirectUrl: Type.Optional(Url('Alias of callback_url')),
+    redirect_url: Type.Optional(Url('Alias of callback_url')),
     customer: Type.Optional(CustomerInput),
-    user_country: Type.Optional(Type.String()),
-    customer_country: Type.Optional(Type.String()),
-    country_code: Type.Optional(Type.String()),
-    billing_country: Type.Optional(Type.String()),
-    shipping_country: Type.Optional(Type.String()),
+    user_country: Type.Optional(Country()),
+    customer_country: Type.Optional(Country()),
+    country_code: Type.Optional(Country()),
+    billing_country: Type.Optional(Country()),
+    shipping_country: Type.Optional(Country()),
     metadata: Type.Optional(ScalarMetadata),
     preview: Type.Optional(Type.Boolean()),
-    sub_merchant_id: Type.Optional(Type.Integer({ minimum: 1 })),
+    sub_merchant_id: Type.Optional(Type.Integer({ minimum: 1, maximum: LIMITS.amount })),
   },
-  { additionalProperties: true },
+  { additionalProperties: ExtraScalar, maxProperties: 60 },
 );
 
 /** Spec 4.2 request body. */
 export const SessionBody = Type.Object(
   {
-    amount: Type.Optional(Type.Integer()),
-    currency: Type.Optional(Type.String()),
-    product_id: Type.Optional(Type.Integer()),
-    product_name: Type.Optional(Type.String()),
+    amount: Type.Optional(Amount()),
+    currency: Type.Optional(CurrencyCode()),
+    product_id: Type.Optional(Type.Integer({ maximum: LIMITS.amount })),
+    product_name: Type.Optional(Type.String({ maxLength: LIMITS.name })),
     customer: Type.Optional(CustomerInput),
-    success_url: Type.Optional(Type.String()),
-    cancel_url: Type.Optional(Type.String()),
-    subscription_frequency_key: Type.Optional(Type.String()),
+    success_url: Type.Optional(Url()),
+    cancel_url: Type.Optional(Url()),
+    subscription_frequency_key: Type.Optional(Type.String({ maxLength: 20 })),
     metadata: Type.Optional(ScalarMetadata),
   },
-  { additionalProperties: true },
+  { additionalProperties: ExtraScalar, maxProperties: 40 },
 );
 
 const FeeDetails = Type.Object({

@@ -2,10 +2,10 @@ import { Type } from '@sinclair/typebox';
 
 /** Sub-merchant payout initiation (not shown in the spec; shapes settled by the marketplace money issue). */
 export const InitiatePayoutBody = Type.Object({
-  amount: Type.Integer({ minimum: 1 }),
+  amount: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }),
   currency: Type.String({ minLength: 3, maxLength: 3 }),
   reference: Type.String({ minLength: 1, maxLength: 255 }),
-  payout_method: Type.Optional(Type.String()),
+  payout_method: Type.Optional(Type.String({ maxLength: 50 })),
 });
 
 /** Spec 4.10 dashboard payout endpoints. */

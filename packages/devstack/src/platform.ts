@@ -156,6 +156,7 @@ export class Platform {
     if (name === 'gateway') {
       env.PORT = String(ports.http);
       env.AUTH_JWT_SECRET = o.secrets.AUTH_JWT_SECRET;
+      env.SECRETS_ENCRYPTION_KEY = o.secrets.SECRETS_ENCRYPTION_KEY;
       // Links the platform hands out (hosted checkout payment_url) point at this gateway.
       env.PUBLIC_BASE_URL = this.gatewayUrl;
     } else {

@@ -19,7 +19,7 @@ export function mintUserToken(userId: string, merchantId: number, options: Token
     .setIssuer(options.issuer ?? 'ppay-local')
     .setAudience(options.audience ?? 'ppay-dashboard')
     .setIssuedAt()
-    .setExpirationTime(options.expiresIn ?? '30d')
+    .setExpirationTime(options.expiresIn ?? '24h')
     .sign(createSecretKey(Buffer.from(options.secret, 'utf8')));
 }
 

@@ -116,6 +116,7 @@ export const ERROR_CATALOGUE = {
   API_KEY_REVOKED: conflict('API key has been revoked'),
   MERCHANT_ALREADY_LINKED: conflict('Merchant is already linked to a marketplace'),
   IDEMPOTENCY_IN_FLIGHT: conflict('A request with this Idempotency-Key is still being processed'),
+  REFERENCE_REUSED: conflict('reference was already used for a charge with different parameters'),
   KYC_TRANSITION_NOT_ALLOWED: conflict('The KYC submission is not in a status that allows this'),
   PAYOUT_ALREADY_SET_UP: conflict('Payout is already set up for this merchant; use PATCH to update it'),
 

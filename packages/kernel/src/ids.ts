@@ -1,4 +1,4 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
@@ -26,4 +26,22 @@ export function newEventId(): string {
 
 export function newRequestId(): string {
   return `req_${randomBase62(20)}`;
+}
+
+/** Order-independent JSON, so {"a":1,"b":2} and {"b":2,"a":1} are the same request. */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value && typeof value === 'object') {
+    return `{${Object.keys(value)
+      .filter((k) => (value as Record<string, unknown>)[k] !== undefined)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`)
+      .join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}
+
+/** A request's fingerprint: the SHA-256 of its canonical JSON (same parameters, same fingerprint). */
+export function requestFingerprint(value: unknown): string {
+  return createHash('sha256').update(canonicalJson(value)).digest('base64url');
 }

@@ -3,6 +3,7 @@ export * from './errors';
 export * from './ids';
 export * from './config';
 export * from './components';
+export * from './deadline';
 export * from './logger';
 export * from './metrics';
 export * from './caller';

@@ -16,6 +16,9 @@ export class PlatformMetrics {
   readonly natsConsumerPending: Gauge<'stream' | 'consumer'>;
   readonly outboxRelayed: Counter<'collection'>;
   readonly outboxPending: Gauge<'collection'>;
+  readonly outboxOldestPendingSeconds: Gauge<'collection'>;
+  readonly outboxPublishFailures: Counter<'collection'>;
+  readonly outboxDeadLetters: Counter<'collection' | 'subject'>;
   readonly grpcClientHandled: Counter<'grpc_target' | 'grpc_method' | 'grpc_code'>;
   readonly grpcClientDuration: Histogram<'grpc_target' | 'grpc_method'>;
   readonly breakerState: Gauge<'target'>;
@@ -72,6 +75,24 @@ export class PlatformMetrics {
       name: 'ppay_outbox_pending_documents',
       help: 'Documents with outbox events not yet relayed, as of the last sweep',
       labelNames: ['collection'],
+      registers: r,
+    });
+    this.outboxOldestPendingSeconds = new Gauge({
+      name: 'ppay_outbox_oldest_pending_seconds',
+      help: 'Age of the oldest outbox event not yet relayed, as of the last sweep (relay lag)',
+      labelNames: ['collection'],
+      registers: r,
+    });
+    this.outboxPublishFailures = new Counter({
+      name: 'ppay_outbox_publish_failures_total',
+      help: 'Outbox events whose publish to JetStream failed (retried by the next sweep)',
+      labelNames: ['collection'],
+      registers: r,
+    });
+    this.outboxDeadLetters = new Counter({
+      name: 'ppay_outbox_dead_letters_total',
+      help: 'Outbox events that can never be published, moved to outbox_dead_letters (alerted on)',
+      labelNames: ['collection', 'subject'],
       registers: r,
     });
     this.grpcClientHandled = new Counter({

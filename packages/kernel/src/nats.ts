@@ -145,7 +145,10 @@ export async function runDurableConsumer(
     ack_policy: AckPolicy.Explicit,
     deliver_policy: DeliverPolicy.All,
     ...filter,
-    max_deliver: spec.maxDeliver ?? 20,
+    // Unlimited by default: a consumer of money or projection events must never silently give up
+    // (an outage of marketplace or Mongo longer than any fixed count would lose credits). The nak
+    // backoff below is capped, and stuck messages show in the redelivery metric and alert.
+    max_deliver: spec.maxDeliver ?? -1,
     ack_wait: nanos(spec.ackWaitMs ?? 30_000),
   });
   const consumer = await ctx.js.consumers.get(spec.stream, spec.durable);

@@ -1,4 +1,4 @@
-import { Schema, type Model } from 'mongoose';
+import mongoose, { Schema, type Model } from 'mongoose';
 import { context, propagation } from '@opentelemetry/api';
 import type { EventEnvelope, EventPayloads, Subject } from './events/catalogue';
 import { newEventId } from './ids';
@@ -12,6 +12,10 @@ import { publishEvent, type NatsContext } from './nats';
  * are one single-document write. A relay publishes each event to JetStream (Nats-Msg-Id = event_id)
  * and then pulls it from the document. A crash between the two re-publishes the same event id,
  * which the server drops inside the duplicate window and idempotent consumers drop after it.
+ *
+ * Every aggregate schema with an `outbox` also gets `outbox_pending_since` (indexed) from the
+ * `outboxPlugin` below, set by any write that adds events and cleared by the relay once the outbox
+ * is empty, so the periodic sweep is an index range scan however large the collection grows.
  */
 export interface OutboxEntry {
   event_id: string;
@@ -22,6 +26,9 @@ export interface OutboxEntry {
   data: unknown;
   traceparent?: string;
 }
+
+/** An event larger than this is a bug in its producer: refused when written, never relayed. */
+export const MAX_EVENT_BYTES = 256 * 1024;
 
 export const outboxEntrySchema = new Schema<OutboxEntry>(
   {
@@ -41,6 +48,10 @@ export function outboxEvent<S extends Subject>(
   data: EventPayloads[S],
   scope: { merchantId?: number; mode?: Mode } = {},
 ): OutboxEntry {
+  const size = Buffer.byteLength(JSON.stringify(data));
+  if (size > MAX_EVENT_BYTES) {
+    throw new RangeError(`${subject} event of ${size} bytes exceeds ${MAX_EVENT_BYTES}`);
+  }
   const carrier: Record<string, string> = {};
   propagation.inject(context.active(), carrier);
   return {
@@ -54,14 +65,78 @@ export function outboxEvent<S extends Subject>(
   };
 }
 
+const PENDING = 'outbox_pending_since';
+
+type UpdateShape = Record<string, Record<string, unknown> | undefined>;
+
+/** Marks the document pending when an update adds outbox events ($push, or $set of the array). */
+function markPending(update: UpdateShape | undefined): UpdateShape | undefined {
+  if (!update || Array.isArray(update)) return update;
+  const adds = update.$push?.outbox !== undefined || update.$addToSet?.outbox !== undefined;
+  if (!adds || update.$set?.[PENDING] !== undefined) return update;
+  return { ...update, $set: { ...update.$set, [PENDING]: new Date() } };
+}
+
+/**
+ * Applied to every schema that has an `outbox` array of `outboxEntrySchema` (registered globally
+ * below, so no repository can forget it): the indexed pending-since field and the middleware that
+ * sets it.
+ */
+export function outboxPlugin(schema: Schema): void {
+  // Mongoose may hold a copy of the entry schema: recognise it by its shape.
+  const entries = (schema.path('outbox') as unknown as { schema?: Schema } | undefined)?.schema;
+  if (!entries?.path('event_id') || !entries.path('subject') || !entries.path('traceparent')) return;
+  schema.add({ [PENDING]: { type: Date, default: null } });
+  schema.index({ [PENDING]: 1 });
+  schema.pre('save', function () {
+    const doc = this as unknown as { outbox?: unknown[]; [PENDING]?: Date | null };
+    if (doc.outbox?.length && !doc[PENDING]) doc[PENDING] = new Date();
+  });
+  schema.pre(['findOneAndUpdate', 'updateOne', 'updateMany'], function () {
+    this.setUpdate(markPending(this.getUpdate() as UpdateShape) as never);
+  });
+}
+mongoose.plugin(outboxPlugin);
+
 interface WithOutbox {
   _id: unknown;
   outbox?: OutboxEntry[];
 }
 
+interface DeadLetter {
+  _id: string; // event_id: one dead letter per event, however often it is tried
+  source_collection: string;
+  aggregate_id: unknown;
+  entry: OutboxEntry;
+  error: string;
+  dead_at: Date;
+}
+
+const deadLetterSchema = new Schema<DeadLetter>(
+  {
+    _id: { type: String, required: true },
+    source_collection: { type: String, required: true },
+    aggregate_id: { type: Schema.Types.Mixed, required: true },
+    entry: { type: Schema.Types.Mixed, required: true },
+    error: { type: String, required: true },
+    dead_at: { type: Date, required: true },
+  },
+  { versionKey: false, collection: 'outbox_dead_letters' },
+);
+
+/** The relay's sweep looks only at documents pending for longer than this (the fast path had its chance). */
+const SWEEP_GRACE_MS = 1_000;
+
+/**
+ * Relays one collection's outbox. Each document is relayed on its own: an event that cannot be
+ * published never holds back the others. An event that can never be published (larger than the
+ * server's max_payload) is moved to `outbox_dead_letters` (counted, alerted on) instead of being
+ * retried forever; any other failure (NATS down) is retried on the next sweep.
+ */
 export class OutboxRelay {
   private timer?: NodeJS.Timeout;
   private sweeping?: Promise<void>;
+  private readonly deadLetters: Model<DeadLetter>;
 
   constructor(
     private readonly model: Model<any>,
@@ -69,13 +144,22 @@ export class OutboxRelay {
     private readonly log: Logger,
     private readonly metrics: PlatformMetrics,
     private readonly sweepIntervalMs = 2_000,
-  ) {}
+  ) {
+    this.deadLetters =
+      (model.db.models.OutboxDeadLetter as Model<DeadLetter> | undefined) ??
+      model.db.model<DeadLetter>('OutboxDeadLetter', deadLetterSchema);
+  }
 
   get collection(): string {
     return this.model.collection.collectionName;
   }
 
   start(): void {
+    // Documents written before the pending-since field existed are found once, at boot.
+    void this.model
+      .updateMany({ 'outbox.0': { $exists: true }, [PENDING]: null }, { $set: { [PENDING]: new Date(0) } })
+      .exec()
+      .catch((err: unknown) => this.log.warn({ err }, 'outbox pending-since backfill failed'));
     this.timer = setInterval(() => {
       this.sweeping ??= this.sweep().finally(() => (this.sweeping = undefined));
     }, this.sweepIntervalMs);
@@ -99,13 +183,29 @@ export class OutboxRelay {
 
   async sweep(): Promise<void> {
     try {
-      const docs = (await this.model
-        .find({ 'outbox.0': { $exists: true } }, { outbox: 1 })
-        .limit(200)
-        .lean()
-        .exec()) as WithOutbox[];
-      this.metrics.outboxPending.set({ collection: this.collection }, docs.length);
-      for (const doc of docs) await this.publishAll(doc);
+      const due = { [PENDING]: { $ne: null, $lte: new Date(Date.now() - SWEEP_GRACE_MS) } };
+      const [docs, pending] = await Promise.all([
+        this.model
+          .find(due, { outbox: 1, [PENDING]: 1 })
+          .sort({ [PENDING]: 1 })
+          .limit(200)
+          .lean()
+          .exec(),
+        this.model.countDocuments({ [PENDING]: { $ne: null } }).exec(),
+      ]);
+      this.metrics.outboxPending.set({ collection: this.collection }, pending);
+      const oldest = (docs[0] as { [PENDING]?: Date } | undefined)?.[PENDING];
+      this.metrics.outboxOldestPendingSeconds.set(
+        { collection: this.collection },
+        oldest ? Math.max(0, (Date.now() - new Date(oldest).getTime()) / 1000) : 0,
+      );
+      for (const doc of docs as WithOutbox[]) {
+        try {
+          await this.publishAll(doc);
+        } catch (err) {
+          this.log.warn({ err, collection: this.collection }, 'outbox document not relayed; next sweep retries');
+        }
+      }
     } catch (err) {
       this.log.warn({ err }, 'outbox sweep failed');
     }
@@ -121,10 +221,52 @@ export class OutboxRelay {
         mode: entry.mode,
         data: entry.data,
       } as EventEnvelope;
-      await publishEvent(this.nats, envelope, { traceparent: entry.traceparent, metrics: this.metrics });
-      // $pullAll with the element exactly as stored: FerretDB v1 ignores condition-style $pull.
-      await this.model.updateOne({ _id: doc._id }, { $pullAll: { outbox: [entry] } }).exec();
+      const maxPayload = this.nats.nc.info?.max_payload ?? Infinity;
+      const size = Buffer.byteLength(JSON.stringify(envelope));
+      if (size > maxPayload) {
+        await this.deadLetter(doc, entry, `event of ${size} bytes exceeds the server's max_payload of ${maxPayload}`);
+        continue;
+      }
+      try {
+        await publishEvent(this.nats, envelope, { traceparent: entry.traceparent, metrics: this.metrics });
+      } catch (err) {
+        this.metrics.outboxPublishFailures.inc({ collection: this.collection });
+        throw err;
+      }
+      await this.remove(doc, entry);
       this.metrics.outboxRelayed.inc({ collection: this.collection });
     }
+    // The last event is gone: stop being pending (unless a new one arrived meanwhile).
+    await this.model.updateOne({ _id: doc._id, 'outbox.0': { $exists: false } }, { $set: { [PENDING]: null } }).exec();
+  }
+
+  /** $pullAll with the element exactly as stored: FerretDB v1 ignores condition-style $pull. */
+  private async remove(doc: WithOutbox, entry: OutboxEntry): Promise<void> {
+    await this.model.updateOne({ _id: doc._id }, { $pullAll: { outbox: [entry] } }).exec();
+  }
+
+  /**
+   * Records the event as undeliverable, then takes it out of the outbox. A crash between the two
+   * leaves it in the outbox: the next sweep dead-letters it again (same id, so one record) and pulls it.
+   */
+  private async deadLetter(doc: WithOutbox, entry: OutboxEntry, error: string): Promise<void> {
+    await this.deadLetters
+      .updateOne(
+        { _id: entry.event_id },
+        {
+          $setOnInsert: {
+            source_collection: this.collection,
+            aggregate_id: doc._id,
+            entry,
+            error,
+            dead_at: new Date(),
+          },
+        },
+        { upsert: true },
+      )
+      .exec();
+    await this.remove(doc, entry);
+    this.metrics.outboxDeadLetters.inc({ collection: this.collection, subject: entry.subject });
+    this.log.error({ event_id: entry.event_id, subject: entry.subject, error }, 'outbox event dead-lettered');
   }
 }

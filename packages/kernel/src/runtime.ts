@@ -44,11 +44,44 @@ export interface ServiceDeps<C> {
   nats: NatsContext;
 }
 
+/** Background work a service repeats (sweeps, reconcilers): never two runs at once, failures logged. */
+export interface PeriodicJob {
+  name: string;
+  intervalMs: number;
+  /** Resolves to what to log (e.g. how many items it handled); 0 or undefined logs nothing. */
+  run(): Promise<number | void>;
+}
+
 export interface ServiceParts<H> {
   handlers: UnaryHandlers<H>;
   relays?: OutboxRelay[];
   consumers?: ConsumerSpec[];
+  jobs?: PeriodicJob[];
   onShutdown?: () => Promise<void>;
+}
+
+/** Starts the jobs; the returned function stops them and waits for any run in progress. */
+export function startJobs(jobs: PeriodicJob[], log: Logger): () => Promise<void> {
+  const running = new Map<string, Promise<unknown>>();
+  const timers = jobs.map((job) => {
+    const timer = setInterval(() => {
+      if (running.has(job.name)) return;
+      const run = job
+        .run()
+        .then((n) => {
+          if (n) log.info({ job: job.name, count: n }, `${job.name} done`);
+        })
+        .catch((err: unknown) => log.warn({ err, job: job.name }, `${job.name} failed; next run retries`))
+        .finally(() => running.delete(job.name));
+      running.set(job.name, run);
+    }, job.intervalMs);
+    timer.unref();
+    return timer;
+  });
+  return async () => {
+    for (const t of timers) clearInterval(t);
+    await Promise.all(running.values());
+  };
 }
 
 const FULL_NAMES: Record<ServiceName, string> = {
@@ -108,6 +141,7 @@ export async function runService<H, P extends TProperties = TProperties>(options
     consumers.push(await runDurableConsumer(nats, spec, log, metrics));
   }
   for (const relay of parts.relays ?? []) relay.start();
+  const stopJobs = startJobs(parts.jobs ?? [], log);
   ready = true;
   log.info(
     { grpc_port: grpcServer.port, metrics_port: config.METRICS_PORT, implemented: bound.implemented },
@@ -123,6 +157,7 @@ export async function runService<H, P extends TProperties = TProperties>(options
     await grpcServer.shutdown(config.SHUTDOWN_TIMEOUT_MS);
     for (const c of consumers) await c.stop().catch((err: unknown) => log.warn({ err }, 'consumer stop failed'));
     for (const r of parts.relays ?? []) await r.stop();
+    await stopJobs();
     await parts.onShutdown?.();
     await nats.nc.drain().catch((err: unknown) => log.warn({ err }, 'nats drain failed'));
     await mongo.close().catch((err: unknown) => log.warn({ err }, 'mongo close failed'));

@@ -39,23 +39,14 @@ void runService<types.kyc.KycServiceHandlers, (typeof serviceConfig)['properties
         counters.queue(mode, count, oldest, new Date());
       }
     };
-    let refreshing: Promise<unknown> | undefined;
-    const timer = setInterval(() => {
-      refreshing ??= refreshQueue()
-        .catch((err: unknown) => log.warn({ err }, 'review queue metrics failed'))
-        .finally(() => (refreshing = undefined));
-    }, config.REVIEW_QUEUE_METRICS_INTERVAL_MS);
-    timer.unref();
+    // Set once at boot so the gauges exist before the first interval (dashboards, alert rule).
     await refreshQueue().catch((err: unknown) => log.warn({ err }, 'review queue metrics failed'));
 
     return {
       handlers: kycHandlers(kyc, payouts),
       relays: [relay],
-      onShutdown: async () => {
-        clearInterval(timer);
-        await refreshing;
-        directory.close();
-      },
+      jobs: [{ name: 'review-queue-metrics', intervalMs: config.REVIEW_QUEUE_METRICS_INTERVAL_MS, run: refreshQueue }],
+      onShutdown: async () => directory.close(),
     };
   },
 });

@@ -12,6 +12,13 @@ export const paymentsConfig = Type.Object({
   /** Publishable key of the card processor handed to partners for the embedded form (not a secret). */
   CARD_PUBLISHABLE_KEY: Type.String({ default: 'pk_sandbox_cardgateway_platform' }),
   PROCESSOR_TIMEOUT_MS: Type.Integer({ default: 10_000, minimum: 100 }),
+  /** Simulated latency of the sandbox processors' initialisation (0 = none): shows partners a slow processor. */
+  SANDBOX_INIT_DELAY_MS: Type.Integer({ default: 0, minimum: 0, maximum: 60_000 }),
+  /** A successful payment is checked for its wallet credits this long after it succeeded (the consumer's head start). */
+  LEDGER_RECONCILE_GRACE_MS: Type.Integer({ default: 5 * 60_000, minimum: 0 }),
+  LEDGER_RECONCILE_INTERVAL_MS: Type.Integer({ default: 30_000, minimum: 100 }),
+  /** How often initialising charges nobody finished (a crash, a processor that never answered) are abandoned. */
+  CHARGE_SWEEP_INTERVAL_MS: Type.Integer({ default: 5_000, minimum: 100 }),
   /** How long a charge for a brand-new merchant waits for marketplace's merchants.created event. */
   MERCHANT_EVENT_WAIT_MS: Type.Integer({ default: 3_000, minimum: 0 }),
   /** Checkout session lifetime (spec 8: 30 minutes). */

@@ -6,7 +6,9 @@ import { StaticProcessorRegistry } from './adapters/sandbox-processors';
 import { paymentsConfig } from './config';
 import { ChargeService } from './domain/charges';
 import { DEFAULT_FEE_SCHEDULE, type FeeSchedule } from './domain/fees';
-import { ledgerMetrics } from './events/metrics';
+import { countLedgerWrites, ledgerMetrics } from './events/metrics';
+import { LedgerReconciler } from './domain/ledger-reconciler';
+import { WalletCredits } from './domain/wallet-credits';
 import { ledgerConsumer } from './events/ledger-consumer';
 import { merchantProjectionConsumers } from './events/merchant-projection';
 import { OutcomeService } from './domain/outcomes';
@@ -33,6 +35,7 @@ void runService<types.payments.PaymentsServiceHandlers, (typeof paymentsConfig)[
     const relay = new OutboxRelay(charges, nats, log, metrics);
     const sessionRelay = new OutboxRelay(sessionDocs, nats, log, metrics);
     const chargeRepo = new MongoChargeRepository(charges, (id) => relay.relaySoon(id));
+    const sessionRepo = new MongoSessionRepository(sessionDocs, (id) => sessionRelay.relaySoon(id));
     const ledger = new MongoLedgerRepository(entries);
     const directory = new ProjectedMerchantDirectory(profiles, config.MERCHANT_EVENT_WAIT_MS);
     const fx = new GrpcFxConverter(config.FX_PRICING_GRPC_ADDR, metrics);
@@ -44,10 +47,19 @@ void runService<types.payments.PaymentsServiceHandlers, (typeof paymentsConfig)[
       timeoutMs: config.PROCESSOR_TIMEOUT_MS,
       resetTimeoutMs: 30_000,
       cardPublishableKey: config.CARD_PUBLISHABLE_KEY,
+      sandboxDelayMs: config.SANDBOX_INIT_DELAY_MS,
     });
     const service = new ChargeService(
       { merchants: directory, fx, splits, processors, charges: chargeRepo },
-      { feeSchedule, tolerance: config.AMOUNT_TOLERANCE },
+      {
+        feeSchedule,
+        tolerance: config.AMOUNT_TOLERANCE,
+        // A processor's late answer is still awaited this long before the charge counts as abandoned.
+        staleAfterMs: config.PROCESSOR_TIMEOUT_MS * 3,
+      },
+      undefined,
+      undefined,
+      (err, chargeId) => log.warn({ err, charge_id: chargeId }, 'recording a late processor answer failed'),
     );
     const products = new GrpcProductLookup(config.FX_PRICING_GRPC_ADDR, metrics);
     const sessions = new SessionService(
@@ -55,7 +67,7 @@ void runService<types.payments.PaymentsServiceHandlers, (typeof paymentsConfig)[
         merchants: directory,
         processors,
         products,
-        sessions: new MongoSessionRepository(sessionDocs, (id) => sessionRelay.relaySoon(id)),
+        sessions: sessionRepo,
         processor: new SandboxCheckoutProcessor({ processingDelayMs: config.SANDBOX_PROCESSING_DELAY_MS }),
       },
       {
@@ -65,26 +77,31 @@ void runService<types.payments.PaymentsServiceHandlers, (typeof paymentsConfig)[
         attemptStaleMs: Math.max(30_000, config.PROCESSOR_TIMEOUT_MS * 3),
       },
     );
-    // Spec 3.1: sessions expire whether or not anyone polls them.
-    let sweeping: Promise<unknown> | undefined;
-    const sweeper = setInterval(() => {
-      sweeping ??= sessions
-        .sweepExpired()
-        .then((n) => n && log.info({ expired: n }, 'checkout sessions expired'))
-        .catch((err: unknown) => log.warn({ err }, 'session expiry sweep failed'))
-        .finally(() => (sweeping = undefined));
-    }, config.SESSION_SWEEP_INTERVAL_MS);
-    sweeper.unref();
+    const credits = new WalletCredits(ledger, splits);
+    const reconciler = new LedgerReconciler(
+      { charges: chargeRepo, sessions: sessionRepo, ledger, credits },
+      { graceMs: config.LEDGER_RECONCILE_GRACE_MS },
+    );
+    const reconcile = () =>
+      reconciler.run((repair) => {
+        countLedgerWrites(ledgerCounters, { inserted: repair.inserted, duplicates: 0 }, 'repair');
+        ledgerCounters.repairs.inc({ source: repair.source });
+        log.warn({ charge_id: repair.charge_id, source: repair.source }, 'ledger credits repaired by the reconciler');
+      });
     return {
       handlers: {
         ...paymentsHandlers(service, new OutcomeService(chargeRepo), ledger),
         ...sessionHandlers(sessions),
       },
-      consumers: [...merchantProjectionConsumers(directory), ledgerConsumer(ledger, splits, ledgerCounters)],
+      consumers: [...merchantProjectionConsumers(directory), ledgerConsumer(credits, ledgerCounters)],
       relays: [relay, sessionRelay],
+      jobs: [
+        // Spec 3.1: sessions expire whether or not anyone polls them.
+        { name: 'session expiry', intervalMs: config.SESSION_SWEEP_INTERVAL_MS, run: () => sessions.sweepExpired() },
+        { name: 'abandoned charges', intervalMs: config.CHARGE_SWEEP_INTERVAL_MS, run: () => service.abandonStale() },
+        { name: 'ledger reconciliation', intervalMs: config.LEDGER_RECONCILE_INTERVAL_MS, run: reconcile },
+      ],
       onShutdown: async () => {
-        clearInterval(sweeper);
-        await sweeping;
         fx.close();
         splits.close();
         products.close();

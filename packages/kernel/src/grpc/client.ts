@@ -1,5 +1,6 @@
 import * as grpc from '@grpc/grpc-js';
 import CircuitBreaker from 'opossum';
+import { budgetMs } from '../deadline';
 import { ERROR_TRAILERS, isErrorCode, PlatformError, type ErrorCode } from '../errors';
 import type { PlatformMetrics } from '../metrics';
 
@@ -36,13 +37,37 @@ export class RemoteCallError extends Error {
     this.name = 'RemoteCallError';
   }
 
-  /** Re-raise as the same platform error (used when a service relays a sibling's answer). */
+  /**
+   * The catalogue code this failure stands for: the one the target sent, or, when the call failed
+   * before any service answered (no trailer), one classified by gRPC status — an outage or a timeout
+   * is never a partner's mistake.
+   */
+  get code(): ErrorCode {
+    if (this.errorCode) return this.errorCode;
+    switch (this.grpcCode) {
+      case grpc.status.UNAVAILABLE:
+      case grpc.status.CANCELLED:
+        return 'SERVICE_UNAVAILABLE';
+      case grpc.status.DEADLINE_EXCEEDED:
+        return 'UPSTREAM_TIMEOUT';
+      case grpc.status.UNIMPLEMENTED:
+        return 'NOT_IMPLEMENTED';
+      default:
+        return 'INTERNAL';
+    }
+  }
+
+  /** Re-raise as a platform error (a service relaying a sibling's answer); transport text stays hidden. */
   toPlatformError(): PlatformError {
-    return new PlatformError(this.errorCode ?? 'INTERNAL', this.errorCode ? this.message : undefined, {
-      param: this.param,
-      detail: this.detail,
+    return new PlatformError(this.code, this.errorCode ? this.message : undefined, {
+      param: this.errorCode ? this.param : undefined,
+      detail: this.errorCode ? this.detail : `${this.target} ${this.method} failed`,
     });
   }
+}
+
+function countsAgainstTarget(err: RemoteCallError): boolean {
+  return err.errorCode ? err.errorCode === 'INTERNAL' : INFRASTRUCTURE_FAILURES.has(err.grpcCode);
 }
 
 /** Failures that say the target is unhealthy, as opposed to a partner's mistake. */
@@ -120,12 +145,22 @@ export class ServiceClient<C extends grpc.Client> {
     return Math.max(1, Math.ceil((this.options.breaker?.resetTimeoutMs ?? 1000) / 1000));
   }
 
+  /**
+   * One unary call. `deadline` (the caller's own) cuts this call's budget: it gets at most what is
+   * left of it, and fails fast with UPSTREAM_TIMEOUT when nothing is left.
+   */
   call<M extends UnaryMethodName<C>>(
     method: M,
     request: ReqOf<C[M]>,
     metadata: grpc.Metadata = new grpc.Metadata(),
-    deadlineMs = this.options.deadlineMs,
+    options: { deadlineMs?: number; deadline?: Date } = {},
   ): Promise<ResOf<C[M]>> {
+    let deadlineMs: number;
+    try {
+      deadlineMs = budgetMs(options.deadline, options.deadlineMs ?? this.options.deadlineMs);
+    } catch (err) {
+      return Promise.reject(err);
+    }
     const attempt = () => this.rawCall(method, request, metadata, deadlineMs);
     if (!this.breaker) return attempt() as Promise<ResOf<C[M]>>;
     return this.breaker.fire(attempt).catch((err: unknown) => {
@@ -194,7 +229,10 @@ export class ServiceClient<C extends grpc.Client> {
       resetTimeout: opts.resetTimeoutMs,
       rollingCountTimeout: opts.rollingCountTimeoutMs,
       volumeThreshold: opts.volumeThreshold,
-      errorFilter: (err: unknown) => !(err instanceof RemoteCallError && INFRASTRUCTURE_FAILURES.has(err.grpcCode)),
+      // Only the target being down or unresponsive opens its breaker: a transport failure (no code),
+      // or the target's own internal error. An answer with any other code — a partner's mistake, or
+      // the target reporting its own dependency down — means the target is alive.
+      errorFilter: (err: unknown) => !(err instanceof RemoteCallError && countsAgainstTarget(err)),
     });
     const metrics = this.options.metrics;
     const state = (value: number, event: string) => () => {

@@ -2,6 +2,7 @@ import * as grpc from '@grpc/grpc-js';
 import { HealthImplementation } from 'grpc-health-check';
 import { ERROR_TRAILERS, PlatformError } from '../errors';
 import { callerFromMetadata, type CallerInfo } from '../caller';
+import { deadlineDate } from '../deadline';
 import { newRequestId } from '../ids';
 import type { Logger } from '../logger';
 import type { PlatformMetrics } from '../metrics';
@@ -9,7 +10,8 @@ import type { PlatformMetrics } from '../metrics';
 export interface CallContext {
   caller: CallerInfo;
   log: Logger;
-  deadline: grpc.Deadline;
+  /** When the caller stops waiting (undefined: no deadline); pass it on to every downstream call. */
+  deadline: Date | undefined;
 }
 
 type KnownKeys<T> = keyof { [K in keyof T as string extends K ? never : K]: T[K] };
@@ -84,7 +86,7 @@ export function bindService(
         callback(toServiceError(err, callLog));
         return;
       }
-      handler(call.request, { caller, log: callLog, deadline: call.getDeadline() }).then(
+      handler(call.request, { caller, log: callLog, deadline: deadlineDate(call.getDeadline()) }).then(
         (response) => {
           finish(grpc.status.OK);
           callback(null, response);

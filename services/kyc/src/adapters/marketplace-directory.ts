@@ -40,13 +40,14 @@ export class GrpcSubMerchantDirectory implements SubMerchantDirectory {
     );
   }
 
-  async activeSubMerchant(operatorId: number, merchantId: number): Promise<SubMerchant> {
+  async activeSubMerchant(operatorId: number, merchantId: number, deadline?: Date): Promise<SubMerchant> {
     let profile: types.marketplace.SubMerchantProfile__Output;
     try {
       profile = await this.client.call(
         'DescribeSubMerchant',
         { operator_merchant_id: operatorId, sub_merchant_id: merchantId },
         callerToMetadata({ requestId: newRequestId(), auth: 'internal' }),
+        { deadline },
       );
     } catch (err) {
       throw err instanceof RemoteCallError ? err.toPlatformError() : err;
@@ -62,7 +63,7 @@ export class GrpcSubMerchantDirectory implements SubMerchantDirectory {
     };
   }
 
-  isOperator(merchantId: number): Promise<boolean> {
+  isOperator(merchantId: number, deadline?: Date): Promise<boolean> {
     return this.operators.getOrLoad(
       merchantId,
       async () => {
@@ -71,6 +72,7 @@ export class GrpcSubMerchantDirectory implements SubMerchantDirectory {
             'GetAccount',
             {},
             callerToMetadata({ requestId: newRequestId(), auth: 'internal', merchantId }),
+            { deadline },
           );
           return account.is_marketplace_operator;
         } catch (err) {

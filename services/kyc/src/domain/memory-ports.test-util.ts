@@ -76,6 +76,8 @@ export class MemoryDirectory implements SubMerchantDirectory {
     { operator: number; active: boolean; merchant: NonNullable<SubMerchant['merchant']> | null }
   >();
   calls = 0;
+  /** The deadline each call to marketplace was given (the caller's, passed on). */
+  readonly deadlines: (Date | undefined)[] = [];
 
   addOperator(id: number) {
     this.operators.add(id);
@@ -87,11 +89,13 @@ export class MemoryDirectory implements SubMerchantDirectory {
       merchant: { id, country, baseline_currency: currency, business_name: `Business ${id}` },
     });
   }
-  async isOperator(merchantId: number) {
+  async isOperator(merchantId: number, deadline?: Date) {
+    this.deadlines.push(deadline);
     return this.operators.has(merchantId);
   }
-  async activeSubMerchant(operatorId: number, merchantId: number): Promise<SubMerchant> {
+  async activeSubMerchant(operatorId: number, merchantId: number, deadline?: Date): Promise<SubMerchant> {
     this.calls++;
+    this.deadlines.push(deadline);
     if (!this.operators.has(operatorId)) throw new PlatformError('MARKETPLACE_OPERATOR_REQUIRED');
     const sub = this.subs.get(merchantId);
     if (!sub || sub.operator !== operatorId || !sub.active) throw new PlatformError('RELATIONSHIP_NOT_FOUND');

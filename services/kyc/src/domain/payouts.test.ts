@@ -54,6 +54,17 @@ describe('payout banks', () => {
     await expect(w.payouts.listBanks(OPERATOR, 'USD')).rejects.toThrow('currency must be one of GHS, KES, NGN, ZAR');
     await expect(w.payouts.listBanks(NG_SUB)).rejects.toMatchObject({ code: 'MARKETPLACE_OPERATOR_REQUIRED' });
   });
+
+  it("passes the caller's deadline on to every marketplace lookup", async () => {
+    const w = setup();
+    const deadline = new Date(Date.now() + 2_000);
+    await w.payouts.listBanks(OPERATOR, 'NGN', deadline);
+    await w.kyc.submit({ ...sandbox, deadline }, NG_SUB, kycBody);
+    await w.payouts.setup({ ...sandbox, deadline }, NG_SUB, {});
+    await w.kyc.status({ ...sandbox, deadline }, NG_SUB);
+    expect(w.directory.deadlines.length).toBeGreaterThanOrEqual(4);
+    expect(w.directory.deadlines.every((d) => d === deadline)).toBe(true);
+  });
 });
 
 describe('first-time payout setup (POST)', () => {

@@ -105,9 +105,10 @@ export class PayoutService {
    * GET /marketplace/payout/banks: from memory; an unknown currency is a 400. Like every marketplace
    * endpoint (spec 4.9) it is for operators (403 otherwise); that answer is cached briefly.
    */
-  async listBanks(operatorId: number, currency?: string): Promise<readonly PayoutBank[]> {
+  async listBanks(operatorId: number, currency?: string, deadline?: Date): Promise<readonly PayoutBank[]> {
     const banks = this.deps.banks.list(currency);
-    if (!(await this.deps.directory.isOperator(operatorId))) throw new PlatformError('MARKETPLACE_OPERATOR_REQUIRED');
+    if (!(await this.deps.directory.isOperator(operatorId, deadline)))
+      throw new PlatformError('MARKETPLACE_OPERATOR_REQUIRED');
     return banks;
   }
 
@@ -195,7 +196,7 @@ export class PayoutService {
   }
 
   private async merchant(caller: OperatorCaller, merchantId: number): Promise<MerchantFacts> {
-    const sub = await this.deps.directory.activeSubMerchant(caller.operatorId, merchantId);
+    const sub = await this.deps.directory.activeSubMerchant(caller.operatorId, merchantId, caller.deadline);
     if (!sub.merchant) throw new PlatformError('MERCHANT_PORTFOLIO_NOT_FOUND');
     return sub.merchant;
   }

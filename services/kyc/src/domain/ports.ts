@@ -35,9 +35,10 @@ export interface SubMerchant {
  * relationship, another operator's merchant, or one that is not active.
  */
 export interface SubMerchantDirectory {
-  activeSubMerchant(operatorId: number, merchantId: number): Promise<SubMerchant>;
+  /** `deadline`: the caller's; the call to marketplace gets at most what is left of it. */
+  activeSubMerchant(operatorId: number, merchantId: number, deadline?: Date): Promise<SubMerchant>;
   /** Whether the merchant is a marketplace operator (may be served from a short-lived cache). */
-  isOperator(merchantId: number): Promise<boolean>;
+  isOperator(merchantId: number, deadline?: Date): Promise<boolean>;
 }
 
 /** Creates connected accounts at the card gateway (connected-account KYC route). */

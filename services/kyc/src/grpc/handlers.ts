@@ -25,8 +25,8 @@ function positive(value: number | undefined, param: string): number {
 }
 
 /** A partner call: the operator's merchant id and the mode of its API key. */
-function operator(caller: CallerInfo): OperatorCaller {
-  return { operatorId: requireMerchant(caller).merchantId, mode: requireMode(caller) };
+function operator(caller: CallerInfo, deadline?: Date): OperatorCaller {
+  return { operatorId: requireMerchant(caller).merchantId, mode: requireMode(caller), deadline };
 }
 
 function reviewAction(value: string): ReviewAction {
@@ -42,8 +42,8 @@ function reviewAction(value: string): ReviewAction {
 /** Decode, call the use case, encode: the kyc service's gRPC surface (spec 2.7, 2.8, 3.3, 4.9). */
 export function kycHandlers(kyc: KycService, payouts: PayoutService): Handlers {
   return {
-    async SubmitKyc(req, { caller }) {
-      const who = operator(caller);
+    async SubmitKyc(req, { caller, deadline }) {
+      const who = operator(caller, deadline);
       const { merchant_id, ...body } = req;
       const result = await kyc.submit(who, positive(merchant_id, 'merchantId'), body);
       if (result.kind === 'in_house') {
@@ -65,31 +65,37 @@ export function kycHandlers(kyc: KycService, payouts: PayoutService): Handlers {
         message: result.message,
       };
     },
-    async GetKycStatus(req, { caller }) {
+    async GetKycStatus(req, { caller, deadline }) {
       const merchantId = positive(req.merchant_id, 'merchantId');
-      return toWire(submissionResource(await kyc.status(operator(caller), merchantId), merchantId));
+      return toWire(submissionResource(await kyc.status(operator(caller, deadline), merchantId), merchantId));
     },
-    async DecideSandboxKyc(req, { caller }) {
-      const c = await kyc.decideInSandbox(operator(caller), positive(req.submission_id, 'submission_id'), {
+    async DecideSandboxKyc(req, { caller, deadline }) {
+      const c = await kyc.decideInSandbox(operator(caller, deadline), positive(req.submission_id, 'submission_id'), {
         action: reviewAction(req.action),
         reason: req.reason,
         message: req.message,
       });
       return toWire(submissionResource(c, c.merchant_id));
     },
-    async ListPayoutBanks(req, { caller }) {
-      return { banks: [...(await payouts.listBanks(requireMerchant(caller).merchantId, req.currency || undefined))] };
+    async ListPayoutBanks(req, { caller, deadline }) {
+      return {
+        banks: [...(await payouts.listBanks(requireMerchant(caller).merchantId, req.currency || undefined, deadline))],
+      };
     },
-    async SetupPayout(req, { caller }) {
+    async SetupPayout(req, { caller, deadline }) {
       const { merchant_id, ...body } = req;
       return toWire(
-        payoutSettingsResource(await payouts.setup(operator(caller), positive(merchant_id, 'merchantId'), body)),
+        payoutSettingsResource(
+          await payouts.setup(operator(caller, deadline), positive(merchant_id, 'merchantId'), body),
+        ),
       );
     },
-    async UpdatePayout(req, { caller }) {
+    async UpdatePayout(req, { caller, deadline }) {
       const { merchant_id, ...body } = req;
       return toWire(
-        payoutSettingsResource(await payouts.update(operator(caller), positive(merchant_id, 'merchantId'), body)),
+        payoutSettingsResource(
+          await payouts.update(operator(caller, deadline), positive(merchant_id, 'merchantId'), body),
+        ),
       );
     },
     async ListKycReviews(req, { caller }) {

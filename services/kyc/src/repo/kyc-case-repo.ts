@@ -68,7 +68,16 @@ export function kycCaseModel(conn: Connection): KycCaseModel {
 
 function toRecord(doc: KycCaseDocument | null): KycCaseRecord | null {
   if (!doc) return null;
-  const { _id, outbox: _outbox, ...rest } = doc;
+  // The outbox plugin's pending-since marker is the relay's, not the case's: a record carrying it back
+  // into save()'s $set would override the marker the plugin sets when events are pushed.
+  const {
+    _id,
+    outbox: _outbox,
+    outbox_pending_since: _pending,
+    ...rest
+  } = doc as KycCaseDocument & {
+    outbox_pending_since?: Date | null;
+  };
   return { id: _id, ...rest, superseded_links: rest.superseded_links ?? [], history: rest.history ?? [] };
 }
 

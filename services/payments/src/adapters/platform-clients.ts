@@ -5,12 +5,16 @@ import {
   PlatformError,
   RemoteCallError,
   ServiceClient,
+  type ErrorCode,
   type Mode,
   type Money,
   type PlatformMetrics,
 } from '@ppay/kernel';
 import { loadPlatformProto, type types } from '@ppay/proto';
 import type { FxConverter, FxQuote, SplitResolver, SplitTerms } from '../domain/ports';
+
+/** fx-pricing's answers that mean "this conversion cannot be made" (a 400 for the partner). */
+const CONVERSION_REFUSALS = new Set<ErrorCode>(['UNSUPPORTED_CURRENCY', 'CONVERSION_FAILED', 'VALIDATION_FAILED']);
 
 const breaker = {
   errorThresholdPercentage: 50,
@@ -31,12 +35,13 @@ export class GrpcFxConverter implements FxConverter {
     });
   }
 
-  async convert(from: Money, toCurrency: string, mode: Mode): Promise<FxQuote> {
+  async convert(from: Money, toCurrency: string, mode: Mode, deadline?: Date): Promise<FxQuote> {
     try {
       const res = await this.client.call(
         'Convert',
         { from, to_currency: toCurrency },
         callerToMetadata({ requestId: newRequestId(), auth: 'internal', mode }),
+        { deadline },
       );
       return {
         result: money(Number(res.result!.amount), res.result!.currency),
@@ -46,17 +51,15 @@ export class GrpcFxConverter implements FxConverter {
         surcharge_percent: res.surcharge_percent,
       };
     } catch (err) {
-      if (err instanceof PlatformError && err.code === 'SERVICE_UNAVAILABLE') throw err;
-      if (
-        err instanceof RemoteCallError &&
-        (err.errorCode === 'SERVICE_UNAVAILABLE' || err.errorCode === 'UPSTREAM_TIMEOUT')
-      ) {
-        throw err.toPlatformError();
+      // Only fx-pricing's own "no such conversion" answers are the partner's problem; an outage, a
+      // timeout or a bug stays ours (5xx, retryable, never stored as the request's final answer).
+      if (err instanceof RemoteCallError && err.errorCode && CONVERSION_REFUSALS.has(err.errorCode)) {
+        throw new PlatformError('CONVERSION_FAILED', `Unable to convert from ${from.currency} to ${toCurrency}`, {
+          param: 'currency',
+          cause: err,
+        });
       }
-      throw new PlatformError('CONVERSION_FAILED', `Unable to convert from ${from.currency} to ${toCurrency}`, {
-        param: 'currency',
-        cause: err,
-      });
+      throw err instanceof RemoteCallError ? err.toPlatformError() : err;
     }
   }
 
@@ -82,12 +85,13 @@ export class GrpcSplitResolver implements SplitResolver {
     );
   }
 
-  async resolve(operatorMerchantId: number, subMerchantId: number): Promise<SplitTerms> {
+  async resolve(operatorMerchantId: number, subMerchantId: number, deadline?: Date): Promise<SplitTerms> {
     try {
       return await this.client.call(
         'ResolveSplit',
         { operator_merchant_id: operatorMerchantId, sub_merchant_id: subMerchantId },
         callerToMetadata({ requestId: newRequestId(), auth: 'internal' }),
+        { deadline },
       );
     } catch (err) {
       throw err instanceof RemoteCallError ? err.toPlatformError() : err;

@@ -39,12 +39,9 @@ export class GrpcProductLookup implements ProductLookup {
       );
       return { name: res.product?.name ?? '', type: res.product?.type ?? 'custom' };
     } catch (err) {
-      if (err instanceof RemoteCallError) {
-        if (err.errorCode === 'PRODUCT_NOT_FOUND')
-          throw new PlatformError('PRODUCT_NOT_FOUND', undefined, { param: 'product_id' });
-        throw err.toPlatformError();
-      }
-      throw err;
+      if (err instanceof RemoteCallError && err.errorCode === 'PRODUCT_NOT_FOUND')
+        throw new PlatformError('PRODUCT_NOT_FOUND', undefined, { param: 'product_id' });
+      throw err instanceof RemoteCallError ? err.toPlatformError() : err;
     }
   }
 

@@ -54,7 +54,7 @@ describe('processor registry', () => {
     ).toThrow();
   });
 
-  it('a hung gateway times out as SERVICE_UNAVAILABLE instead of hanging the charge', async () => {
+  it('a hung processor times out as UPSTREAM_TIMEOUT (outcome unknown) instead of hanging the charge', async () => {
     const hung: ProcessorAdapter = { id: 'card_gateway', mode: 'live', initialise: () => new Promise(() => undefined) };
     const registry = new StaticProcessorRegistry({
       timeoutMs: 50,
@@ -63,7 +63,7 @@ describe('processor registry', () => {
       live: { card: hung },
     });
     await expect(registry.adapterFor('card', 'live').initialise({ ...intent, mode: 'live' })).rejects.toMatchObject({
-      code: 'SERVICE_UNAVAILABLE',
+      code: 'UPSTREAM_TIMEOUT',
     });
   });
 });

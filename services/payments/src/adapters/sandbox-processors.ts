@@ -16,6 +16,8 @@ class SandboxProcessor implements ProcessorAdapter {
   constructor(
     readonly group: ProcessorGroup,
     private readonly publishableKey: string,
+    /** Simulated processor latency (SANDBOX_INIT_DELAY_MS): lets partners and tests see timeouts. */
+    private readonly delayMs = 0,
   ) {}
 
   get id(): string {
@@ -23,6 +25,7 @@ class SandboxProcessor implements ProcessorAdapter {
   }
 
   async initialise(intent: PaymentIntent): Promise<ProcessorAuthorization> {
+    if (this.delayMs > 0) await new Promise((r) => setTimeout(r, this.delayMs));
     const digest = createHash('sha256').update(`${this.group}:${intent.charge_id}`).digest('hex');
     const reference = `sbx_${this.group}_${digest.slice(0, 20)}`;
     if (this.group !== 'card') return { processor_reference: reference };
@@ -69,8 +72,16 @@ class GuardedProcessor implements ProcessorAdapter {
       return await this.breaker.fire(intent);
     } catch (err) {
       if (err instanceof PlatformError) throw err;
+      // No answer in time: the processor may have set the payment up, so the outcome is unknown.
+      if ((err as { code?: string }).code === 'ETIMEDOUT') {
+        throw new PlatformError('UPSTREAM_TIMEOUT', 'The payment processor did not answer in time', {
+          detail: `${this.inner.id}: the outcome is unknown; retry with the same Idempotency-Key or reference`,
+          cause: err,
+        });
+      }
+      // An open breaker sent nothing; any other failure is the processor refusing the request.
       throw new PlatformError('SERVICE_UNAVAILABLE', undefined, {
-        detail: `${this.inner.id} did not answer; no payment was created, retry the request`,
+        detail: `${this.inner.id} is unavailable; no payment was created, retry the request`,
         cause: err,
       });
     }
@@ -89,14 +100,15 @@ export class StaticProcessorRegistry implements ProcessorRegistry {
   constructor(
     options: ProcessorBreakerOptions & {
       cardPublishableKey: string;
+      sandboxDelayMs?: number;
       live?: Partial<Record<ProcessorGroup, ProcessorAdapter>>;
     },
   ) {
     const guard = (adapter: ProcessorAdapter) => new GuardedProcessor(adapter, options);
     this.sandbox = {
-      naira: guard(new SandboxProcessor('naira', options.cardPublishableKey)),
-      regional: guard(new SandboxProcessor('regional', options.cardPublishableKey)),
-      card: guard(new SandboxProcessor('card', options.cardPublishableKey)),
+      naira: guard(new SandboxProcessor('naira', options.cardPublishableKey, options.sandboxDelayMs)),
+      regional: guard(new SandboxProcessor('regional', options.cardPublishableKey, options.sandboxDelayMs)),
+      card: guard(new SandboxProcessor('card', options.cardPublishableKey, options.sandboxDelayMs)),
     };
     this.live = {};
     for (const [group, adapter] of Object.entries(options.live ?? {}) as [ProcessorGroup, ProcessorAdapter][]) {

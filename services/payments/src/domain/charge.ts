@@ -29,6 +29,17 @@ export interface Conversion {
 export type ChargeStatus = 'initializing' | 'pending' | 'succeeded' | 'failed';
 
 /**
+ * Why a charge failed before any money could move: the processor refused to initialise it, or the
+ * attempt was abandoned (a crash, or a processor that never answered). Such a charge may be
+ * initialised again, in place, by a retry with the same Idempotency-Key or reference.
+ */
+export const RETRYABLE_FAILURES = ['processor_unavailable', 'abandoned'] as const;
+
+export function isRetryableFailure(c: Pick<ChargeRecord, 'status' | 'failure_reason'>): boolean {
+  return c.status === 'failed' && (RETRYABLE_FAILURES as readonly (string | null)[]).includes(c.failure_reason);
+}
+
+/**
  * A charge (spec 2.2) and its transaction. Field names are the resource's: the Charge message of
  * payments.proto is this record minus what partners never see, so a new field reaches partners by
  * adding it here, to the proto and to the gateway schema (docs/adding-a-feature.md).
@@ -39,6 +50,12 @@ export interface ChargeRecord {
   merchant_id: number;
   mode: Mode;
   reference: string | null;
+  /** The Idempotency-Key the charge was created with (unique per merchant and mode). */
+  idempotency_key: string | null;
+  /** SHA-256 of the request's canonical parameters: a reused key or reference must match it. */
+  request_fingerprint: string;
+  /** Processor initialisations tried (more than one after a retry over a failed or abandoned one). */
+  attempts: number;
   status: ChargeStatus;
   processor_group: ProcessorGroup;
   /** Spec 2.2 `payment_gateway`: the processor's public identifier. */
@@ -72,6 +89,7 @@ export type ChargeDraft = Omit<
   ChargeRecord,
   | 'charge_id'
   | 'transaction_id'
+  | 'attempts'
   | 'processor_reference'
   | 'client_secret'
   | 'publishable_key'
@@ -87,6 +105,7 @@ export function newCharge(draft: ChargeDraft, now: Date): ChargeRecord {
   return {
     charge_id: prefixedId('ch'),
     transaction_id: prefixedId('txn'),
+    attempts: 1,
     ...draft,
     processor_reference: null,
     client_secret: null,

@@ -12,7 +12,8 @@ const NGN: ChargeRequest = {
   customer: { email: 'c@example.com' },
 };
 
-function setup() {
+/** The service over in-memory ports; a fake clock unless `realClock` (deadlines are real timers). */
+function setup(options: { realClock?: boolean } = {}) {
   const merchants = new FakeMerchants();
   merchants.add({ merchant_id: 1000 });
   merchants.add({ merchant_id: 2000, country: 'US', baseline_currency: 'USD', is_marketplace_operator: true });
@@ -23,13 +24,15 @@ function setup() {
   let clock = Date.parse('2026-11-01T10:00:00Z');
   const service = new ChargeService(
     { merchants, fx, splits, processors, charges },
-    { feeSchedule: DEFAULT_FEE_SCHEDULE, tolerance: '0.01', referenceWaitMs: 200 },
-    () => new Date(clock),
-    async (ms) => {
-      clock += ms;
-    },
+    { feeSchedule: DEFAULT_FEE_SCHEDULE, tolerance: '0.01', inFlightWaitMs: 200, staleAfterMs: 30_000 },
+    options.realClock ? () => new Date() : () => new Date(clock),
+    options.realClock
+      ? (ms) => new Promise((r) => setTimeout(r, ms))
+      : async (ms) => {
+          clock += ms;
+        },
   );
-  return { service, charges, processors, splits, fx, merchants };
+  return { service, charges, processors, splits, fx, merchants, advance: (ms: number) => (clock += ms) };
 }
 
 const errorOf = async (p: Promise<unknown>) => {
@@ -191,6 +194,113 @@ describe('ChargeService (spec 4.1, 7.1) with in-memory dependencies', () => {
       amount: { amount: 500_000, currency: 'NGN' },
       breakdown: { merchant_net: { amount: 482_500, currency: 'NGN' } },
       session_id: null,
+    });
+  });
+
+  describe('idempotency: a key or reference binds one charge, whatever happened to the first request', () => {
+    it('refuses the same Idempotency-Key or reference with different parameters', async () => {
+      const { service } = setup();
+      await service.create(1000, 'sandbox', { ...NGN, reference: 'ord-1' }, { idempotencyKey: 'k-1' });
+      const other = { ...NGN, amount: 600_000, total_amount: 600_000 };
+      expect(await errorOf(service.create(1000, 'sandbox', other, { idempotencyKey: 'k-1' }))).toEqual([
+        'IDEMPOTENCY_KEY_REUSED',
+        'Idempotency-Key was already used with a different request',
+        'Idempotency-Key',
+      ]);
+      expect(await errorOf(service.create(1000, 'sandbox', { ...other, reference: 'ord-1' }))).toEqual([
+        'REFERENCE_REUSED',
+        'reference was already used for a charge with different parameters',
+        'reference',
+      ]);
+      // The same parameters are a replay; the preview flag is not a parameter.
+      const again = await service.create(1000, 'sandbox', { ...NGN, reference: 'ord-1' });
+      expect(again.kind === 'charge' && again.replayed).toBe(true);
+    });
+
+    it('a charge whose processor was down is initialised again in place by the retry', async () => {
+      const { service, charges, processors } = setup();
+      processors.failWith = new PlatformError('SERVICE_UNAVAILABLE');
+      expect((await errorOf(service.create(1000, 'sandbox', NGN, { idempotencyKey: 'k-2' })))[0]).toBe(
+        'SERVICE_UNAVAILABLE',
+      );
+      const [failed] = [...charges.docs.values()];
+      expect(failed).toMatchObject({ status: 'failed', failure_reason: 'processor_unavailable' });
+      processors.failWith = undefined;
+      const retried = await service.create(1000, 'sandbox', NGN, { idempotencyKey: 'k-2' });
+      expect(retried.kind === 'charge' && retried.charge).toMatchObject({
+        charge_id: failed!.charge_id,
+        status: 'pending',
+        attempts: 2,
+      });
+      expect(charges.docs.size).toBe(1);
+      expect(processors.intents.map((i) => i.charge_id)).toEqual([failed!.charge_id, failed!.charge_id]);
+    });
+
+    it('a processor slower than the deadline is an unknown outcome; its late answer lands and the retry gets it', async () => {
+      const { service, charges, processors } = setup({ realClock: true });
+      let answer!: () => void;
+      processors.gate = new Promise<void>((r) => (answer = r));
+      const deadline = new Date(Date.now() + 300);
+      expect(await errorOf(service.create(1000, 'sandbox', NGN, { idempotencyKey: 'k-3', deadline }))).toEqual([
+        'UPSTREAM_TIMEOUT',
+        'The payment processor has not answered yet',
+        undefined,
+      ]);
+      const [unknown] = [...charges.docs.values()];
+      expect(unknown!.status).toBe('initializing');
+      answer();
+      await new Promise((r) => setTimeout(r, 20));
+      expect(charges.docs.get(unknown!.charge_id)!.status).toBe('pending');
+      const retry = await service.create(1000, 'sandbox', NGN, { idempotencyKey: 'k-3' });
+      expect(retry.kind === 'charge' && [retry.charge.charge_id, retry.replayed]).toEqual([unknown!.charge_id, true]);
+      expect(charges.docs.size).toBe(1);
+    });
+
+    it('a retry while the first request is still initialising waits, then reports it in flight', async () => {
+      const { service, processors } = setup();
+      let answer!: () => void;
+      processors.gate = new Promise<void>((r) => (answer = r));
+      const first = service.create(1000, 'sandbox', NGN, { idempotencyKey: 'k-4' });
+      await new Promise((r) => setImmediate(r));
+      expect((await errorOf(service.create(1000, 'sandbox', NGN, { idempotencyKey: 'k-4' })))[0]).toBe(
+        'IDEMPOTENCY_IN_FLIGHT',
+      );
+      answer();
+      expect(((await first) as { charge: { status: string } }).charge.status).toBe('pending');
+    });
+
+    it('a crash that left a charge initialising is abandoned by the sweep, then retried in place', async () => {
+      const { service, charges, processors, advance } = setup();
+      processors.gate = new Promise<void>(() => undefined); // the process "died": no answer ever
+      void service.create(1000, 'sandbox', NGN, { idempotencyKey: 'k-5' }).catch(() => undefined);
+      await new Promise((r) => setImmediate(r));
+      processors.gate = undefined;
+      advance(31_000);
+      expect(await service.abandonStale()).toBe(1);
+      const [abandoned] = [...charges.docs.values()];
+      expect(abandoned).toMatchObject({ status: 'failed', failure_reason: 'abandoned' });
+      const retry = await service.create(1000, 'sandbox', NGN, { idempotencyKey: 'k-5' });
+      expect(retry.kind === 'charge' && retry.charge).toMatchObject({
+        charge_id: abandoned!.charge_id,
+        status: 'pending',
+      });
+    });
+
+    it('after a decline, the same reference makes a new charge, while the same Idempotency-Key answers the decline', async () => {
+      const { service, charges } = setup();
+      const outcomes = new OutcomeService(charges);
+      const first = await service.create(1000, 'sandbox', { ...NGN, reference: 'ord-9' }, { idempotencyKey: 'k-9' });
+      if (first.kind !== 'charge') throw new Error('expected a charge');
+      await outcomes.simulate(1000, 'sandbox', first.charge.charge_id, 'fail');
+      const sameKey = await service.create(1000, 'sandbox', { ...NGN, reference: 'ord-9' }, { idempotencyKey: 'k-9' });
+      expect(sameKey.kind === 'charge' && [sameKey.charge.charge_id, sameKey.charge.status]).toEqual([
+        first.charge.charge_id,
+        'failed',
+      ]);
+      const newAttempt = await service.create(1000, 'sandbox', { ...NGN, reference: 'ord-9' });
+      expect(newAttempt.kind === 'charge' && newAttempt.charge.charge_id).not.toBe(first.charge.charge_id);
+      expect(newAttempt.kind === 'charge' && newAttempt.charge.status).toBe('pending');
+      expect(charges.docs.size).toBe(2);
     });
   });
 });

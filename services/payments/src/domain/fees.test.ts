@@ -1,5 +1,5 @@
-import { money } from '@ppay/kernel';
-import { DEFAULT_FEE_SCHEDULE, feeBreakdown, transactionFee } from './fees';
+import { money, PlatformError } from '@ppay/kernel';
+import { assertChargeable, CHARGE_LIMITS, DEFAULT_FEE_SCHEDULE, feeBreakdown, transactionFee } from './fees';
 import { processorGroupFor } from './processors';
 
 describe('routing by currency (spec 4.1)', () => {
@@ -54,5 +54,19 @@ describe('fee schedule', () => {
       customer_pays_fees: true,
     });
     expect(feeBreakdown(DEFAULT_FEE_SCHEDULE, 'card', base, false).total_amount).toBe(10_000);
+  });
+});
+
+describe('charge limits per currency', () => {
+  it('refuses charges below the minimum (above every fixed fee) and above the maximum', () => {
+    expect(() => assertChargeable(money(49, 'USD'), 'amount')).toThrow(/amount must be between 50 and 99999999/);
+    expect(() => assertChargeable(money(50, 'USD'), 'amount')).not.toThrow();
+    expect(() => assertChargeable(money(100_000_000, 'USD'), 'amount')).toThrow(PlatformError);
+    expect(() => assertChargeable(money(9_999, 'NGN'), 'amount')).toThrow(/NGN/);
+    // Every minimum exceeds the fee the schedule charges on it, so a merchant is never owed a negative credit.
+    for (const [currency, { min }] of Object.entries(CHARGE_LIMITS)) {
+      const fee = transactionFee(DEFAULT_FEE_SCHEDULE, processorGroupFor(currency), money(min, currency)).amount;
+      expect([currency, fee < min]).toEqual([currency, true]);
+    }
   });
 });

@@ -1,4 +1,4 @@
-import { fractionOf, money, type Money } from '@ppay/kernel';
+import { addMoney, fractionOf, money, PlatformError, type Money } from '@ppay/kernel';
 import type { ProcessorGroup } from './processors';
 
 /**
@@ -21,6 +21,40 @@ export const DEFAULT_FEE_SCHEDULE: FeeSchedule = {
   regional: { percent: '0.0195' },
   card: { percent: '0.029', fixed: { USD: 30, EUR: 25, GBP: 20, CAD: 30, AUD: 30 } },
 };
+
+/**
+ * The smallest and largest charge per currency, in minor units. The minimum sits well above every
+ * fixed fee (a USD 10¢ charge with a 30¢ fee would otherwise credit the merchant a negative amount);
+ * the maximum keeps every sum far inside exact integers. Stripe's figures where it has them
+ * (USD 0.50 – 999,999.99).
+ */
+export const CHARGE_LIMITS: Readonly<Record<string, { min: number; max: number }>> = {
+  NGN: { min: 10_000, max: 10_000_000_000 }, // ₦100 – ₦100m
+  GHS: { min: 100, max: 100_000_000 }, // GH₵1 – GH₵1m
+  KES: { min: 1_000, max: 1_000_000_000 }, // KSh10 – KSh10m
+  ZAR: { min: 500, max: 100_000_000 }, // R5 – R1m
+  TZS: { min: 100_000, max: 10_000_000_000 }, // TSh1,000 – TSh100m
+  XAF: { min: 100, max: 100_000_000 }, // whole units: 100 – 100m FCFA
+  XOF: { min: 100, max: 100_000_000 },
+  USD: { min: 50, max: 99_999_999 },
+  EUR: { min: 50, max: 99_999_999 },
+  GBP: { min: 30, max: 99_999_999 },
+  CAD: { min: 50, max: 99_999_999 },
+  AUD: { min: 50, max: 99_999_999 },
+};
+
+/** VALIDATION_FAILED naming the bound when `amount` is outside the charge limits of its currency. */
+export function assertChargeable(amount: Money, param: string): void {
+  const limits = CHARGE_LIMITS[amount.currency];
+  if (!limits) return; // the currency itself is refused by routing
+  if (amount.amount < limits.min || amount.amount > limits.max) {
+    throw new PlatformError(
+      'VALIDATION_FAILED',
+      `${param} must be between ${limits.min} and ${limits.max} (smallest ${amount.currency} unit)`,
+      { param },
+    );
+  }
+}
 
 export function transactionFee(schedule: FeeSchedule, group: ProcessorGroup, base: Money): Money {
   const rule = schedule[group];
@@ -46,11 +80,11 @@ export function feeBreakdown(
   base: Money,
   customerPaysFees: boolean,
 ): FeeBreakdown {
-  const fee = transactionFee(schedule, group, base).amount;
+  const fee = transactionFee(schedule, group, base);
   return {
     base_amount: base.amount,
-    transaction_fee: fee,
-    total_amount: customerPaysFees ? base.amount + fee : base.amount,
+    transaction_fee: fee.amount,
+    total_amount: customerPaysFees ? addMoney(base, fee).amount : base.amount,
     customer_pays_fees: customerPaysFees,
   };
 }

@@ -9,6 +9,9 @@ function charge(overrides: Partial<ChargeRecord> = {}): ChargeRecord {
     merchant_id: 1000,
     mode: 'sandbox',
     reference: 'order-1',
+    idempotency_key: null,
+    request_fingerprint: 'fp',
+    attempts: 1,
     status: 'pending',
     processor_group: 'naira',
     payment_gateway: 'naira_gateway',
@@ -137,5 +140,15 @@ describe('wallet credits', () => {
       now,
     );
     expect(skipped.map((e) => e.merchant_id)).toEqual([1000]);
+  });
+
+  it('never writes a negative or zero credit, whatever a fee leaves of the payment', () => {
+    const tiny = charge({
+      amount: { amount: 30, currency: 'USD' },
+      total: { amount: 30, currency: 'USD' },
+      conversion: null,
+      fee_details: { base_amount: 30, transaction_fee: 31, total_amount: 30, customer_pays_fees: false },
+    });
+    expect(creditsFor(paymentOutcome(tiny, 'succeeded', null, now), 'sandbox', null, 'evt', now)).toEqual([]);
   });
 });

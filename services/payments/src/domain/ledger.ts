@@ -80,7 +80,7 @@ export function creditsFor(
     created_at: now,
   });
   if (!outcome.sub_merchant_id) {
-    return [entry(outcome.merchant_id, 'payment', outcome.breakdown.merchant_net)];
+    return positive([entry(outcome.merchant_id, 'payment', outcome.breakdown.merchant_net)]);
   }
   const operatorCredit = subtractMoney(outcome.amount, outcome.transaction_fee);
   const entries = [entry(outcome.merchant_id, 'marketplace_operator', operatorCredit)];
@@ -100,5 +100,10 @@ export function creditsFor(
       }),
     );
   }
-  return entries;
+  return positive(entries);
+}
+
+/** A credit is never negative or zero (a fee at least the payment credits nothing, it owes nothing). */
+function positive(entries: LedgerEntry[]): LedgerEntry[] {
+  return entries.filter((e) => e.amount.amount > 0);
 }

@@ -1,11 +1,13 @@
 import { convertMoney, PlatformError, type Mode, type Money, type OutboxEntry } from '@ppay/kernel';
 import type { CardPayment, CardResult, TestCard, ValidCard } from './cards';
-import type { ChargeRecord } from './charge';
+import { isRetryableFailure, type ChargeRecord } from './charge';
 import type {
+  ChargeKeys,
   ChargeRepository,
   CheckoutProcessor,
   FxConverter,
   FxQuote,
+  LedgerRepository,
   MerchantDirectory,
   MerchantProfile,
   PaymentIntent,
@@ -19,38 +21,57 @@ import type {
 } from './ports';
 import type { ProcessorGroup } from './processors';
 import type { AttemptChange, SessionRecord } from './session';
+import type { LedgerEntry, WalletBalance } from './wallet';
 
 /** In-memory implementations of payments' ports, for use-case tests in milliseconds. */
 
 const clone = <T>(v: T): T => structuredClone(v);
 
 export class MemoryCharges implements ChargeRepository {
-  readonly docs = new Map<string, ChargeRecord>();
+  readonly docs = new Map<string, ChargeRecord & { reference_key: string; idempotency_ref: string }>();
   readonly events: OutboxEntry[] = [];
 
-  async insertOrGetByReference(charge: ChargeRecord) {
-    const taken = charge.reference
-      ? [...this.docs.values()].find(
-          (c) => c.merchant_id === charge.merchant_id && c.mode === charge.mode && c.reference === charge.reference,
-        )
-      : undefined;
-    if (taken) return { charge: clone(taken), created: false };
-    this.docs.set(charge.charge_id, clone(charge));
-    return { charge: clone(charge), created: true };
-  }
-  async findByReference(merchantId: number, mode: Mode, reference: string) {
-    const found = [...this.docs.values()].find(
-      (c) => c.merchant_id === merchantId && c.mode === mode && c.reference === reference,
+  async insert(charge: ChargeRecord) {
+    const reference_key = charge.reference ?? `id:${charge.charge_id}`;
+    const idempotency_ref = charge.idempotency_key ?? `id:${charge.charge_id}`;
+    const taken = [...this.docs.values()].some(
+      (c) =>
+        c.merchant_id === charge.merchant_id &&
+        c.mode === charge.mode &&
+        (c.reference_key === reference_key || c.idempotency_ref === idempotency_ref),
     );
-    return found ? clone(found) : null;
+    if (taken) return false;
+    this.docs.set(charge.charge_id, { ...clone(charge), reference_key, idempotency_ref });
+    return true;
+  }
+  async findByKeys(merchantId: number, mode: Mode, keys: ChargeKeys) {
+    const mine = [...this.docs.values()].filter((c) => c.merchant_id === merchantId && c.mode === mode);
+    const found =
+      (keys.idempotencyKey && mine.find((c) => c.idempotency_ref === keys.idempotencyKey)) ||
+      (keys.reference && mine.find((c) => c.reference_key === keys.reference));
+    return found ? this.record(found) : null;
   }
   async findForMerchant(merchantId: number, mode: Mode, chargeId: string) {
     const c = this.docs.get(chargeId);
-    return c && c.merchant_id === merchantId && c.mode === mode ? clone(c) : null;
+    return c && c.merchant_id === merchantId && c.mode === mode ? this.record(c) : null;
+  }
+  async retryInitialisation(chargeId: string, staleBefore: Date, now: Date) {
+    const c = this.docs.get(chargeId);
+    if (!c) return null;
+    const retryable = isRetryableFailure(c) || (c.status === 'initializing' && c.updated_at <= staleBefore);
+    if (!retryable) return null;
+    Object.assign(c, { status: 'initializing', failure_reason: null, updated_at: now, attempts: c.attempts + 1 });
+    return this.record(c);
+  }
+  async releaseReference(chargeId: string, reference: string) {
+    const c = this.docs.get(chargeId);
+    if (!c || c.status !== 'failed' || c.reference_key !== reference) return false;
+    c.reference_key = `released:${chargeId}`;
+    return true;
   }
   async markInitialised(chargeId: string, a: ProcessorAuthorization) {
     const c = this.docs.get(chargeId);
-    if (!c || c.status !== 'initializing') throw new PlatformError('CONFLICT');
+    if (!c || c.status !== 'initializing') return null;
     Object.assign(c, {
       status: 'pending',
       processor_reference: a.processor_reference,
@@ -58,11 +79,21 @@ export class MemoryCharges implements ChargeRepository {
       publishable_key: a.publishable_key ?? null,
       gateway_account_id: a.gateway_account_id ?? null,
     });
-    return clone(c);
+    return this.record(c);
   }
   async markFailed(chargeId: string, reason: string) {
     const c = this.docs.get(chargeId);
     if (c?.status === 'initializing') Object.assign(c, { status: 'failed', failure_reason: reason });
+  }
+  async abandonStale(staleBefore: Date, now: Date) {
+    let n = 0;
+    for (const c of this.docs.values()) {
+      if (c.status === 'initializing' && c.updated_at <= staleBefore) {
+        Object.assign(c, { status: 'failed', failure_reason: 'abandoned', updated_at: now });
+        n++;
+      }
+    }
+    return n;
   }
   async complete(
     chargeId: string,
@@ -75,7 +106,21 @@ export class MemoryCharges implements ChargeRepository {
     if (!c || c.status !== 'pending') return null;
     Object.assign(c, { status, failure_reason: failureReason, completed_at: completedAt, updated_at: completedAt });
     this.events.push(event);
-    return clone(c);
+    return this.record(c);
+  }
+  readonly ledgerChecked = new Set<string>();
+  async dueForLedgerCheck(before: Date, limit: number) {
+    return [...this.docs.values()]
+      .filter((c) => c.status === 'succeeded' && !this.ledgerChecked.has(c.charge_id) && c.completed_at! <= before)
+      .slice(0, limit)
+      .map((c) => this.record(c));
+  }
+  async markLedgerChecked(chargeId: string) {
+    this.ledgerChecked.add(chargeId);
+  }
+  private record(c: ChargeRecord & { reference_key?: string; idempotency_ref?: string }): ChargeRecord {
+    const { reference_key: _r, idempotency_ref: _k, ...rest } = clone(c);
+    return rest;
   }
 }
 
@@ -131,6 +176,16 @@ export class MemorySessions implements SessionRepository {
     const s = this.docs.get(id);
     if (s && s.status === 'pending' && s.expires_at <= now && !s.in_flight) s.status = 'expired';
   }
+  readonly ledgerChecked = new Set<string>();
+  async dueForLedgerCheck(before: Date, limit: number) {
+    return [...this.docs.values()]
+      .filter((s) => s.status === 'completed' && !this.ledgerChecked.has(s.session_id) && s.completed_at! <= before)
+      .slice(0, limit)
+      .map(clone);
+  }
+  async markLedgerChecked(sessionId: string) {
+    this.ledgerChecked.add(sessionId);
+  }
   async expireDue(now: Date) {
     let n = 0;
     for (const s of this.docs.values()) {
@@ -140,6 +195,21 @@ export class MemorySessions implements SessionRepository {
       }
     }
     return n;
+  }
+}
+
+export class MemoryLedger implements LedgerRepository {
+  readonly entries = new Map<string, LedgerEntry>();
+  async append(entries: LedgerEntry[]) {
+    const inserted = entries.filter((e) => !this.entries.has(e.idempotency_key));
+    for (const e of inserted) this.entries.set(e.idempotency_key, clone(e));
+    return { inserted, duplicates: entries.length - inserted.length };
+  }
+  async balances(): Promise<WalletBalance[]> {
+    return [];
+  }
+  async hasEntriesFor(chargeId: string) {
+    return [...this.entries.values()].some((e) => e.charge_id === chargeId);
   }
 }
 
@@ -199,6 +269,8 @@ export class FakeSplits implements SplitResolver {
 export class FakeProcessors implements ProcessorRegistry {
   readonly intents: PaymentIntent[] = [];
   failWith?: Error;
+  /** When set, initialise waits for this promise (a slow processor). */
+  gate?: Promise<void>;
   adapterFor(group: ProcessorGroup, mode: Mode): ProcessorAdapter {
     if (mode === 'live') throw new PlatformError('GATEWAY_NOT_CONFIGURED');
     return {
@@ -206,6 +278,7 @@ export class FakeProcessors implements ProcessorRegistry {
       mode,
       initialise: async (intent) => {
         this.intents.push(intent);
+        if (this.gate) await this.gate;
         if (this.failWith) throw this.failWith;
         return group === 'card'
           ? {

@@ -40,9 +40,12 @@ export function requirePaymentBasics(r: PaymentRequestBasics): { amount: number;
   return { amount: r.amount, currency, email };
 }
 
-/** A positive integer number of minor units (money is never fractional or coerced). */
+/** Any amount the API takes, in any currency's minor unit: far inside exact integer arithmetic. */
+export const MAX_AMOUNT = 1_000_000_000_000_000;
+
+/** A positive integer number of minor units (money is never fractional or coerced), within MAX_AMOUNT. */
 export function requirePositiveAmount(value: number, param: string): number {
-  if (!isMinorUnitAmount(value) || value <= 0) {
+  if (!isMinorUnitAmount(value) || value <= 0 || value > MAX_AMOUNT) {
     throw new PlatformError(
       'VALIDATION_FAILED',
       `${param} must be a positive integer in the currency's smallest unit`,

@@ -36,8 +36,8 @@ export interface FxQuote {
 }
 
 export interface FxConverter {
-  /** CONVERSION_FAILED when no rate exists between the currencies. */
-  convert(from: Money, toCurrency: string, mode: Mode): Promise<FxQuote>;
+  /** CONVERSION_FAILED when no rate exists between the currencies; an outage stays a 5xx. */
+  convert(from: Money, toCurrency: string, mode: Mode, deadline?: Date): Promise<FxQuote>;
 }
 
 export interface SplitTerms {
@@ -47,7 +47,7 @@ export interface SplitTerms {
 }
 
 export interface SplitResolver {
-  resolve(operatorMerchantId: number, subMerchantId: number): Promise<SplitTerms>;
+  resolve(operatorMerchantId: number, subMerchantId: number, deadline?: Date): Promise<SplitTerms>;
 }
 
 /** A payment for a processor to initialise (spec 2.2: what the embedded form or redirect needs). */
@@ -73,6 +73,11 @@ export interface ProcessorAdapter {
   /** Spec 2.2 `payment_gateway`. */
   readonly id: string;
   readonly mode: Mode;
+  /**
+   * Asks the processor to set the payment up. `intent.charge_id` is the processor's idempotency key:
+   * asking twice for one charge never creates two payments. SERVICE_UNAVAILABLE means nothing was
+   * created; UPSTREAM_TIMEOUT means the outcome is unknown.
+   */
   initialise(intent: PaymentIntent): Promise<ProcessorAuthorization>;
 }
 
@@ -92,14 +97,33 @@ export interface ProductLookup {
   product(merchantId: number, mode: Mode, productId: number, currency: string): Promise<{ name: string; type: string }>;
 }
 
+/** Which existing charge a request is bound to: its Idempotency-Key, else its reference. */
+export interface ChargeKeys {
+  idempotencyKey: string | null;
+  reference: string | null;
+}
+
 export interface ChargeRepository {
-  /** Inserts the charge; when its reference is taken returns the charge that holds it instead. */
-  insertOrGetByReference(charge: ChargeRecord): Promise<{ charge: ChargeRecord; created: boolean }>;
-  findByReference(merchantId: number, mode: Mode, reference: string): Promise<ChargeRecord | null>;
+  /** Inserts the charge; false when its Idempotency-Key or reference is taken (unique per merchant and mode). */
+  insert(charge: ChargeRecord): Promise<boolean>;
+  /** The charge bound to the Idempotency-Key, else to the reference. */
+  findByKeys(merchantId: number, mode: Mode, keys: ChargeKeys): Promise<ChargeRecord | null>;
   findForMerchant(merchantId: number, mode: Mode, chargeId: string): Promise<ChargeRecord | null>;
-  /** Sets the processor authorization on an initializing charge (status → pending). */
-  markInitialised(chargeId: string, authorization: ProcessorAuthorization): Promise<ChargeRecord>;
+  /**
+   * failed with a retryable reason, or initializing since before `staleBefore` → initializing again
+   * (attempts + 1); null when the charge is in any other state (someone else got there first).
+   */
+  retryInitialisation(chargeId: string, staleBefore: Date, now: Date): Promise<ChargeRecord | null>;
+  /** Frees the reference of a charge that failed for good, so a new charge may take it. */
+  releaseReference(chargeId: string, reference: string): Promise<boolean>;
+  /** Sets the processor authorization on an initializing charge (status → pending); null when it no longer is. */
+  markInitialised(chargeId: string, authorization: ProcessorAuthorization): Promise<ChargeRecord | null>;
   markFailed(chargeId: string, reason: string): Promise<void>;
+  /** The sweeper: initializing charges untouched since `staleBefore` → failed `abandoned`. */
+  abandonStale(staleBefore: Date, now: Date): Promise<number>;
+  /** Succeeded charges completed before `before` whose wallet credits nobody has checked yet (oldest first). */
+  dueForLedgerCheck(before: Date, limit: number): Promise<ChargeRecord[]>;
+  markLedgerChecked(chargeId: string, at: Date): Promise<void>;
   /** pending → final status with the event in the same write; null when the charge is no longer pending. */
   complete(
     chargeId: string,
@@ -129,10 +153,15 @@ export interface SessionRepository {
   expire(sessionId: string, now: Date): Promise<void>;
   /** The sweeper: every pending session past expires_at → expired. Returns how many. */
   expireDue(now: Date, staleBefore: Date): Promise<number>;
+  /** Paid sessions completed before `before` whose wallet credits nobody has checked yet (oldest first). */
+  dueForLedgerCheck(before: Date, limit: number): Promise<SessionRecord[]>;
+  markLedgerChecked(sessionId: string, at: Date): Promise<void>;
 }
 
 export interface LedgerRepository {
   /** Appends entries; returns those that were new (the rest already existed by idempotency key). */
   append(entries: LedgerEntry[]): Promise<{ inserted: LedgerEntry[]; duplicates: number }>;
   balances(merchantId: number, mode: Mode): Promise<WalletBalance[]>;
+  /** Whether any entry was written for this charge (the reconciler's question). */
+  hasEntriesFor(chargeId: string): Promise<boolean>;
 }

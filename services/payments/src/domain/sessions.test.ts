@@ -135,3 +135,20 @@ describe('SessionService.pay (spec 3.1, hosted checkout) with in-memory dependen
     });
   });
 });
+
+describe('session validation is bounded before any pattern runs', () => {
+  it('answers a pathological 1 MB e-mail address with a 4xx in well under 100 ms', async () => {
+    const { service } = setup();
+    const evil = 'a@' + '.'.repeat(1_000_000) + '@';
+    const started = Date.now();
+    expect(await codeOf(service.create(1000, 'sandbox', { ...REQUEST, customer: { email: evil } }))).toBe(
+      'VALIDATION_FAILED',
+    );
+    expect(Date.now() - started).toBeLessThan(100);
+  });
+
+  it('refuses amounts outside the currency limits', async () => {
+    const { service } = setup();
+    expect(await codeOf(service.create(1000, 'sandbox', { ...REQUEST, amount: 99 }))).toBe('VALIDATION_FAILED');
+  });
+});

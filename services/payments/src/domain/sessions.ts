@@ -1,7 +1,7 @@
 import { money, normaliseCountry, outboxEvent, PlatformError, prefixedId, SUBJECTS, type Mode } from '@ppay/kernel';
 import { validateCard, type CardInput, type CardResult, type TestCard } from './cards';
 import { newCharge, UNKNOWN_COUNTRY, type ChargeRecord } from './charge';
-import { feeBreakdown, type FeeSchedule } from './fees';
+import { assertChargeable, feeBreakdown, type FeeSchedule } from './fees';
 import { sessionOutcome } from './outcomes';
 import { requirePaymentBasics, requirePositiveAmount, type PaymentRequestBasics } from './payment-request';
 import type {
@@ -285,6 +285,9 @@ export class SessionService {
         merchant_id: s.merchant_id,
         mode: s.mode,
         reference: s.session_id,
+        // A session's payment is bound to the session itself (its id is the reference).
+        idempotency_key: null,
+        request_fingerprint: '',
         status: 'pending',
         processor_group: s.processor_group,
         payment_gateway: s.payment_gateway,
@@ -312,6 +315,7 @@ export class SessionService {
     const { amount, currency, email } = requirePaymentBasics(r);
     processorGroupFor(currency); // a session's currency must be one a processor group takes
     requirePositiveAmount(amount, 'amount');
+    assertChargeable(money(amount, currency), 'amount');
     const productName = r.product_name?.trim() ?? '';
     const productId = r.product_id ? r.product_id : undefined;
     if (productId === undefined && !productName) {

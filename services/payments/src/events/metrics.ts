@@ -1,6 +1,7 @@
 import { Counter, type Registry } from 'prom-client';
+import type { LedgerEntry } from '../domain/wallet';
 
-/** Wallet ledger metrics, recorded by the ledger consumer (payment outcomes → wallet entries). */
+/** Wallet ledger metrics, recorded by the ledger consumer and the reconciler. */
 export function ledgerMetrics(registry: Registry) {
   return {
     entries: new Counter({
@@ -21,5 +22,23 @@ export function ledgerMetrics(registry: Registry) {
       labelNames: ['reason'],
       registers: [registry],
     }),
+    repairs: new Counter({
+      name: 'ppay_ledger_repairs_total',
+      help: 'Successful payments the ledger had not credited, credited by the reconciler (alerted on)',
+      labelNames: ['source'],
+      registers: [registry],
+    }),
   };
+}
+
+export function countLedgerWrites(
+  metrics: ReturnType<typeof ledgerMetrics>,
+  result: { inserted: LedgerEntry[]; duplicates: number },
+  duplicateReason: string,
+): void {
+  for (const e of result.inserted) {
+    metrics.entries.inc({ kind: e.kind, currency: e.amount.currency, reason: e.reason });
+    metrics.amount.inc({ kind: e.kind, currency: e.amount.currency }, e.amount.amount);
+  }
+  if (result.duplicates > 0) metrics.duplicates.inc({ reason: duplicateReason }, result.duplicates);
 }

@@ -28,9 +28,12 @@ function toChargeRequest(req: types.payments.CreateChargeRequest__Output): Charg
 /** Charges, the sandbox outcome helper and wallet balances: decode, call the use case, encode. */
 export function paymentsHandlers(charges: ChargeService, outcomes: OutcomeService, ledger: LedgerRepository): Handlers {
   return {
-    async CreateCharge(req, { caller }) {
+    async CreateCharge(req, { caller, deadline }) {
       const { merchantId } = requireMerchant(caller);
-      const outcome = await charges.create(merchantId, requireMode(caller), toChargeRequest(req));
+      const outcome = await charges.create(merchantId, requireMode(caller), toChargeRequest(req), {
+        idempotencyKey: req.idempotency_key || undefined,
+        deadline,
+      });
       if (outcome.kind === 'preview') return { preview: toWire(outcome.preview), replayed: false };
       return { charge: toWire(outcome.charge), replayed: outcome.replayed };
     },

@@ -1,22 +1,19 @@
 import { Schema, type Connection, type Model } from 'mongoose';
-import {
-  isDuplicateKeyError,
-  moneySchema,
-  outboxEntrySchema,
-  PlatformError,
-  type Mode,
-  type OutboxEntry,
-} from '@ppay/kernel';
-import type { ChargeRecord } from '../domain/charge';
-import type { ChargeRepository, ProcessorAuthorization } from '../domain/ports';
+import { isDuplicateKeyError, moneySchema, outboxEntrySchema, type Mode, type OutboxEntry } from '@ppay/kernel';
+import { RETRYABLE_FAILURES, type ChargeRecord } from '../domain/charge';
+import type { ChargeKeys, ChargeRepository, ProcessorAuthorization } from '../domain/ports';
 
 interface ChargeDocument extends Omit<ChargeRecord, 'charge_id'> {
   _id: string;
+  /** When the ledger reconciler confirmed the charge's wallet credits (null until then). */
+  ledger_checked_at?: Date | null;
   /**
-   * Uniqueness key per merchant and mode: the partner's reference, or the charge id when there is
-   * none (a unique index treats every missing field as null on MongoDB, so it cannot stay absent).
+   * Uniqueness keys per merchant and mode: the partner's reference and Idempotency-Key, or the charge
+   * id when there is none (a unique index treats every missing field as null on MongoDB, so neither
+   * can stay absent). A released reference becomes `released:<charge id>`.
    */
   reference_key: string;
+  idempotency_ref: string;
   outbox: OutboxEntry[];
 }
 
@@ -28,6 +25,10 @@ const chargeSchema = new Schema<ChargeDocument>(
     mode: { type: String, required: true },
     reference: { type: String, default: null },
     reference_key: { type: String, required: true },
+    idempotency_key: { type: String, default: null },
+    idempotency_ref: { type: String, required: true },
+    request_fingerprint: { type: String, required: true },
+    attempts: { type: Number, default: 1 },
     status: { type: String, required: true },
     processor_group: { type: String, required: true },
     payment_gateway: { type: String, required: true },
@@ -47,6 +48,7 @@ const chargeSchema = new Schema<ChargeDocument>(
     gateway_account_id: { type: String, default: null },
     failure_reason: { type: String, default: null },
     completed_at: { type: Date, default: null },
+    ledger_checked_at: { type: Date, default: null },
     created_at: { type: Date, required: true },
     updated_at: { type: Date, required: true },
     outbox: { type: [outboxEntrySchema], default: [] },
@@ -54,6 +56,10 @@ const chargeSchema = new Schema<ChargeDocument>(
   { versionKey: false, collection: 'charges', minimize: false },
 );
 chargeSchema.index({ merchant_id: 1, mode: 1, reference_key: 1 }, { unique: true });
+chargeSchema.index({ merchant_id: 1, mode: 1, idempotency_ref: 1 }, { unique: true });
+// The stale-initialisation sweep, and the ledger reconciler.
+chargeSchema.index({ status: 1, updated_at: 1 });
+chargeSchema.index({ status: 1, ledger_checked_at: 1, completed_at: 1 });
 
 export type ChargeModel = Model<ChargeDocument>;
 
@@ -62,9 +68,19 @@ export function chargeModel(conn: Connection): ChargeModel {
 }
 
 function toRecord(doc: ChargeDocument): ChargeRecord {
-  const { _id, reference_key: _key, outbox: _outbox, ...rest } = doc;
-  return { charge_id: _id, ...rest };
+  const {
+    _id,
+    reference_key: _ref,
+    idempotency_ref: _key,
+    outbox: _outbox,
+    ledger_checked_at: _checked,
+    outbox_pending_since: _pending,
+    ...rest
+  } = doc as ChargeDocument & { outbox_pending_since?: Date | null };
+  return { charge_id: _id, ...rest, attempts: rest.attempts ?? 1 };
 }
+
+const NO_OUTBOX = { outbox: 0 };
 
 export class MongoChargeRepository implements ChargeRepository {
   /** `afterWrite` is told which charge gained outbox events (the relay's fast path). */
@@ -73,12 +89,127 @@ export class MongoChargeRepository implements ChargeRepository {
     private readonly afterWrite: (id: string) => void = () => undefined,
   ) {}
 
+  async insert(charge: ChargeRecord): Promise<boolean> {
+    const { charge_id, ...rest } = charge;
+    try {
+      await this.model.create({
+        _id: charge_id,
+        ...rest,
+        reference_key: charge.reference ?? `id:${charge_id}`,
+        idempotency_ref: charge.idempotency_key ?? `id:${charge_id}`,
+        outbox: [],
+      });
+      return true;
+    } catch (err) {
+      if (!isDuplicateKeyError(err) || (!charge.reference && !charge.idempotency_key)) throw err;
+      return false;
+    }
+  }
+
+  async findByKeys(merchantId: number, mode: Mode, keys: ChargeKeys): Promise<ChargeRecord | null> {
+    const or = [
+      ...(keys.idempotencyKey ? [{ idempotency_ref: keys.idempotencyKey }] : []),
+      ...(keys.reference ? [{ reference_key: keys.reference }] : []),
+    ];
+    if (!or.length) return null;
+    const docs = (await this.model
+      .find({ merchant_id: merchantId, mode, $or: or }, NO_OUTBOX)
+      .lean()
+      .exec()) as ChargeDocument[];
+    // The key binds more strongly than the reference.
+    const byKey = docs.find((d) => keys.idempotencyKey && d.idempotency_ref === keys.idempotencyKey);
+    const found = byKey ?? docs[0];
+    return found ? toRecord(found) : null;
+  }
+
   async findForMerchant(merchantId: number, mode: Mode, chargeId: string): Promise<ChargeRecord | null> {
     const doc = (await this.model
-      .findOne({ _id: chargeId, merchant_id: merchantId, mode }, { outbox: 0 })
+      .findOne({ _id: chargeId, merchant_id: merchantId, mode }, NO_OUTBOX)
       .lean()
       .exec()) as ChargeDocument | null;
     return doc ? toRecord(doc) : null;
+  }
+
+  async retryInitialisation(chargeId: string, staleBefore: Date, now: Date): Promise<ChargeRecord | null> {
+    const doc = (await this.model
+      .findOneAndUpdate(
+        {
+          _id: chargeId,
+          $or: [
+            { status: 'failed', failure_reason: { $in: [...RETRYABLE_FAILURES] } },
+            { status: 'initializing', updated_at: { $lte: staleBefore } },
+          ],
+        },
+        { $set: { status: 'initializing', failure_reason: null, updated_at: now }, $inc: { attempts: 1 } },
+        { new: true },
+      )
+      .lean()
+      .exec()) as ChargeDocument | null;
+    return doc ? toRecord(doc) : null;
+  }
+
+  async releaseReference(chargeId: string, reference: string): Promise<boolean> {
+    const res = await this.model
+      .updateOne(
+        { _id: chargeId, status: 'failed', reference_key: reference },
+        { $set: { reference_key: `released:${chargeId}`, updated_at: new Date() } },
+      )
+      .exec();
+    return res.modifiedCount > 0;
+  }
+
+  async markInitialised(id: string, authorization: ProcessorAuthorization): Promise<ChargeRecord | null> {
+    const doc = (await this.model
+      .findOneAndUpdate(
+        { _id: id, status: 'initializing' },
+        {
+          $set: {
+            status: 'pending',
+            processor_reference: authorization.processor_reference,
+            client_secret: authorization.client_secret ?? null,
+            publishable_key: authorization.publishable_key ?? null,
+            gateway_account_id: authorization.gateway_account_id ?? null,
+            updated_at: new Date(),
+          },
+        },
+        { new: true },
+      )
+      .lean()
+      .exec()) as ChargeDocument | null;
+    return doc ? toRecord(doc) : null;
+  }
+
+  async markFailed(id: string, reason: string): Promise<void> {
+    await this.model
+      .updateOne(
+        { _id: id, status: 'initializing' },
+        { $set: { status: 'failed', failure_reason: reason, updated_at: new Date() } },
+      )
+      .exec();
+  }
+
+  async abandonStale(staleBefore: Date, now: Date): Promise<number> {
+    const res = await this.model
+      .updateMany(
+        { status: 'initializing', updated_at: { $lte: staleBefore } },
+        { $set: { status: 'failed', failure_reason: 'abandoned', updated_at: now } },
+      )
+      .exec();
+    return res.modifiedCount;
+  }
+
+  async dueForLedgerCheck(before: Date, limit: number): Promise<ChargeRecord[]> {
+    const docs = (await this.model
+      .find({ status: 'succeeded', ledger_checked_at: null, completed_at: { $lte: before } }, NO_OUTBOX)
+      .sort({ completed_at: 1 })
+      .limit(limit)
+      .lean()
+      .exec()) as ChargeDocument[];
+    return docs.map(toRecord);
+  }
+
+  async markLedgerChecked(chargeId: string, at: Date): Promise<void> {
+    await this.model.updateOne({ _id: chargeId }, { $set: { ledger_checked_at: at } }).exec();
   }
 
   async complete(
@@ -102,63 +233,5 @@ export class MongoChargeRepository implements ChargeRepository {
     if (!doc) return null;
     this.afterWrite(chargeId);
     return toRecord(doc);
-  }
-
-  async insertOrGetByReference(charge: ChargeRecord): Promise<{ charge: ChargeRecord; created: boolean }> {
-    const { charge_id, ...rest } = charge;
-    try {
-      await this.model.create({
-        _id: charge_id,
-        ...rest,
-        reference_key: charge.reference ?? `id:${charge_id}`,
-        outbox: [],
-      });
-      return { charge, created: true };
-    } catch (err) {
-      if (!isDuplicateKeyError(err) || !charge.reference) throw err;
-    }
-    // Lost the race for this reference: answer with the charge that won (the domain waits for it).
-    const existing = await this.findByReference(charge.merchant_id, charge.mode, charge.reference);
-    if (!existing) throw new Error(`charge reference ${charge.reference} vanished after a duplicate-key error`);
-    return { charge: existing, created: false };
-  }
-
-  async findByReference(merchantId: number, mode: Mode, reference: string): Promise<ChargeRecord | null> {
-    const doc = (await this.model
-      .findOne({ merchant_id: merchantId, mode, reference_key: reference }, { outbox: 0 })
-      .lean()
-      .exec()) as ChargeDocument | null;
-    return doc ? toRecord(doc) : null;
-  }
-
-  async markInitialised(id: string, authorization: ProcessorAuthorization): Promise<ChargeRecord> {
-    const doc = (await this.model
-      .findOneAndUpdate(
-        { _id: id, status: 'initializing' },
-        {
-          $set: {
-            status: 'pending',
-            processor_reference: authorization.processor_reference,
-            client_secret: authorization.client_secret ?? null,
-            publishable_key: authorization.publishable_key ?? null,
-            gateway_account_id: authorization.gateway_account_id ?? null,
-            updated_at: new Date(),
-          },
-        },
-        { new: true },
-      )
-      .lean()
-      .exec()) as ChargeDocument | null;
-    if (!doc) throw new PlatformError('CONFLICT', undefined, { detail: `charge ${id} changed while initialising` });
-    return toRecord(doc);
-  }
-
-  async markFailed(id: string, reason: string): Promise<void> {
-    await this.model
-      .updateOne(
-        { _id: id, status: 'initializing' },
-        { $set: { status: 'failed', failure_reason: reason, updated_at: new Date() } },
-      )
-      .exec();
   }
 }

@@ -24,6 +24,7 @@ const ledgerSchema = new Schema<LedgerDocument>(
   { versionKey: false, collection: 'ledger_entries' },
 );
 ledgerSchema.index({ merchant_id: 1, mode: 1, kind: 1, 'amount.currency': 1 });
+ledgerSchema.index({ charge_id: 1 });
 
 export type LedgerModel = Model<LedgerDocument>;
 
@@ -49,6 +50,10 @@ export class MongoLedgerRepository implements LedgerRepository {
       }
     }
     return { inserted, duplicates };
+  }
+
+  async hasEntriesFor(chargeId: string): Promise<boolean> {
+    return (await this.model.exists({ charge_id: chargeId }).exec()) !== null;
   }
 
   async balances(merchantId: number, mode: Mode): Promise<WalletBalance[]> {

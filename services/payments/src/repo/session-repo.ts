@@ -7,6 +7,8 @@ interface SessionDocument extends Omit<SessionRecord, 'session_id'> {
   _id: string;
   /** Unique per merchant and mode: the Idempotency-Key, or the session id when there is none. */
   idempotency_ref: string;
+  /** When the ledger reconciler confirmed the payment's wallet credits (null until then). */
+  ledger_checked_at?: Date | null;
   outbox: OutboxEntry[];
 }
 
@@ -38,13 +40,15 @@ const sessionSchema = new Schema<SessionDocument>(
     in_flight: { type: Schema.Types.Mixed, default: null },
     idempotency_key: { type: String, default: null },
     idempotency_ref: { type: String, required: true },
+    ledger_checked_at: { type: Date, default: null },
     outbox: { type: [outboxEntrySchema], default: [] },
   },
   { versionKey: false, collection: 'sessions', minimize: false },
 );
 sessionSchema.index({ merchant_id: 1, mode: 1, idempotency_ref: 1 }, { unique: true });
-// The sweeper's query.
+// The expiry sweeper's query, and the ledger reconciler's.
 sessionSchema.index({ status: 1, expires_at: 1 });
+sessionSchema.index({ status: 1, ledger_checked_at: 1, completed_at: 1 });
 
 export type SessionModel = Model<SessionDocument>;
 
@@ -55,7 +59,14 @@ export function sessionModel(conn: Connection): SessionModel {
 const asDate = (v: unknown): Date => (v instanceof Date ? v : new Date(String(v)));
 
 function toRecord(doc: SessionDocument): SessionRecord {
-  const { _id, idempotency_ref: _ref, outbox: _outbox, ...rest } = doc;
+  const {
+    _id,
+    idempotency_ref: _ref,
+    outbox: _outbox,
+    ledger_checked_at: _checked,
+    outbox_pending_since: _pending,
+    ...rest
+  } = doc as SessionDocument & { outbox_pending_since?: Date | null };
   return {
     session_id: _id,
     ...rest,
@@ -155,6 +166,20 @@ export class MongoSessionRepository implements SessionRepository {
     if (!doc) return null;
     this.afterWrite(id);
     return toRecord(doc);
+  }
+
+  async dueForLedgerCheck(before: Date, limit: number): Promise<SessionRecord[]> {
+    const docs = (await this.model
+      .find({ status: 'completed', ledger_checked_at: null, completed_at: { $lte: before } }, NO_OUTBOX)
+      .sort({ completed_at: 1 })
+      .limit(limit)
+      .lean()
+      .exec()) as SessionDocument[];
+    return docs.map(toRecord);
+  }
+
+  async markLedgerChecked(sessionId: string, at: Date): Promise<void> {
+    await this.model.updateOne({ _id: sessionId }, { $set: { ledger_checked_at: at } }).exec();
   }
 
   async expire(id: string, now: Date): Promise<void> {

@@ -1,0 +1,123 @@
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import * as path from 'node:path';
+import { createMerchant } from './merchants';
+import { REPO_ROOT } from './paths';
+import { infraDown, infraUp, Platform, type InfraOptions } from './platform';
+
+/**
+ * `npm run test:fuzz`: starts the real platform on its own ports and fresh data, creates a marketplace
+ * operator, and runs schemathesis (all checks, a fixed seed, FUZZ_EXAMPLES examples per operation)
+ * against the OpenAPI document the gateway serves. Exits with schemathesis' code, so CI fails on any
+ * finding. `scripts/fuzz.sh` installs schemathesis first (PyPI, pinned, cached).
+ */
+
+/** Operations whose issue has not landed yet (they answer 501): the only exclusions allowed. */
+export const NOT_BUILT_YET: readonly { method: string; path: string }[] = [
+  { method: 'GET', path: '/api/v1/partner/subscriptions' },
+  { method: 'PATCH', path: '/api/v1/partner/subscriptions/{subscription_id}/cancel' },
+  { method: 'DELETE', path: '/api/v1/partner/marketplace/merchants/{merchantId}/delete' },
+  { method: 'GET', path: '/api/v1/partner/marketplace/merchants/{merchantId}/balance' },
+  { method: 'POST', path: '/api/v1/partner/marketplace/merchants/{merchantId}/kyc' },
+  { method: 'GET', path: '/api/v1/partner/marketplace/merchants/{merchantId}/kyc' },
+  { method: 'GET', path: '/api/v1/partner/marketplace/payout/banks' },
+  { method: 'POST', path: '/api/v1/partner/marketplace/merchants/{merchantId}/payout' },
+  { method: 'PATCH', path: '/api/v1/partner/marketplace/merchants/{merchantId}/payout' },
+  { method: 'POST', path: '/api/v1/partner/marketplace/payouts' },
+  { method: 'POST', path: '/api/v1/marketplace/merchants/{merchantId}/payouts/{reference}/approve' },
+  { method: 'POST', path: '/api/v1/marketplace/merchants/{merchantId}/payouts/{reference}/reject' },
+];
+
+const INFRA: InfraOptions = {
+  dir: path.join(REPO_ROOT, '.infra', 'fuzz'),
+  mongoPort: Number(process.env.FUZZ_MONGO_PORT ?? 27617),
+  natsPort: Number(process.env.FUZZ_NATS_PORT ?? 4722),
+  natsHttpPort: Number(process.env.FUZZ_NATS_HTTP_PORT ?? 8722),
+  fresh: true,
+};
+
+function exclusionArgs(): string[] {
+  // An operation's name in schemathesis is "METHOD /path".
+  return NOT_BUILT_YET.flatMap((op) => ['--exclude-name', `${op.method} ${op.path}`]);
+}
+
+async function main(): Promise<void> {
+  const st = process.env.SCHEMATHESIS_BIN ?? 'st';
+  const infra = await infraUp(INFRA);
+  const secrets = {
+    API_KEY_PEPPER: randomBytes(32).toString('base64'),
+    SECRETS_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+    AUTH_JWT_SECRET: randomBytes(32).toString('base64url'),
+  };
+  const platform = new Platform({
+    mongoUri: infra.mongoUri,
+    natsUrl: infra.natsUrl,
+    secrets,
+    portBase: Number(process.env.FUZZ_PORT_BASE ?? 23500),
+    dbPrefix: 'fuzz_',
+    logDir: path.join(INFRA.dir, 'logs'),
+    env: {
+      // The fuzzer sends far more than a partner may; the limits have their own tests.
+      RATE_LIMIT_LIVE_PER_SECOND: '0',
+      RATE_LIMIT_SANDBOX_PER_SECOND: '0',
+      RATE_LIMIT_DASHBOARD_PER_SECOND: '0',
+      RATE_LIMIT_ANONYMOUS_PER_SECOND: '0',
+      AUTH_FAILURES_PER_WINDOW: '0',
+    },
+  });
+  let code = 1;
+  try {
+    await platform.start();
+    const m = await createMerchant(
+      {
+        marketplaceAddr: platform.grpcAddress('marketplace'),
+        webhooksAddr: platform.grpcAddress('webhooks'),
+        jwtSecret: secrets.AUTH_JWT_SECRET,
+      },
+      { email: 'fuzz@example.com', country: 'NG', currency: 'NGN', marketplace: true },
+    );
+    const args = [
+      '--config-file',
+      path.join(REPO_ROOT, 'test', 'fuzz', 'schemathesis.toml'),
+      'run',
+      `${platform.gatewayUrl}/docs/json`,
+      '--url',
+      platform.gatewayUrl,
+      '--checks',
+      'all',
+      '--max-examples',
+      process.env.FUZZ_EXAMPLES ?? '50',
+      '--seed',
+      process.env.FUZZ_SEED ?? '42',
+      '--workers',
+      '2',
+      '--request-timeout',
+      '20',
+      '-H',
+      `X-API-Key: ${m.api_key}`,
+      '-H',
+      `x-id-key: ${m.user_token}`,
+      '-H',
+      'X-Environment: sandbox',
+      ...exclusionArgs(),
+      ...process.argv.slice(2),
+    ];
+    process.stdout.write(
+      `schemathesis against ${platform.gatewayUrl} (excluded, not built yet: ${NOT_BUILT_YET.length})\n`,
+    );
+    code = await new Promise<number>((resolve) => {
+      const child = spawn(st, args, { stdio: 'inherit', cwd: REPO_ROOT });
+      child.once('exit', (c) => resolve(c ?? 1));
+      child.once('error', (err) => {
+        process.stderr.write(`could not run ${st}: ${err.message}\n`);
+        resolve(1);
+      });
+    });
+  } finally {
+    await platform.stop();
+    if (infra.startedHere) await infraDown(INFRA);
+  }
+  process.exit(code);
+}
+
+void main();

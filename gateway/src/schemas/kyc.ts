@@ -1,5 +1,5 @@
 import { Type, type TSchema } from '@sinclair/typebox';
-import { LIMITS, Nullable, Pagination, StringEnum } from './common';
+import { LIMITS, MAX_ID, Nullable, Pagination, StringEnum } from './common';
 
 /**
  * KYC, payout banks and payout accounts (spec 2.7, 2.8, 3.3, 4.9, 7.2–7.4). Request bodies list every
@@ -187,7 +187,7 @@ export const KycStatusData = Type.Object({
 });
 
 export const KycParams = Type.Object({
-  submission_id: Type.Integer({ minimum: 1 }),
+  submission_id: Type.Integer({ minimum: 1, maximum: MAX_ID }),
   action: StringEnum(['approve', 'reject', 'request_info', 'revoke'] as const),
 });
 
@@ -264,16 +264,19 @@ export const PayoutData = Type.Union([BankPayout, ConnectedPayout]);
 
 // ---- platform admin review queue ----------------------------------------------------------------
 
+/** Optional with defaults (filled in by validation), so the OpenAPI document does not call them required. */
 export const ReviewQuery = Type.Object({
-  status: StringEnum(
-    KYC_STATUSES.filter((s) => s !== 'not_started'),
-    { default: 'pending_review' },
+  status: Type.Optional(
+    StringEnum(
+      KYC_STATUSES.filter((s) => s !== 'not_started'),
+      { default: 'pending_review' },
+    ),
   ),
-  page: Type.Integer({ minimum: 1, default: 1 }),
-  limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
+  page: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1 })),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
 });
 
-export const ReviewParams = Type.Object({ submission_id: Type.Integer({ minimum: 1 }) });
+export const ReviewParams = Type.Object({ submission_id: Type.Integer({ minimum: 1, maximum: MAX_ID }) });
 
 const HistoryEntry = Type.Object({
   action: Type.String(),

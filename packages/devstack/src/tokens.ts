@@ -6,6 +6,8 @@ export interface TokenOptions {
   issuer?: string;
   audience?: string;
   expiresIn?: string;
+  /** A role claim as well (the fuzzer's one token reaches the dashboard and the admin API). */
+  role?: string;
 }
 
 /**
@@ -13,7 +15,7 @@ export interface TokenOptions {
  * issues these and the gateway verifies them against its JWKS.
  */
 export function mintUserToken(userId: string, merchantId: number, options: TokenOptions): Promise<string> {
-  return new SignJWT({ merchant_id: merchantId })
+  return new SignJWT({ merchant_id: merchantId, ...(options.role ? { role: options.role } : {}) })
     .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
     .setSubject(userId)
     .setIssuer(options.issuer ?? 'ppay-local')

@@ -9,9 +9,9 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import { Counter, Histogram } from 'prom-client';
 import { newRequestId, PlatformError, type CallerInfo } from '@ppay/kernel';
-import { apiKeyAuth, userTokenAuth } from './auth/hooks';
+import { adminTokenAuth, apiKeyAuth, userTokenAuth } from './auth/hooks';
 import { trustProxyOption } from './config';
-import { DASHBOARD_PREFIX, PARTNER_PREFIX, type GatewayDeps } from './deps';
+import { ADMIN_PREFIX, DASHBOARD_PREFIX, PARTNER_PREFIX, type GatewayDeps } from './deps';
 import { toHttpError } from './http/errors';
 import { registerIdempotency } from './http/idempotency';
 import { AllowedMethods, isKnownMethod } from './http/methods';
@@ -19,10 +19,13 @@ import { registerRateLimits } from './http/rate-limit';
 import { describeValidationError, validatorCompiler } from './http/validation';
 import { registerAccountRoutes } from './routes/account';
 import { registerAccountSettingsRoutes } from './routes/account-settings';
+import { registerAdminRoutes } from './routes/admin';
 import { registerApiKeyRoutes } from './routes/api-keys';
 import { registerCheckoutRoutes } from './routes/checkout';
 import { registerDashboardRoutes } from './routes/dashboard';
+import { registerKycRoutes } from './routes/kyc';
 import { registerMarketplaceRoutes } from './routes/marketplace';
+import { registerOnboardingRoutes } from './routes/onboarding';
 import { registerPaymentRoutes } from './routes/payments';
 import { registerPricingRoutes } from './routes/pricing';
 import { registerSubscriptionRoutes } from './routes/subscriptions';
@@ -201,6 +204,12 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
         securitySchemes: {
           apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
           userToken: { type: 'apiKey', in: 'header', name: 'x-id-key' },
+          adminToken: {
+            type: 'apiKey',
+            in: 'header',
+            name: 'x-id-key',
+            description: 'A user token carrying the role claim platform_admin',
+          },
         },
       },
     },
@@ -240,6 +249,7 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
         registerPricingRoutes,
         registerSubscriptionRoutes,
         registerMarketplaceRoutes,
+        registerKycRoutes,
       ]) {
         await register(partner, deps);
       }
@@ -269,6 +279,14 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
     },
     { prefix: DASHBOARD_PREFIX },
   );
+  await app.register(
+    async (admin) => {
+      admin.addHook('preValidation', adminTokenAuth(deps));
+      await registerAdminRoutes(admin, deps);
+    },
+    { prefix: ADMIN_PREFIX },
+  );
   await app.register(async (checkout) => registerCheckoutRoutes(checkout, deps));
+  await app.register(async (onboarding) => registerOnboardingRoutes(onboarding, deps));
   return app;
 }

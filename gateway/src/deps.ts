@@ -10,6 +10,10 @@ declare module 'fastify' {
   interface FastifyRequest {
     caller: CallerInfo;
   }
+  interface FastifyContextConfig {
+    /** The 401 message of this route's spec error table, when it is not "Invalid API key". */
+    authFailureMessage?: string;
+  }
 }
 
 /**
@@ -31,3 +35,4 @@ export interface GatewayDeps {
 
 export const PARTNER_PREFIX = '/api/v1/partner';
 export const DASHBOARD_PREFIX = '/api/v1/marketplace';
+export const ADMIN_PREFIX = '/api/v1/admin';

@@ -85,6 +85,8 @@ export interface TestGateway {
   kv: MemoryKv;
   /** A valid dashboard user token (x-id-key) for `merchantId`. */
   userToken(merchantId: number): Promise<string>;
+  /** A valid token with these claims (e.g. `{ role: 'platform_admin' }` for the admin API). */
+  tokenWith(claims: Record<string, unknown>, subject?: string): Promise<string>;
 }
 
 /** API keys the fake key lookup knows: `pk_sandbox_…` of merchant 1000 and `pk_live_…` of 1000. */
@@ -149,6 +151,15 @@ export async function testGateway(services: FakeServices = {}, env: NodeJS.Proce
       new SignJWT({ merchant_id: merchantId })
         .setProtectedHeader({ alg: 'HS256' })
         .setSubject(`usr_${merchantId}`)
+        .setIssuer(config.AUTH_JWT_ISSUER)
+        .setAudience(config.AUTH_JWT_AUDIENCE)
+        .setIssuedAt()
+        .setExpirationTime('1h')
+        .sign(createSecretKey(Buffer.from(secret, 'utf8'))),
+    tokenWith: (claims, subject = 'usr_admin') =>
+      new SignJWT(claims)
+        .setProtectedHeader({ alg: 'HS256' })
+        .setSubject(subject)
         .setIssuer(config.AUTH_JWT_ISSUER)
         .setAudience(config.AUTH_JWT_AUDIENCE)
         .setIssuedAt()

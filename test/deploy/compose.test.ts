@@ -3,6 +3,7 @@ import * as path from 'node:path';
 import Ajv2019 from 'ajv/dist/2019';
 import addFormats from 'ajv-formats';
 import { COMPONENTS } from '@ppay/kernel';
+import { alertRuleFiles, alertRules } from './promql';
 import { readYaml, REPO } from './support';
 
 /** docker-compose.yml against the Compose specification schema, plus the start-up order it promises. */
@@ -81,6 +82,8 @@ describe('docker-compose.yml', () => {
     for (const key of ['AUTH_JWT_SECRET', 'API_KEY_PEPPER', 'SECRETS_ENCRYPTION_KEY']) {
       expect(env[key]).toMatch(new RegExp(`^\\$\\{${key}:\\?`));
     }
+    // kyc seals bank account and ID numbers with the same key.
+    expect(compose.services.kyc.environment.SECRETS_ENCRYPTION_KEY).toMatch(/^\$\{SECRETS_ENCRYPTION_KEY:\?/);
   });
 
   it('MongoDB runs as replica set rs0, initiated by its health check', () => {
@@ -97,6 +100,17 @@ describe('docker-compose.yml', () => {
     expect(conf).toMatch(/jetstream\s*\{[^}]*store_dir:\s*\/data\n[^}]*sync_interval:\s*always/s);
     expect(compose.services.nats.volumes).toContain('./deploy/nats/nats-server.conf:/etc/nats/nats-server.conf:ro');
     expect(compose.services.nats.volumes).toContain('nats-data:/data');
+  });
+
+  it("Prometheus loads the chart's alert rule files (one copy for compose and Helm)", () => {
+    expect(compose.services.prometheus.volumes).toContain(
+      './helm/partner-payments/files/alerts:/etc/prometheus/rules:ro',
+    );
+    const prom = readYaml(path.join(REPO, 'deploy', 'prometheus', 'prometheus.yml'));
+    expect(prom.rule_files).toEqual(['/etc/prometheus/rules/*.yml']);
+    expect(alertRuleFiles()).toEqual(expect.arrayContaining(['onboarding.yml', 'platform.yml']));
+    // Each rule's shape is checked in promql.test.ts.
+    expect(alertRules().length).toBeGreaterThan(5);
   });
 
   it('Grafana gets its data sources and dashboards provisioned; traces go collector → Jaeger', () => {

@@ -12,6 +12,7 @@ import {
   renderChart,
   type Manifest,
 } from './support';
+import { alertRuleFiles } from './promql';
 
 /**
  * The Helm chart, validated without a cluster: helm lint --strict, helm template for the default
@@ -112,7 +113,11 @@ describe('helm chart', () => {
     const rule = byKind(production, 'PrometheusRule')[0];
     expect(rule.apiVersion).toBe('monitoring.coreos.com/v1');
     expect(rule.metadata.labels?.release).toBe('kube-prometheus-stack');
-    expect(rule.spec).toEqual(parse(fs.readFileSync(path.join(CHART, 'files', 'prometheus-alerts.yml'), 'utf8')));
+    // Files in name order (Helm's Glob order), each file's groups as written.
+    const groups = alertRuleFiles().flatMap(
+      (f) => parse(fs.readFileSync(path.join(CHART, 'files', 'alerts', f), 'utf8')).groups,
+    );
+    expect(rule.spec).toEqual({ groups });
   });
 
   it('one Deployment per component with gRPC probes for services, HTTP probes for the gateway, hardened pods', () => {
@@ -217,6 +222,12 @@ describe('helm chart', () => {
         .map((r) => r[1])
         .sort(),
     ).toEqual(['API_KEY_PEPPER', 'MONGODB_URI', 'SECRETS_ENCRYPTION_KEY']);
+    expect(
+      refs(defaults)
+        .filter((r) => r[0] === 'kyc')
+        .map((r) => r[1])
+        .sort(),
+    ).toEqual(['MONGODB_URI', 'SECRETS_ENCRYPTION_KEY']);
     expect(
       refs(defaults)
         .filter((r) => r[0] === 'gateway')

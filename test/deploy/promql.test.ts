@@ -56,7 +56,15 @@ describe('PromQL metric-name extraction (used by the dashboards test)', () => {
   it('every dashboard panel has PromQL naming at least one metric, on the provisioned Prometheus data source', () => {
     const queries = dashboardQueries();
     expect(new Set(queries.map((q) => q.dashboard))).toEqual(
-      new Set(['gateway.json', 'grpc.json', 'messaging.json', 'money.json', 'node.json', 'subscriptions.json']),
+      new Set([
+        'gateway.json',
+        'grpc.json',
+        'messaging.json',
+        'money.json',
+        'node.json',
+        'onboarding.json',
+        'subscriptions.json',
+      ]),
     );
     for (const q of queries) expect([q.dashboard, q.panel, q.names.length > 0]).toEqual([q.dashboard, q.panel, true]);
     // Only metric names with the platform prefix (no copy-pasted panels from other stacks).
@@ -72,6 +80,7 @@ describe('PromQL metric-name extraction (used by the dashboards test)', () => {
         'PpayOutboxLagging',
         'PpayLedgerRepairs',
         'PpayConsumerRedelivering',
+        'KycReviewOverdue',
       ]),
     );
     expect(new Set(rules.map((r) => r.alert)).size).toBe(rules.length);
@@ -85,5 +94,9 @@ describe('PromQL metric-name extraction (used by the dashboards test)', () => {
         'string',
       ]);
     }
+    // The KYC review promise is 24 hours (spec 4.9): the alert must fire before it is broken.
+    const overdue = rules.find((r) => r.alert === 'KycReviewOverdue')!;
+    expect(metricNamesIn(overdue.expr)).toEqual(['ppay_kyc_review_queue_oldest_age_seconds']);
+    expect(overdue.expr).toMatch(/mode="live"/);
   });
 });

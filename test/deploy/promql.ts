@@ -122,17 +122,11 @@ export function exportedNames(exposition: string): Set<string> {
   return names;
 }
 
-export const ALERTS_FILE = path.resolve(
-  __dirname,
-  '..',
-  '..',
-  'helm',
-  'partner-payments',
-  'files',
-  'prometheus-alerts.yml',
-);
+/** The alert rule files: one copy in the chart, rendered as its PrometheusRule and mounted by compose. */
+export const ALERT_RULES_DIR = path.resolve(__dirname, '..', '..', 'helm', 'partner-payments', 'files', 'alerts');
 
 export interface AlertRule {
+  file: string;
   group: string;
   alert: string;
   expr: string;
@@ -141,16 +135,27 @@ export interface AlertRule {
   annotations: Record<string, string>;
 }
 
-/** The platform's alert rules (the chart's PrometheusRule and the compose Prometheus load this file). */
-export function alertRules(file = ALERTS_FILE): AlertRule[] {
-  const doc = parse(fs.readFileSync(file, 'utf8')) as { groups: { name: string; rules: Omit<AlertRule, 'group'>[] }[] };
-  return doc.groups.flatMap((g) => g.rules.map((r) => ({ group: g.name, ...r })));
+/** Every alert rule of every file in the rules directory. */
+export function alertRules(dir = ALERT_RULES_DIR): AlertRule[] {
+  return alertRuleFiles(dir).flatMap((file) => {
+    const doc = parse(fs.readFileSync(path.join(dir, file), 'utf8')) as {
+      groups: { name: string; rules: Omit<AlertRule, 'group' | 'file'>[] }[];
+    };
+    return doc.groups.flatMap((g) => g.rules.map((r) => ({ ...r, file, group: g.name, expr: String(r.expr) })));
+  });
+}
+
+export function alertRuleFiles(dir = ALERT_RULES_DIR): string[] {
+  return fs
+    .readdirSync(dir)
+    .filter((f) => f.endsWith('.yml'))
+    .sort();
 }
 
 /** Alert expressions in the shape of dashboard queries, so one check covers both. */
-export function alertQueries(file = ALERTS_FILE): DashboardQuery[] {
-  return alertRules(file).map((r) => ({
-    dashboard: path.basename(file),
+export function alertQueries(dir = ALERT_RULES_DIR): DashboardQuery[] {
+  return alertRules(dir).map((r) => ({
+    dashboard: r.file,
     panel: `alert ${r.alert}`,
     expr: r.expr,
     names: metricNamesIn(r.expr),

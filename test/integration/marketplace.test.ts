@@ -153,6 +153,9 @@ describe('marketplace: setup, create-or-link, commission and the split lookup', 
         created_at: expect.any(String),
         updated_at: expect.any(String),
         merchant: { id: rel.merchant_id, educator_email: address },
+        // Added by sub-merchant onboarding (docs/decisions.md, KYC 28): nothing submitted yet.
+        kyc_status: 'not_started',
+        payouts_enabled: false,
       });
       const db = await t.db('marketplace');
       const sub = await db.collection('merchants').findOne({ _id: rel.merchant_id });

@@ -78,7 +78,9 @@ describe('platform foundation', () => {
   it('operations whose issue has not landed answer 501 NOT_IMPLEMENTED from the owning service', async () => {
     const m = await t.merchant();
     const h = { 'x-api-key': m.api_key };
-    for (const [method, url, body] of [['GET', '/api/v1/partner/marketplace/payout/banks', undefined]] as const) {
+    for (const [method, url, body] of [
+      ['GET', '/api/v1/partner/marketplace/merchants/1/balance', undefined],
+    ] as const) {
       const res = await http(t.url, method, url, { headers: h, body });
       expect([url, res.status, res.body.error.code]).toEqual([url, 501, 'NOT_IMPLEMENTED']);
       expect(res.body.message).toBe('This operation is not available yet');

@@ -7,6 +7,7 @@ import { callerToMetadata, grpcAddrEnvVar, newRequestId, ServiceClient, type Com
 import { loadPlatformProto, type types } from '@ppay/proto';
 import {
   createMerchant,
+  mintAdminToken,
   Platform,
   type NewMerchant,
   type NewMerchantInput,
@@ -24,6 +25,8 @@ export interface TestPlatform {
   merchantCli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }>;
   /** A merchant's wallet balances, read from payments over gRPC as the marketplace service does. */
   walletBalances(merchantId: number, mode?: 'sandbox' | 'live'): Promise<types.payments.WalletBalance__Output[]>;
+  /** A platform administrator's token (x-id-key with role platform_admin), as `npm run merchant -- admin-token`. */
+  adminToken(userId?: string): Promise<string>;
   /** Direct read access to a service's own database, for assertions about what is stored. */
   db(service: ComponentName): Promise<Connection>;
   stop(): Promise<void>;
@@ -129,6 +132,7 @@ export async function startTestPlatform(
           resolve({ code, stdout, stderr });
         });
       }),
+    adminToken: (userId = 'usr_platform_admin') => mintAdminToken(userId, { secret: secrets.AUTH_JWT_SECRET }),
     async walletBalances(merchantId, mode = 'sandbox') {
       payments ??= new ServiceClient(
         'payments',

@@ -14,15 +14,25 @@ async function guarded<T>(deps: GatewayDeps, req: FastifyRequest, verify: () => 
   }
 }
 
-/** preValidation for partner routes: X-API-Key → caller {merchant, mode, key}. */
+/**
+ * preValidation for partner routes: X-API-Key → caller {merchant, mode, key}. A route whose spec error
+ * table words the 401 differently (spec 7.2, 7.3: "Unauthorized" rather than 7.1's "Invalid API key")
+ * says so in its `config.authFailureMessage`; the code stays INVALID_API_KEY.
+ */
 export function apiKeyAuth(deps: GatewayDeps) {
   return async (req: FastifyRequest) => {
+    const message = req.routeOptions.config?.authFailureMessage;
     const principal = await guarded(deps, req, async () => {
       const header = req.headers['x-api-key'];
       if (typeof header !== 'string' || header.trim() === '') {
-        throw new PlatformError('INVALID_API_KEY', undefined, { detail: 'X-API-Key header is missing' });
+        throw new PlatformError('INVALID_API_KEY', message, { detail: 'X-API-Key header is missing' });
       }
-      return deps.apiKeys.authenticate(header.trim());
+      return deps.apiKeys.authenticate(header.trim()).catch((err: unknown) => {
+        if (message && err instanceof PlatformError && err.code === 'INVALID_API_KEY') {
+          throw new PlatformError('INVALID_API_KEY', message, { detail: err.detail });
+        }
+        throw err;
+      });
     });
     req.caller = {
       requestId: req.id,
@@ -47,5 +57,13 @@ export function userTokenAuth(deps: GatewayDeps, options: { environmentHeader?: 
       mode = env;
     }
     req.caller = { requestId: req.id, merchantId: user.merchantId, userId: user.userId, auth: 'user_token', mode };
+  };
+}
+
+/** preValidation for the platform admin API: a user token (x-id-key) carrying the platform_admin role. */
+export function adminTokenAuth(deps: GatewayDeps) {
+  return async (req: FastifyRequest) => {
+    const admin = await guarded(deps, req, () => deps.userTokens.verifyAdmin(req.headers['x-id-key']));
+    req.caller = { requestId: req.id, userId: admin.userId, auth: 'admin' };
   };
 }

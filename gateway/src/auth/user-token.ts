@@ -1,4 +1,4 @@
-import { createRemoteJWKSet, errors as joseErrors, jwtVerify, type JWTVerifyGetKey } from 'jose';
+import { createRemoteJWKSet, errors as joseErrors, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
 import { createSecretKey, type KeyObject } from 'node:crypto';
 import { PlatformError } from '@ppay/kernel';
 
@@ -18,6 +18,9 @@ export interface UserTokenOptions {
 
 const unauthorized = (detail: string) => new PlatformError('UNAUTHORIZED', undefined, { detail });
 const MAX_TOKEN_LENGTH = 8192;
+
+/** The role claim of a platform administrator's token (admin API, KYC review). */
+export const ADMIN_ROLE = 'platform_admin';
 
 /**
  * Verifies the dashboard user token sent in `x-id-key`: a JWT with `sub` (user id) and
@@ -41,6 +44,25 @@ export class UserTokenVerifier {
   }
 
   async verify(token: string | string[] | undefined): Promise<UserPrincipal> {
+    const payload = await this.payloadOf(token);
+    const merchantId = Number(payload.merchant_id);
+    if (!Number.isSafeInteger(merchantId) || merchantId <= 0) throw unauthorized('token has no merchant_id claim');
+    return { userId: payload.sub, merchantId };
+  }
+
+  /**
+   * A platform administrator's token: the same verification, plus the role claim `platform_admin`
+   * (`role: "platform_admin"`, or listed in `roles`). No merchant: admins act on the platform. A valid
+   * token without the role is 403 ADMIN_ROLE_REQUIRED, not 401.
+   */
+  async verifyAdmin(token: string | string[] | undefined): Promise<{ userId: string }> {
+    const payload = await this.payloadOf(token);
+    const roles = Array.isArray(payload.roles) ? payload.roles : [];
+    if (payload.role !== ADMIN_ROLE && !roles.includes(ADMIN_ROLE)) throw new PlatformError('ADMIN_ROLE_REQUIRED');
+    return { userId: payload.sub };
+  }
+
+  private async payloadOf(token: string | string[] | undefined): Promise<JWTPayload & { sub: string }> {
     if (typeof token !== 'string' || token.trim() === '') throw unauthorized('x-id-key header is missing');
     try {
       if (token.length > MAX_TOKEN_LENGTH) throw unauthorized('token is too long');
@@ -52,10 +74,8 @@ export class UserTokenVerifier {
         requiredClaims: ['exp', 'iat', 'sub'],
         maxTokenAge: this.options.maxAgeSeconds,
       });
-      const merchantId = Number(payload.merchant_id);
       if (typeof payload.sub !== 'string' || !payload.sub) throw unauthorized('token has no subject');
-      if (!Number.isSafeInteger(merchantId) || merchantId <= 0) throw unauthorized('token has no merchant_id claim');
-      return { userId: payload.sub, merchantId };
+      return payload as JWTPayload & { sub: string };
     } catch (err) {
       if (err instanceof PlatformError) throw err;
       if (err instanceof joseErrors.JWTExpired) throw unauthorized('token has expired');

@@ -10,7 +10,7 @@ export type LimitClass = 'live' | 'sandbox' | 'dashboard' | 'anonymous';
 export function limitClassOf(req: FastifyRequest): LimitClass {
   const caller = req.caller;
   if (caller?.auth === 'api_key') return caller.mode === 'live' ? 'live' : 'sandbox';
-  if (caller?.auth === 'user_token') return 'dashboard';
+  if (caller?.auth === 'user_token' || caller?.auth === 'admin') return 'dashboard';
   return 'anonymous';
 }
 
@@ -49,7 +49,7 @@ export async function registerRateLimits(
     timeWindow: 1_000,
     keyGenerator: (req) => {
       const cls = limitClassOf(req);
-      return `${cls}:${cls === 'anonymous' ? req.ip : req.caller.merchantId}`;
+      return `${cls}:${cls === 'anonymous' ? req.ip : (req.caller.merchantId ?? req.caller.userId)}`;
     },
     allowList: (req, key) => UNLIMITED_PATHS.has(req.url) || perSecond[classOfKey(key)] === 0,
     max: (_req, key) => perSecond[classOfKey(key)],

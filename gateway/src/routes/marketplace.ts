@@ -10,7 +10,6 @@ import {
   successOf,
   UnspecifiedData,
 } from '../schemas/common';
-import { BanksQuery, KycBody, PayoutBody } from '../schemas/kyc';
 import {
   AcceptBody,
   CommissionBody,
@@ -31,9 +30,9 @@ const schema = (summary: string, data: Parameters<typeof successOf>[0], extra: R
   schema: { tags, security, summary, response: { 200: successOf(data), ...COMMON_ERRORS }, ...extra },
 });
 
-/** Spec 4.9 (marketplace operators) and the operations it names without shapes. */
+/** Spec 4.9 (marketplace operators) and the operations it names without shapes; KYC and payouts: routes/kyc.ts. */
 export async function registerMarketplaceRoutes(app: FastifyInstance, deps: GatewayDeps): Promise<void> {
-  const { marketplace, kyc } = deps.clients;
+  const { marketplace } = deps.clients;
 
   app.post<{ Body: Static<typeof SetupBody> }>(
     '/marketplace/setup',
@@ -139,39 +138,6 @@ export async function registerMarketplaceRoutes(app: FastifyInstance, deps: Gate
     async (req: MerchantRequest) =>
       ok(await marketplace.call('GetMerchantBalance', { merchant_id: req.params.merchantId }, callerMetadata(req))),
   );
-
-  app.post<{ Params: Static<typeof MerchantIdParams>; Body: Static<typeof KycBody> }>(
-    '/marketplace/merchants/:merchantId/kyc',
-    schema('Submit sub-merchant identity verification', UnspecifiedData, { params: MerchantIdParams, body: KycBody }),
-    async (req) =>
-      ok(await kyc.call('SubmitKyc', { ...req.body, merchant_id: req.params.merchantId }, callerMetadata(req))),
-  );
-
-  app.get(
-    '/marketplace/merchants/:merchantId/kyc',
-    schema("A sub-merchant's KYC status", UnspecifiedData, { params: MerchantIdParams }),
-    async (req: MerchantRequest) =>
-      ok(await kyc.call('GetKycStatus', { merchant_id: req.params.merchantId }, callerMetadata(req))),
-  );
-
-  app.get<{ Querystring: Static<typeof BanksQuery> }>(
-    '/marketplace/payout/banks',
-    schema('Supported payout banks', UnspecifiedData, { querystring: BanksQuery }),
-    async (req) => ok((await kyc.call('ListPayoutBanks', req.query, callerMetadata(req))).banks),
-  );
-
-  for (const [method, rpc, summary] of [
-    ['POST', 'SetupPayout', 'First-time payout setup for a sub-merchant'],
-    ['PATCH', 'UpdatePayout', "Update a sub-merchant's payout settings"],
-  ] as const) {
-    app.route<{ Params: Static<typeof MerchantIdParams>; Body: Static<typeof PayoutBody> }>({
-      method,
-      url: '/marketplace/merchants/:merchantId/payout',
-      ...schema(summary, UnspecifiedData, { params: MerchantIdParams, body: PayoutBody }),
-      handler: async (req) =>
-        ok(await kyc.call(rpc, { ...req.body, merchant_id: req.params.merchantId }, callerMetadata(req))),
-    });
-  }
 
   app.post<{ Body: Static<typeof InitiatePayoutBody> }>(
     '/marketplace/payouts',

@@ -105,7 +105,10 @@ export function StringEnum<T extends string>(values: readonly T[], options: Reco
 
 export const ModeEnum = StringEnum(['sandbox', 'live'] as const);
 
-export const MerchantIdParams = Type.Object({ merchantId: Type.Integer({ minimum: 1 }) });
+/** Ids are int64 on the wire but exact only up to 2^53 - 1 in JSON and JavaScript: larger ones are a 400. */
+export const MAX_ID = Number.MAX_SAFE_INTEGER;
+
+export const MerchantIdParams = Type.Object({ merchantId: Type.Integer({ minimum: 1, maximum: MAX_ID }) });
 
 export const Pagination = Type.Object({
   page: Type.Integer(),
@@ -119,3 +122,4 @@ export const UnspecifiedData = Type.Object({}, { additionalProperties: true });
 
 export const apiKeySecurity = [{ apiKey: [] }];
 export const userTokenSecurity = [{ userToken: [] }];
+export const adminTokenSecurity = [{ adminToken: [] }];

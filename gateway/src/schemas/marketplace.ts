@@ -20,6 +20,21 @@ export const Relationship = Type.Object({
     id: Type.Integer(),
     educator_email: Type.String({ description: 'merchant e-mail address' }),
   }),
+  kyc_status: StringEnum(
+    [
+      'not_started',
+      'pending_review',
+      'approved',
+      'rejected',
+      'additional_info_requested',
+      'revoked',
+      'pending_onboarding',
+    ] as const,
+    { description: "the sub-merchant's KYC status in the mode of the calling key" },
+  ),
+  payouts_enabled: Type.Boolean({
+    description: 'approved KYC and a payout account in the settlement currency, in the mode of the calling key',
+  }),
 });
 
 export const RelationshipList = Type.Object({ merchants: Type.Array(Relationship), pagination: Pagination });

@@ -4,9 +4,11 @@ import { DEFAULT_PORTS, grpcAddrEnvVar, RemoteCallError } from '@ppay/kernel';
 import { createMerchant } from './merchants';
 import { REPO_ROOT } from './paths';
 import { loadOrCreateSecrets } from './secrets';
+import { mintAdminToken } from './tokens';
 
 const USAGE = `Usage: npm run merchant -- create --email EMAIL --country CC --currency CUR [--name NAME] [--marketplace] [--live]
                                    [--customer-pays-fees] [--operator OPERATOR_MERCHANT_ID [--commission PERCENT]]
+       npm run merchant -- admin-token [--user USER_ID] [--expires 12h]
 
 Creates a merchant on the running platform and prints one JSON line with merchant_id,
 user_token (send as x-id-key), a sandbox api_key (send as X-API-Key) and its webhook_secret.
@@ -15,6 +17,9 @@ called POST /marketplace/setup); --commission sets its own rate in percent (defa
 marketplace default). The line then carries marketplace_id (null otherwise).
 --customer-pays-fees turns on the business setting that adds the transaction fee to what the
 customer pays (PATCH /api/v1/partner/account/settings changes it later).
+
+admin-token prints one JSON line with admin_token: a platform administrator's token (x-id-key with
+the role claim platform_admin) for the admin API, e.g. GET /api/v1/admin/kyc/submissions.
 
 Environment: MARKETPLACE_GRPC_ADDR, WEBHOOKS_GRPC_ADDR (default: the local platform's ports),
 AUTH_JWT_SECRET (default: the local platform's generated secret in PPAY_STATE_DIR, default .infra/).`;
@@ -32,9 +37,26 @@ async function main(): Promise<number> {
       'customer-pays-fees': { type: 'boolean', default: false },
       operator: { type: 'string' },
       commission: { type: 'string' },
+      user: { type: 'string' },
+      expires: { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
+  const stateDir = process.env.PPAY_STATE_DIR ?? path.join(REPO_ROOT, '.infra');
+  const jwtSecret = () => process.env.AUTH_JWT_SECRET ?? loadOrCreateSecrets(stateDir).AUTH_JWT_SECRET;
+  if (!values.help && positionals[0] === 'admin-token') {
+    const user = values.user ?? 'usr_platform_admin';
+    if (
+      !/^[A-Za-z0-9_.:@-]{1,128}$/.test(user) ||
+      (values.expires !== undefined && !/^\d+[smhd]$/.test(values.expires))
+    ) {
+      process.stderr.write(`--user must be 1 to 128 of [A-Za-z0-9_.:@-]; --expires like 30m, 12h, 7d\n\n${USAGE}\n`);
+      return 64;
+    }
+    const token = await mintAdminToken(user, { secret: jwtSecret(), expiresIn: values.expires });
+    process.stdout.write(`${JSON.stringify({ admin_token: token, user_id: user, role: 'platform_admin' })}\n`);
+    return 0;
+  }
   if (values.help || positionals[0] !== 'create') {
     process.stderr.write(`${USAGE}\n`);
     return values.help ? 0 : 64;
@@ -64,14 +86,12 @@ async function main(): Promise<number> {
       return 64;
     }
   }
-  const stateDir = process.env.PPAY_STATE_DIR ?? path.join(REPO_ROOT, '.infra');
-  const jwtSecret = process.env.AUTH_JWT_SECRET ?? loadOrCreateSecrets(stateDir).AUTH_JWT_SECRET;
   try {
     const merchant = await createMerchant(
       {
         marketplaceAddr: process.env[grpcAddrEnvVar('marketplace')] ?? `127.0.0.1:${DEFAULT_PORTS.marketplace.grpc}`,
         webhooksAddr: process.env[grpcAddrEnvVar('webhooks')] ?? `127.0.0.1:${DEFAULT_PORTS.webhooks.grpc}`,
-        jwtSecret,
+        jwtSecret: jwtSecret(),
       },
       {
         email: values.email!,

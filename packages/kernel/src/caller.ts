@@ -13,8 +13,11 @@ export interface Caller {
   merchantId: number;
   /** Set for API-key calls (from the key) and dashboard payout calls (X-Environment). */
   mode?: Mode;
-  /** How the gateway authenticated the request. */
-  auth: 'api_key' | 'user_token' | 'internal';
+  /**
+   * How the gateway authenticated the request: a partner API key, a dashboard user token, a platform
+   * administrator token (a user token with the platform_admin role), or a sibling / CLI call.
+   */
+  auth: 'api_key' | 'user_token' | 'admin' | 'internal';
   apiKeyId?: string;
   userId?: string;
   requestId: string;
@@ -67,7 +70,7 @@ export function callerFromMetadata(md: Metadata, fallbackRequestId: () => string
   return {
     merchantId: merchantId !== undefined && Number.isSafeInteger(merchantId) ? merchantId : undefined,
     mode: mode === 'live' || mode === 'sandbox' ? mode : undefined,
-    auth: auth === 'api_key' || auth === 'user_token' || auth === 'internal' ? auth : undefined,
+    auth: auth === 'api_key' || auth === 'user_token' || auth === 'admin' || auth === 'internal' ? auth : undefined,
     apiKeyId: first(md, KEYS.apiKeyId),
     userId: first(md, KEYS.userId),
     requestId: first(md, KEYS.requestId) ?? fallbackRequestId(),
@@ -87,6 +90,14 @@ export function requireMode(caller: CallerInfo): Mode {
   if (!caller.mode)
     throw new PlatformError('UNAUTHORIZED', undefined, { detail: 'The call carries no sandbox/live mode' });
   return caller.mode;
+}
+
+/** For the platform administration API (admin token: a user token with the platform_admin role). */
+export function requireAdmin(caller: CallerInfo): { userId: string } {
+  if (caller.auth !== 'admin' || !caller.userId) {
+    throw new PlatformError('ADMIN_ROLE_REQUIRED');
+  }
+  return { userId: caller.userId };
 }
 
 export function requireInternal(caller: CallerInfo): void {

@@ -55,6 +55,12 @@ export const ERROR_CATALOGUE = {
     Grpc.PERMISSION_DENIED,
     'This endpoint is restricted to marketplace operators',
   ),
+  ADMIN_ROLE_REQUIRED: entry(
+    'permission',
+    403,
+    Grpc.PERMISSION_DENIED,
+    'This endpoint is restricted to platform administrators',
+  ),
 
   // --- invalid_request (400, 405, 413, 415, 422) ------------------------------------------------
   VALIDATION_FAILED: invalid('Invalid request'),
@@ -84,6 +90,10 @@ export const ERROR_CATALOGUE = {
   MARKETPLACE_NOT_SET_UP: invalid('Marketplace is not set up; call POST /marketplace/setup first', 422),
   SESSION_EXPIRED: invalid('This checkout session has expired', 422),
   SESSION_CLOSED: invalid('This checkout session can no longer be paid', 422),
+  // spec 7.4, exact wording
+  PAYOUT_NOT_SET_UP: invalid('Payout has not been set up for this merchant'),
+  PAYOUT_ACCOUNT_NOT_FOUND: invalid('No payout account found'),
+  KYC_NOT_SUBMITTED: invalid('KYC has not been submitted for this merchant'),
 
   METHOD_NOT_ALLOWED: entry('invalid_request', 405, Grpc.UNIMPLEMENTED, 'Method not allowed'),
 
@@ -98,6 +108,9 @@ export const ERROR_CATALOGUE = {
   PRODUCT_NOT_FOUND: notFound('Product not found'),
   RELATIONSHIP_NOT_FOUND: notFound('Active merchant relationship not found'),
   INVITATION_NOT_FOUND: notFound('Invitation not found'),
+  MERCHANT_PORTFOLIO_NOT_FOUND: notFound('Merchant portfolio not found'),
+  KYC_SUBMISSION_NOT_FOUND: notFound('KYC submission not found'),
+  ONBOARDING_LINK_NOT_FOUND: notFound('Onboarding link not found'),
 
   // --- state_conflict (409) -------------------------------------------------------------------
   CONFLICT: conflict('Conflicting concurrent update, retry the request'),
@@ -106,6 +119,8 @@ export const ERROR_CATALOGUE = {
   MERCHANT_ALREADY_LINKED: conflict('Merchant is already linked to a marketplace'),
   IDEMPOTENCY_IN_FLIGHT: conflict('A request with this Idempotency-Key is still being processed'),
   REFERENCE_REUSED: conflict('reference was already used for a charge with different parameters'),
+  KYC_TRANSITION_NOT_ALLOWED: conflict('The KYC submission is not in a status that allows this'),
+  PAYOUT_ALREADY_SET_UP: conflict('Payout is already set up for this merchant; use PATCH to update it'),
 
   // --- rate_limit (429) -----------------------------------------------------------------------
   RATE_LIMITED: entry('rate_limit', 429, Grpc.RESOURCE_EXHAUSTED, 'Too many requests'),

@@ -16,8 +16,15 @@ export const REDACT_PATHS = [
   '*.webhook_secret',
   '*.password',
   '*.secret',
+  '*.client_secret',
+  // Bank account and identity numbers (KYC, payouts): never logged, whatever object carries them.
+  '*.account_number',
+  '*.bank_account_number',
+  '*.id_number',
   'api_key',
   'webhook_secret',
+  'account_number',
+  'id_number',
 ];
 
 export function createLogger(service: string, level = 'info'): Logger {

@@ -1,4 +1,14 @@
 import { Type } from '@sinclair/typebox';
+import { DEFAULT_PORTS } from '@ppay/kernel';
 
-/** kyc-specific settings (none yet beyond the kernel's baseServiceConfig). */
-export const serviceConfig = Type.Object({});
+/** kyc-specific settings; the shared ones come from the kernel's baseServiceConfig. */
+export const serviceConfig = Type.Object({
+  MARKETPLACE_GRPC_ADDR: Type.String({ default: `127.0.0.1:${DEFAULT_PORTS.marketplace.grpc}` }),
+  /** AES-256-GCM key for bank account and ID numbers at rest (base64 of 32 bytes), as for webhook secrets. */
+  SECRETS_ENCRYPTION_KEY: Type.String({ minLength: 44, maxLength: 44 }),
+  SECRETS_ENCRYPTION_KEY_ID: Type.String({ default: 'k1', minLength: 1 }),
+  /** Lifetime of a hosted onboarding link (connected-account route); Stripe's account links last minutes. */
+  ONBOARDING_LINK_TTL_MS: Type.Integer({ default: 10 * 60_000, minimum: 1_000 }),
+  /** How often the review-queue gauges are refreshed. */
+  REVIEW_QUEUE_METRICS_INTERVAL_MS: Type.Integer({ default: 30_000, minimum: 1_000 }),
+});

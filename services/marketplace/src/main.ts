@@ -4,6 +4,7 @@ import type { types } from '@ppay/proto';
 import { marketplaceConfig } from './config';
 import { MarketplaceService } from './domain/marketplace';
 import { MerchantService } from './domain/merchants';
+import { kycOutcomeConsumer } from './events/kyc-outcomes';
 import { relationshipSyncConsumer } from './events/relationship-sync';
 import { marketplaceHandlers } from './grpc/handlers';
 import { merchantModel, MongoMerchantRepository } from './repo/merchant-repo';
@@ -31,7 +32,7 @@ void runService<types.marketplace.MarketplaceServiceHandlers, (typeof marketplac
     return {
       handlers: marketplaceHandlers(merchants, marketplace),
       relays: [relay, relationshipRelay],
-      consumers: [relationshipSyncConsumer(marketplace)],
+      consumers: [relationshipSyncConsumer(marketplace), kycOutcomeConsumer(marketplace)],
     };
   },
 });

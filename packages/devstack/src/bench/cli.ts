@@ -25,7 +25,7 @@ interface BenchCase {
   target: number;
   /** gRPC hops one request makes inside the platform (for the transport ceiling). */
   hops: number;
-  merchant: { country: string; currency: string };
+  merchant: { country: string; currency: string; marketplace?: boolean };
   request(m: NewMerchant, gatewayUrl: string): Promise<BenchRequest>;
 }
 
@@ -36,6 +36,17 @@ const CASES: Record<string, BenchCase> = {
     hops: 1, // gateway → marketplace
     merchant: { country: 'NG', currency: 'NGN' },
     request: async (m) => ({ method: 'GET', path: '/api/v1/partner/account', headers: { 'x-api-key': m.api_key } }),
+  },
+  'payout-banks': {
+    description: 'GET /api/v1/partner/marketplace/payout/banks?currency=NGN (operator key; list served from memory)',
+    target: 0.4,
+    hops: 1, // gateway → kyc (the operator flag is cached there for 30 s)
+    merchant: { country: 'NG', currency: 'NGN', marketplace: true },
+    request: async (m) => ({
+      method: 'GET',
+      path: '/api/v1/partner/marketplace/payout/banks?currency=NGN',
+      headers: { 'x-api-key': m.api_key },
+    }),
   },
   'charge-preview': {
     description: 'POST /api/v1/partner/payments/charge, preview: true, USD price charged in NGN (conversion + fees)',

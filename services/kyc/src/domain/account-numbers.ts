@@ -117,13 +117,8 @@ export function validateAccountNumber(
     ok: false,
     error: new PlatformError('VALIDATION_FAILED', `${param} ${message}`, { param }),
   });
-  if (typeof raw !== 'string') {
-    return fail(
-      raw === undefined || raw === null
-        ? 'is required'
-        : 'must be a string (send it quoted so that leading zeros are kept)',
-    );
-  }
+  if (raw === undefined || raw === null || (typeof raw === 'string' && raw.trim() === '')) return fail('is required');
+  if (typeof raw !== 'string') return fail('must be a string (send it quoted so that leading zeros are kept)');
   if (institution.account_number_type === 'phone_number') {
     const phone = normaliseMobileMoneyNumber(institution.country_iso_code, raw);
     return phone

@@ -245,8 +245,9 @@ export class BankDirectory {
    */
   resolve(ref: BankReference, options: ResolveOptions = {}): PayoutInstitution {
     const prefix = options.paramPrefix ?? '';
-    const nameField = ref.settlement_bank !== undefined ? 'settlement_bank' : 'bank_name';
-    const rawName = ref.settlement_bank !== undefined ? ref.settlement_bank : ref.bank_name;
+    // Payout requests name the bank settlement_bank, KYC requests bank_name (the key says which vocabulary).
+    const nameField = 'settlement_bank' in ref ? 'settlement_bank' : 'bank_name';
+    const rawName = nameField === 'settlement_bank' ? ref.settlement_bank : ref.bank_name;
     const fail = (field: string, message: string) =>
       new PlatformError('VALIDATION_FAILED', `${prefix}${field} ${message}`, { param: `${prefix}${field}` });
     const notSupported = (field: string, value: string) =>

@@ -21,8 +21,6 @@ function action(type: KycActionType): KycAction {
 const LEGAL: [KycStatus, KycActionType, KycStatus][] = [
   ['not_started', 'submit', 'pending_review'],
   ['not_started', 'auto_approve', 'approved'],
-  ['rejected', 'auto_approve', 'approved'],
-  ['additional_info_requested', 'auto_approve', 'approved'],
   ['pending_review', 'approve', 'approved'],
   ['pending_review', 'reject', 'rejected'],
   ['pending_review', 'request_info', 'additional_info_requested'],
@@ -58,7 +56,7 @@ describe('KYC status machine', () => {
     expect(illegal.length).toBe(KYC_STATUSES.length * KYC_ACTION_TYPES.length - LEGAL.length);
     for (const [from, type] of illegal) {
       expect(caught(() => nextStatus(from, action(type)))).toMatchObject({
-        code: 'CONFLICT',
+        code: 'KYC_TRANSITION_NOT_ALLOWED',
         message: `KYC submission is ${from}; cannot ${type}`,
         param: 'status',
         detail: from,
@@ -70,11 +68,15 @@ describe('KYC status machine', () => {
     expect(caught(() => nextStatus('pending_review', { type: 'submit' })).message).toBe(
       'KYC submission is pending_review; cannot submit',
     );
-    expect(caught(() => nextStatus('approved', { type: 'approve' })).code).toBe('CONFLICT');
-    expect(caught(() => nextStatus('revoked', { type: 'resubmit' })).code).toBe('CONFLICT');
-    expect(caught(() => nextStatus('pending_review', { type: 'auto_approve' })).code).toBe('CONFLICT');
-    expect(caught(() => nextStatus('pending_onboarding', { type: 'approve' })).code).toBe('CONFLICT');
-    expect(caught(() => nextStatus('pending_review', { type: 'revoke' })).code).toBe('CONFLICT');
+    const refused = (from: KycStatus, type: KycActionType) => caught(() => nextStatus(from, action(type))).code;
+    expect(refused('approved', 'approve')).toBe('KYC_TRANSITION_NOT_ALLOWED');
+    expect(refused('revoked', 'resubmit')).toBe('KYC_TRANSITION_NOT_ALLOWED');
+    expect(refused('pending_review', 'auto_approve')).toBe('KYC_TRANSITION_NOT_ALLOWED');
+    // A resubmission goes to a person: a rejection is never overturned automatically.
+    expect(refused('rejected', 'auto_approve')).toBe('KYC_TRANSITION_NOT_ALLOWED');
+    expect(refused('additional_info_requested', 'auto_approve')).toBe('KYC_TRANSITION_NOT_ALLOWED');
+    expect(refused('pending_onboarding', 'approve')).toBe('KYC_TRANSITION_NOT_ALLOWED');
+    expect(refused('pending_review', 'revoke')).toBe('KYC_TRANSITION_NOT_ALLOWED');
   });
 
   it('keeps revoked terminal', () => {

@@ -10,8 +10,9 @@ import { PlatformError } from '@ppay/kernel';
  *    (→ approved) or `reject` (→ rejected); a rejected merchant may `start_onboarding` again.
  *  - `submit` is legal from not_started only: a second POST while a review is pending or after approval is
  *    a 409, not a silent overwrite. Rejected / additional_info_requested merchants `resubmit`.
- *  - `auto_approve` is the outcome of a (re)submission that passes auto-approval (auto-approval.ts), so it
- *    starts where a submission starts: not_started, rejected or additional_info_requested.
+ *  - `auto_approve` is the outcome of a FIRST submission that passes auto-approval (auto-approval.ts), from
+ *    not_started only (spec 3.3). A resubmission always goes to a person (rejected / additional_info_requested
+ *    → pending_review): a reviewer's rejection must never be undone by the algorithm that let it through.
  *  - `revoke` is an admin action on approved merchants only, and revoked is terminal: revocation is
  *    deliberate, so only a platform admin tool outside this machine could reinstate the merchant.
  *  - Inputs are validated before the transition: a bad reason is a 400 whatever the status.
@@ -49,7 +50,7 @@ export type KycAction =
 /** Legal transitions: action → (from status → to status). */
 export const KYC_TRANSITIONS: Readonly<Record<KycActionType, Readonly<Partial<Record<KycStatus, KycStatus>>>>> = {
   submit: { not_started: 'pending_review' },
-  auto_approve: { not_started: 'approved', rejected: 'approved', additional_info_requested: 'approved' },
+  auto_approve: { not_started: 'approved' },
   approve: { pending_review: 'approved' },
   reject: { pending_review: 'rejected', pending_onboarding: 'rejected' },
   request_info: { pending_review: 'additional_info_requested' },
@@ -79,13 +80,16 @@ function checkText(value: unknown, param: string, min: number, max: number): voi
   }
 }
 
-/** The status after `action`; VALIDATION_FAILED for a bad reason/message, CONFLICT for an illegal move. */
+/**
+ * The status after `action`; VALIDATION_FAILED for a bad reason/message, KYC_TRANSITION_NOT_ALLOWED (409,
+ * naming the current status in the message and in `detail`) for an illegal move.
+ */
 export function nextStatus(current: KycStatus, action: KycAction): KycStatus {
   if (action.type === 'reject') checkText(action.reason, 'reason', REJECTION_REASON_MIN, REJECTION_REASON_MAX);
   if (action.type === 'request_info') checkText(action.message, 'message', 1, INFO_REQUEST_MAX);
   const next = KYC_TRANSITIONS[action.type]?.[current];
   if (!next) {
-    throw new PlatformError('CONFLICT', `KYC submission is ${current}; cannot ${action.type}`, {
+    throw new PlatformError('KYC_TRANSITION_NOT_ALLOWED', `KYC submission is ${current}; cannot ${action.type}`, {
       param: 'status',
       detail: current,
     });

@@ -51,9 +51,10 @@ describe('connected-account settlement currency (spec 4.9)', () => {
     expect(connectedSettlementCurrency('BR', null)).toBe('USD');
   });
 
-  it('keeps the home currency of a mapped country whatever the preference', () => {
-    expect(connectedSettlementCurrency('US', 'EUR')).toBe('USD');
-    expect(connectedSettlementCurrency('FR', 'USD')).toBe('EUR');
+  it('lets an explicit preference override the country default (the country only supplies the default)', () => {
+    expect(connectedSettlementCurrency('US', 'EUR')).toBe('EUR');
+    expect(connectedSettlementCurrency('FR', 'usd')).toBe('USD');
+    expect(connectedSettlementCurrency('FR', undefined)).toBe('EUR');
   });
 
   it('rejects a preferred_currency outside USD/EUR/GBP/CAD/AUD, even for a mapped country', () => {

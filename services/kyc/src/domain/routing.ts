@@ -4,11 +4,11 @@ import { normaliseCurrency, PlatformError } from '@ppay/kernel';
  * Which KYC route a country takes and which currency its payouts settle in (spec 4.9).
  *
  * Choices where the spec is silent:
- *  - Connected route, countries with a home currency (US, GB, CA, AU, the 27 EU member states): the home
- *    currency is always used; `preferred_currency` must still be a supported one (or 400) but does not
- *    override it, because the connected account pays out to a bank in that country. EU members outside the
- *    euro area (PL, SE, DK, CZ, HU, RO) settle in EUR too, as the spec says "EU countries give EUR".
- *  - Every other country: `preferred_currency` when it is one of USD/EUR/GBP/CAD/AUD, else USD.
+ *  - Connected route: `preferred_currency` is "optional; derived from country" (spec 4.9), so an explicit
+ *    preference (one of USD/EUR/GBP/CAD/AUD, any case; anything else is a 400) wins, and the country only
+ *    supplies the default: US → USD, GB → GBP, CA → CAD, AU → AUD, the 27 EU member states → EUR (members
+ *    outside the euro area too, as the spec says "EU countries give EUR"), every other country → USD.
+ *    Silently ignoring a partner's explicit preference would be the one wrong answer.
  *  - Gateway region: EU for the EEA (EU + IS, LI, NO), GB and CH — the European gateway entity serves
  *    them; US for everyone else.
  */
@@ -98,7 +98,7 @@ export function connectedSettlementCurrency(country: string, preferred?: unknown
       );
     }
   }
-  return HOME_CURRENCIES.get(country) ?? wanted ?? 'USD';
+  return wanted ?? HOME_CURRENCIES.get(country) ?? 'USD';
 }
 
 export function gatewayRegionFor(country: string): 'EU' | 'US' {

@@ -295,7 +295,8 @@ function readOwner(value: Body, country: InHouseCountry, name: ParamName, now: D
 }
 
 function readBusiness(value: Body, name: ParamName): Business {
-  const registeredName = value.registered_name !== undefined ? value.registered_name : value.legal_name;
+  // Blank counts as absent (a decoded message carries every field), so an empty registered_name defers to legal_name.
+  const registeredName = !isAbsent(value.registered_name) ? value.registered_name : value.legal_name;
   const registrationParam = name('business.registration_number');
   const registration_number = readString(value.registration_number, registrationParam, MAX_REFERENCE, true);
   if (!/\d/.test(registration_number)) throw invalid(registrationParam, 'must contain digits');
@@ -388,7 +389,7 @@ function normaliseConnected(body: Body, country: string): ConnectedSubmission {
       { param: isAbsent(body.return_url) ? 'return_url' : 'refresh_url' },
     );
   }
-  const typeField = body.business_type !== undefined ? 'business_type' : 'account_type';
+  const typeField = !isAbsent(body.business_type) ? 'business_type' : 'account_type';
   const rawType = isAbsent(body[typeField]) ? 'individual' : body[typeField];
   const businessType = ACCOUNT_TYPES.find((t) => t === rawType);
   if (!businessType) throw invalid(typeField, `must be one of ${ACCOUNT_TYPES.join(', ')}`);

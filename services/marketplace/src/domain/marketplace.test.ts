@@ -1,6 +1,6 @@
-import { PlatformError, type OutboxEntry } from '@ppay/kernel';
+import { PlatformError, type KycCaseFacts, type Mode, type OutboxEntry } from '@ppay/kernel';
 import { percentToRate, resolveCommission } from './commission';
-import { MarketplaceService } from './marketplace';
+import { MarketplaceService, relationshipResource } from './marketplace';
 import {
   MerchantService,
   type AccountSettingsPatch,
@@ -8,6 +8,7 @@ import {
   type MarketplaceSettings,
   type MerchantRecord,
   type MerchantRepository,
+  type PayoutEligibility,
 } from './merchants';
 import type {
   RelationshipChanges,
@@ -69,6 +70,13 @@ class MemoryMerchants implements MerchantRepository {
     m.marketplace_id = ms.marketplace_id;
     m.marketplace_commission_rate = ms.marketplace_commission_rate;
     m.sync = [ms.relationship_id, ms.version];
+    return true;
+  }
+  async recordPayoutEligibility(id: number, mode: Mode, eligibility: PayoutEligibility) {
+    const m = this.docs.get(id);
+    const current = m?.payout_eligibility?.[mode];
+    if (!m || (current && current.version >= eligibility.version)) return false;
+    m.payout_eligibility = { ...m.payout_eligibility, [mode]: eligibility };
     return true;
   }
 }
@@ -272,6 +280,60 @@ describe('MarketplaceService', () => {
     await expect(svc.resolveSplit(operator.id, 424242)).rejects.toMatchObject({ code: 'RELATIONSHIP_NOT_FOUND' });
     const plain = await merchants.create(business('plain@x.co'));
     await expect(svc.resolveSplit(plain.id, a)).rejects.toMatchObject({ code: 'MARKETPLACE_OPERATOR_REQUIRED' });
+  });
+
+  it('describeSubMerchant: relationship status and business facts; foreign/unknown not found; no business → null', async () => {
+    await svc.setup(operator.id, { marketplace_name: 'Shop' });
+    const a = (await svc.link(operator.id, { ...business('a@x.co'), business_name: 'Ada Foods' })).relationship
+      .merchant_id;
+    expect(await svc.describeSubMerchant(operator.id, a)).toMatchObject({
+      active: true,
+      status: 'active',
+      marketplace_id: operator.id,
+      merchant: { id: a, country: 'NG', baseline_currency: 'NGN', business_name: 'Ada Foods' },
+    });
+    await svc.remove(operator.id, a);
+    expect(await svc.describeSubMerchant(operator.id, a)).toMatchObject({ active: false, status: 'suspended' });
+    const op2 = await merchants.create({ ...business('op2@x.co'), is_marketplace_operator: true });
+    await expect(svc.describeSubMerchant(op2.id, a)).rejects.toMatchObject({ code: 'RELATIONSHIP_NOT_FOUND' });
+    await expect(svc.describeSubMerchant(operator.id, 424242)).rejects.toMatchObject({
+      code: 'RELATIONSHIP_NOT_FOUND',
+    });
+    const plain = await merchants.create(business('plain@x.co'));
+    await expect(svc.describeSubMerchant(plain.id, a)).rejects.toMatchObject({
+      code: 'MARKETPLACE_OPERATOR_REQUIRED',
+    });
+    merchantRepo.docs.delete(a);
+    expect((await svc.describeSubMerchant(operator.id, a)).merchant).toBeNull();
+  });
+
+  it('records KYC outcomes per mode, newest version wins, and shows them in the caller mode', async () => {
+    await svc.setup(operator.id, { marketplace_name: 'Shop' });
+    const a = (await svc.link(operator.id, business('a@x.co'))).relationship.merchant_id;
+    const facts = (mode: Mode, version: number, status: KycCaseFacts['status'], eligible: boolean): KycCaseFacts => ({
+      submission_id: 7,
+      merchant_id: a,
+      marketplace_id: operator.id,
+      mode,
+      status,
+      provider: 'service',
+      settlement_currency: 'NGN',
+      payout_eligible: eligible,
+      version,
+    });
+    const at = new Date('2026-11-23T10:00:00Z');
+    expect(await svc.recordKycOutcome(facts('live', 3, 'approved', true), at)).toBe(true);
+    expect(await svc.recordKycOutcome(facts('live', 2, 'pending_review', false), at)).toBe(false);
+    expect(await svc.recordKycOutcome(facts('live', 3, 'approved', true), at)).toBe(false);
+    expect(await svc.recordKycOutcome(facts('sandbox', 1, 'pending_review', false), at)).toBe(true);
+    const [view] = (await svc.list(operator.id, 'active', 1, 20)).items;
+    expect(relationshipResource(view!, 'live')).toMatchObject({ kyc_status: 'approved', payouts_enabled: true });
+    expect(relationshipResource(view!, 'sandbox')).toMatchObject({
+      kyc_status: 'pending_review',
+      payouts_enabled: false,
+    });
+    const other = await svc.link(operator.id, business('b@x.co'));
+    expect(relationshipResource(other, 'live')).toMatchObject({ kyc_status: 'not_started', payouts_enabled: false });
   });
 
   it('a write based on a stale version is refused (optimistic concurrency)', async () => {

@@ -1,7 +1,7 @@
 import { outboxEvent, PlatformError, prefixedId, SUBJECTS, type OutboxEntry } from '@ppay/kernel';
-import type { RelationshipChanged } from '@ppay/kernel';
+import type { KycCaseFacts, Mode, RelationshipChanged } from '@ppay/kernel';
 import { percentToRate, resolveCommission, type CommissionSource } from './commission';
-import type { MarketplaceSettings, MerchantRecord, MerchantService } from './merchants';
+import type { MarketplaceSettings, MerchantRecord, MerchantService, PayoutEligibilityByMode } from './merchants';
 import type {
   RelationshipChanges,
   RelationshipRecord,
@@ -31,21 +31,37 @@ export interface LinkInput {
 export interface RelationshipView {
   relationship: RelationshipRecord;
   merchant_email: string;
+  /** The sub-merchant's KYC / payout outcome per mode, as last heard from kyc. */
+  payout_eligibility: PayoutEligibilityByMode;
   commission_rate: string;
   commission_source: CommissionSource;
 }
 
 /**
  * The spec 2.6 list item: the relationship with its effective commission (the stored per-merchant
- * rate is null when the default applies) and the merchant's e-mail as `merchant.educator_email`.
+ * rate is null when the default applies), the merchant's e-mail as `merchant.educator_email`, and
+ * (additive) its KYC status and payout eligibility in the caller's mode.
  */
-export function relationshipResource(v: RelationshipView) {
+export function relationshipResource(v: RelationshipView, mode?: Mode) {
+  const payouts = mode ? v.payout_eligibility[mode] : undefined;
   return {
     ...v.relationship,
     commission_rate: v.commission_rate,
     commission_source: v.commission_source,
     merchant: { id: v.relationship.merchant_id, educator_email: v.merchant_email },
+    kyc_status: payouts?.kyc_status ?? 'not_started',
+    payouts_enabled: payouts?.payouts_enabled ?? false,
   };
+}
+
+/** What kyc needs to know about a sub-merchant before a KYC or payout call (see DescribeSubMerchant). */
+export interface SubMerchantProfile {
+  active: boolean;
+  status: RelationshipStatus;
+  relationship_id: number;
+  marketplace_id: number;
+  /** Null when the business record is gone (spec 7.4 "Merchant portfolio not found"). */
+  merchant: { id: number; country: string; baseline_currency: string; business_name: string } | null;
 }
 
 /** Spec 4.9 setup response: `marketplace_id` is the operator's business id as a string. */
@@ -186,7 +202,7 @@ export class MarketplaceService {
     };
     await this.relationships.insert(record, changeEvent(record, invited ? 'invited' : 'created'));
     await this.syncQuietly(record);
-    return this.view(record, merchant.email, operator);
+    return this.view(record, merchant, operator);
   }
 
   /** The invited business (its own API key) accepts: pending → active. */
@@ -206,7 +222,7 @@ export class MarketplaceService {
       this.merchants.get(merchantId),
       this.merchants.fresh(rel.marketplace_id),
     ]);
-    return this.view(updated, merchant.email, operator);
+    return this.view(updated, merchant, operator);
   }
 
   /** Update commission: a percent sets the per-merchant rate, undefined falls back to the default. */
@@ -222,7 +238,7 @@ export class MarketplaceService {
       rel.commission_rate === rate
         ? rel
         : await this.change(rel, [rel.status], { commission_rate: rate }, 'commission_updated');
-    return this.view(updated, (await this.merchants.get(merchantId)).email, operator);
+    return this.view(updated, await this.merchants.get(merchantId), operator);
   }
 
   async list(
@@ -233,8 +249,8 @@ export class MarketplaceService {
   ): Promise<{ items: RelationshipView[]; total: number }> {
     const operator = await this.operator(operatorId);
     const { items, total } = await this.relationships.list(operator.id, status, page, limit);
-    const emails = await this.merchants.emailsOf(items.map((r) => r.merchant_id));
-    return { items: items.map((r) => this.view(r, emails.get(r.merchant_id) ?? '', operator)), total };
+    const subs = await this.merchants.manyOf(items.map((r) => r.merchant_id));
+    return { items: items.map((r) => this.view(r, subs.get(r.merchant_id), operator)), total };
   }
 
   /** DELETE /marketplace/merchants/{id} (spec 3.5): only an active relationship is suspended. */
@@ -257,7 +273,7 @@ export class MarketplaceService {
     const updated =
       rel.status === 'active' ? rel : await this.change(rel, ['suspended'], { status: 'active' }, 'reactivated');
     if (updated === rel) await this.syncQuietly(rel);
-    return this.view(updated, (await this.merchants.get(merchantId)).email, operator);
+    return this.view(updated, await this.merchants.get(merchantId), operator);
   }
 
   /**
@@ -278,6 +294,44 @@ export class MarketplaceService {
       commission_rate: rate,
       commission_source: source,
     };
+  }
+
+  /**
+   * DescribeSubMerchant: the relationship between the operator and the sub-merchant (whatever its
+   * status; `active` says whether KYC and payout calls may proceed) and the business facts kyc needs.
+   * RELATIONSHIP_NOT_FOUND for no relationship or another marketplace's merchant, as everywhere.
+   */
+  async describeSubMerchant(operatorId: number, subMerchantId: number): Promise<SubMerchantProfile> {
+    const operator = await this.operator(operatorId);
+    const rel = await this.owned(operator.id, subMerchantId);
+    const merchant = await this.merchants.fresh(subMerchantId).catch((err: unknown) => {
+      if (err instanceof PlatformError && err.code === 'MERCHANT_NOT_FOUND') return null;
+      throw err;
+    });
+    return {
+      active: rel.status === 'active',
+      status: rel.status,
+      relationship_id: rel.id,
+      marketplace_id: rel.marketplace_id,
+      merchant: merchant && {
+        id: merchant.id,
+        country: merchant.country,
+        baseline_currency: merchant.baseline_currency,
+        business_name: merchant.business_name,
+      },
+    };
+  }
+
+  /** Records a KYC event's outcome (kyc.* consumer); older versions than the stored one are ignored. */
+  async recordKycOutcome(facts: KycCaseFacts, occurredAt: Date): Promise<boolean> {
+    return this.merchants.recordPayoutEligibility(facts.merchant_id, facts.mode, {
+      kyc_status: facts.status,
+      payouts_enabled: facts.payout_eligible,
+      settlement_currency: facts.settlement_currency,
+      submission_id: facts.submission_id,
+      version: facts.version,
+      updated_at: occurredAt,
+    });
   }
 
   /**
@@ -370,9 +424,19 @@ export class MarketplaceService {
     }
   }
 
-  private view(rel: RelationshipRecord, email: string, operator: MerchantRecord): RelationshipView {
+  private view(
+    rel: RelationshipRecord,
+    merchant: MerchantRecord | undefined,
+    operator: MerchantRecord,
+  ): RelationshipView {
     const { rate, source } = resolveCommission(rel.commission_rate, operator.marketplace?.default_commission_rate);
-    return { relationship: rel, merchant_email: email, commission_rate: rate, commission_source: source };
+    return {
+      relationship: rel,
+      merchant_email: merchant?.email ?? '',
+      payout_eligibility: merchant?.payout_eligibility ?? {},
+      commission_rate: rate,
+      commission_source: source,
+    };
   }
 
   /** The caller must be a marketplace operator (spec 4.9, 5.5). */

@@ -6,6 +6,8 @@ import {
   prefixedId,
   SUBJECTS,
   TtlCache,
+  type KycStatusName,
+  type Mode,
   type OutboxEntry,
 } from '@ppay/kernel';
 
@@ -30,6 +32,23 @@ export interface MarketplaceMembership {
   version: number;
 }
 
+/**
+ * Whether a sub-merchant can be paid out in one mode, as marketplace last heard from kyc (kyc.* events).
+ * kyc owns the KYC case and the payout account; this is marketplace's record of the outcome, so payout
+ * operations can refuse an ineligible sub-merchant without asking kyc. `version` is the KYC case
+ * version: an older event never overwrites a newer one.
+ */
+export interface PayoutEligibility {
+  kyc_status: KycStatusName;
+  payouts_enabled: boolean;
+  settlement_currency: string;
+  submission_id: number;
+  version: number;
+  updated_at: Date;
+}
+
+export type PayoutEligibilityByMode = Partial<Record<Mode, PayoutEligibility>>;
+
 export interface MerchantRecord {
   id: number;
   email: string;
@@ -51,6 +70,8 @@ export interface MerchantRecord {
   marketplace?: MarketplaceSettings | null;
   /** Operator whose create-or-link call created this business (lets a retried create recover). */
   created_by_marketplace_id?: number | null;
+  /** Per mode; absent until kyc publishes about this merchant. */
+  payout_eligibility?: PayoutEligibilityByMode | null;
 }
 
 export interface MerchantRepository {
@@ -67,6 +88,8 @@ export interface MerchantRepository {
    * relationship version (so replays and out-of-order syncs never go backwards). True if written.
    */
   syncMembership(id: number, membership: MarketplaceMembership): Promise<boolean>;
+  /** Writes one mode's payout eligibility unless the document holds the same or a newer version. */
+  recordPayoutEligibility(id: number, mode: Mode, eligibility: PayoutEligibility): Promise<boolean>;
   /**
    * Writes new settings and their event if the document is still at `expectedVersion`
    * (optimistic concurrency); null when someone else changed the settings first.
@@ -191,10 +214,10 @@ export class MerchantService {
     return this.repo.findByEmail(email.trim().toLowerCase());
   }
 
-  /** E-mail addresses of several merchants (list pages), one query. */
-  async emailsOf(ids: number[]): Promise<Map<number, string>> {
+  /** Several merchants (list pages), one query. */
+  async manyOf(ids: number[]): Promise<Map<number, MerchantRecord>> {
     if (!ids.length) return new Map();
-    return new Map((await this.repo.findByIds([...new Set(ids)])).map((m) => [m.id, m.email]));
+    return new Map((await this.repo.findByIds([...new Set(ids)])).map((m) => [m.id, m]));
   }
 
   async setMarketplace(id: number, settings: MarketplaceSettings, event: OutboxEntry): Promise<MerchantRecord> {
@@ -235,6 +258,12 @@ export class MerchantService {
 
   async syncMembership(id: number, membership: MarketplaceMembership): Promise<boolean> {
     const written = await this.repo.syncMembership(id, membership);
+    this.cache.delete(id);
+    return written;
+  }
+
+  async recordPayoutEligibility(id: number, mode: Mode, eligibility: PayoutEligibility): Promise<boolean> {
+    const written = await this.repo.recordPayoutEligibility(id, mode, eligibility);
     this.cache.delete(id);
     return written;
   }

@@ -30,7 +30,7 @@ function requireDashboardUser(caller: CallerInfo) {
   return who;
 }
 
-const relationship = (v: RelationshipView) => toWire(relationshipResource(v));
+const relationship = (v: RelationshipView, caller: CallerInfo) => toWire(relationshipResource(v, caller.mode));
 
 function positive(value: number | undefined, param: string): number {
   if (!value || !Number.isSafeInteger(value) || value < 1) {
@@ -110,11 +110,12 @@ export function marketplaceHandlers(merchants: MerchantService, marketplace: Mar
           baseline_currency: req.baseline_currency || undefined,
           commission_rate: req.commission_rate,
         }),
+        caller,
       );
     },
     async AcceptInvitation(req, { caller }) {
       const who = requireMerchant(caller);
-      return relationship(await marketplace.acceptInvitation(who.merchantId, req.invite_token));
+      return relationship(await marketplace.acceptInvitation(who.merchantId, req.invite_token), caller);
     },
     async UpdateCommission(req, { caller }) {
       const who = requireMerchant(caller);
@@ -124,6 +125,7 @@ export function marketplaceHandlers(merchants: MerchantService, marketplace: Mar
           positive(req.merchant_id, 'merchantId'),
           req.commission_rate,
         ),
+        caller,
       );
     },
     async ListMerchants(req, { caller }) {
@@ -141,7 +143,7 @@ export function marketplaceHandlers(merchants: MerchantService, marketplace: Mar
       }
       const { items, total } = await marketplace.list(who.merchantId, status, page, limit);
       return {
-        merchants: items.map(relationship),
+        merchants: items.map((item) => relationship(item, caller)),
         pagination: { page, limit, total, pages: Math.ceil(total / limit) },
       };
     },
@@ -152,7 +154,10 @@ export function marketplaceHandlers(merchants: MerchantService, marketplace: Mar
     },
     async ReactivateMerchant(req, { caller }) {
       const who = requireMerchant(caller);
-      return relationship(await marketplace.reactivate(who.merchantId, positive(req.merchant_id, 'merchantId')));
+      return relationship(
+        await marketplace.reactivate(who.merchantId, positive(req.merchant_id, 'merchantId')),
+        caller,
+      );
     },
     /**
      * Internal (payments, on a successful charge carrying sub_merchant_id), or the operator itself
@@ -166,6 +171,16 @@ export function marketplaceHandlers(merchants: MerchantService, marketplace: Mar
         if (who.merchantId !== operatorId) throw new PlatformError('PERMISSION_DENIED');
       }
       return marketplace.resolveSplit(operatorId, subMerchantId);
+    },
+    /** kyc, before every KYC and payout call: same callers and errors as ResolveSplit. */
+    async DescribeSubMerchant(req, { caller }) {
+      const operatorId = positive(req.operator_merchant_id, 'operator_merchant_id');
+      const subMerchantId = positive(req.sub_merchant_id, 'sub_merchant_id');
+      if (caller.auth !== 'internal') {
+        const who = requireMerchant(caller);
+        if (who.merchantId !== operatorId) throw new PlatformError('PERMISSION_DENIED');
+      }
+      return toWire(await marketplace.describeSubMerchant(operatorId, subMerchantId));
     },
   };
 }

@@ -6,7 +6,9 @@ import type {
   MarketplaceSettings,
   MerchantRecord,
   MerchantRepository,
+  PayoutEligibility,
 } from '../domain/merchants';
+import type { Mode } from '@ppay/kernel';
 
 interface MerchantDocument extends Omit<MerchantRecord, 'id'> {
   _id: number;
@@ -46,6 +48,8 @@ const merchantSchema = new Schema<MerchantDocument>(
     created_by_marketplace_id: { type: Number, default: null },
     membership_relationship_id: { type: Number, default: null },
     membership_version: { type: Number, default: null },
+    // {sandbox?, live?}: no default, so a first `$set` of `payout_eligibility.<mode>` can create it.
+    payout_eligibility: { type: Schema.Types.Mixed },
     outbox: { type: [outboxEntrySchema], default: [] },
   },
   { versionKey: false, collection: 'merchants' },
@@ -76,6 +80,7 @@ function toRecord(doc: MerchantDocument | null): MerchantRecord | null {
     settings_version: rest.settings_version ?? 0,
     settings_updated_at: rest.settings_updated_at ?? null,
     marketplace: rest.marketplace ?? null,
+    payout_eligibility: rest.payout_eligibility ?? null,
   };
 }
 
@@ -185,6 +190,20 @@ export class MongoMerchantRepository implements MerchantRepository {
             membership_version: m.version,
           },
         },
+      )
+      .exec();
+    return res.modifiedCount > 0;
+  }
+
+  async recordPayoutEligibility(id: number, mode: Mode, eligibility: PayoutEligibility): Promise<boolean> {
+    const path = `payout_eligibility.${mode}`;
+    const res = await this.model
+      .updateOne(
+        {
+          _id: id,
+          $or: [{ [`${path}.version`]: { $exists: false } }, { [`${path}.version`]: { $lt: eligibility.version } }],
+        },
+        { $set: { [path]: eligibility } },
       )
       .exec();
     return res.modifiedCount > 0;

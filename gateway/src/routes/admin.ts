@@ -1,0 +1,78 @@
+import type { Static } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import type { GatewayDeps } from '../deps';
+import { callerMetadata } from '../http/caller';
+import { ok } from '../http/envelope';
+import { fillNulls } from '../http/nulls';
+import { adminTokenSecurity as security, COMMON_ERRORS, successOf } from '../schemas/common';
+import { DecisionBody, KycParams, KycReview, KycReviewList, ReviewParams, ReviewQuery } from '../schemas/kyc';
+
+const tags = ['Platform admin: KYC review'];
+const response = (data: Parameters<typeof successOf>[0]) => ({ 200: successOf(data), ...COMMON_ERRORS });
+
+/**
+ * The platform admin API (`/api/v1/admin`, admin token: a user token with the platform_admin role):
+ * the live KYC review queue and its decisions (spec 3.3 review and revoke). Sandbox submissions never
+ * appear here; they are decided with POST /api/v1/partner/sandbox/kyc/{id}/{action}.
+ */
+export async function registerAdminRoutes(app: FastifyInstance, deps: GatewayDeps): Promise<void> {
+  const { kyc } = deps.clients;
+
+  app.get<{ Querystring: Static<typeof ReviewQuery> }>(
+    '/kyc/submissions',
+    {
+      schema: {
+        tags,
+        security,
+        summary: 'Live KYC submissions by status (default pending_review), oldest first',
+        querystring: ReviewQuery,
+        response: response(KycReviewList),
+      },
+    },
+    async (req) => {
+      const { status, page, limit } = req.query;
+      const res = await kyc.call('ListKycReviews', { status, page: { page, limit } }, callerMetadata(req));
+      return ok(fillNulls(KycReviewList, res));
+    },
+  );
+
+  app.get<{ Params: Static<typeof ReviewParams> }>(
+    '/kyc/submissions/:submission_id',
+    {
+      schema: {
+        tags,
+        security,
+        summary: 'One live KYC submission with its evidence (numbers masked) and history',
+        params: ReviewParams,
+        response: response(KycReview),
+      },
+    },
+    async (req) => ok(fillNulls(KycReview, await kyc.call('GetKycReview', req.params, callerMetadata(req)))),
+  );
+
+  app.post<{ Params: Static<typeof KycParams>; Body: Static<typeof DecisionBody> }>(
+    '/kyc/submissions/:submission_id/:action',
+    {
+      schema: {
+        tags,
+        security,
+        summary:
+          'Decide a live KYC submission: approve, reject (reason), request_info (message) or revoke an approved one (reason)',
+        params: KycParams,
+        body: DecisionBody,
+        response: response(KycReview),
+      },
+    },
+    async (req) =>
+      ok(
+        fillNulls(
+          KycReview,
+          await kyc.call(
+            'DecideKyc',
+            { ...req.params, reason: req.body?.reason, message: req.body?.message },
+            callerMetadata(req),
+          ),
+        ),
+      ),
+  );
+}

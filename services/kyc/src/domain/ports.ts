@@ -1,0 +1,70 @@
+import type { EncryptedSecret, Mode, OutboxEntry } from '@ppay/kernel';
+import type { KycCaseRecord } from './kyc-case';
+import type { KycStatus } from './kyc-status';
+
+/** Every dependency of the kyc use cases, as interfaces (adapters live in repo/ and adapters/). */
+
+export interface KycCaseRepository {
+  nextId(): Promise<number>;
+  /** Inserts a new case with its events; false when (merchant, mode) already has one (unique index). */
+  insert(record: KycCaseRecord, events: OutboxEntry[]): Promise<boolean>;
+  findByMerchant(merchantId: number, mode: Mode): Promise<KycCaseRecord | null>;
+  findById(id: number): Promise<KycCaseRecord | null>;
+  findByLinkToken(tokenHash: string): Promise<KycCaseRecord | null>;
+  /**
+   * Replaces the case with `next` (whose version is `expectedVersion + 1`) and appends `events` to its
+   * outbox in one write, only while the stored version is still `expectedVersion`; false otherwise.
+   */
+  save(expectedVersion: number, next: KycCaseRecord, events: OutboxEntry[]): Promise<boolean>;
+  /** Cases of one mode and status, oldest submission first (the review queue). */
+  list(mode: Mode, status: KycStatus, page: number, limit: number): Promise<{ items: KycCaseRecord[]; total: number }>;
+  /** Size and oldest submission of the review queue of one mode (metrics). */
+  queueStats(mode: Mode): Promise<{ count: number; oldest: Date | null }>;
+}
+
+/** A sub-merchant as kyc needs it before any KYC or payout call. */
+export interface SubMerchant {
+  marketplace_id: number;
+  /** Null when the business record is gone (spec 7.4 "Merchant portfolio not found"). */
+  merchant: { id: number; country: string; baseline_currency: string; business_name: string } | null;
+}
+
+/**
+ * marketplace's view of operator ↔ sub-merchant (the source of truth, asked on every call):
+ * MARKETPLACE_OPERATOR_REQUIRED for a caller that is not an operator; RELATIONSHIP_NOT_FOUND for no
+ * relationship, another operator's merchant, or one that is not active.
+ */
+export interface SubMerchantDirectory {
+  /** `deadline`: the caller's; the call to marketplace gets at most what is left of it. */
+  activeSubMerchant(operatorId: number, merchantId: number, deadline?: Date): Promise<SubMerchant>;
+  /** Whether the merchant is a marketplace operator (may be served from a short-lived cache). */
+  isOperator(merchantId: number, deadline?: Date): Promise<boolean>;
+}
+
+/** Creates connected accounts at the card gateway (connected-account KYC route). */
+export interface ConnectedAccountProvider {
+  createAccount(input: {
+    merchantId: number;
+    country: string;
+    businessType: string;
+    settlementCurrency: string;
+    region: 'EU' | 'US';
+  }): Promise<{ gateway_account_id: string }>;
+}
+
+/** Per mode; a mode without a provider answers GATEWAY_NOT_CONFIGURED (sandbox never reaches live). */
+export type ConnectedAccountProviders = Partial<Record<Mode, ConnectedAccountProvider>>;
+
+/** Encryption at rest for account and ID numbers (the kernel SecretBox). */
+export interface Sealer {
+  seal(plaintext: string): EncryptedSecret;
+}
+
+/** What the use cases count (prom-client in main.ts; nothing in unit tests). */
+export interface KycMetrics {
+  submitted(route: string, outcome: string, mode: Mode): void;
+  decided(action: string, actor: string, mode: Mode): void;
+  payoutAccount(change: string, mode: Mode): void;
+}
+
+export const NO_METRICS: KycMetrics = { submitted() {}, decided() {}, payoutAccount() {} };

@@ -1,0 +1,18 @@
+import { defineConsumer, SUBJECTS, type ConsumerSpec } from '@ppay/kernel';
+import type { MarketplaceService } from '../domain/marketplace';
+
+/**
+ * Records whether each sub-merchant can be paid out, per mode, from kyc's events (both subjects carry
+ * the same case facts and version). Idempotent and order-proof: an event older than the stored
+ * version changes nothing.
+ */
+export function kycOutcomeConsumer(marketplace: MarketplaceService): ConsumerSpec {
+  return defineConsumer({
+    stream: 'KYC',
+    durable: 'marketplace-kyc-outcomes',
+    subjects: [SUBJECTS.kycSubmissionUpdated, SUBJECTS.kycPayoutAccountUpdated],
+    async handle(event) {
+      await marketplace.recordKycOutcome(event.data, new Date(event.occurred_at));
+    },
+  });
+}

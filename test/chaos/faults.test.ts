@@ -26,6 +26,7 @@ const INFRA: InfraOptions = {
 };
 const CHARGES = Number(process.env.CHAOS_CHARGES ?? 2000);
 const CONCURRENCY = 12;
+const REPLICAS = Number(process.env.CHAOS_REPLICAS ?? 1);
 const LOAD_BUDGET_MS = Number(process.env.CHAOS_BUDGET_MS ?? 8 * 60_000);
 const TARGETS = ['payments', 'marketplace', 'fx-pricing', 'nats'] as const;
 type Target = (typeof TARGETS)[number];
@@ -96,9 +97,10 @@ describe('fault injection: kill -9 under load keeps money exact', () => {
       await sleep(300 + random() * 1_200);
       await infraUp({ ...INFRA, fresh: false }); // starts only what is not running
     } else {
-      await t.platform.stopProcess(target, 'SIGKILL');
+      const replica = Math.floor(random() * REPLICAS);
+      await t.platform.stopProcess(target, 'SIGKILL', 15_000, replica);
       await sleep(300 + random() * 1_200);
-      await t.platform.startProcess(target);
+      await t.platform.startProcess(target, replica);
     }
     stats.kills[target]++;
   }
@@ -108,6 +110,7 @@ describe('fault injection: kill -9 under load keeps money exact', () => {
     t = await startTestPlatform(
       'chaos',
       {
+        replicas: REPLICAS,
         envFor: {
           // The reconciler races the consumer on purpose: both must be idempotent.
           payments: { LEDGER_RECONCILE_GRACE_MS: '20000', LEDGER_RECONCILE_INTERVAL_MS: '5000' },
@@ -125,7 +128,7 @@ describe('fault injection: kill -9 under load keeps money exact', () => {
   }, 2 * 60_000);
 
   it(
-    `${CHARGES} charges and outcomes under kill -9 of payments, marketplace, fx-pricing and nats`,
+    `${CHARGES} charges and outcomes under kill -9 of payments, marketplace, fx-pricing and nats (${REPLICAS} replica(s))`,
     async () => {
       // --- merchants and the three configurations, measured without faults -------------------------
       const plain = await t.merchant({ country: 'NG', currency: 'NGN' });
@@ -349,7 +352,7 @@ describe('fault injection: kill -9 under load keeps money exact', () => {
 
       say(
         [
-          `chaos (seed ${seed}): ${jobs.length} charges in ${loadSeconds.toFixed(0)} s` +
+          `chaos (seed ${seed}, ${REPLICAS} replica(s) of each service): ${jobs.length} charges in ${loadSeconds.toFixed(0)} s` +
             ` (${succeeded.length} succeeded, ${failed.length} failed; plain/split/converted by thirds)`,
           `  kills: ${TARGETS.map((x) => `${x} ${stats.kills[x]}`).join(', ')}; client retries ${stats.retries}`,
           `  charges stored ${stored} for ${jobs.length} requests (${distinct} distinct ids)`,

@@ -70,9 +70,18 @@ async function main(): Promise<void> {
       },
       { email: 'fuzz@example.com', country: 'NG', currency: 'NGN', marketplace: true },
     );
-    // One x-id-key for the dashboard routes and the admin API: the merchant's user, with the
-    // platform_admin role so the admin KYC queue is fuzzed past its 403.
-    const userAndAdmin = await mintUserToken('fuzz-admin', m.merchant_id, {
+    // The x-id-key (dashboard routes and the admin API) belongs to ANOTHER merchant: the fuzzer
+    // revokes and disables the keys that token manages, and must not lose the API key every
+    // X-API-Key operation is fuzzed with. The platform_admin role gets the admin KYC queue past 403.
+    const dashboard = await createMerchant(
+      {
+        marketplaceAddr: platform.grpcAddress('marketplace'),
+        webhooksAddr: platform.grpcAddress('webhooks'),
+        jwtSecret: secrets.AUTH_JWT_SECRET,
+      },
+      { email: 'fuzz-dashboard@example.com', country: 'NG', currency: 'NGN' },
+    );
+    const userAndAdmin = await mintUserToken('fuzz-admin', dashboard.merchant_id, {
       secret: secrets.AUTH_JWT_SECRET,
       role: 'platform_admin',
     });

@@ -78,6 +78,12 @@ export interface PlatformOptions {
   env?: NodeJS.ProcessEnv;
   envFor?: Partial<Record<ProcessName, NodeJS.ProcessEnv>>;
   readyTimeoutMs?: number;
+  /**
+   * Processes per service (default 1). Replica r ≥ 1 has its own ports and shares the database and
+   * streams; callers talk to replica 0, so the others prove that relays, consumers and sweepers on
+   * several replicas never double an effect.
+   */
+  replicas?: number;
   /** Extra node flags per process, e.g. { gateway: ['--cpu-prof'] } for profiling. */
   nodeArgs?: Partial<Record<ProcessName, string[]>>;
 }
@@ -191,7 +197,12 @@ export class Platform {
   async start(): Promise<void> {
     // Services first (in parallel), then the gateway that calls them.
     await Promise.all(COMPONENTS.map((c) => this.startProcess(c)));
+    for (let r = 1; r < this.replicas; r++) await Promise.all(COMPONENTS.map((c) => this.startProcess(c, r)));
     await this.startProcess('gateway');
+  }
+
+  get replicas(): number {
+    return Math.max(1, Math.floor(this.options.replicas ?? 1));
   }
 
   /** Starts a process, or another replica of it (replica ≥ 1: same config and database, its own ports). */

@@ -9,6 +9,13 @@ import { loadOrCreateSecrets } from './secrets';
  * the gateway on their standard ports. Ctrl-C drains everything and stops what it started.
  * MONGODB_URI / NATS_URL point it at existing servers instead.
  */
+/** REPLICAS=2 starts two processes of every service (ports of replica r: the standard ones + 100·r). */
+function replicasFromEnv(): number {
+  const value = process.env.REPLICAS ?? '1';
+  if (!/^[1-9]$/.test(value)) throw new Error(`REPLICAS must be a number from 1 to 9, not "${value}"`);
+  return Number(value);
+}
+
 async function main(): Promise<void> {
   const stateDir = process.env.PPAY_STATE_DIR ?? path.join(REPO_ROOT, '.infra');
   const infraOptions: InfraOptions = { dir: stateDir, mongoPort: 27017, natsPort: 4222, natsHttpPort: 8222 };
@@ -20,6 +27,7 @@ async function main(): Promise<void> {
     mongoUri: process.env.MONGODB_URI ?? infra.mongoUri,
     natsUrl: process.env.NATS_URL ?? infra.natsUrl,
     secrets: loadOrCreateSecrets(stateDir),
+    replicas: replicasFromEnv(),
   });
   let stopping = false;
   const stop = async () => {
@@ -45,6 +53,9 @@ async function main(): Promise<void> {
       `Partner Payments platform is running.`,
       `  API:      ${platform.gatewayUrl}/api/v1/partner  (docs: ${platform.gatewayUrl}/docs)`,
       `  Metrics:  http://127.0.0.1:${DEFAULT_PORTS.gateway.metrics}/metrics (gateway), ports 9101-9106 (services)`,
+      ...(platform.replicas > 1
+        ? [`  Replicas: ${platform.replicas} of every service (metrics ports +100 per replica)`]
+        : []),
       `  Create a merchant:  npm run merchant -- create --email you@example.com --country NG --currency NGN`,
       `  Ctrl-C stops everything.`,
       '',

@@ -6,6 +6,7 @@ import { createMerchant, type NewMerchant } from '../merchants';
 import { infraDown, infraUp, Platform } from '../platform';
 import { REPO_ROOT } from '../paths';
 import { loadOrCreateSecrets } from '../secrets';
+import { benchInfraOptions, benchPortBase } from './bench-infra';
 import { renewalsBench, subscriptionsListBench } from './subscriptions';
 
 /**
@@ -165,14 +166,14 @@ async function main(): Promise<number> {
   const seconds = Number(process.env.BENCH_SECONDS ?? 10);
   const connections = Number(process.env.BENCH_CONNECTIONS ?? 50);
   const stateDir = path.join(REPO_ROOT, '.infra', 'bench');
-  const infraOptions = { dir: stateDir, mongoPort: 27417, natsPort: 4522, natsHttpPort: 8522, fresh: true };
+  const infraOptions = benchInfraOptions();
   const infra = await infraUp(infraOptions);
   const secrets = loadOrCreateSecrets(stateDir);
   const platform = new Platform({
     mongoUri: infra.mongoUri,
     natsUrl: infra.natsUrl,
     secrets,
-    portBase: 19000,
+    portBase: benchPortBase(),
     logDir: path.join(stateDir, 'logs'),
     logLevel: 'warn',
     // The limiter stays in the measured path, with a limit this load never reaches.

@@ -15,6 +15,7 @@ import { createMerchant, type NewMerchant } from '../merchants';
 import { infraDown, infraUp, Platform } from '../platform';
 import { REPO_ROOT } from '../paths';
 import { loadOrCreateSecrets } from '../secrets';
+import { benchInfraOptions, benchPortBase } from './bench-infra';
 
 /**
  * Subscription benchmarks (issue 13), each against a fresh local platform on loopback, bounded in count
@@ -38,14 +39,14 @@ interface Env {
 
 async function startEnv(envFor: Record<string, NodeJS.ProcessEnv>): Promise<Env> {
   const stateDir = path.join(REPO_ROOT, '.infra', 'bench');
-  const infraOptions = { dir: stateDir, mongoPort: 27417, natsPort: 4522, natsHttpPort: 8522, fresh: true };
+  const infraOptions = benchInfraOptions();
   const infra = await infraUp(infraOptions);
   const secrets = loadOrCreateSecrets(stateDir);
   const platform = new Platform({
     mongoUri: infra.mongoUri,
     natsUrl: infra.natsUrl,
     secrets,
-    portBase: 19000,
+    portBase: benchPortBase(),
     logDir: path.join(stateDir, 'logs'),
     logLevel: 'warn',
     envFor: { gateway: { RATE_LIMIT_SANDBOX_PER_SECOND: '1000000' }, ...envFor },

@@ -80,7 +80,8 @@ export const CalculateQuery = Type.Object({
   target_currency: Currency(),
   source_currency: Type.Optional(Currency("Default: the merchant's baseline currency")),
 });
+/** Optional with defaults (Fastify fills them in); pages stop where skipping would be absurd. */
 export const PageQuery = Type.Object({
-  page: Type.Integer({ minimum: 1, default: 1 }),
-  limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
+  page: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000, default: 1 })),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
 });

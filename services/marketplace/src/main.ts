@@ -6,6 +6,8 @@ import { MarketplaceService } from './domain/marketplace';
 import { MerchantService } from './domain/merchants';
 import { relationshipSyncConsumer } from './events/relationship-sync';
 import { marketplaceHandlers } from './grpc/handlers';
+import { invitationModel, MongoInvitationRepository } from './repo/invitation-repo';
+import { migrateLegacyMarketplaceData } from './repo/legacy-migration';
 import { merchantModel, MongoMerchantRepository } from './repo/merchant-repo';
 import { MongoRelationshipRepository, relationshipModel } from './repo/relationship-repo';
 
@@ -15,7 +17,9 @@ void runService<types.marketplace.MarketplaceServiceHandlers, (typeof marketplac
   async setup({ config, mongo, nats, log, metrics }) {
     const model = merchantModel(mongo);
     const relationships = relationshipModel(mongo);
-    await ensureIndexes([model, relationships]);
+    const invitations = invitationModel(mongo);
+    await migrateLegacyMarketplaceData(relationships, invitations, log);
+    await ensureIndexes([model, relationships, invitations]);
     const relay = new OutboxRelay(model, nats, log, metrics);
     const relationshipRelay = new OutboxRelay(relationships, nats, log, metrics);
     const repo = new MongoMerchantRepository(model, (id) => relay.relaySoon(id));
@@ -26,12 +30,19 @@ void runService<types.marketplace.MarketplaceServiceHandlers, (typeof marketplac
     const marketplace = new MarketplaceService(
       merchants,
       new MongoRelationshipRepository(relationships, (id) => relationshipRelay.relaySoon(id)),
+      new MongoInvitationRepository(invitations),
       (err, merchantId) => log.warn({ err, merchantId }, 'sub-merchant sync deferred to the relationship consumer'),
     );
     return {
       handlers: marketplaceHandlers(merchants, marketplace),
       relays: [relay, relationshipRelay],
       consumers: [relationshipSyncConsumer(marketplace)],
+      jobs: [
+        // Expiry is a status computed at read; this stores it (FerretDB has no TTL indexes).
+        { name: 'invitation-expiry', intervalMs: 60_000, run: () => marketplace.expireInvitations() },
+        // Acceptances interrupted between the invitation and the relationship write (architecture.md).
+        { name: 'invitation-acceptance-repair', intervalMs: 30_000, run: () => marketplace.completeAcceptances() },
+      ],
     };
   },
 });

@@ -105,7 +105,9 @@ export function StringEnum<T extends string>(values: readonly T[], options: Reco
 
 export const ModeEnum = StringEnum(['sandbox', 'live'] as const);
 
-export const MerchantIdParams = Type.Object({ merchantId: Type.Integer({ minimum: 1 }) });
+export const MerchantIdParams = Type.Object({
+  merchantId: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }),
+});
 
 export const Pagination = Type.Object({
   page: Type.Integer(),

@@ -49,14 +49,20 @@ export const Invitation = Type.Object({
 
 export const InvitationList = Type.Object({ invitations: Type.Array(Invitation), pagination: Pagination });
 
+/** Page numbers stop where skipping would be absurd (and stay inside the proto's int32). */
+const Page = () => Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000, default: 1 }));
+const Limit = () => Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 }));
+
 export const InvitationListQuery = Type.Object({
-  direction: StringEnum(['received', 'sent'] as const, {
-    default: 'received',
-    description: 'received: invitations to the caller; sent: by the caller (marketplace operators)',
-  }),
+  direction: Type.Optional(
+    StringEnum(['received', 'sent'] as const, {
+      default: 'received',
+      description: 'received: invitations to the caller; sent: by the caller (marketplace operators)',
+    }),
+  ),
   status: Type.Optional(StringEnum(INVITATION_STATUSES)),
-  page: Type.Integer({ minimum: 1, default: 1 }),
-  limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
+  page: Page(),
+  limit: Limit(),
 });
 
 export const Marketplace = Type.Object({
@@ -114,9 +120,9 @@ export const InvitationTokenBody = Type.Object(
 );
 
 export const ListQuery = Type.Object({
-  status: StringEnum(['active', 'suspended'] as const, { default: 'active' }),
-  page: Type.Integer({ minimum: 1, default: 1 }),
-  limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
+  status: Type.Optional(StringEnum(['active', 'suspended'] as const, { default: 'active' })),
+  page: Page(),
+  limit: Limit(),
 });
 
 export const CommissionBody = Type.Object(

@@ -373,4 +373,46 @@ describe('gateway HTTP behaviour over fake services (app.inject)', () => {
     const limited = await bad();
     expect([limited.statusCode, limited.json().error.code]).toEqual([429, 'RATE_LIMITED']);
   });
+  it('POST /marketplace/merchants: merchant_id answers an invitation (no e-mail field), new fields a relationship', async () => {
+    const invitation = {
+      invite_token: 'inv_x',
+      marketplace_id: 1000,
+      marketplace_name: 'Shop',
+      merchant_id: 2000,
+      mode: 'sandbox',
+      status: 'pending',
+      invited_at: '2026-11-01T10:00:00.000Z',
+      expires_at: '2026-11-08T10:00:00.000Z',
+    };
+    const relationship = {
+      id: 1,
+      marketplace_id: 1000,
+      merchant_id: 2001,
+      commission_rate: '0.0000',
+      commission_source: 'none',
+      status: 'active',
+      joined_at: '2026-11-01T10:00:00.000Z',
+      created_at: '2026-11-01T10:00:00.000Z',
+      updated_at: '2026-11-01T10:00:00.000Z',
+      merchant: { id: 2001, educator_email: 'new@x.co' },
+      kyc_status: 'not_started',
+      payouts_enabled: false,
+    };
+    const t = await testGateway({
+      marketplace: { InviteMerchant: () => invitation, LinkMerchant: () => relationship },
+    });
+    const headers = { 'x-api-key': SANDBOX_KEY };
+    const url = partner('/marketplace/merchants');
+    const invited = await t.app.inject({ method: 'POST', url, headers, payload: { merchant_id: 2000 } });
+    expect([invited.statusCode, invited.json().message]).toEqual([202, 'Invitation sent']);
+    expect(invited.json().data).toEqual({ ...invitation, commission_rate: null, responded_at: null });
+    const created = await t.app.inject({
+      method: 'POST',
+      url,
+      headers,
+      payload: { email: 'new@x.co', country: 'NG', baseline_currency: 'NGN' },
+    });
+    expect([created.statusCode, created.json().message]).toEqual([201, 'Merchant created']);
+    expect(created.json().data).toEqual({ ...relationship, invite_token: null, invited_at: null });
+  });
 });

@@ -10,11 +10,11 @@ describe('marketplace: setup, create-or-link, commission and the split lookup', 
 
   const call = (key: string, method: string, url: string, body?: unknown) =>
     http(t.url, method, `/api/v1/partner${url}`, { headers: { 'x-api-key': key }, body });
-  const resolveSplit = (operator: number, sub: number) =>
+  const resolveSplit = (operator: number, sub: number, mode: 'sandbox' | 'live' = 'sandbox') =>
     grpc.call(
       'ResolveSplit',
       { operator_merchant_id: operator, sub_merchant_id: sub },
-      callerToMetadata({ requestId: newRequestId(), auth: 'internal' }),
+      callerToMetadata({ requestId: newRequestId(), auth: 'internal', mode }),
     );
   const operatorWithMarketplace = async (defaultRate?: number): Promise<NewMerchant> => {
     const op = await t.merchant({ marketplace: true });
@@ -70,7 +70,7 @@ describe('marketplace: setup, create-or-link, commission and the split lookup', 
       )
         .collection('merchants')
         .findOne({ _id: op.merchant_id as never });
-      expect(stored?.marketplace).toMatchObject({
+      expect(stored?.marketplaces?.sandbox).toMatchObject({
         name: 'Crafts & Co',
         default_commission_rate: '0.0800',
         status: 'active',
@@ -163,9 +163,9 @@ describe('marketplace: setup, create-or-link, commission and the split lookup', 
         is_marketplace_operator: false,
         country: 'GH',
         baseline_currency: 'GHS',
-        marketplace_id: op.merchant_id,
-        marketplace_commission_rate: '0.0500',
+        membership: { sandbox: { marketplace_id: op.merchant_id, marketplace_commission_rate: '0.0500' } },
       });
+      expect(sub?.membership?.live).toBeUndefined();
       // The relationship_changed event leaves through the outbox.
       expect(
         await eventually(
@@ -182,26 +182,46 @@ describe('marketplace: setup, create-or-link, commission and the split lookup', 
       expect(dup.body.error).toMatchObject({ code: 'ALREADY_EXISTS', param: 'email' });
     });
 
-    it('invites an existing business: pending (no split) until it accepts with its own API key', async () => {
+    it('invites an existing business: an invitation without its e-mail; it joins only when it accepts', async () => {
       const op = await operatorWithMarketplace();
       const existing = await t.merchant();
-      const res = await call(op.api_key, 'POST', '/marketplace/merchants', { merchant_id: existing.merchant_id });
-      expect(res.status).toBe(201);
-      expect(res.body.data).toMatchObject({
-        status: 'pending',
+      const res = await call(op.api_key, 'POST', '/marketplace/merchants', {
         merchant_id: existing.merchant_id,
-        joined_at: null,
-        commission_rate: '0.0000',
-        commission_source: 'none',
-        merchant: { id: existing.merchant_id, educator_email: expect.stringContaining('@example.com') },
+        commission_rate: 3,
       });
+      expect(res.status).toBe(202);
+      expect(res.body).toEqual({
+        success: true,
+        message: 'Invitation sent',
+        data: {
+          invite_token: expect.stringMatching(/^inv_[0-9A-Za-z]{32}$/),
+          marketplace_id: op.merchant_id,
+          marketplace_name: 'Crafts',
+          merchant_id: existing.merchant_id,
+          mode: 'sandbox',
+          commission_rate: '0.0300',
+          status: 'pending',
+          invited_at: expect.any(String),
+          expires_at: expect.any(String),
+          responded_at: null,
+        },
+      });
+      expect(JSON.stringify(res.body)).not.toContain('@example.com');
       const token = res.body.data.invite_token as string;
-      expect(token).toMatch(/^inv_[0-9A-Za-z]{32}$/);
-      expect(res.body.data.invited_at).toEqual(expect.any(String));
-      expect(await resolveSplit(op.merchant_id, existing.merchant_id)).toMatchObject({
-        active: false,
-        status: 'pending',
-      });
+      expect(Date.parse(res.body.data.expires_at) - Date.parse(res.body.data.invited_at)).toBe(7 * 24 * 3600 * 1000);
+      // No relationship yet: no split, nothing listed.
+      const noSplit = await resolveSplit(op.merchant_id, existing.merchant_id).catch((e: unknown) => e);
+      expect(noSplit).toMatchObject({ errorCode: 'RELATIONSHIP_NOT_FOUND' });
+      const db = await t.db('marketplace');
+      expect(await db.collection('relationships').countDocuments({ merchant_id: existing.merchant_id })).toBe(0);
+      expect(await db.collection('invitations').findOne({ _id: token as never })).toMatchObject({ status: 'pending' });
+
+      // The business sees it; the operator sees what it sent.
+      const received = await call(existing.api_key, 'GET', '/marketplace/invitations?status=pending');
+      expect(received.status).toBe(200);
+      expect(received.body.data.invitations).toEqual([res.body.data]);
+      const sent = await call(op.api_key, 'GET', '/marketplace/invitations?direction=sent');
+      expect(sent.body.data.invitations.map((i: { invite_token: string }) => i.invite_token)).toEqual([token]);
 
       // The operator cannot accept on the business's behalf.
       const byOperator = await call(op.api_key, 'POST', '/marketplace/invitations/accept', { invite_token: token });
@@ -210,35 +230,175 @@ describe('marketplace: setup, create-or-link, commission and the split lookup', 
 
       const accepted = await call(existing.api_key, 'POST', '/marketplace/invitations/accept', { invite_token: token });
       expect(accepted.status).toBe(200);
-      expect(accepted.body.data).toMatchObject({ status: 'active', invite_token: null, joined_at: expect.any(String) });
+      expect(accepted.body.data).toMatchObject({
+        status: 'active',
+        invite_token: null,
+        joined_at: expect.any(String),
+        invited_at: res.body.data.invited_at,
+        commission_rate: '0.0300',
+        merchant: { id: existing.merchant_id, educator_email: expect.stringContaining('@example.com') },
+      });
       expect(await resolveSplit(op.merchant_id, existing.merchant_id)).toMatchObject({ active: true });
-      const pending = await call(op.api_key, 'GET', '/marketplace/merchants?status=pending');
-      expect(pending.body.data.pagination.total).toBe(0);
+      const listed = await call(op.api_key, 'GET', '/marketplace/merchants');
+      expect(listed.body.data.merchants.map((m: { merchant_id: number }) => m.merchant_id)).toEqual([
+        existing.merchant_id,
+      ]);
+      // Closed now: declining or cancelling it is a conflict with the status said.
+      const late = await call(op.api_key, 'POST', '/marketplace/invitations/cancel', { invite_token: token });
+      expect([late.status, late.body.error.code, late.body.error.detail]).toEqual([
+        409,
+        'INVITATION_CLOSED',
+        'The invitation is accepted',
+      ]);
+      // spec 3.5 list values only: pending is no longer a relationship status.
+      expect((await call(op.api_key, 'GET', '/marketplace/merchants?status=pending')).status).toBe(400);
     });
 
-    it('refuses a business already in this or another marketplace (409), operators and unknown ids', async () => {
+    it('answers every merchant_id alike (unknown, operator, someone’s sub-merchant); pending blocks nothing', async () => {
       const op = await operatorWithMarketplace();
       const other = await operatorWithMarketplace();
-      const created = await call(op.api_key, 'POST', '/marketplace/merchants', {
+      const created = await call(other.api_key, 'POST', '/marketplace/merchants', {
         email: email(),
         country: 'NG',
         baseline_currency: 'NGN',
       });
-      const subId = created.body.data.merchant_id as number;
-      for (const key of [op.api_key, other.api_key]) {
-        const res = await call(key, 'POST', '/marketplace/merchants', { merchant_id: subId });
-        expect(res.status).toBe(409);
-        expect(res.body.error.code).toBe('MERCHANT_ALREADY_LINKED');
+      const takenId = created.body.data.merchant_id as number;
+      const free = await t.merchant();
+      const shapes = new Set<string>();
+      for (const merchant_id of [free.merchant_id, 99_999_999, other.merchant_id, takenId]) {
+        const res = await call(op.api_key, 'POST', '/marketplace/merchants', { merchant_id });
+        const { invite_token: _t, merchant_id: _m, invited_at: _i, expires_at: _e, ...rest } = res.body.data;
+        shapes.add(JSON.stringify([res.status, res.body.message, Object.keys(res.body.data).sort(), rest]));
       }
-      const asOperator = await call(op.api_key, 'POST', '/marketplace/merchants', { merchant_id: other.merchant_id });
-      expect(asOperator.status).toBe(400);
-      const unknown = await call(op.api_key, 'POST', '/marketplace/merchants', { merchant_id: 99_999_999 });
-      expect(unknown.status).toBe(404);
-      const both = await call(op.api_key, 'POST', '/marketplace/merchants', { merchant_id: subId, email: email() });
+      expect(shapes.size).toBe(1);
+      expect([...shapes][0]).toContain('"Invitation sent"');
+
+      // A pending invitation does not stop another marketplace; the slot is taken on acceptance only.
+      const first = await call(op.api_key, 'POST', '/marketplace/merchants', { merchant_id: free.merchant_id });
+      const second = await call(other.api_key, 'POST', '/marketplace/merchants', { merchant_id: free.merchant_id });
+      expect(second.status).toBe(202);
+      const declined = await call(free.api_key, 'POST', '/marketplace/invitations/decline', {
+        invite_token: first.body.data.invite_token,
+      });
+      expect(declined.body.data).toMatchObject({ status: 'declined', responded_at: expect.any(String) });
+      const joined = await call(free.api_key, 'POST', '/marketplace/invitations/accept', {
+        invite_token: second.body.data.invite_token,
+      });
+      expect(joined.status).toBe(200);
+      const again = await call(op.api_key, 'POST', '/marketplace/merchants', { merchant_id: free.merchant_id });
+      const refused = await call(free.api_key, 'POST', '/marketplace/invitations/accept', {
+        invite_token: again.body.data.invite_token,
+      });
+      expect([refused.status, refused.body.error.code]).toEqual([409, 'MERCHANT_ALREADY_LINKED']);
+      const cancelled = await call(op.api_key, 'POST', '/marketplace/invitations/cancel', {
+        invite_token: again.body.data.invite_token,
+      });
+      expect(cancelled.body.data.status).toBe('cancelled');
+
+      // The caller's own mistakes stay 400.
+      const own = await call(op.api_key, 'POST', '/marketplace/merchants', { merchant_id: op.merchant_id });
+      expect(own.status).toBe(400);
+      const both = await call(op.api_key, 'POST', '/marketplace/merchants', { merchant_id: takenId, email: email() });
       expect(both.status).toBe(400);
       const missing = await call(op.api_key, 'POST', '/marketplace/merchants', { email: email(), country: 'NG' });
       expect(missing.status).toBe(400);
       expect(missing.body.error.param).toBe('baseline_currency');
+    });
+  });
+
+  describe('modes: a sandbox key never reads or changes what live payments use', () => {
+    it('sandbox relationship, commission and suspension do not affect live splits; live is invisible to sandbox', async () => {
+      const op = await operatorWithMarketplace(8);
+      const live = (await http(t.url, 'POST', '/api/v1/partner/create-api-key', {
+        headers: { 'x-id-key': op.user_token },
+        body: { type: 'live' },
+      })) as { status: number; body: { data: { api_key: string } } };
+      expect(live.status).toBe(201);
+      const liveKey = live.body.data.api_key;
+      // Live has its own marketplace: nothing set up in sandbox exists there.
+      const notSetUp = await call(liveKey, 'POST', '/marketplace/merchants', {
+        email: email(),
+        country: 'NG',
+        baseline_currency: 'NGN',
+      });
+      expect(notSetUp.status).toBe(422);
+      await call(liveKey, 'POST', '/marketplace/setup', {
+        marketplace_name: 'Crafts live',
+        default_commission_rate: 2,
+      });
+
+      // A business the operator made with its live key: live only.
+      const address = email();
+      const created = await call(liveKey, 'POST', '/marketplace/merchants', {
+        email: address,
+        country: 'NG',
+        baseline_currency: 'NGN',
+      });
+      const subId = created.body.data.merchant_id as number;
+      expect(await resolveSplit(op.merchant_id, subId, 'live')).toMatchObject({
+        active: true,
+        commission_rate: '0.0200',
+      });
+      expect(await resolveSplit(op.merchant_id, subId, 'sandbox').catch((e: unknown) => e)).toMatchObject({
+        errorCode: 'RELATIONSHIP_NOT_FOUND',
+      });
+      expect((await call(op.api_key, 'GET', '/marketplace/merchants')).body.data.pagination.total).toBe(0);
+      for (const [method, url, body] of [
+        ['PATCH', `/marketplace/merchants/${subId}/commission`, { commission_rate: 50 }],
+        ['DELETE', `/marketplace/merchants/${subId}`, undefined],
+        ['POST', `/marketplace/merchants/${subId}/reactivate`, undefined],
+      ] as const) {
+        const res = await call(op.api_key, method, url, body);
+        expect([url, res.status, res.body.error.code]).toEqual([url, 404, 'RELATIONSHIP_NOT_FOUND']);
+      }
+
+      // The same business joins sandbox too (the operator made it); its sandbox changes stay there.
+      const inSandbox = await call(op.api_key, 'POST', '/marketplace/merchants', {
+        email: address,
+        country: 'NG',
+        baseline_currency: 'NGN',
+      });
+      expect(inSandbox.status).toBe(201);
+      expect(inSandbox.body.data.merchant_id).toBe(subId);
+      await call(op.api_key, 'PATCH', `/marketplace/merchants/${subId}/commission`, { commission_rate: 50 });
+      await call(op.api_key, 'POST', '/marketplace/setup', { marketplace_name: 'Crafts', default_commission_rate: 90 });
+      expect((await call(op.api_key, 'DELETE', `/marketplace/merchants/${subId}`)).status).toBe(200);
+      expect(await resolveSplit(op.merchant_id, subId, 'sandbox')).toMatchObject({ active: false });
+      expect(await resolveSplit(op.merchant_id, subId, 'live')).toMatchObject({
+        active: true,
+        commission_rate: '0.0200',
+        commission_source: 'marketplace_default',
+      });
+      const stored = await (await t.db('marketplace')).collection('merchants').findOne({ _id: subId as never });
+      expect(stored?.membership).toMatchObject({
+        live: { marketplace_id: op.merchant_id },
+        sandbox: { marketplace_id: null },
+      });
+      // And the reverse: a live suspension leaves sandbox alone.
+      await call(op.api_key, 'POST', `/marketplace/merchants/${subId}/reactivate`);
+      expect((await call(liveKey, 'DELETE', `/marketplace/merchants/${subId}`)).status).toBe(200);
+      expect((await resolveSplit(op.merchant_id, subId, 'sandbox')).active).toBe(true);
+      expect((await resolveSplit(op.merchant_id, subId, 'live')).active).toBe(false);
+      const liveList = await call(liveKey, 'GET', '/marketplace/merchants?status=suspended');
+      expect(liveList.body.data.merchants).toEqual([expect.objectContaining({ merchant_id: subId })]);
+
+      // An invitation sent with the live key is accepted only with the business's live key.
+      const business = await t.merchant();
+      const inv = await call(liveKey, 'POST', '/marketplace/merchants', { merchant_id: business.merchant_id });
+      expect(inv.body.data.mode).toBe('live');
+      const withSandboxKey = await call(business.api_key, 'POST', '/marketplace/invitations/accept', {
+        invite_token: inv.body.data.invite_token,
+      });
+      expect(withSandboxKey.status).toBe(404);
+      // A split lookup without a mode is refused rather than guessed.
+      const noMode = await grpc
+        .call(
+          'ResolveSplit',
+          { operator_merchant_id: op.merchant_id, sub_merchant_id: subId },
+          callerToMetadata({ requestId: newRequestId(), auth: 'internal' }),
+        )
+        .catch((e: unknown) => e);
+      expect(noMode).toMatchObject({ errorCode: 'UNAUTHORIZED' });
     });
   });
 
@@ -283,9 +443,10 @@ describe('marketplace: setup, create-or-link, commission and the split lookup', 
         commission_source: 'merchant',
       });
       const db = await t.db('marketplace');
-      expect((await db.collection('merchants').findOne({ _id: subId as never }))?.marketplace_commission_rate).toBe(
-        '0.1250',
-      );
+      expect(
+        (await db.collection('merchants').findOne({ _id: subId as never }))?.membership?.sandbox
+          ?.marketplace_commission_rate,
+      ).toBe('0.1250');
 
       // A new default does not override a per-merchant rate; null falls back to the default.
       await call(op.api_key, 'POST', '/marketplace/setup', { marketplace_name: 'Crafts', default_commission_rate: 10 });
@@ -326,7 +487,7 @@ describe('marketplace: setup, create-or-link, commission and the split lookup', 
         commission_rate: '0.0500',
       });
       const stored = await (await t.db('marketplace')).collection('merchants').findOne({ _id: subId as never });
-      expect(stored).toMatchObject({ marketplace_id: null, marketplace_commission_rate: null });
+      expect(stored?.membership?.sandbox).toMatchObject({ marketplace_id: null, marketplace_commission_rate: null });
       const twice = await call(op.api_key, 'DELETE', `/marketplace/merchants/${subId}`);
       expect([twice.status, twice.body.message]).toEqual([404, 'Active merchant relationship not found']);
       const listed = await call(op.api_key, 'GET', '/marketplace/merchants?status=suspended&limit=5');

@@ -11,8 +11,11 @@ import {
   UnspecifiedData,
 } from '../schemas/common';
 import {
-  AcceptBody,
   CommissionBody,
+  Invitation,
+  InvitationList,
+  InvitationListQuery,
+  InvitationTokenBody,
   LinkBody,
   ListQuery,
   Marketplace,
@@ -51,26 +54,66 @@ export async function registerMarketplaceRoutes(app: FastifyInstance, deps: Gate
         security,
         summary:
           'Create or link merchant: new business fields create an active sub-merchant; merchant_id invites an existing business',
+        description:
+          'With merchant_id the answer is 202 with an invitation, the same whatever the id (unknown, an operator, or ' +
+          "already someone's sub-merchant): the business's e-mail is shown only once it accepts with its own key.",
         body: LinkBody,
-        response: { 201: successOf(Relationship), ...COMMON_ERRORS },
+        response: {
+          201: successOf(Relationship, 'Created: the new business is an active sub-merchant'),
+          202: successOf(Invitation, 'Invitation sent: the business joins when it accepts'),
+          ...COMMON_ERRORS,
+        },
       },
     },
     async (req, reply) => {
+      if (req.body.merchant_id !== undefined) {
+        const invitation = await marketplace.call('InviteMerchant', req.body, callerMetadata(req));
+        return reply.status(202).send(ok(invitation, 'Invitation sent'));
+      }
       const rel = await marketplace.call('LinkMerchant', req.body, callerMetadata(req));
-      return reply.status(201).send(ok(rel, rel.status === 'pending' ? 'Invitation created' : 'Merchant created'));
+      return reply.status(201).send(ok(rel, 'Merchant created'));
     },
   );
 
-  app.post<{ Body: Static<typeof AcceptBody> }>(
-    '/marketplace/invitations/accept',
+  app.get<{ Querystring: Static<typeof InvitationListQuery> }>(
+    '/marketplace/invitations',
     schema(
-      "Invited business: accept an operator's invitation (with the invited business's own API key)",
-      Relationship,
+      'Invitations received by the caller (default) or sent by the caller (operators), in its key mode',
+      InvitationList,
       {
-        body: AcceptBody,
+        querystring: InvitationListQuery,
       },
     ),
+    async (req) => {
+      const { direction, status, page, limit } = req.query;
+      return ok(
+        await marketplace.call('ListInvitations', { direction, status, page: { page, limit } }, callerMetadata(req)),
+      );
+    },
+  );
+
+  app.post<{ Body: Static<typeof InvitationTokenBody> }>(
+    '/marketplace/invitations/accept',
+    schema(
+      "Invited business: accept an operator's invitation (with the invited business's own API key of the invitation's mode)",
+      Relationship,
+      { body: InvitationTokenBody },
+    ),
     async (req) => ok(await marketplace.call('AcceptInvitation', req.body, callerMetadata(req)), 'Invitation accepted'),
+  );
+
+  app.post<{ Body: Static<typeof InvitationTokenBody> }>(
+    '/marketplace/invitations/decline',
+    schema("Invited business: decline an operator's pending invitation", Invitation, { body: InvitationTokenBody }),
+    async (req) =>
+      ok(await marketplace.call('DeclineInvitation', req.body, callerMetadata(req)), 'Invitation declined'),
+  );
+
+  app.post<{ Body: Static<typeof InvitationTokenBody> }>(
+    '/marketplace/invitations/cancel',
+    schema('Operator: cancel a pending invitation it sent', Invitation, { body: InvitationTokenBody }),
+    async (req) =>
+      ok(await marketplace.call('CancelInvitation', req.body, callerMetadata(req)), 'Invitation cancelled'),
   );
 
   app.get<{ Querystring: Static<typeof ListQuery> }>(

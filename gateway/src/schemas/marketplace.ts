@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { Nullable, Pagination, StringEnum } from './common';
+import { ModeEnum, Nullable, Pagination, StringEnum } from './common';
 
 /** Spec 2.6 list item, plus how its commission_rate was resolved. */
 export const Relationship = Type.Object({
@@ -10,9 +10,11 @@ export const Relationship = Type.Object({
   commission_source: StringEnum(['merchant', 'marketplace_default', 'none'] as const, {
     description: 'merchant: set by update commission; marketplace_default: the setup default; none: 0',
   }),
-  status: StringEnum(['pending', 'active', 'suspended'] as const),
-  invite_token: Nullable(Type.String()),
-  invited_at: Nullable(Type.String()),
+  status: StringEnum(['active', 'suspended'] as const, {
+    description: 'pending invitations are not relationships: see GET /marketplace/invitations',
+  }),
+  invite_token: Nullable(Type.String({ description: 'always null: invitations live apart' })),
+  invited_at: Nullable(Type.String({ description: 'when the accepted invitation was sent; null when created' })),
   joined_at: Nullable(Type.String()),
   created_at: Type.String(),
   updated_at: Type.String(),
@@ -38,6 +40,45 @@ export const Relationship = Type.Object({
 });
 
 export const RelationshipList = Type.Object({ merchants: Type.Array(Relationship), pagination: Pagination });
+
+const INVITATION_STATUSES = ['pending', 'accepted', 'declined', 'cancelled', 'expired'] as const;
+
+/**
+ * An invitation of an existing business (by merchant_id). Never the business's e-mail; the answer to
+ * an invitation has this shape and status whatever the merchant_id (no enumeration).
+ */
+export const Invitation = Type.Object({
+  invite_token: Type.String({ description: 'identifies the invitation (accept, decline, cancel)' }),
+  marketplace_id: Type.Integer({ description: "the inviting operator's business ID" }),
+  marketplace_name: Type.String(),
+  merchant_id: Type.Integer({ description: 'the invited business ID, as sent by the operator' }),
+  mode: ModeEnum,
+  commission_rate: Nullable(
+    Type.String({ description: 'proposed decimal rate, e.g. 0.0800; null = the marketplace default' }),
+  ),
+  status: StringEnum(INVITATION_STATUSES, { description: 'pending for 7 days, then expired' }),
+  invited_at: Type.String(),
+  expires_at: Type.String(),
+  responded_at: Nullable(Type.String({ description: 'when accepted, declined, cancelled or expired' })),
+});
+
+export const InvitationList = Type.Object({ invitations: Type.Array(Invitation), pagination: Pagination });
+
+/** Page numbers stop where skipping would be absurd (and stay inside the proto's int32). */
+const Page = () => Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000, default: 1 }));
+const Limit = () => Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 }));
+
+export const InvitationListQuery = Type.Object({
+  direction: Type.Optional(
+    StringEnum(['received', 'sent'] as const, {
+      default: 'received',
+      description: 'received: invitations to the caller; sent: by the caller (marketplace operators)',
+    }),
+  ),
+  status: Type.Optional(StringEnum(INVITATION_STATUSES)),
+  page: Page(),
+  limit: Limit(),
+});
 
 export const Marketplace = Type.Object({
   marketplace_id: Type.String({ description: "the operator's business ID" }),
@@ -65,7 +106,10 @@ export const SetupBody = Type.Object(
 export const LinkBody = Type.Object(
   {
     merchant_id: Type.Optional(
-      Type.Integer({ minimum: 1, description: 'Invite an existing business (joins as pending until it accepts)' }),
+      Type.Integer({
+        minimum: 1,
+        description: 'Invite an existing business: answers an invitation, which it accepts with its own key',
+      }),
     ),
     email: Type.Optional(Type.String({ maxLength: 254, description: 'New business: e-mail (required)' })),
     business_name: Type.Optional(Type.String({ maxLength: 200, description: 'New business: display name' })),
@@ -84,15 +128,16 @@ export const LinkBody = Type.Object(
   { additionalProperties: false },
 );
 
-export const AcceptBody = Type.Object(
+/** Accept, decline (the invited business) or cancel (the operator) an invitation. */
+export const InvitationTokenBody = Type.Object(
   { invite_token: Type.String({ minLength: 1, maxLength: 100 }) },
   { additionalProperties: false },
 );
 
 export const ListQuery = Type.Object({
-  status: StringEnum(['active', 'suspended', 'pending'] as const, { default: 'active' }),
-  page: Type.Integer({ minimum: 1, default: 1 }),
-  limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
+  status: Type.Optional(StringEnum(['active', 'suspended'] as const, { default: 'active' })),
+  page: Page(),
+  limit: Limit(),
 });
 
 export const CommissionBody = Type.Object(

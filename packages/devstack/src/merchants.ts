@@ -69,7 +69,8 @@ export async function createMerchant(target: BootstrapTarget, input: NewMerchant
         operator_merchant_id: input.operator,
         commission_rate: input.commission,
       },
-      callerToMetadata({ requestId: newRequestId(), auth: 'internal' }),
+      // A sub-merchant joins the operator's marketplace in the mode of the key created below.
+      callerToMetadata({ requestId: newRequestId(), auth: 'internal', mode: input.keyMode ?? 'sandbox' }),
     );
     // The same settings call the dashboard makes (PATCH /account/settings), as the merchant's user.
     const settings = input.customerPaysFees

@@ -117,6 +117,7 @@ export const ERROR_CATALOGUE = {
   ALREADY_EXISTS: conflict('Resource already exists', Grpc.ALREADY_EXISTS),
   API_KEY_REVOKED: conflict('API key has been revoked'),
   MERCHANT_ALREADY_LINKED: conflict('Merchant is already linked to a marketplace'),
+  INVITATION_CLOSED: conflict('The invitation is no longer pending'),
   IDEMPOTENCY_IN_FLIGHT: conflict('A request with this Idempotency-Key is still being processed'),
   REFERENCE_REUSED: conflict('reference was already used for a charge with different parameters'),
   KYC_TRANSITION_NOT_ALLOWED: conflict('The KYC submission is not in a status that allows this'),

@@ -7,6 +7,8 @@ import { MerchantService } from './domain/merchants';
 import { kycOutcomeConsumer } from './events/kyc-outcomes';
 import { relationshipSyncConsumer } from './events/relationship-sync';
 import { marketplaceHandlers } from './grpc/handlers';
+import { invitationModel, MongoInvitationRepository } from './repo/invitation-repo';
+import { migrateLegacyMarketplaceData } from './repo/legacy-migration';
 import { merchantModel, MongoMerchantRepository } from './repo/merchant-repo';
 import { MongoRelationshipRepository, relationshipModel } from './repo/relationship-repo';
 
@@ -16,7 +18,9 @@ void runService<types.marketplace.MarketplaceServiceHandlers, (typeof marketplac
   async setup({ config, mongo, nats, log, metrics }) {
     const model = merchantModel(mongo);
     const relationships = relationshipModel(mongo);
-    await ensureIndexes([model, relationships]);
+    const invitations = invitationModel(mongo);
+    await migrateLegacyMarketplaceData(relationships, invitations, log);
+    await ensureIndexes([model, relationships, invitations]);
     const relay = new OutboxRelay(model, nats, log, metrics);
     const relationshipRelay = new OutboxRelay(relationships, nats, log, metrics);
     const repo = new MongoMerchantRepository(model, (id) => relay.relaySoon(id));
@@ -27,12 +31,19 @@ void runService<types.marketplace.MarketplaceServiceHandlers, (typeof marketplac
     const marketplace = new MarketplaceService(
       merchants,
       new MongoRelationshipRepository(relationships, (id) => relationshipRelay.relaySoon(id)),
+      new MongoInvitationRepository(invitations),
       (err, merchantId) => log.warn({ err, merchantId }, 'sub-merchant sync deferred to the relationship consumer'),
     );
     return {
       handlers: marketplaceHandlers(merchants, marketplace),
       relays: [relay, relationshipRelay],
       consumers: [relationshipSyncConsumer(marketplace), kycOutcomeConsumer(marketplace)],
+      jobs: [
+        // Expiry is a status computed at read; this stores it (FerretDB has no TTL indexes).
+        { name: 'invitation-expiry', intervalMs: 60_000, run: () => marketplace.expireInvitations() },
+        // Acceptances interrupted between the invitation and the relationship write (architecture.md).
+        { name: 'invitation-acceptance-repair', intervalMs: 30_000, run: () => marketplace.completeAcceptances() },
+      ],
     };
   },
 });

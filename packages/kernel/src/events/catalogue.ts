@@ -79,7 +79,8 @@ export interface MerchantSettingsUpdated {
 }
 
 /** An operator set up (or re-set up) its marketplace (spec 4.9 POST /marketplace/setup). */
-export interface MarketplaceUpdated {
+/** merchants.marketplace_updated as first published (one marketplace per operator, whatever the mode). */
+export interface MarketplaceUpdatedV1 {
   marketplace_id: number;
   name: string;
   /** Decimal string (0.0800 = 8%), null when there is no default (commission falls back to 0). */
@@ -87,11 +88,18 @@ export interface MarketplaceUpdated {
   status: 'active';
 }
 
+/** An operator's marketplace settings in one mode (sandbox and live are separate marketplaces). */
+export interface MarketplaceUpdatedV2 extends MarketplaceUpdatedV1 {
+  mode: Mode;
+}
+
+export type MarketplaceUpdated = MarketplaceUpdatedV2;
+
 /**
  * An operator ↔ sub-merchant relationship was created or changed (spec 2.6, 3.5). The relationship
  * document is the source of truth; `version` grows with every change of one relationship.
  */
-export interface RelationshipChanged {
+export interface RelationshipChangedV1 {
   relationship_id: number;
   marketplace_id: number;
   merchant_id: number;
@@ -165,6 +173,12 @@ export interface KycPayoutAccountUpdated extends KycCaseFacts {
     account_number_masked: string | null;
   } | null;
 }
+/** A relationship belongs to one mode: a sandbox relationship never splits a live payment. */
+export interface RelationshipChangedV2 extends RelationshipChangedV1 {
+  mode: Mode;
+}
+
+export type RelationshipChanged = RelationshipChangedV2;
 
 /** Spec 6.5 MoneyAmount: the kernel's Money (integer minor units + ISO 4217), never a float. */
 export type MoneyAmount = Money;
@@ -316,7 +330,11 @@ export type StoredPayloads = {
     ? MerchantCreatedV1 | MerchantCreatedV2
     : S extends 'payments.payment.succeeded' | 'payments.payment.failed'
       ? PaymentOutcomeV1 | PaymentOutcomeV2
-      : EventPayloads[S];
+      : S extends 'merchants.marketplace_updated'
+        ? MarketplaceUpdatedV1 | MarketplaceUpdatedV2
+        : S extends 'merchants.relationship_changed'
+          ? RelationshipChangedV1 | RelationshipChangedV2
+          : EventPayloads[S];
 };
 
 const upcastMerchantCreated = (d: MerchantCreatedV1 | MerchantCreatedV2): MerchantCreated =>
@@ -325,8 +343,17 @@ const upcastMerchantCreated = (d: MerchantCreatedV1 | MerchantCreatedV2): Mercha
 const upcastPaymentOutcome = (d: PaymentOutcomeV1 | PaymentOutcomeV2): PaymentOutcome =>
   'session_id' in d ? d : { ...d, session_id: null, product: null, subscription_frequency_key: null, metadata: {} };
 
+/**
+ * Marketplace data written before modes existed was made while only sandbox could charge (no live
+ * processor was configured), so it is sandbox data (docs/decisions.md, Hardening).
+ */
+const upcastToSandbox = <T extends object>(d: T | (T & { mode: Mode })): T & { mode: Mode } =>
+  'mode' in d ? d : { ...d, mode: 'sandbox' };
+
 const UPCASTERS: { [S in Subject]?: (data: StoredPayloads[S]) => EventPayloads[S] } = {
   'merchants.created': upcastMerchantCreated,
+  'merchants.marketplace_updated': upcastToSandbox<MarketplaceUpdatedV1>,
+  'merchants.relationship_changed': upcastToSandbox<RelationshipChangedV1>,
   'payments.payment.succeeded': upcastPaymentOutcome,
   'payments.payment.failed': upcastPaymentOutcome,
 };

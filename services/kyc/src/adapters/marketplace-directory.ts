@@ -5,6 +5,7 @@ import {
   RemoteCallError,
   ServiceClient,
   TtlCache,
+  type Mode,
   type PlatformMetrics,
 } from '@ppay/kernel';
 import { loadPlatformProto, type types } from '@ppay/proto';
@@ -40,13 +41,13 @@ export class GrpcSubMerchantDirectory implements SubMerchantDirectory {
     );
   }
 
-  async activeSubMerchant(operatorId: number, merchantId: number, deadline?: Date): Promise<SubMerchant> {
+  async activeSubMerchant(operatorId: number, merchantId: number, mode: Mode, deadline?: Date): Promise<SubMerchant> {
     let profile: types.marketplace.SubMerchantProfile__Output;
     try {
       profile = await this.client.call(
         'DescribeSubMerchant',
         { operator_merchant_id: operatorId, sub_merchant_id: merchantId },
-        callerToMetadata({ requestId: newRequestId(), auth: 'internal' }),
+        callerToMetadata({ requestId: newRequestId(), auth: 'internal', mode }),
         { deadline },
       );
     } catch (err) {

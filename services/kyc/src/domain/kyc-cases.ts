@@ -144,7 +144,12 @@ export class KycService {
    */
   async submit(caller: OperatorCaller, merchantId: number, body: unknown): Promise<SubmitResult> {
     const input = normaliseKycSubmission(body, { banks: this.deps.banks, now: this.now() });
-    const sub = await this.deps.directory.activeSubMerchant(caller.operatorId, merchantId, caller.deadline);
+    const sub = await this.deps.directory.activeSubMerchant(
+      caller.operatorId,
+      merchantId,
+      caller.mode,
+      caller.deadline,
+    );
     let createdAccount: string | undefined;
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
       const existing = await this.deps.cases.findByMerchant(merchantId, caller.mode);
@@ -191,7 +196,7 @@ export class KycService {
 
   /** GET /marketplace/merchants/{id}/kyc: null while not_started. */
   async status(caller: OperatorCaller, merchantId: number): Promise<KycCaseRecord | null> {
-    await this.deps.directory.activeSubMerchant(caller.operatorId, merchantId, caller.deadline);
+    await this.deps.directory.activeSubMerchant(caller.operatorId, merchantId, caller.mode, caller.deadline);
     return this.deps.cases.findByMerchant(merchantId, caller.mode);
   }
 
@@ -204,7 +209,7 @@ export class KycService {
     const found = await this.deps.cases.findById(submissionId);
     if (!found || found.mode !== 'sandbox') throw new PlatformError('KYC_SUBMISSION_NOT_FOUND');
     try {
-      await this.deps.directory.activeSubMerchant(caller.operatorId, found.merchant_id, caller.deadline);
+      await this.deps.directory.activeSubMerchant(caller.operatorId, found.merchant_id, caller.mode, caller.deadline);
     } catch (err) {
       // Another operator's submission is indistinguishable from none.
       if (err instanceof PlatformError && err.code === 'RELATIONSHIP_NOT_FOUND') {

@@ -93,7 +93,7 @@ export class MemoryDirectory implements SubMerchantDirectory {
     this.deadlines.push(deadline);
     return this.operators.has(merchantId);
   }
-  async activeSubMerchant(operatorId: number, merchantId: number, deadline?: Date): Promise<SubMerchant> {
+  async activeSubMerchant(operatorId: number, merchantId: number, _mode: Mode, deadline?: Date): Promise<SubMerchant> {
     this.calls++;
     this.deadlines.push(deadline);
     if (!this.operators.has(operatorId)) throw new PlatformError('MARKETPLACE_OPERATOR_REQUIRED');

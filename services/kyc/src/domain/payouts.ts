@@ -196,7 +196,12 @@ export class PayoutService {
   }
 
   private async merchant(caller: OperatorCaller, merchantId: number): Promise<MerchantFacts> {
-    const sub = await this.deps.directory.activeSubMerchant(caller.operatorId, merchantId, caller.deadline);
+    const sub = await this.deps.directory.activeSubMerchant(
+      caller.operatorId,
+      merchantId,
+      caller.mode,
+      caller.deadline,
+    );
     if (!sub.merchant) throw new PlatformError('MERCHANT_PORTFOLIO_NOT_FOUND');
     return sub.merchant;
   }

@@ -36,7 +36,8 @@ export interface SubMerchant {
  */
 export interface SubMerchantDirectory {
   /** `deadline`: the caller's; the call to marketplace gets at most what is left of it. */
-  activeSubMerchant(operatorId: number, merchantId: number, deadline?: Date): Promise<SubMerchant>;
+  /** The relationship in `mode` (marketplace data is separated by mode). */
+  activeSubMerchant(operatorId: number, merchantId: number, mode: Mode, deadline?: Date): Promise<SubMerchant>;
   /** Whether the merchant is a marketplace operator (may be served from a short-lived cache). */
   isOperator(merchantId: number, deadline?: Date): Promise<boolean>;
 }

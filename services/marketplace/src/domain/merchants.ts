@@ -22,8 +22,9 @@ export interface MarketplaceSettings {
 }
 
 /**
- * The sub-merchant side of a relationship, cached on the merchant document (spec 3.5). Derived
- * from the relationship document, the source of truth; `relationship_id`/`version` order updates.
+ * The sub-merchant side of a relationship in one mode, cached on the merchant document (spec 3.5).
+ * Derived from the relationship document, the source of truth; `relationship_id`/`version` order
+ * updates.
  */
 export interface MarketplaceMembership {
   marketplace_id: number | null;
@@ -57,17 +58,19 @@ export interface MerchantRecord {
   baseline_currency: string;
   is_marketplace_operator: boolean;
   owner_user_id: string;
-  /** Operator's business id while this merchant is an active sub-merchant (spec 3.5 clears it). */
-  marketplace_id: number | null;
-  marketplace_commission_rate: string | null;
+  /**
+   * Per mode: the operator's business id and commission while this merchant is an active
+   * sub-merchant there (spec 3.5 clears them). Absent for a mode it never joined.
+   */
+  membership?: Partial<Record<Mode, MarketplaceMembership>> | null;
   /** Business setting (both modes): the customer pays the transaction fee on top of the price. */
   customer_pays_fees: boolean;
   /** Grows with every settings change; orders merchants.settings_updated events for consumers. */
   settings_version: number;
   settings_updated_at: Date | null;
   created_at: Date;
-  /** Set once the operator has called POST /marketplace/setup. */
-  marketplace?: MarketplaceSettings | null;
+  /** Per mode, set once the operator has called POST /marketplace/setup with a key of that mode. */
+  marketplaces?: Partial<Record<Mode, MarketplaceSettings>> | null;
   /** Operator whose create-or-link call created this business (lets a retried create recover). */
   created_by_marketplace_id?: number | null;
   /** Per mode; absent until kyc publishes about this merchant. */
@@ -81,13 +84,18 @@ export interface MerchantRepository {
   findById(id: number): Promise<MerchantRecord | null>;
   findByEmail(email: string): Promise<MerchantRecord | null>;
   findByIds(ids: number[]): Promise<MerchantRecord[]>;
-  /** Sets an operator's marketplace settings with their event; null when `id` is not an operator. */
-  setMarketplace(id: number, settings: MarketplaceSettings, event: OutboxEntry): Promise<MerchantRecord | null>;
+  /** Sets an operator's marketplace settings of one mode with their event; null when not an operator. */
+  setMarketplace(
+    id: number,
+    mode: Mode,
+    settings: MarketplaceSettings,
+    event: OutboxEntry,
+  ): Promise<MerchantRecord | null>;
   /**
-   * Writes the cached membership fields unless the document already reflects the same or a later
+   * Writes one mode's cached membership unless the document already reflects the same or a later
    * relationship version (so replays and out-of-order syncs never go backwards). True if written.
    */
-  syncMembership(id: number, membership: MarketplaceMembership): Promise<boolean>;
+  syncMembership(id: number, mode: Mode, membership: MarketplaceMembership): Promise<boolean>;
   /** Writes one mode's payout eligibility unless the document holds the same or a newer version. */
   recordPayoutEligibility(id: number, mode: Mode, eligibility: PayoutEligibility): Promise<boolean>;
   /**
@@ -158,13 +166,10 @@ export class MerchantService {
       baseline_currency: currency,
       is_marketplace_operator: input.is_marketplace_operator ?? false,
       owner_user_id: input.owner_user_id || prefixedId('usr'),
-      marketplace_id: null,
-      marketplace_commission_rate: null,
       customer_pays_fees: false,
       settings_version: 0,
       settings_updated_at: null,
       created_at: this.now(),
-      marketplace: null,
       created_by_marketplace_id: input.created_by_marketplace_id ?? null,
     };
     const event = outboxEvent(
@@ -174,7 +179,7 @@ export class MerchantService {
         country: record.country,
         baseline_currency: record.baseline_currency,
         is_marketplace_operator: record.is_marketplace_operator,
-        marketplace_id: record.marketplace_id,
+        marketplace_id: null,
         business_name: record.business_name,
         customer_pays_fees: record.customer_pays_fees,
       },
@@ -220,8 +225,13 @@ export class MerchantService {
     return new Map((await this.repo.findByIds([...new Set(ids)])).map((m) => [m.id, m]));
   }
 
-  async setMarketplace(id: number, settings: MarketplaceSettings, event: OutboxEntry): Promise<MerchantRecord> {
-    const updated = await this.repo.setMarketplace(id, settings, event);
+  async setMarketplace(
+    id: number,
+    mode: Mode,
+    settings: MarketplaceSettings,
+    event: OutboxEntry,
+  ): Promise<MerchantRecord> {
+    const updated = await this.repo.setMarketplace(id, mode, settings, event);
     if (!updated) throw new PlatformError('MARKETPLACE_OPERATOR_REQUIRED');
     this.cache.set(id, updated, this.options.cacheTtlMs);
     return updated;
@@ -256,8 +266,8 @@ export class MerchantService {
     throw new PlatformError('CONFLICT', 'The settings were changed by another request at the same time; retry');
   }
 
-  async syncMembership(id: number, membership: MarketplaceMembership): Promise<boolean> {
-    const written = await this.repo.syncMembership(id, membership);
+  async syncMembership(id: number, mode: Mode, membership: MarketplaceMembership): Promise<boolean> {
+    const written = await this.repo.syncMembership(id, mode, membership);
     this.cache.delete(id);
     return written;
   }
@@ -267,6 +277,21 @@ export class MerchantService {
     this.cache.delete(id);
     return written;
   }
+}
+
+/** An operator's marketplace in one mode (sandbox and live are set up separately). */
+export function marketplaceIn(m: MerchantRecord, mode: Mode): MarketplaceSettings | null {
+  return m.marketplaces?.[mode] ?? null;
+}
+
+/** The Merchant message (CLI bootstrap): marketplace membership as seen in `mode`. */
+export function merchantResource(m: MerchantRecord, mode: Mode) {
+  const membership = m.membership?.[mode];
+  return {
+    ...m,
+    marketplace_id: membership?.marketplace_id ?? null,
+    marketplace_commission_rate: membership?.marketplace_commission_rate ?? null,
+  };
 }
 
 /** Spec 4.7 GET /account: the calling key's merchant, plus its mode and settings (additive fields). */

@@ -1,42 +1,55 @@
-import type { OutboxEntry } from '@ppay/kernel';
-
-export type RelationshipStatus = 'pending' | 'active' | 'suspended';
-export const RELATIONSHIP_STATUSES: readonly RelationshipStatus[] = ['pending', 'active', 'suspended'];
+import type { Mode, OutboxEntry } from '@ppay/kernel';
 
 /**
- * Operator ↔ sub-merchant relationship (spec 2.6, 3.5): its own aggregate and the source of truth for
- * membership. The sub-merchant's merchant document only caches marketplace_id / commission rate.
+ * A relationship exists once a business has joined (created by the operator, or an accepted
+ * invitation); pending invitations live in their own collection (see invitations.ts).
+ */
+export type RelationshipStatus = 'active' | 'suspended';
+export const RELATIONSHIP_STATUSES: readonly RelationshipStatus[] = ['active', 'suspended'];
+
+/**
+ * Operator ↔ sub-merchant relationship (spec 2.6, 3.5) in ONE mode: its own aggregate and the source
+ * of truth for membership. Sandbox and live are separate relationships, so a sandbox key's
+ * commission, suspension or link never reaches a live split. The sub-merchant's merchant document
+ * only caches marketplace_id / commission rate per mode.
  */
 export interface RelationshipRecord {
   id: number;
   /** The operator's business id. */
   marketplace_id: number;
   merchant_id: number;
+  /** The mode of the operator's key that made it (or of the accepted invitation). */
+  mode: Mode;
   /** Per-merchant decimal rate (update-commission); null = the marketplace default applies. */
   commission_rate: string | null;
   status: RelationshipStatus;
-  /** Set while an invitation to an existing business is pending; cleared when accepted. */
+  /** Always null today: a relationship is made when the invitation is accepted (spec 2.6 field). */
   invite_token: string | null;
+  /** When the accepted invitation was sent; null for businesses the operator created. */
   invited_at: Date | null;
   joined_at: Date | null;
+  /** The invitation this relationship was made from (repairs an acceptance interrupted by a crash). */
+  invitation_id?: string | null;
   created_at: Date;
   updated_at: Date;
   /** Grows by one with every change: optimistic concurrency and ordering of the merchant cache. */
   version: number;
 }
 
-export type RelationshipChanges = Partial<
-  Pick<RelationshipRecord, 'commission_rate' | 'status' | 'invite_token' | 'joined_at' | 'updated_at'>
->;
+export type RelationshipChanges = Partial<Pick<RelationshipRecord, 'commission_rate' | 'status' | 'updated_at'>>;
 
 export interface RelationshipRepository {
   nextId(): Promise<number>;
-  /** MERCHANT_ALREADY_LINKED when the merchant already has a relationship (unique merchant_id). */
+  /**
+   * MERCHANT_ALREADY_LINKED when the merchant already has a relationship in this mode (unique
+   * merchant_id + mode); an insert with an id that already exists (a repeated acceptance) is a no-op.
+   */
   insert(record: RelationshipRecord, event: OutboxEntry): Promise<void>;
-  findByMerchant(merchantId: number): Promise<RelationshipRecord | null>;
-  findByInviteToken(token: string): Promise<RelationshipRecord | null>;
+  findById(id: number): Promise<RelationshipRecord | null>;
+  findByMerchant(merchantId: number, mode: Mode): Promise<RelationshipRecord | null>;
   list(
     marketplaceId: number,
+    mode: Mode,
     status: RelationshipStatus,
     page: number,
     limit: number,

@@ -2,6 +2,7 @@ import {
   PlatformError,
   requireInternal,
   requireMerchant,
+  requireMode,
   toWire,
   type CallerInfo,
   type UnaryHandlers,
@@ -13,7 +14,13 @@ import {
   type MarketplaceService,
   type RelationshipView,
 } from '../domain/marketplace';
-import { accountResource, settingsResource, type MerchantService } from '../domain/merchants';
+import {
+  INVITATION_STATUSES,
+  invitationResource,
+  type InvitationRecord,
+  type InvitationStatus,
+} from '../domain/invitations';
+import { accountResource, merchantResource, settingsResource, type MerchantService } from '../domain/merchants';
 import { RELATIONSHIP_STATUSES, type RelationshipStatus } from '../domain/relationships';
 
 type Handlers = UnaryHandlers<types.marketplace.MarketplaceServiceHandlers>;
@@ -30,7 +37,26 @@ function requireDashboardUser(caller: CallerInfo) {
   return who;
 }
 
-const relationship = (v: RelationshipView, caller: CallerInfo) => toWire(relationshipResource(v, caller.mode));
+const relationship = (v: RelationshipView) => toWire(relationshipResource(v));
+const invitation = (inv: InvitationRecord) => toWire(invitationResource(inv, new Date()));
+
+/**
+ * Marketplace data is separated by mode: the caller's key mode (metadata) scopes every operation, so
+ * a sandbox key never reads or changes what live payments use.
+ */
+function merchantInMode(caller: CallerInfo) {
+  const who = requireMerchant(caller);
+  return { merchantId: who.merchantId, mode: requireMode(caller) };
+}
+
+function pageOf(req: { page: { page: number; limit: number } | null }) {
+  const page = req.page?.page || 1;
+  const limit = req.page?.limit || 20;
+  if (page < 1 || limit < 1 || limit > 100) {
+    throw new PlatformError('VALIDATION_FAILED', 'page must be ≥ 1 and limit 1 to 100', { param: 'limit' });
+  }
+  return { page, limit };
+}
 
 function positive(value: number | undefined, param: string): number {
   if (!value || !Number.isSafeInteger(value) || value < 1) {
@@ -51,30 +77,31 @@ export function marketplaceHandlers(merchants: MerchantService, marketplace: Mar
             param: 'is_marketplace_operator',
           });
         }
-        const linked = await marketplace.link(req.operator_merchant_id, {
+        // The relationship belongs to the mode of the key the CLI is about to create.
+        const mode = requireMode(caller);
+        const linked = await marketplace.link(req.operator_merchant_id, mode, {
           email: req.email,
           business_name: req.business_name,
           country: req.country,
           baseline_currency: req.baseline_currency,
           commission_rate: req.commission_rate,
         });
-        return toWire(await merchants.fresh(linked.relationship.merchant_id));
+        return toWire(merchantResource(await merchants.fresh(linked.relationship.merchant_id), mode));
       }
       if (req.commission_rate !== undefined) {
         throw new PlatformError('VALIDATION_FAILED', 'commission_rate needs operator_merchant_id', {
           param: 'commission_rate',
         });
       }
-      return toWire(
-        await merchants.create({
-          email: req.email,
-          business_name: req.business_name,
-          country: req.country,
-          baseline_currency: req.baseline_currency,
-          is_marketplace_operator: req.is_marketplace_operator,
-          owner_user_id: req.owner_user_id,
-        }),
-      );
+      const created = await merchants.create({
+        email: req.email,
+        business_name: req.business_name,
+        country: req.country,
+        baseline_currency: req.baseline_currency,
+        is_marketplace_operator: req.is_marketplace_operator,
+        owner_user_id: req.owner_user_id,
+      });
+      return toWire(merchantResource(created, caller.mode ?? 'sandbox'));
     },
     async GetAccount(_req, { caller }) {
       const who = requireMerchant(caller);
@@ -92,76 +119,124 @@ export function marketplaceHandlers(merchants: MerchantService, marketplace: Mar
       );
     },
     async SetupMarketplace(req, { caller }) {
-      const who = requireMerchant(caller);
-      const { operator, settings } = await marketplace.setup(who.merchantId, {
+      const who = merchantInMode(caller);
+      const { operator, settings } = await marketplace.setup(who.merchantId, who.mode, {
         marketplace_name: req.marketplace_name,
         default_commission_rate: req.default_commission_rate,
       });
       return toWire(marketplaceResource(operator, settings));
     },
     async LinkMerchant(req, { caller }) {
-      const who = requireMerchant(caller);
+      const who = merchantInMode(caller);
+      if (req.merchant_id) {
+        throw new PlatformError('VALIDATION_FAILED', 'An existing business is invited (InviteMerchant)', {
+          param: 'merchant_id',
+        });
+      }
       return relationship(
-        await marketplace.link(who.merchantId, {
-          merchant_id: req.merchant_id || undefined,
+        await marketplace.link(who.merchantId, who.mode, {
           email: req.email || undefined,
           business_name: req.business_name || undefined,
           country: req.country || undefined,
           baseline_currency: req.baseline_currency || undefined,
           commission_rate: req.commission_rate,
         }),
-        caller,
+      );
+    },
+    async InviteMerchant(req, { caller }) {
+      const who = merchantInMode(caller);
+      return invitation(
+        await marketplace.invite(who.merchantId, who.mode, {
+          merchant_id: positive(req.merchant_id, 'merchant_id'),
+          email: req.email || undefined,
+          business_name: req.business_name || undefined,
+          country: req.country || undefined,
+          baseline_currency: req.baseline_currency || undefined,
+          commission_rate: req.commission_rate,
+        }),
       );
     },
     async AcceptInvitation(req, { caller }) {
-      const who = requireMerchant(caller);
-      return relationship(await marketplace.acceptInvitation(who.merchantId, req.invite_token), caller);
+      const who = merchantInMode(caller);
+      return relationship(await marketplace.acceptInvitation(who.merchantId, who.mode, req.invite_token));
     },
-    async UpdateCommission(req, { caller }) {
-      const who = requireMerchant(caller);
-      return relationship(
-        await marketplace.updateCommission(
-          who.merchantId,
-          positive(req.merchant_id, 'merchantId'),
-          req.commission_rate,
-        ),
-        caller,
-      );
+    async DeclineInvitation(req, { caller }) {
+      const who = merchantInMode(caller);
+      return invitation(await marketplace.declineInvitation(who.merchantId, who.mode, req.invite_token));
     },
-    async ListMerchants(req, { caller }) {
-      const who = requireMerchant(caller);
-      const status = (req.status || 'active') as RelationshipStatus;
-      if (!RELATIONSHIP_STATUSES.includes(status)) {
-        throw new PlatformError('VALIDATION_FAILED', 'status must be one of: active, suspended, pending', {
+    async CancelInvitation(req, { caller }) {
+      const who = merchantInMode(caller);
+      return invitation(await marketplace.cancelInvitation(who.merchantId, who.mode, req.invite_token));
+    },
+    async ListInvitations(req, { caller }) {
+      const who = merchantInMode(caller);
+      const direction = req.direction || 'received';
+      if (direction !== 'received' && direction !== 'sent') {
+        throw new PlatformError('VALIDATION_FAILED', 'direction must be one of: received, sent', {
+          param: 'direction',
+        });
+      }
+      const status = (req.status || undefined) as InvitationStatus | undefined;
+      if (status !== undefined && !INVITATION_STATUSES.includes(status)) {
+        throw new PlatformError('VALIDATION_FAILED', `status must be one of: ${INVITATION_STATUSES.join(', ')}`, {
           param: 'status',
         });
       }
-      const page = req.page?.page || 1;
-      const limit = req.page?.limit || 20;
-      if (page < 1 || limit < 1 || limit > 100) {
-        throw new PlatformError('VALIDATION_FAILED', 'page must be ≥ 1 and limit 1 to 100', { param: 'limit' });
-      }
-      const { items, total } = await marketplace.list(who.merchantId, status, page, limit);
+      const { page, limit } = pageOf(req);
+      const { items, total } = await marketplace.listInvitations(
+        who.merchantId,
+        who.mode,
+        direction,
+        status,
+        page,
+        limit,
+      );
       return {
-        merchants: items.map((item) => relationship(item, caller)),
+        invitations: items.map(invitation),
+        pagination: { page, limit, total, pages: Math.ceil(total / limit) },
+      };
+    },
+    async UpdateCommission(req, { caller }) {
+      const who = merchantInMode(caller);
+      return relationship(
+        await marketplace.updateCommission(
+          who.merchantId,
+          who.mode,
+          positive(req.merchant_id, 'merchantId'),
+          req.commission_rate,
+        ),
+      );
+    },
+    async ListMerchants(req, { caller }) {
+      const who = merchantInMode(caller);
+      const status = (req.status || 'active') as RelationshipStatus;
+      if (!RELATIONSHIP_STATUSES.includes(status)) {
+        throw new PlatformError('VALIDATION_FAILED', 'status must be one of: active, suspended', {
+          param: 'status',
+        });
+      }
+      const { page, limit } = pageOf(req);
+      const { items, total } = await marketplace.list(who.merchantId, who.mode, status, page, limit);
+      return {
+        merchants: items.map((item) => relationship(item)),
         pagination: { page, limit, total, pages: Math.ceil(total / limit) },
       };
     },
     async RemoveMerchant(req, { caller }) {
-      const who = requireMerchant(caller);
-      await marketplace.remove(who.merchantId, positive(req.merchant_id, 'merchantId'));
+      const who = merchantInMode(caller);
+      await marketplace.remove(who.merchantId, who.mode, positive(req.merchant_id, 'merchantId'));
       return { message: 'Merchant removed from marketplace' };
     },
     async ReactivateMerchant(req, { caller }) {
-      const who = requireMerchant(caller);
+      const who = merchantInMode(caller);
       return relationship(
-        await marketplace.reactivate(who.merchantId, positive(req.merchant_id, 'merchantId')),
-        caller,
+        await marketplace.reactivate(who.merchantId, who.mode, positive(req.merchant_id, 'merchantId')),
       );
     },
     /**
      * Internal (payments, on a successful charge carrying sub_merchant_id), or the operator itself
      * when a sibling forwards the partner's caller: an API-key caller may only ask about its own id.
+     * The mode of the charge (or of the caller's key) is required: it picks the relationship.
      */
     async ResolveSplit(req, { caller }) {
       const operatorId = positive(req.operator_merchant_id, 'operator_merchant_id');
@@ -170,7 +245,7 @@ export function marketplaceHandlers(merchants: MerchantService, marketplace: Mar
         const who = requireMerchant(caller);
         if (who.merchantId !== operatorId) throw new PlatformError('PERMISSION_DENIED');
       }
-      return marketplace.resolveSplit(operatorId, subMerchantId);
+      return marketplace.resolveSplit(operatorId, subMerchantId, requireMode(caller));
     },
     /** kyc, before every KYC and payout call: same callers and errors as ResolveSplit. */
     async DescribeSubMerchant(req, { caller }) {
@@ -180,7 +255,7 @@ export function marketplaceHandlers(merchants: MerchantService, marketplace: Mar
         const who = requireMerchant(caller);
         if (who.merchantId !== operatorId) throw new PlatformError('PERMISSION_DENIED');
       }
-      return toWire(await marketplace.describeSubMerchant(operatorId, subMerchantId));
+      return toWire(await marketplace.describeSubMerchant(operatorId, subMerchantId, requireMode(caller)));
     },
   };
 }

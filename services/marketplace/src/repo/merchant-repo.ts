@@ -1,5 +1,12 @@
 import { Schema, type Connection, type Model } from 'mongoose';
-import { isDuplicateKeyError, nextSequence, outboxEntrySchema, PlatformError, type OutboxEntry } from '@ppay/kernel';
+import {
+  isDuplicateKeyError,
+  nextSequence,
+  outboxEntrySchema,
+  PlatformError,
+  type Mode,
+  type OutboxEntry,
+} from '@ppay/kernel';
 import type {
   AccountSettingsPatch,
   MarketplaceMembership,
@@ -8,26 +15,17 @@ import type {
   MerchantRepository,
   PayoutEligibility,
 } from '../domain/merchants';
-import type { Mode } from '@ppay/kernel';
 
 interface MerchantDocument extends Omit<MerchantRecord, 'id'> {
   _id: number;
   outbox: OutboxEntry[];
-  /** Which relationship version the cached marketplace_id / marketplace_commission_rate reflect. */
+  // Written before marketplace data had a mode (read as sandbox: docs/decisions.md, Hardening).
+  marketplace?: MarketplaceSettings | null;
+  marketplace_id?: number | null;
+  marketplace_commission_rate?: string | null;
   membership_relationship_id?: number | null;
   membership_version?: number | null;
 }
-
-const marketplaceSettingsSchema = new Schema<MarketplaceSettings>(
-  {
-    name: { type: String, required: true },
-    default_commission_rate: { type: String, default: null },
-    status: { type: String, required: true },
-    created_at: { type: Date, required: true },
-    updated_at: { type: Date, required: true },
-  },
-  { _id: false },
-);
 
 const merchantSchema = new Schema<MerchantDocument>(
   {
@@ -38,16 +36,15 @@ const merchantSchema = new Schema<MerchantDocument>(
     baseline_currency: { type: String, required: true },
     is_marketplace_operator: { type: Boolean, required: true },
     owner_user_id: { type: String, required: true, index: true },
-    marketplace_id: { type: Number, default: null },
-    marketplace_commission_rate: { type: String, default: null },
     customer_pays_fees: { type: Boolean, default: false },
     settings_version: { type: Number, default: 0 },
     settings_updated_at: { type: Date, default: null },
     created_at: { type: Date, required: true },
-    marketplace: { type: marketplaceSettingsSchema, default: null },
+    // {sandbox?, live?}: no default, so a first `$set` of `marketplaces.<mode>` can create it.
+    marketplaces: { type: Schema.Types.Mixed },
     created_by_marketplace_id: { type: Number, default: null },
-    membership_relationship_id: { type: Number, default: null },
-    membership_version: { type: Number, default: null },
+    // {sandbox?, live?} of MarketplaceMembership, same reason.
+    membership: { type: Schema.Types.Mixed },
     // {sandbox?, live?}: no default, so a first `$set` of `payout_eligibility.<mode>` can create it.
     payout_eligibility: { type: Schema.Types.Mixed },
     outbox: { type: [outboxEntrySchema], default: [] },
@@ -64,13 +61,35 @@ export function merchantModel(conn: Connection): MerchantModel {
   return conn.model<MerchantDocument>('Merchant', merchantSchema);
 }
 
+/** Settings and membership written before modes existed are the sandbox ones (never live). */
+function legacySandbox(doc: MerchantDocument) {
+  const membership =
+    doc.membership_relationship_id != null
+      ? {
+          marketplace_id: doc.marketplace_id ?? null,
+          marketplace_commission_rate: doc.marketplace_commission_rate ?? null,
+          relationship_id: doc.membership_relationship_id,
+          version: doc.membership_version ?? 0,
+        }
+      : undefined;
+  return {
+    marketplaces: doc.marketplace ? { sandbox: doc.marketplace, ...doc.marketplaces } : (doc.marketplaces ?? null),
+    membership: membership ? { sandbox: membership, ...doc.membership } : (doc.membership ?? null),
+  };
+}
+
 function toRecord(doc: MerchantDocument | null): MerchantRecord | null {
   if (!doc) return null;
   const {
     _id,
     outbox: _outbox,
+    marketplace: _marketplace,
+    marketplace_id: _marketplaceId,
+    marketplace_commission_rate: _rate,
     membership_relationship_id: _rel,
     membership_version: _version,
+    // The outbox relay's mark, never part of the record (written back, it would hide pending events).
+    outbox_pending_since: _pending,
     ...rest
   } = doc as MerchantDocument & { [k: string]: unknown };
   return {
@@ -79,8 +98,8 @@ function toRecord(doc: MerchantDocument | null): MerchantRecord | null {
     // Documents written before settings existed have neither field.
     settings_version: rest.settings_version ?? 0,
     settings_updated_at: rest.settings_updated_at ?? null,
-    marketplace: rest.marketplace ?? null,
     payout_eligibility: rest.payout_eligibility ?? null,
+    ...legacySandbox(doc),
   };
 }
 
@@ -96,7 +115,8 @@ export class MongoMerchantRepository implements MerchantRepository {
   }
 
   async insert(record: MerchantRecord, event: OutboxEntry): Promise<void> {
-    const { id, ...rest } = record;
+    // Per-mode maps are never stored as null: a later `$set` of `<map>.<mode>` could not create the key.
+    const { id, membership: _membership, marketplaces: _marketplaces, ...rest } = record;
     try {
       await this.model.create({ _id: id, ...rest, outbox: [event] });
     } catch (err) {
@@ -127,11 +147,16 @@ export class MongoMerchantRepository implements MerchantRepository {
     return docs.map((d) => toRecord(d as MerchantDocument)!);
   }
 
-  async setMarketplace(id: number, settings: MarketplaceSettings, event: OutboxEntry): Promise<MerchantRecord | null> {
+  async setMarketplace(
+    id: number,
+    mode: Mode,
+    settings: MarketplaceSettings,
+    event: OutboxEntry,
+  ): Promise<MerchantRecord | null> {
     const doc = await this.model
       .findOneAndUpdate(
         { _id: id, is_marketplace_operator: true },
-        { $set: { marketplace: settings }, $push: { outbox: event } },
+        { $set: { [`marketplaces.${mode}`]: settings }, $push: { outbox: event } },
         // No projection: FerretDB's findAndModify does not support one; toRecord drops the outbox.
         { new: true },
       )
@@ -170,26 +195,19 @@ export class MongoMerchantRepository implements MerchantRepository {
     return toRecord(doc as MerchantDocument | null);
   }
 
-  async syncMembership(id: number, m: MarketplaceMembership): Promise<boolean> {
+  async syncMembership(id: number, mode: Mode, m: MarketplaceMembership): Promise<boolean> {
+    const path = `membership.${mode}`;
     const res = await this.model
       .updateOne(
         {
           _id: id,
           $or: [
-            { membership_relationship_id: null },
-            { membership_relationship_id: { $exists: false } },
-            { membership_relationship_id: { $lt: m.relationship_id } },
-            { membership_relationship_id: m.relationship_id, membership_version: { $lt: m.version } },
+            { [`${path}.relationship_id`]: { $exists: false } },
+            { [`${path}.relationship_id`]: { $lt: m.relationship_id } },
+            { [`${path}.relationship_id`]: m.relationship_id, [`${path}.version`]: { $lt: m.version } },
           ],
         },
-        {
-          $set: {
-            marketplace_id: m.marketplace_id,
-            marketplace_commission_rate: m.marketplace_commission_rate,
-            membership_relationship_id: m.relationship_id,
-            membership_version: m.version,
-          },
-        },
+        { $set: { [path]: m } },
       )
       .exec();
     return res.modifiedCount > 0;

@@ -1,5 +1,12 @@
 import { Schema, type Connection, type Model } from 'mongoose';
-import { isDuplicateKeyError, nextSequence, outboxEntrySchema, PlatformError, type OutboxEntry } from '@ppay/kernel';
+import {
+  isDuplicateKeyError,
+  nextSequence,
+  outboxEntrySchema,
+  PlatformError,
+  type Mode,
+  type OutboxEntry,
+} from '@ppay/kernel';
 import type {
   RelationshipChanges,
   RelationshipRecord,
@@ -16,14 +23,14 @@ const relationshipSchema = new Schema<RelationshipDocument>(
   {
     _id: { type: Number, required: true },
     marketplace_id: { type: Number, required: true, index: true },
-    // A business belongs to at most one marketplace (docs/decisions.md, marketplace 7).
-    merchant_id: { type: Number, required: true, unique: true },
+    merchant_id: { type: Number, required: true },
+    mode: { type: String, required: true },
     commission_rate: { type: String, default: null },
     status: { type: String, required: true },
-    // Not unique: FerretDB v1 has no partial indexes and most relationships carry null here.
-    invite_token: { type: String, default: null, index: true },
+    invite_token: { type: String, default: null },
     invited_at: { type: Date, default: null },
     joined_at: { type: Date, default: null },
+    invitation_id: { type: String, default: null },
     created_at: { type: Date, required: true },
     updated_at: { type: Date, required: true },
     version: { type: Number, required: true },
@@ -31,12 +38,16 @@ const relationshipSchema = new Schema<RelationshipDocument>(
   },
   { versionKey: false, collection: 'relationships' },
 );
-relationshipSchema.index({ marketplace_id: 1, status: 1, _id: 1 });
+// A business belongs to at most one marketplace per mode (docs/decisions.md, marketplace 7 and
+// Hardening): the slot is this document, made only when the business joins.
+relationshipSchema.index({ merchant_id: 1, mode: 1 }, { unique: true });
+relationshipSchema.index({ marketplace_id: 1, mode: 1, status: 1, _id: 1 });
 
 function toRecord(doc: RelationshipDocument | null): RelationshipRecord | null {
   if (!doc) return null;
   const { _id, outbox: _outbox, ...rest } = doc;
-  return { id: _id, ...rest };
+  // Relationships written before modes existed are sandbox ones (the boot migration stores it too).
+  return { id: _id, ...rest, mode: rest.mode ?? 'sandbox', invitation_id: rest.invitation_id ?? null };
 }
 
 export type RelationshipModel = Model<RelationshipDocument>;
@@ -62,6 +73,8 @@ export class MongoRelationshipRepository implements RelationshipRepository {
       await this.model.create({ _id: id, ...rest, outbox: [event] });
     } catch (err) {
       if (isDuplicateKeyError(err)) {
+        // The same id again is a repeated insert (an acceptance finished twice): nothing to do.
+        if (await this.model.exists({ _id: id }).exec()) return;
         throw new PlatformError('MERCHANT_ALREADY_LINKED', undefined, { param: 'merchant_id', cause: err });
       }
       throw err;
@@ -69,28 +82,27 @@ export class MongoRelationshipRepository implements RelationshipRepository {
     this.afterWrite(id);
   }
 
-  async findByMerchant(merchantId: number): Promise<RelationshipRecord | null> {
+  async findById(id: number): Promise<RelationshipRecord | null> {
+    return toRecord((await this.model.findById(id, { outbox: 0 }).lean().exec()) as RelationshipDocument | null);
+  }
+
+  async findByMerchant(merchantId: number, mode: Mode): Promise<RelationshipRecord | null> {
     return toRecord(
       (await this.model
-        .findOne({ merchant_id: merchantId }, { outbox: 0 })
+        .findOne({ merchant_id: merchantId, mode }, { outbox: 0 })
         .lean()
         .exec()) as RelationshipDocument | null,
     );
   }
 
-  async findByInviteToken(token: string): Promise<RelationshipRecord | null> {
-    return toRecord(
-      (await this.model.findOne({ invite_token: token }, { outbox: 0 }).lean().exec()) as RelationshipDocument | null,
-    );
-  }
-
   async list(
     marketplaceId: number,
+    mode: Mode,
     status: RelationshipStatus,
     page: number,
     limit: number,
   ): Promise<{ items: RelationshipRecord[]; total: number }> {
-    const filter = { marketplace_id: marketplaceId, status };
+    const filter = { marketplace_id: marketplaceId, mode, status };
     const [docs, total] = await Promise.all([
       this.model
         .find(filter, { outbox: 0 })

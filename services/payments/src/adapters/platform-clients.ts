@@ -85,12 +85,12 @@ export class GrpcSplitResolver implements SplitResolver {
     );
   }
 
-  async resolve(operatorMerchantId: number, subMerchantId: number, deadline?: Date): Promise<SplitTerms> {
+  async resolve(operatorMerchantId: number, subMerchantId: number, mode: Mode, deadline?: Date): Promise<SplitTerms> {
     try {
       return await this.client.call(
         'ResolveSplit',
         { operator_merchant_id: operatorMerchantId, sub_merchant_id: subMerchantId },
-        callerToMetadata({ requestId: newRequestId(), auth: 'internal' }),
+        callerToMetadata({ requestId: newRequestId(), auth: 'internal', mode }),
         { deadline },
       );
     } catch (err) {

@@ -172,6 +172,19 @@ describe('ChargeService (spec 4.1, 7.1) with in-memory dependencies', () => {
     );
   });
 
+  it('the split is resolved in the mode of the charge: a sandbox relationship never serves a live charge', async () => {
+    const { service, splits, charges } = setup();
+    const usd = { amount: 1_000, currency: 'USD', total_amount: 1_000, total_currency: 'USD', customer: NGN.customer };
+    splits.set(2000, 3000, { active: true, commission_rate: '0.0800', commission_source: 'merchant' }, 'sandbox');
+    // Refused before any processor is chosen (live has none here): the live lookup found no relationship.
+    expect((await errorOf(service.create(2000, 'live', { ...usd, sub_merchant_id: 3000 })))[0]).toBe(
+      'SUB_MERCHANT_NOT_ACTIVE',
+    );
+    expect(charges.docs.size).toBe(0);
+    splits.set(2000, 3000, { active: false, commission_rate: '0.0800', commission_source: 'merchant' }, 'live');
+    expect((await service.create(2000, 'sandbox', { ...usd, sub_merchant_id: 3000 })).kind).toBe('charge');
+  });
+
   it('live keys never reach a sandbox processor: no live processor means 422 before anything is stored', async () => {
     const { service, charges } = setup();
     expect((await errorOf(service.create(1000, 'live', NGN)))[0]).toBe('GATEWAY_NOT_CONFIGURED');

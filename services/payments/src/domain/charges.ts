@@ -199,7 +199,7 @@ export class ChargeService {
     const group = processorGroupFor(input.amount.currency);
     const conversion = await this.checkAmounts(input, mode, deadline);
     const split = request.sub_merchant_id
-      ? await this.checkSubMerchant(merchantId, request.sub_merchant_id, deadline)
+      ? await this.checkSubMerchant(merchantId, request.sub_merchant_id, mode, deadline)
       : null;
     assertChargeable(input.amount, 'amount');
     const fee = feeBreakdown(this.options.feeSchedule, group, input.amount, merchant.customer_pays_fees);
@@ -403,8 +403,8 @@ export class ChargeService {
     };
   }
 
-  private async checkSubMerchant(operatorId: number, subMerchantId: number, deadline?: Date) {
-    const terms = await this.deps.splits.resolve(operatorId, subMerchantId, deadline).catch((err: unknown) => {
+  private async checkSubMerchant(operatorId: number, subMerchantId: number, mode: Mode, deadline?: Date) {
+    const terms = await this.deps.splits.resolve(operatorId, subMerchantId, mode, deadline).catch((err: unknown) => {
       // An outage of marketplace is ours to report (5xx), not the partner's mistake.
       if (!(err instanceof PlatformError) || INFRASTRUCTURE_CODES.has(err.code)) throw err;
       throw new PlatformError('SUB_MERCHANT_NOT_ACTIVE', undefined, { param: 'sub_merchant_id', cause: err });

@@ -261,13 +261,14 @@ export class FakeFx implements FxConverter {
   }
 }
 
+/** Relationships per mode, as marketplace keeps them (default: sandbox). */
 export class FakeSplits implements SplitResolver {
   readonly terms = new Map<string, SplitTerms | PlatformError>();
-  set(operator: number, sub: number, terms: SplitTerms | PlatformError) {
-    this.terms.set(`${operator}:${sub}`, terms);
+  set(operator: number, sub: number, terms: SplitTerms | PlatformError, mode: Mode = 'sandbox') {
+    this.terms.set(`${mode}:${operator}:${sub}`, terms);
   }
-  async resolve(operator: number, sub: number) {
-    const t = this.terms.get(`${operator}:${sub}`);
+  async resolve(operator: number, sub: number, mode: Mode) {
+    const t = this.terms.get(`${mode}:${operator}:${sub}`);
     if (!t) throw new PlatformError('RELATIONSHIP_NOT_FOUND');
     if (t instanceof PlatformError) throw t;
     return t;

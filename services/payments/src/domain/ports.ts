@@ -48,7 +48,8 @@ export interface SplitTerms {
 }
 
 export interface SplitResolver {
-  resolve(operatorMerchantId: number, subMerchantId: number, deadline?: Date): Promise<SplitTerms>;
+  /** In the mode of the charge: a sandbox relationship never splits a live payment, nor the reverse. */
+  resolve(operatorMerchantId: number, subMerchantId: number, mode: Mode, deadline?: Date): Promise<SplitTerms>;
 }
 
 /** A payment for a processor to initialise (spec 2.2: what the embedded form or redirect needs). */

@@ -23,7 +23,7 @@ export class WalletCredits {
     let split: SplitTerms | null = null;
     if (outcome.sub_merchant_id) {
       // Activeness is judged when the payment succeeds (spec 4.1 step 4), not when it was created.
-      split = await this.splits.resolve(outcome.merchant_id, outcome.sub_merchant_id).catch((err: unknown) => {
+      split = await this.splits.resolve(outcome.merchant_id, outcome.sub_merchant_id, mode).catch((err: unknown) => {
         // Only a definite "no such relationship" skips the sub-merchant; anything else retries later.
         if (err instanceof PlatformError && err.code === 'RELATIONSHIP_NOT_FOUND') {
           return { active: false, commission_rate: '0', commission_source: 'none' };

@@ -28,7 +28,12 @@ export async function migrateLegacyMarketplaceData(
   log: Logger,
 ): Promise<void> {
   const indexes = await relationships.collection.indexes().catch(() => []);
-  if (indexes.some((i) => i.name === 'merchant_id_1')) await relationships.collection.dropIndex('merchant_id_1');
+  if (indexes.some((i) => i.name === 'merchant_id_1')) {
+    // Another replica booting at the same time may have dropped it first (IndexNotFound, code 27).
+    await relationships.collection.dropIndex('merchant_id_1').catch((err: unknown) => {
+      if ((err as { code?: unknown } | null)?.code !== 27) throw err;
+    });
+  }
   const moded = await relationships.updateMany({ mode: { $exists: false } }, { $set: { mode: 'sandbox' } }).exec();
   const pending = (await relationships
     .find({ status: 'pending' }, { outbox: 0 })

@@ -22,6 +22,7 @@ import { registerAccountSettingsRoutes } from './routes/account-settings';
 import { registerApiKeyRoutes } from './routes/api-keys';
 import { registerCheckoutRoutes } from './routes/checkout';
 import { registerDashboardRoutes } from './routes/dashboard';
+import { registerEventRoutes } from './routes/events';
 import { registerMarketplaceRoutes } from './routes/marketplace';
 import { registerPaymentRoutes } from './routes/payments';
 import { registerPricingRoutes } from './routes/pricing';
@@ -240,6 +241,7 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
         registerPricingRoutes,
         registerSubscriptionRoutes,
         registerMarketplaceRoutes,
+        registerEventRoutes,
       ]) {
         await register(partner, deps);
       }

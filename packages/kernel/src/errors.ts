@@ -63,6 +63,8 @@ export const ERROR_CATALOGUE = {
   UNSUPPORTED_MEDIA_TYPE: entry('invalid_request', 415, Grpc.INVALID_ARGUMENT, 'Content-Type must be application/json'),
   UNSUPPORTED_API_VERSION: invalid('Unsupported api_version'),
   INVALID_WEBHOOK_URL: invalid('webhook_url must be an absolute http(s) URL'),
+  WEBHOOK_URL_NOT_SET: invalid('This API key has no webhook_url; set one with PUT /api-keys/{id}/webhook'),
+  INVALID_CURSOR: invalid('Invalid cursor'),
   INVALID_ENVIRONMENT: invalid('X-Environment must be live or sandbox'),
   // spec 7.1, exact wording
   MISSING_REQUIRED_FIELDS: invalid('Missing required fields'),
@@ -90,6 +92,7 @@ export const ERROR_CATALOGUE = {
   // --- not_found (404) --------------------------------------------------------------------------
   ROUTE_NOT_FOUND: notFound('Route not found'),
   API_KEY_NOT_FOUND: notFound('API key not found'),
+  EVENT_NOT_FOUND: notFound('Event not found'),
   MERCHANT_NOT_FOUND: notFound('Merchant not found'),
   CHARGE_NOT_FOUND: notFound('Charge not found'),
   SESSION_NOT_FOUND: notFound('Checkout session not found'),

@@ -1,5 +1,8 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { parse } from 'yaml';
 import { COMPONENTS } from '@ppay/kernel';
-import { dashboardQueries, exportedNames } from '../deploy/promql';
+import { dashboardQueries, exportedNames, metricNamesIn } from '../deploy/promql';
 import { http, startTestPlatform, type TestPlatform } from '../support/platform';
 
 /**
@@ -7,6 +10,8 @@ import { http, startTestPlatform, type TestPlatform } from '../support/platform'
  * exports: every metric name in every panel's PromQL (and in every template variable query) must
  * appear on the /metrics endpoint of at least one running process.
  */
+const ALERTS = path.resolve(__dirname, '..', '..', 'deploy', 'prometheus', 'alerts.yml');
+
 describe('Grafana dashboards', () => {
   let t: TestPlatform;
 
@@ -55,5 +60,16 @@ describe('Grafana dashboards', () => {
       q.names.filter((n) => !exported.has(n)).map((n) => `${q.dashboard} › ${q.panel}: ${n}  (in: ${q.expr})`),
     );
     expect(missing).toEqual([]);
+
+    // The same holds for the Prometheus alert rules.
+    const rules = parse(fs.readFileSync(ALERTS, 'utf8')) as { groups: { rules: { alert: string; expr: string }[] }[] };
+    const alerts = rules.groups.flatMap((g) => g.rules);
+    expect(alerts.length).toBeGreaterThan(0);
+    const unknown = alerts.flatMap((r) =>
+      metricNamesIn(r.expr)
+        .filter((n) => !exported.has(n))
+        .map((n) => `${r.alert}: ${n}`),
+    );
+    expect(unknown).toEqual([]);
   });
 });

@@ -63,7 +63,6 @@ export const ERROR_CATALOGUE = {
   UNSUPPORTED_MEDIA_TYPE: entry('invalid_request', 415, Grpc.INVALID_ARGUMENT, 'Content-Type must be application/json'),
   UNSUPPORTED_API_VERSION: invalid('Unsupported api_version'),
   INVALID_WEBHOOK_URL: invalid('webhook_url must be an absolute http(s) URL'),
-  WEBHOOK_URL_NOT_SET: invalid('This API key has no webhook_url; set one with PUT /api-keys/{id}/webhook'),
   INVALID_CURSOR: invalid('Invalid cursor'),
   INVALID_ENVIRONMENT: invalid('X-Environment must be live or sandbox'),
   // spec 7.1, exact wording
@@ -104,6 +103,7 @@ export const ERROR_CATALOGUE = {
   CONFLICT: conflict('Conflicting concurrent update, retry the request'),
   ALREADY_EXISTS: conflict('Resource already exists', Grpc.ALREADY_EXISTS),
   API_KEY_REVOKED: conflict('API key has been revoked'),
+  WEBHOOK_URL_NOT_SET: conflict('This API key has no webhook_url; set one with PUT /api-keys/{id}/webhook'),
   MERCHANT_ALREADY_LINKED: conflict('Merchant is already linked to a marketplace'),
   IDEMPOTENCY_IN_FLIGHT: conflict('A request with this Idempotency-Key is still being processed'),
   REFERENCE_REUSED: conflict('reference was already used for a charge with different parameters'),

@@ -149,8 +149,8 @@ export class EventLog {
   /** Bulk resend of failed deliveries created in [since, until] (until defaults to now). */
   async recover(merchantId: number, mode: Mode, input: { since: Date; until?: Date; dry_run?: boolean }) {
     const until = input.until ?? this.now();
-    if (!(input.since < until)) {
-      throw new PlatformError('VALIDATION_FAILED', 'since must be before until', { param: 'since' });
+    if (input.since > until) {
+      throw new PlatformError('VALIDATION_FAILED', 'since must not be after until', { param: 'since' });
     }
     const filter = {
       merchant_id: merchantId,

@@ -6,6 +6,7 @@ import { createMerchant, type NewMerchant } from '../merchants';
 import { infraDown, infraUp, Platform } from '../platform';
 import { REPO_ROOT } from '../paths';
 import { loadOrCreateSecrets } from '../secrets';
+import { runWebhooksBench } from './webhooks';
 
 /**
  * `npm run bench -- <case>`: measures a case through the real stack (gateway → gRPC → service) and a
@@ -127,12 +128,13 @@ const fmt = (f: Figures) =>
 
 async function main(): Promise<number> {
   const name = process.argv[2];
+  if (name === 'webhooks') return runWebhooksBench();
   const bench = name ? CASES[name] : undefined;
   if (!bench) {
     process.stderr.write(
       `Usage: npm run bench -- <case>\nCases:\n${Object.entries(CASES)
         .map(([k, c]) => `  ${k}: ${c.description}`)
-        .join('\n')}\n`,
+        .join('\n')}\n  webhooks: event fan-out and signed delivery against a bare HMAC + POST loop\n`,
     );
     return 64;
   }

@@ -8,7 +8,7 @@ import { deliveryId, webhookEventId, type DeliveryRecord, type WebhookEventRecor
  * Platform event → one stored webhook event → one delivery per receiving key. Three writes (the
  * counter, the event, the deliveries) without a transaction, each idempotent: the JetStream message
  * is acknowledged only after all of them, so a crash anywhere redelivers it and the repeat finds the
- * event (same derived event_id, no second sequence number) and inserts only the missing deliveries.
+ * event (same derived event_id; the stored sequence wins) and inserts only the missing deliveries.
  */
 export class EventFanOut {
   constructor(
@@ -34,26 +34,25 @@ export class EventFanOut {
       throw new Error(`${envelope.subject} event ${envelope.event_id} has no merchant or mode`);
     }
     const eventId = webhookEventId(envelope.event_id, merchantId);
-    let event = await this.ports.events.get(eventId);
-    if (!event) {
-      const object = source.object(envelope);
-      const sequence = await this.ports.sequences.next(`${mode}:${object.type}:${object.id}`);
-      const candidate: WebhookEventRecord = {
-        event_id: eventId,
-        event_type: source.event_type,
-        merchant_id: merchantId,
-        mode,
-        occurred_at: new Date(source.occurredAt(envelope)),
-        object_type: object.type,
-        object_id: object.id,
-        sequence,
-        data: envelope.data as unknown as Record<string, unknown>,
-        source_event_id: envelope.event_id,
-        created_at: this.now(),
-      };
-      event = (await this.ports.events.insert(candidate)) ? candidate : await this.ports.events.get(eventId);
-      if (!event) throw new Error(`event ${eventId} vanished while being stored`);
-    }
+    const object = source.object(envelope);
+    // Insert first (the common case is a new event); a repeat costs a sequence number (a gap,
+    // which receivers tolerate: sequence orders, it does not count) and reads the stored event.
+    const sequence = await this.ports.sequences.next(`${mode}:${object.type}:${object.id}`);
+    const candidate: WebhookEventRecord = {
+      event_id: eventId,
+      event_type: source.event_type,
+      merchant_id: merchantId,
+      mode,
+      occurred_at: new Date(source.occurredAt(envelope)),
+      object_type: object.type,
+      object_id: object.id,
+      sequence,
+      data: envelope.data as unknown as Record<string, unknown>,
+      source_event_id: envelope.event_id,
+      created_at: this.now(),
+    };
+    const event = (await this.ports.events.insert(candidate)) ? candidate : await this.ports.events.get(eventId);
+    if (!event) throw new Error(`event ${eventId} vanished while being stored`);
     return { event, created: await this.fanOut(event) };
   }
 

@@ -80,6 +80,7 @@ const deliverySchema = new Schema<DeliveryDocument>(
 );
 // The worker's claim query: due work, oldest first.
 deliverySchema.index({ status: 1, next_attempt_at: 1 });
+deliverySchema.index({ claim_token: 1 });
 deliverySchema.index({ event_id: 1, key_id: 1 }, { unique: true });
 deliverySchema.index({ merchant_id: 1, mode: 1, status: 1, created_at: -1 });
 deliverySchema.index({ created_at: 1 });
@@ -223,13 +224,20 @@ export class MongoDeliveryStore implements DeliveryStore {
 
   async claim(o: ClaimOptions): Promise<ClaimedDelivery[]> {
     const full = [...o.keyRoom].filter(([, room]) => room <= 0).map(([key]) => key);
-    const due: FilterQuery<DeliveryDocument> = { status: { $in: CLAIMABLE }, next_attempt_at: { $lte: o.now } };
-    const candidates = (await this.model
-      .find(full.length ? { ...due, key_id: { $nin: full } } : due, { _id: 1, key_id: 1, status: 1, claimed_at: 1 })
-      .sort({ next_attempt_at: 1 })
-      .limit(o.limit * 4)
-      .lean()
-      .exec()) as Pick<DeliveryDocument, '_id' | 'key_id' | 'status' | 'claimed_at'>[];
+    // One query per status with an equality filter: FerretDB (SQLite) pushes equality down, so a
+    // claim reads only the pending (or in-flight) documents, never the finished log.
+    const find = (status: DeliveryStatus) =>
+      this.model
+        .find(
+          { status, next_attempt_at: { $lte: o.now }, ...(full.length ? { key_id: { $nin: full } } : {}) },
+          { _id: 1, key_id: 1, status: 1, claimed_at: 1, next_attempt_at: 1 },
+        )
+        .sort({ next_attempt_at: 1 })
+        .limit(o.limit * 4)
+        .lean()
+        .exec() as Promise<Pick<DeliveryDocument, '_id' | 'key_id' | 'status' | 'claimed_at' | 'next_attempt_at'>[]>;
+    const [expired, pending] = await Promise.all([find('delivering'), find('pending')]);
+    const candidates = [...expired, ...pending];
     const room = new Map(o.keyRoom);
     const picked: typeof candidates = [];
     for (const c of candidates) {
@@ -241,26 +249,24 @@ export class MongoDeliveryStore implements DeliveryStore {
     }
     if (!picked.length) return [];
     const token = `${o.owner}:${randomUUID()}`;
+    const claim = {
+      $set: {
+        status: 'delivering',
+        claim_token: token,
+        claimed_at: o.now,
+        next_attempt_at: o.leaseUntil,
+        updated_at: o.now,
+      },
+      $inc: { attempt_count: 1, round_attempts: 1 },
+    };
     // Conditional on still being due: of two replicas racing for a document, only one matches.
-    await this.model
-      .updateMany(
-        { _id: { $in: picked.map((c) => c._id) }, ...due },
-        {
-          $set: {
-            status: 'delivering',
-            claim_token: token,
-            claimed_at: o.now,
-            next_attempt_at: o.leaseUntil,
-            updated_at: o.now,
-          },
-          $inc: { attempt_count: 1, round_attempts: 1 },
-        },
-      )
-      .exec();
-    const mine = (await this.model
-      .find({ _id: { $in: picked.map((c) => c._id) }, claim_token: token })
-      .lean()
-      .exec()) as DeliveryDocument[];
+    for (const status of ['delivering', 'pending'] as const) {
+      const ids = picked.filter((c) => c.status === status).map((c) => c._id);
+      if (ids.length) {
+        await this.model.updateMany({ status, _id: { $in: ids }, next_attempt_at: { $lte: o.now } }, claim).exec();
+      }
+    }
+    const mine = (await this.model.find({ claim_token: token }).lean().exec()) as DeliveryDocument[];
     const before = new Map(picked.map((c) => [c._id, c]));
     return mine.map((doc) => {
       const was = before.get(doc._id);
@@ -340,8 +346,9 @@ export class MongoDeliveryStore implements DeliveryStore {
     return this.model.countDocuments(this.filterOf(f)).exec();
   }
 
-  pendingCount(): Promise<number> {
-    return this.model.countDocuments({ status: { $in: CLAIMABLE } }).exec();
+  async pendingCount(): Promise<number> {
+    const counts = await Promise.all(CLAIMABLE.map((status) => this.model.countDocuments({ status }).exec()));
+    return counts.reduce((a, b) => a + b, 0);
   }
 
   deleteOlderThan(before: Date, limit: number): Promise<number> {

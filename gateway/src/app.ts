@@ -24,6 +24,7 @@ import { registerApiKeyRoutes } from './routes/api-keys';
 import { registerCheckoutRoutes } from './routes/checkout';
 import { registerDashboardRoutes } from './routes/dashboard';
 import { registerKycRoutes } from './routes/kyc';
+import { registerEventRoutes } from './routes/events';
 import { registerMarketplaceRoutes } from './routes/marketplace';
 import { registerOnboardingRoutes } from './routes/onboarding';
 import { registerPaymentRoutes } from './routes/payments';
@@ -250,6 +251,7 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
         registerSubscriptionRoutes,
         registerMarketplaceRoutes,
         registerKycRoutes,
+        registerEventRoutes,
       ]) {
         await register(partner, deps);
       }

@@ -12,6 +12,7 @@ import {
   ToggleBody,
   WebhookBody,
 } from '../schemas/api-keys';
+import { WebhookTestResult } from '../schemas/events';
 import { COMMON_ERRORS, successOf, userTokenSecurity as security } from '../schemas/common';
 import { Type } from '@sinclair/typebox';
 
@@ -136,6 +137,29 @@ export async function registerApiKeyRoutes(app: FastifyInstance, deps: GatewayDe
       const rotated = await webhooks.call('RegenerateWebhookSecret', { key_id: req.params.id }, callerMetadata(req));
       reply.header('cache-control', 'no-store');
       return ok(rotated, 'Store the new webhook secret now: it is not shown again');
+    },
+  );
+
+  app.post<{ Params: Static<typeof KeyParams> }>(
+    '/api-keys/:id/webhook/test',
+    {
+      schema: {
+        tags,
+        security,
+        summary: "Send a signed `ping` event to the key's webhook URL now and report the receiver's answer",
+        params: KeyParams,
+        response: { 200: successOf(WebhookTestResult), ...COMMON_ERRORS },
+      },
+    },
+    async (req) => {
+      // The receiver has the spec's 10 s (6.3): the call's deadline leaves room for it.
+      const res = await webhooks.call('TestWebhook', { key_id: req.params.id }, callerMetadata(req), {
+        deadlineMs: 12_000,
+      });
+      return ok(
+        res,
+        res.success ? 'The receiver accepted the test event' : 'The receiver did not accept the test event',
+      );
     },
   );
 }

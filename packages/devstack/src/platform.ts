@@ -190,6 +190,8 @@ export class Platform {
       env.MONGODB_DB = `${o.dbPrefix ?? ''}ppay_${name.replace(/-/g, '_')}`;
       env.API_KEY_PEPPER = o.secrets.API_KEY_PEPPER;
       env.SECRETS_ENCRYPTION_KEY = o.secrets.SECRETS_ENCRYPTION_KEY;
+      // The local launcher and tests deliver webhooks to receivers on this machine (sandbox keys only).
+      if (name === 'webhooks') env.WEBHOOKS_ALLOW_PRIVATE_TARGETS ??= 'true';
     }
     return { ...env, ...o.envFor?.[name] };
   }

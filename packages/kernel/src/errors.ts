@@ -69,6 +69,7 @@ export const ERROR_CATALOGUE = {
   UNSUPPORTED_MEDIA_TYPE: entry('invalid_request', 415, Grpc.INVALID_ARGUMENT, 'Content-Type must be application/json'),
   UNSUPPORTED_API_VERSION: invalid('Unsupported api_version'),
   INVALID_WEBHOOK_URL: invalid('webhook_url must be an absolute http(s) URL'),
+  INVALID_CURSOR: invalid('Invalid cursor'),
   INVALID_ENVIRONMENT: invalid('X-Environment must be live or sandbox'),
   // spec 7.1, exact wording
   MISSING_REQUIRED_FIELDS: invalid('Missing required fields'),
@@ -100,6 +101,7 @@ export const ERROR_CATALOGUE = {
   // --- not_found (404) --------------------------------------------------------------------------
   ROUTE_NOT_FOUND: notFound('Route not found'),
   API_KEY_NOT_FOUND: notFound('API key not found'),
+  EVENT_NOT_FOUND: notFound('Event not found'),
   MERCHANT_NOT_FOUND: notFound('Merchant not found'),
   CHARGE_NOT_FOUND: notFound('Charge not found'),
   SESSION_NOT_FOUND: notFound('Checkout session not found'),
@@ -116,6 +118,7 @@ export const ERROR_CATALOGUE = {
   CONFLICT: conflict('Conflicting concurrent update, retry the request'),
   ALREADY_EXISTS: conflict('Resource already exists', Grpc.ALREADY_EXISTS),
   API_KEY_REVOKED: conflict('API key has been revoked'),
+  WEBHOOK_URL_NOT_SET: conflict('This API key has no webhook_url; set one with PUT /api-keys/{id}/webhook'),
   MERCHANT_ALREADY_LINKED: conflict('Merchant is already linked to a marketplace'),
   INVITATION_CLOSED: conflict('The invitation is no longer pending'),
   IDEMPOTENCY_IN_FLIGHT: conflict('A request with this Idempotency-Key is still being processed'),

@@ -40,7 +40,8 @@ void runService<types.payments.PaymentsServiceHandlers, (typeof paymentsConfig)[
     const sessionRelay = new OutboxRelay(sessionDocs, nats, log, metrics);
     const chargeRepo = new MongoChargeRepository(charges, (id) => relay.relaySoon(id));
     const sessionRepo = new MongoSessionRepository(sessionDocs, (id) => sessionRelay.relaySoon(id));
-    const ledger = new MongoLedgerRepository(entries);
+    const ledgerRelay = new OutboxRelay(entries, nats, log, metrics);
+    const ledger = new MongoLedgerRepository(entries, (id) => ledgerRelay.relaySoon(id));
     const directory = new ProjectedMerchantDirectory(profiles, config.MERCHANT_EVENT_WAIT_MS);
     const fx = new GrpcFxConverter(config.FX_PRICING_GRPC_ADDR, metrics);
     const splits = new GrpcSplitResolver(config.MARKETPLACE_GRPC_ADDR, metrics);
@@ -114,7 +115,7 @@ void runService<types.payments.PaymentsServiceHandlers, (typeof paymentsConfig)[
         ...paymentMethodHandlers(paymentMethods),
       },
       consumers: [...merchantProjectionConsumers(directory), ledgerConsumer(credits, ledgerCounters)],
-      relays: [relay, sessionRelay],
+      relays: [relay, sessionRelay, ledgerRelay],
       jobs: [
         // Spec 3.1: sessions expire whether or not anyone polls them.
         { name: 'session expiry', intervalMs: config.SESSION_SWEEP_INTERVAL_MS, run: () => sessions.sweepExpired() },

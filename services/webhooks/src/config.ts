@@ -7,4 +7,19 @@ export const webhooksConfig = Type.Object({
   /** AES-256-GCM key for webhook secrets at rest (base64 of exactly 32 bytes). */
   SECRETS_ENCRYPTION_KEY: Type.String({ minLength: 44, maxLength: 44 }),
   SECRETS_ENCRYPTION_KEY_ID: Type.String({ default: 'k1', minLength: 1 }),
+  /**
+   * Sandbox keys may target loopback, private (RFC 1918), ULA and CGNAT addresses: on for the local
+   * launcher and tests, off in Helm and compose. Live keys never may; metadata and link-local never.
+   */
+  WEBHOOKS_ALLOW_PRIVATE_TARGETS: Type.Boolean({ default: false }),
+  /** Webhook sends in flight per replica, all receivers together (the global pool). */
+  WEBHOOKS_CONCURRENCY: Type.Integer({ default: 64, minimum: 1, maximum: 1024 }),
+  /** Webhook sends in flight per replica to one API key's endpoint (a slow receiver's share). */
+  WEBHOOKS_PER_ENDPOINT_CONCURRENCY: Type.Integer({ default: 8, minimum: 1, maximum: 256 }),
+  /** How often an idle worker looks for work other replicas created or a crashed one left. */
+  WEBHOOKS_POLL_INTERVAL_MS: Type.Integer({ default: 500, minimum: 10, maximum: 60_000 }),
+  /** A claim's lease: beyond the 10 s attempt timeout, so only a dead worker's claim expires. */
+  WEBHOOKS_LEASE_MS: Type.Integer({ default: 20_000, minimum: 11_000, maximum: 600_000 }),
+  /** How often expired events and deliveries (older than 30 days) are deleted. */
+  WEBHOOKS_RETENTION_INTERVAL_MS: Type.Integer({ default: 60 * 60_000, minimum: 1_000 }),
 });

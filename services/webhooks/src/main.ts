@@ -1,28 +1,104 @@
 import './instrument';
+import { lookup } from 'node:dns/promises';
 import { ensureIndexes, OutboxRelay, runService, SecretBox } from '@ppay/kernel';
 import type { types } from '@ppay/proto';
+import { RepositoryDeliveryKeys } from './adapters/delivery-keys';
+import { destroyAgents } from './adapters/http-sender';
+import { HttpWebhookSender } from './adapters/sender';
 import { webhooksConfig } from './config';
 import { ApiKeyService } from './domain/api-keys';
 import { KeyHasher } from './domain/credentials';
-import { deliveryMetrics } from './events/metrics';
+import { DeliveryWorker, SPEC_POLICY } from './domain/delivery-worker';
+import { EventLog } from './domain/event-log';
+import { EventFanOut } from './domain/fan-out';
+import { checkWebhookUrl } from './domain/ssrf';
+import { deliveryMetrics, deliveryMetricsPort } from './events/metrics';
+import { webhookConsumers } from './events/webhook-consumer';
 import { webhooksHandlers } from './grpc/handlers';
 import { apiKeyModel, MongoApiKeyRepository } from './repo/api-key-repo';
+import { MongoDeliveryStore, MongoEventStore, MongoSequenceCounter, webhookModels } from './repo/event-repo';
+
+const rejectAfter = (ms: number) =>
+  new Promise<never>((_, reject) => setTimeout(() => reject(new Error('DNS lookup timed out')), ms).unref());
 
 void runService<types.webhooks.WebhooksServiceHandlers, (typeof webhooksConfig)['properties']>({
   name: 'webhooks',
   extraConfig: webhooksConfig,
   async setup({ config, mongo, nats, log, metrics }) {
-    // Registered now so dashboards see the series; the delivery worker will record into them.
-    deliveryMetrics(metrics.registry);
+    const counters = deliveryMetrics(metrics.registry);
     const model = apiKeyModel(mongo);
-    await ensureIndexes([model]);
+    const models = webhookModels(mongo);
+    await ensureIndexes([model, models.events, models.deliveries, models.counters]);
     const relay = new OutboxRelay(model, nats, log, metrics);
     const repo = new MongoApiKeyRepository(model, (id) => relay.relaySoon(id));
+    const box = new SecretBox(Buffer.from(config.SECRETS_ENCRYPTION_KEY, 'base64'), config.SECRETS_ENCRYPTION_KEY_ID);
+    const allowPrivateTargets = config.WEBHOOKS_ALLOW_PRIVATE_TARGETS;
     const keys = new ApiKeyService(
       repo,
       new KeyHasher(Buffer.from(config.API_KEY_PEPPER, 'base64')),
-      new SecretBox(Buffer.from(config.SECRETS_ENCRYPTION_KEY, 'base64'), config.SECRETS_ENCRYPTION_KEY_ID),
+      box,
+      (raw, mode) =>
+        checkWebhookUrl(raw, {
+          mode,
+          allowPrivateTargets,
+          // Bounded: a slow resolver must not hold a dashboard request (unresolved names are allowed).
+          resolve: async (host) =>
+            (await Promise.race([lookup(host, { all: true }), rejectAfter(2_000)])).map((a) => a.address),
+        }),
     );
-    return { handlers: webhooksHandlers(keys), relays: [relay] };
+    const events = new MongoEventStore(models.events);
+    const deliveries = new MongoDeliveryStore(models.deliveries);
+    const deliveryKeys = new RepositoryDeliveryKeys(repo, box);
+    const sender = new HttpWebhookSender();
+    const worker = new DeliveryWorker(
+      {
+        deliveries,
+        events,
+        keys: deliveryKeys,
+        sender,
+        metrics: deliveryMetricsPort(counters),
+        onError: (err) => log.warn({ err }, 'webhook delivery worker error; retrying'),
+      },
+      {
+        ...SPEC_POLICY,
+        concurrency: config.WEBHOOKS_CONCURRENCY,
+        perKeyConcurrency: config.WEBHOOKS_PER_ENDPOINT_CONCURRENCY,
+        leaseMs: config.WEBHOOKS_LEASE_MS,
+        pollIntervalMs: config.WEBHOOKS_POLL_INTERVAL_MS,
+        allowPrivateTargets,
+      },
+    );
+    const fanOut = new EventFanOut(
+      { events, deliveries, sequences: new MongoSequenceCounter(models.counters), keys: deliveryKeys },
+      () => worker.wake(),
+    );
+    const eventLog = new EventLog(
+      { events, deliveries, keys: deliveryKeys, sender, fanOut },
+      { allowPrivateTargets, timeoutMs: SPEC_POLICY.timeoutMs },
+      () => worker.wake(),
+    );
+    worker.start();
+    return {
+      handlers: webhooksHandlers(keys, eventLog),
+      relays: [relay],
+      consumers: webhookConsumers(fanOut, counters),
+      jobs: [
+        {
+          name: 'webhook pending gauge',
+          intervalMs: 5_000,
+          run: async () => void counters.pending.set(await deliveries.pendingCount()),
+        },
+        // FerretDB has no TTL indexes: the 30-day retention is a batch delete.
+        {
+          name: 'webhook retention',
+          intervalMs: config.WEBHOOKS_RETENTION_INTERVAL_MS,
+          run: () => eventLog.purgeExpired(),
+        },
+      ],
+      onShutdown: async () => {
+        await worker.stop();
+        destroyAgents();
+      },
+    };
   },
 });

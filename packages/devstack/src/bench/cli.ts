@@ -8,6 +8,7 @@ import { REPO_ROOT } from '../paths';
 import { loadOrCreateSecrets } from '../secrets';
 import { benchInfraOptions, benchPortBase } from './bench-infra';
 import { renewalsBench, subscriptionsListBench } from './subscriptions';
+import { runWebhooksBench } from './webhooks';
 
 /**
  * `npm run bench -- <case>`: measures a case through the real stack (gateway → gRPC → service) and a
@@ -147,6 +148,10 @@ const SCENARIOS: Record<string, { description: string; run(): Promise<number> }>
   'subscriptions-list': {
     description: 'p99 of a sorted GET /subscriptions page at 1,000 vs 100,000 subscriptions of one merchant',
     run: subscriptionsListBench,
+  },
+  webhooks: {
+    description: 'event fan-out and signed delivery against a bare HMAC + POST loop',
+    run: runWebhooksBench,
   },
 };
 

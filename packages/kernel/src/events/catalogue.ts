@@ -27,6 +27,8 @@ export const SUBJECTS = {
   merchantSettingsUpdated: 'merchants.settings_updated',
   paymentSucceeded: 'payments.payment.succeeded',
   paymentFailed: 'payments.payment.failed',
+  walletCredited: 'payments.wallet.credited',
+  walletDebited: 'payments.wallet.debited',
   marketplaceUpdated: 'merchants.marketplace_updated',
   relationshipChanged: 'merchants.relationship_changed',
   subscriptionCheckoutCreated: 'payments.subscription_checkout.created',
@@ -296,6 +298,24 @@ export interface SubscriptionEvent {
   created_at: string;
 }
 
+/**
+ * One wallet ledger entry (spec 2.9, 6.4 wallet.credited / wallet.debited), published once per entry
+ * from the entry's own document (its outbox), so `entry_id` (the entry's idempotency key) is unique.
+ */
+export interface WalletEntryEvent {
+  entry_id: string;
+  merchant_id: number;
+  kind: 'credit' | 'debit';
+  /** payment | marketplace_operator | marketplace_split today; payouts and refunds will add theirs. */
+  reason: string;
+  amount: MoneyAmount;
+  /** The charge behind the entry, when there is one. */
+  charge_id: string | null;
+  /** Spec 2.11 split record for marketplace split credits; null otherwise. */
+  split: Record<string, unknown> | null;
+  created_at: string;
+}
+
 /** What publishers write today, per subject. */
 export interface EventPayloads {
   'apikeys.created': ApiKeyChanged;
@@ -307,6 +327,8 @@ export interface EventPayloads {
   'merchants.settings_updated': MerchantSettingsUpdated;
   'payments.payment.succeeded': PaymentOutcome;
   'payments.payment.failed': PaymentOutcome;
+  'payments.wallet.credited': WalletEntryEvent;
+  'payments.wallet.debited': WalletEntryEvent;
   'merchants.marketplace_updated': MarketplaceUpdated;
   'merchants.relationship_changed': RelationshipChanged;
   'payments.subscription_checkout.created': SubscriptionCheckoutCreated;

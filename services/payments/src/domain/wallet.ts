@@ -1,4 +1,4 @@
-import type { Mode, Money } from '@ppay/kernel';
+import { outboxEvent, SUBJECTS, type Mode, type Money, type OutboxEntry } from '@ppay/kernel';
 
 /**
  * The wallet ledger: append-only entries, each with a unique idempotency key derived from the charge
@@ -36,4 +36,26 @@ export interface WalletBalance {
   total_credits: number;
   total_debits: number;
   transaction_count: number;
+}
+
+/**
+ * wallet.credited / wallet.debited for one ledger entry (spec 6.4): written into the entry's own
+ * document, so the entry and its event are one insert and a repeated append (same idempotency key)
+ * publishes nothing twice.
+ */
+export function walletEntryEvent(entry: LedgerEntry): OutboxEntry {
+  return outboxEvent(
+    entry.kind === 'credit' ? SUBJECTS.walletCredited : SUBJECTS.walletDebited,
+    {
+      entry_id: entry.idempotency_key,
+      merchant_id: entry.merchant_id,
+      kind: entry.kind,
+      reason: entry.reason,
+      amount: entry.amount,
+      charge_id: entry.charge_id || null,
+      split: entry.conversion_details ? { ...entry.conversion_details } : null,
+      created_at: entry.created_at.toISOString(),
+    },
+    { merchantId: entry.merchant_id, mode: entry.mode },
+  );
 }

@@ -1,10 +1,12 @@
 import { Schema, type Connection, type Model } from 'mongoose';
-import { isDuplicateKeyError, moneySchema, type Mode } from '@ppay/kernel';
-import type { LedgerEntry, WalletBalance } from '../domain/wallet';
+import { isDuplicateKeyError, moneySchema, outboxEntrySchema, type Mode, type OutboxEntry } from '@ppay/kernel';
+import { walletEntryEvent, type LedgerEntry, type WalletBalance } from '../domain/wallet';
 import type { LedgerRepository } from '../domain/ports';
 
 interface LedgerDocument extends LedgerEntry {
   _id: string;
+  /** wallet.credited / wallet.debited for this entry, until the relay has published it. */
+  outbox: OutboxEntry[];
 }
 
 const ledgerSchema = new Schema<LedgerDocument>(
@@ -20,6 +22,7 @@ const ledgerSchema = new Schema<LedgerDocument>(
     event_id: { type: String, required: true },
     conversion_details: { type: Schema.Types.Mixed, default: null },
     created_at: { type: Date, required: true },
+    outbox: { type: [outboxEntrySchema], default: [] },
   },
   { versionKey: false, collection: 'ledger_entries' },
 );
@@ -33,7 +36,11 @@ export function ledgerModel(conn: Connection): LedgerModel {
 }
 
 export class MongoLedgerRepository implements LedgerRepository {
-  constructor(readonly model: LedgerModel) {}
+  /** `afterWrite` is told which entry gained an outbox event (the relay's fast path). */
+  constructor(
+    readonly model: LedgerModel,
+    private readonly afterWrite: (id: string) => void = () => undefined,
+  ) {}
 
   async append(entries: LedgerEntry[]): Promise<{ inserted: LedgerEntry[]; duplicates: number }> {
     const inserted: LedgerEntry[] = [];
@@ -42,8 +49,9 @@ export class MongoLedgerRepository implements LedgerRepository {
     // id, so a repeat is refused by the primary key itself.
     for (const entry of entries) {
       try {
-        await this.model.create({ _id: entry.idempotency_key, ...entry });
+        await this.model.create({ _id: entry.idempotency_key, ...entry, outbox: [walletEntryEvent(entry)] });
         inserted.push(entry);
+        this.afterWrite(entry.idempotency_key);
       } catch (err) {
         if (!isDuplicateKeyError(err)) throw err;
         duplicates++;

@@ -9,7 +9,7 @@ import {
   type OutboxEntry,
   type Subject,
 } from '@ppay/kernel';
-import { isSupportedApiVersion, LATEST_API_VERSION, SUPPORTED_API_VERSIONS } from './api-versions';
+import { isSupportedApiVersion, LATEST_API_VERSION } from './api-versions';
 import {
   API_KEY_PATTERN,
   generateApiKey,
@@ -32,6 +32,8 @@ export interface ApiKeyRecord {
   webhook_url: string | null;
   webhook_secret: EncryptedSecret;
   webhook_secret_hint: string;
+  /** The secret a rotation replaced, still signing (V2) for 24 h after `rotated_at`; null otherwise. */
+  previous_webhook_secret: { secret: EncryptedSecret; rotated_at: Date } | null;
   api_version: string;
   created_at: Date;
   updated_at: Date;
@@ -39,13 +41,24 @@ export interface ApiKeyRecord {
 }
 
 export type ApiKeyChanges = Partial<
-  Pick<ApiKeyRecord, 'status' | 'webhook_url' | 'webhook_secret' | 'webhook_secret_hint' | 'api_version' | 'revoked_at'>
+  Pick<
+    ApiKeyRecord,
+    | 'status'
+    | 'webhook_url'
+    | 'webhook_secret'
+    | 'webhook_secret_hint'
+    | 'previous_webhook_secret'
+    | 'api_version'
+    | 'revoked_at'
+  >
 >;
 
 export interface ApiKeyRepository {
   insert(record: ApiKeyRecord, event: OutboxEntry): Promise<void>;
   listByMerchant(merchantId: number): Promise<ApiKeyRecord[]>;
   findForMerchant(merchantId: number, keyId: string): Promise<ApiKeyRecord | null>;
+  /** Any merchant's key: the delivery worker's read (it acts for the platform, not a caller). */
+  findById(keyId: string): Promise<ApiKeyRecord | null>;
   findByHash(keyHash: string): Promise<ApiKeyRecord | null>;
   /** Applies `changes` and appends `event` atomically, only while the key is in one of `fromStatuses`. */
   update(
@@ -59,7 +72,7 @@ export interface ApiKeyRepository {
 
 /** The key management resource: everything but the hash and the sealed secret. */
 export function apiKeyResource(record: ApiKeyRecord) {
-  const { key_hash: _hash, webhook_secret: _secret, ...visible } = record;
+  const { key_hash: _hash, webhook_secret: _secret, previous_webhook_secret: _previous, ...visible } = record;
   return { ...visible, is_active: record.status === 'active' };
 }
 
@@ -101,7 +114,7 @@ function validateApiVersion(version: string): string {
   if (!isSupportedApiVersion(version)) {
     throw new PlatformError(
       'UNSUPPORTED_API_VERSION',
-      `Unsupported api_version ${JSON.stringify(version)}; supported versions: ${SUPPORTED_API_VERSIONS.join(', ')}`,
+      `Unsupported api_version ${JSON.stringify(version)}: use a date up to the latest version ${LATEST_API_VERSION}`,
       { param: 'api_version' },
     );
   }
@@ -123,12 +136,16 @@ function changeEvent(subject: Subject, key: ApiKeyRecord, changes: ApiKeyChanges
   );
 }
 
+/** Validates and normalises a webhook URL when saved (the SSRF guard, ssrf.ts `checkWebhookUrl`). */
+export type WebhookUrlCheck = (raw: string, mode: Mode) => Promise<string>;
+
 /** API key management (spec 4.8) and authentication (spec 5). */
 export class ApiKeyService {
   constructor(
     private readonly repo: ApiKeyRepository,
     private readonly hasher: KeyHasher,
     private readonly secrets: SecretBox,
+    private readonly checkUrl: WebhookUrlCheck = async (raw, mode) => validateWebhookUrl(raw, mode),
     private readonly now: () => Date = () => new Date(),
   ) {}
 
@@ -137,7 +154,7 @@ export class ApiKeyService {
       throw new PlatformError('VALIDATION_FAILED', 'mode must be sandbox or live', { param: 'mode' });
     }
     const mode: Mode = input.mode;
-    const webhookUrl = input.webhook_url ? validateWebhookUrl(input.webhook_url, mode) : null;
+    const webhookUrl = input.webhook_url ? await this.checkUrl(input.webhook_url, mode) : null;
     const apiVersion = input.api_version ? validateApiVersion(input.api_version) : LATEST_API_VERSION;
     const apiKey = generateApiKey(mode);
     const webhookSecret = generateWebhookSecret();
@@ -153,6 +170,7 @@ export class ApiKeyService {
       webhook_url: webhookUrl,
       webhook_secret: this.secrets.seal(webhookSecret),
       webhook_secret_hint: secretHint(webhookSecret),
+      previous_webhook_secret: null,
       api_version: apiVersion,
       created_at: now,
       updated_at: now,
@@ -195,7 +213,7 @@ export class ApiKeyService {
     this.assertNotRevoked(key);
     const changes: ApiKeyChanges = {};
     if (input.webhook_url !== undefined) {
-      changes.webhook_url = input.webhook_url === '' ? null : validateWebhookUrl(input.webhook_url, key.mode);
+      changes.webhook_url = input.webhook_url === '' ? null : await this.checkUrl(input.webhook_url, key.mode);
     }
     if (input.api_version !== undefined) changes.api_version = validateApiVersion(input.api_version);
     return this.apply(key, ['active', 'disabled'], changes, SUBJECTS.apiKeyWebhookUpdated);
@@ -208,7 +226,12 @@ export class ApiKeyService {
     const record = await this.apply(
       key,
       ['active', 'disabled'],
-      { webhook_secret: this.secrets.seal(webhookSecret), webhook_secret_hint: secretHint(webhookSecret) },
+      {
+        webhook_secret: this.secrets.seal(webhookSecret),
+        webhook_secret_hint: secretHint(webhookSecret),
+        // Receivers get 24 h to switch: V2 signatures carry both secrets until then (signing.ts).
+        previous_webhook_secret: { secret: key.webhook_secret, rotated_at: this.now() },
+      },
       SUBJECTS.apiKeySecretRotated,
     );
     return { record, webhookSecret };
@@ -220,11 +243,6 @@ export class ApiKeyService {
     const key = await this.repo.findByHash(this.hasher.hash(apiKey));
     if (!key || key.status !== 'active') throw new PlatformError('INVALID_API_KEY');
     return key;
-  }
-
-  /** The signing secret in clear, for the delivery worker only. */
-  webhookSecretOf(key: ApiKeyRecord): string {
-    return this.secrets.open(key.webhook_secret);
   }
 
   private async get(merchantId: number, keyId: string): Promise<ApiKeyRecord> {

@@ -174,7 +174,7 @@ function invalid(message: string): PlatformError {
 /**
  * Validates a webhook URL when it is saved and returns it normalised (WHATWG serialisation, no
  * fragment). Every address the host resolves to must be allowed, not just one: the connection
- * may use any of them.
+ * may use any of them. An unresolvable name passes (the attempt-time check still applies).
  */
 export async function checkWebhookUrl(raw: string, policy: WebhookUrlPolicy): Promise<string> {
   // Before parsing, so a huge value costs nothing.
@@ -212,7 +212,9 @@ export async function checkWebhookUrl(raw: string, policy: WebhookUrlPolicy): Pr
     } catch {
       addresses = [];
     }
-    if (addresses.length === 0) throw invalid('webhook_url host does not resolve');
+    // A name that does not resolve yet is accepted (partners often save the URL before their DNS
+    // exists): nothing can be reached through it now, and every attempt checks the address it
+    // actually connects to. Addresses it does resolve to must all be allowed.
     for (const address of addresses) {
       const category = classifyAddress(address);
       // The addresses themselves are not echoed: they may describe our internal network.

@@ -1,8 +1,9 @@
-import { Counter, Histogram, type Registry } from 'prom-client';
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import type { DeliveryMetricsPort, SendResult } from '../domain/ports';
 
 /**
- * Webhook delivery metrics (spec 6.3: 10 s timeout, 3 attempts, 2 s apart). Declared with the
- * service so dashboards exist before the first delivery; the delivery worker records them.
+ * Webhook delivery metrics (spec 6.3: 10 s timeout, 3 attempts, 2 s apart). The delivery worker
+ * records attempts and finished deliveries; a job samples the pending gauge.
  */
 export function deliveryMetrics(registry: Registry) {
   return {
@@ -14,22 +15,51 @@ export function deliveryMetrics(registry: Registry) {
     }),
     deliveries: new Counter({
       name: 'ppay_webhook_deliveries_total',
-      help: 'Webhook events finished, by event type and result (delivered, exhausted)',
-      labelNames: ['event_type', 'result'],
+      help: 'Webhook deliveries finished, by event type and outcome (delivered, failed)',
+      labelNames: ['event_type', 'outcome'],
       registers: [registry],
     }),
     latency: new Histogram({
       name: 'ppay_webhook_delivery_duration_seconds',
       help: "Time for one webhook attempt, until the receiver's response or the 10 s timeout",
       labelNames: ['event_type'],
-      buckets: [0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10],
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10],
       registers: [registry],
     }),
     attemptsPerEvent: new Histogram({
       name: 'ppay_webhook_attempts_per_event',
-      help: 'Attempts an event needed before it was delivered or given up (1 to 3)',
+      help: 'Attempts a delivery needed before it was delivered or given up (1 to 3 per round)',
       buckets: [1, 2, 3],
       registers: [registry],
     }),
+    pending: new Gauge({
+      name: 'ppay_webhook_deliveries_pending',
+      help: 'Deliveries waiting for an attempt or being sent (sampled every few seconds)',
+      registers: [registry],
+    }),
+    events: new Counter({
+      name: 'ppay_webhook_events_total',
+      help: 'Platform events stored for webhook delivery, by event type',
+      labelNames: ['event_type'],
+      registers: [registry],
+    }),
+  };
+}
+
+export type DeliveryMetrics = ReturnType<typeof deliveryMetrics>;
+
+export function deliveryMetricsPort(m: DeliveryMetrics): DeliveryMetricsPort {
+  return {
+    attempt(eventType: string, result: SendResult) {
+      m.attempts.inc({
+        event_type: eventType,
+        outcome: result.success ? 'success' : (result.error_class ?? 'unknown'),
+      });
+      m.latency.observe({ event_type: eventType }, result.duration_ms / 1000);
+    },
+    finished(eventType: string, outcome: 'delivered' | 'failed', attempts: number) {
+      m.deliveries.inc({ event_type: eventType, outcome });
+      if (attempts > 0) m.attemptsPerEvent.observe(attempts);
+    },
   };
 }

@@ -1,13 +1,23 @@
-import { requireMerchant, toWire, type UnaryHandlers } from '@ppay/kernel';
+import { PlatformError, requireMerchant, requireMode, toWire, type UnaryHandlers } from '@ppay/kernel';
 import type { types } from '@ppay/proto';
 import { apiKeyResource, type ApiKeyRecord, type ApiKeyService } from '../domain/api-keys';
+import type { EventLog } from '../domain/event-log';
+import type { DeliveryStatus } from '../domain/webhook-event';
 
 type Handlers = UnaryHandlers<types.webhooks.WebhooksServiceHandlers>;
 
 const apiKey = (record: ApiKeyRecord) => toWire(apiKeyResource(record));
 
+function dateParam(value: string | undefined, param: string): Date | undefined {
+  if (value === undefined) return undefined;
+  const date = new Date(value);
+  if (Number.isNaN(date.getTime()))
+    throw new PlatformError('VALIDATION_FAILED', `${param} must be an ISO 8601 date`, { param });
+  return date;
+}
+
 /** Thin gRPC adapters: decode, call the use case, encode. */
-export function webhooksHandlers(keys: ApiKeyService): Handlers {
+export function webhooksHandlers(keys: ApiKeyService, log: EventLog): Handlers {
   return {
     async CreateApiKey(req, { caller }) {
       const { merchantId } = requireMerchant(caller);
@@ -42,6 +52,42 @@ export function webhooksHandlers(keys: ApiKeyService): Handlers {
         req.key_id,
       );
       return { id: record.id, webhook_secret: webhookSecret, webhook_secret_hint: record.webhook_secret_hint };
+    },
+    async ListEvents(req, { caller }) {
+      const page = await log.list(requireMerchant(caller).merchantId, requireMode(caller), {
+        types: req.types.length ? req.types : undefined,
+        from: dateParam(req.from, 'from'),
+        to: dateParam(req.to, 'to'),
+        delivery_status: req.delivery_status as DeliveryStatus | undefined,
+        limit: req.limit,
+        cursor: req.cursor,
+      });
+      return toWire(page);
+    },
+    async GetEvent(req, { caller }) {
+      return toWire(await log.get(requireMerchant(caller).merchantId, requireMode(caller), req.event_id));
+    },
+    async ResendEvent(req, { caller }) {
+      return toWire(await log.resend(requireMerchant(caller).merchantId, requireMode(caller), req.event_id));
+    },
+    async RecoverDeliveries(req, { caller }) {
+      return log.recover(requireMerchant(caller).merchantId, requireMode(caller), {
+        since: dateParam(req.since, 'since')!,
+        until: dateParam(req.until, 'until'),
+        dry_run: req.dry_run,
+      });
+    },
+    async TestWebhook(req, { caller }) {
+      const { event_id, url, result } = await log.ping(requireMerchant(caller).merchantId, req.key_id);
+      return toWire({
+        event_id,
+        url,
+        success: result.success,
+        status: result.status,
+        latency_ms: result.duration_ms,
+        error_class: result.error_class,
+        response_excerpt: result.response_excerpt,
+      });
     },
     async AuthenticateApiKey(req) {
       const key = await keys.authenticate(req.api_key);

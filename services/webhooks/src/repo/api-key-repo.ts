@@ -21,6 +21,10 @@ const apiKeySchema = new Schema<ApiKeyDocument>(
     webhook_url: { type: String, default: null },
     webhook_secret: { type: encryptedSecretSchema, required: true },
     webhook_secret_hint: { type: String, required: true },
+    previous_webhook_secret: {
+      type: new Schema({ secret: encryptedSecretSchema, rotated_at: Date }, { _id: false }),
+      default: null,
+    },
     api_version: { type: String, required: true },
     created_at: { type: Date, required: true },
     updated_at: { type: Date, required: true },
@@ -33,7 +37,8 @@ const apiKeySchema = new Schema<ApiKeyDocument>(
 function toRecord(doc: ApiKeyDocument | null): ApiKeyRecord | null {
   if (!doc) return null;
   const { _id, outbox: _outbox, ...rest } = doc;
-  return { id: _id, ...rest };
+  // Keys written before rotation overlap existed have no such field.
+  return { id: _id, ...rest, previous_webhook_secret: rest.previous_webhook_secret ?? null };
 }
 
 export type ApiKeyModel = Model<ApiKeyDocument>;
@@ -77,6 +82,10 @@ export class MongoApiKeyRepository implements ApiKeyRepository {
         .lean()
         .exec()) as ApiKeyDocument | null,
     );
+  }
+
+  async findById(keyId: string): Promise<ApiKeyRecord | null> {
+    return toRecord((await this.model.findOne({ _id: keyId }, { outbox: 0 }).lean().exec()) as ApiKeyDocument | null);
   }
 
   async findByHash(keyHash: string): Promise<ApiKeyRecord | null> {

@@ -1,0 +1,113 @@
+import { Type } from '@sinclair/typebox';
+import { Nullable, StringEnum } from './common';
+
+/** Webhook events and their deliveries (spec 6; partner event log, issue 10). */
+
+const DateTime = (description?: string) => Type.String({ format: 'date-time', maxLength: 40, description });
+const EventId = Type.String({ minLength: 1, maxLength: 64, description: '`evt_` + UUID' });
+
+export const EventParams = Type.Object({ event_id: EventId });
+
+const DeliveryStatus = StringEnum(['pending', 'delivering', 'succeeded', 'failed'] as const);
+
+export const EventListQuery = Type.Object(
+  {
+    type: Type.Optional(
+      Type.String({
+        maxLength: 200,
+        pattern: '^[a-z_.,]+$',
+        description: 'Event type, or several separated by commas (e.g. payment.succeeded,payment.failed)',
+      }),
+    ),
+    from: Type.Optional(DateTime('Events that occurred at or after this time')),
+    to: Type.Optional(DateTime('Events that occurred before this time')),
+    delivery_status: Type.Optional(DeliveryStatus),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
+    cursor: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 200, description: 'next_cursor of the previous page' }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+const Attempt = Type.Object({
+  number: Type.Integer(),
+  started_at: DateTime(),
+  duration_ms: Nullable(Type.Integer(), { description: 'null when the attempt was interrupted by a crash' }),
+  status: Nullable(Type.Integer(), { description: "The receiver's HTTP status; null when none arrived" }),
+  error_class: Nullable(
+    StringEnum([
+      'timeout',
+      'network_error',
+      'http_error',
+      'redirect',
+      'blocked_target',
+      'tls_error',
+      'interrupted',
+    ] as const),
+  ),
+  success: Type.Boolean(),
+  response_excerpt: Type.String({ description: "First 1 KB of the receiver's answer" }),
+  url: Type.String(),
+  api_version: Type.String(),
+  request_headers: Type.Record(Type.String(), Type.String(), { description: 'Exactly the headers sent' }),
+  request_body: Type.String({ description: 'Exactly the bytes sent (and signed)' }),
+});
+
+const Delivery = Type.Object({
+  delivery_id: Type.String(),
+  key_id: Type.String(),
+  status: DeliveryStatus,
+  attempt_count: Type.Integer(),
+  next_attempt_at: Nullable(DateTime()),
+  last_error_class: Nullable(Type.String()),
+  created_at: DateTime(),
+  updated_at: DateTime(),
+  attempts: Type.Array(Attempt),
+});
+
+const eventFields = {
+  event_id: Type.String(),
+  event_type: Type.String(),
+  occurred_at: DateTime(),
+  is_live: Type.Boolean(),
+  business_id: Type.String(),
+  sequence: Type.Integer({
+    description: 'Per-object counter (charge, wallet …): drop an update older than one you have',
+  }),
+  object_type: Type.String(),
+  object_id: Type.String(),
+  delivery_status: StringEnum(['pending', 'delivering', 'succeeded', 'failed', 'no_deliveries'] as const),
+  data: Type.Object({}, { additionalProperties: true, description: 'The 2026-03-27 rendering of the payload' }),
+  created_at: DateTime(),
+};
+
+export const EventSummary = Type.Object(eventFields);
+export const EventDetail = Type.Object({ ...eventFields, deliveries: Type.Array(Delivery) });
+
+export const EventList = Type.Object({
+  events: Type.Array(EventSummary),
+  has_more: Type.Boolean(),
+  next_cursor: Nullable(Type.String()),
+});
+
+export const RecoverBody = Type.Object(
+  {
+    since: DateTime('Failed deliveries created at or after this time'),
+    until: Type.Optional(DateTime('… and at or before this time (default: now)')),
+    dry_run: Type.Optional(Type.Boolean({ default: false })),
+  },
+  { additionalProperties: false },
+);
+
+export const RecoverResult = Type.Object({ count: Type.Integer(), dry_run: Type.Boolean() });
+
+export const WebhookTestResult = Type.Object({
+  event_id: Type.String(),
+  url: Type.String(),
+  success: Type.Boolean(),
+  status: Nullable(Type.Integer()),
+  latency_ms: Type.Integer(),
+  error_class: Nullable(Type.String()),
+  response_excerpt: Type.String(),
+});

@@ -1,0 +1,55 @@
+import { SUBJECTS, type EventEnvelope, type Subject } from '@ppay/kernel';
+
+/**
+ * Which platform events become webhooks, in one table. Adding an event type is one entry here (its
+ * subject, type name and the object its `sequence` counts) plus its renderers in `renderers.ts`.
+ * The subject must be in the kernel catalogue; `webhookSubjects` feeds the consumers.
+ */
+export interface WebhookSource<S extends Subject = Subject> {
+  subject: S;
+  /** The spec's dot-notation event type (6.4). */
+  event_type: string;
+  /** The merchant who receives it (the event's own merchant unless the payload says otherwise). */
+  merchant(envelope: EventEnvelope<S>): number | undefined;
+  /** The object whose per-object counter the envelope's `sequence` carries. */
+  object(envelope: EventEnvelope<S>): { type: string; id: string };
+  /** When the thing happened (not when we stored it). */
+  occurredAt(envelope: EventEnvelope<S>): string;
+}
+
+function source<S extends Subject>(s: WebhookSource<S>): WebhookSource {
+  return s as unknown as WebhookSource;
+}
+
+const paymentSource = (subject: typeof SUBJECTS.paymentSucceeded | typeof SUBJECTS.paymentFailed, type: string) =>
+  source({
+    subject,
+    event_type: type,
+    merchant: (e) => e.data.merchant_id,
+    object: (e) => ({ type: 'charge', id: e.data.charge_id }),
+    occurredAt: (e) => e.data.completed_at || e.occurred_at,
+  });
+
+const walletSource = (subject: typeof SUBJECTS.walletCredited | typeof SUBJECTS.walletDebited, type: string) =>
+  source({
+    subject,
+    event_type: type,
+    merchant: (e) => e.data.merchant_id,
+    // One counter per wallet: a merchant has one wallet per currency and mode.
+    object: (e) => ({ type: 'wallet', id: `${e.data.merchant_id}:${e.mode}:${e.data.amount.currency}` }),
+    occurredAt: (e) => e.data.created_at || e.occurred_at,
+  });
+
+export const WEBHOOK_SOURCES: readonly WebhookSource[] = [
+  paymentSource(SUBJECTS.paymentSucceeded, 'payment.succeeded'),
+  paymentSource(SUBJECTS.paymentFailed, 'payment.failed'),
+  walletSource(SUBJECTS.walletCredited, 'wallet.credited'),
+  walletSource(SUBJECTS.walletDebited, 'wallet.debited'),
+];
+
+export function sourceFor(subject: string): WebhookSource | undefined {
+  return WEBHOOK_SOURCES.find((s) => s.subject === subject);
+}
+
+/** Every event type a partner may see (filters on GET /events), `ping` included. */
+export const WEBHOOK_EVENT_TYPES: readonly string[] = ['ping', ...WEBHOOK_SOURCES.map((s) => s.event_type)];

@@ -1,0 +1,381 @@
+import { createHmac } from 'node:crypto';
+import type { EventEnvelope, PaymentOutcome } from '@ppay/kernel';
+import { DeliveryWorker, SPEC_POLICY, type DeliveryPolicy } from './delivery-worker';
+import { EventLog } from './event-log';
+import { EventFanOut } from './fan-out';
+import {
+  MemoryDeliveryStore,
+  MemoryEventStore,
+  MemoryKeys,
+  MemorySequences,
+  ScriptedSender,
+} from './memory-ports.test-util';
+import { webhookEventId } from './webhook-event';
+
+const outcome = (over: Partial<PaymentOutcome> = {}): PaymentOutcome => ({
+  charge_id: 'ch_1',
+  transaction_id: 'txn_1',
+  merchant_id: 1,
+  status: 'succeeded',
+  payment_type: 'one_time',
+  gateway: 'cardgateway',
+  reference: 'order-1',
+  amount: { amount: 10_150, currency: 'NGN' },
+  total: { amount: 10_000, currency: 'NGN' },
+  transaction_fee: { amount: 150, currency: 'NGN' },
+  customer_pays_fees: true,
+  breakdown: {
+    customer_paid: { amount: 10_150, currency: 'NGN' },
+    merchant_gross: { amount: 10_000, currency: 'NGN' },
+    merchant_net: { amount: 10_000, currency: 'NGN' },
+    fees: {
+      platform_fee: { amount: 150, currency: 'NGN' },
+      gateway_fee: { amount: 0, currency: 'NGN' },
+      total: { amount: 150, currency: 'NGN' },
+    },
+  },
+  customer: { email: 'c@example.com', first_name: 'Ada', last_name: 'Obi', country: 'NG' },
+  sub_merchant_id: null,
+  failure_reason: null,
+  completed_at: '2026-05-01T10:00:00.000Z',
+  session_id: null,
+  product: null,
+  subscription_frequency_key: null,
+  metadata: {},
+  ...over,
+});
+
+const paymentEvent = (id: string, over: Partial<PaymentOutcome> = {}, mode: 'sandbox' | 'live' = 'sandbox') =>
+  ({
+    event_id: id,
+    subject: 'payments.payment.succeeded',
+    occurred_at: '2026-05-01T10:00:00.000Z',
+    merchant_id: over.merchant_id ?? 1,
+    mode,
+    data: outcome(over),
+  }) as EventEnvelope;
+
+function setup(policy: Partial<DeliveryPolicy> = {}) {
+  const events = new MemoryEventStore();
+  const deliveries = new MemoryDeliveryStore();
+  const sequences = new MemorySequences();
+  const keys = new MemoryKeys();
+  const sender = new ScriptedSender();
+  const worker = new DeliveryWorker(
+    { deliveries, events, keys, sender },
+    {
+      ...SPEC_POLICY,
+      retryDelayMs: 30,
+      concurrency: 8,
+      perKeyConcurrency: 2,
+      leaseMs: 60_000,
+      pollIntervalMs: 10,
+      allowPrivateTargets: true,
+      ...policy,
+    },
+  );
+  const fanOut = new EventFanOut({ events, deliveries, sequences, keys }, () => worker.wake());
+  const log = new EventLog(
+    { events, deliveries, keys, sender, fanOut },
+    { allowPrivateTargets: true, timeoutMs: 10_000 },
+    () => worker.wake(),
+  );
+  return { events, deliveries, keys, sender, worker, fanOut, log };
+}
+
+async function until(check: () => boolean, ms = 2_000) {
+  const end = Date.now() + ms;
+  while (!check() && Date.now() < end) await new Promise((r) => setTimeout(r, 5));
+  expect(check()).toBe(true);
+}
+
+describe('EventFanOut', () => {
+  it('stores an event once and creates one delivery per active same-mode key with a URL', async () => {
+    const t = setup();
+    t.keys.add({ key_id: 'k_a' });
+    t.keys.add({ key_id: 'k_b', api_version: '2025-06-01' });
+    t.keys.add({ key_id: 'k_disabled', active: false });
+    t.keys.add({ key_id: 'k_no_url', webhook_url: null });
+    t.keys.add({ key_id: 'k_live', mode: 'live' });
+    t.keys.add({ key_id: 'k_other', merchant_id: 2 });
+    const first = await t.fanOut.ingest(paymentEvent('src_1'));
+    expect(first!.event.event_id).toBe(webhookEventId('src_1', 1));
+    expect(first!.event.event_id).toMatch(/^evt_[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(first!.created).toBe(2);
+    expect([...t.deliveries.rows.values()].map((d) => d.key_id).sort()).toEqual(['k_a', 'k_b']);
+
+    // A redelivered JetStream message: same event, same sequence, nothing new.
+    const again = await t.fanOut.ingest(paymentEvent('src_1'));
+    expect(again!.created).toBe(0);
+    expect(again!.event.sequence).toBe(1); // the stored one, although the repeat used a number
+    expect(t.events.events.size).toBe(1);
+  });
+
+  it('counts sequence per object: the same charge gets 1, 2; another charge starts at 1', async () => {
+    const t = setup();
+    const a = await t.fanOut.ingest(paymentEvent('s1'));
+    const b = await t.fanOut.ingest({ ...paymentEvent('s2'), subject: 'payments.payment.failed' } as EventEnvelope);
+    const c = await t.fanOut.ingest(paymentEvent('s3', { charge_id: 'ch_2' }));
+    expect([a!.event.sequence, b!.event.sequence, c!.event.sequence]).toEqual([1, 2, 1]);
+    expect(b!.event.event_type).toBe('payment.failed');
+  });
+
+  it('keeps wallet events from keys on versions before 2026-03-27 (the type did not exist)', async () => {
+    const t = setup();
+    t.keys.add({ key_id: 'k_new' });
+    t.keys.add({ key_id: 'k_old', api_version: '2025-12-31' });
+    const res = await t.fanOut.ingest({
+      event_id: 'w1',
+      subject: 'payments.wallet.credited',
+      occurred_at: '2026-05-01T10:00:00.000Z',
+      merchant_id: 1,
+      mode: 'sandbox',
+      data: {
+        entry_id: 'ch_1:1:payment',
+        merchant_id: 1,
+        kind: 'credit',
+        reason: 'payment',
+        amount: { amount: 10_000, currency: 'NGN' },
+        charge_id: 'ch_1',
+        split: null,
+        created_at: '2026-05-01T10:00:01.000Z',
+      },
+    } as EventEnvelope);
+    expect(res!.event).toMatchObject({
+      event_type: 'wallet.credited',
+      object_type: 'wallet',
+      object_id: '1:sandbox:NGN',
+    });
+    expect([...t.deliveries.rows.values()].map((d) => d.key_id)).toEqual(['k_new']);
+  });
+
+  it('refuses an event without a mode (retried, never defaulted)', async () => {
+    const t = setup();
+    await expect(t.fanOut.ingest({ ...paymentEvent('s1'), mode: undefined } as EventEnvelope)).rejects.toThrow(/mode/);
+  });
+});
+
+describe('DeliveryWorker', () => {
+  it('sends signed bodies with the spec headers, rendered per key version', async () => {
+    const t = setup();
+    t.keys.add({ key_id: 'k_new', webhook_url: 'http://127.0.0.1:1/new' });
+    t.keys.add({ key_id: 'k_old', webhook_url: 'http://127.0.0.1:1/old', api_version: '2025-06-01' });
+    await t.fanOut.ingest(paymentEvent('src_1'));
+    t.worker.start();
+    await until(() => t.sender.sent.length === 2);
+    await t.worker.stop();
+    const byUrl = Object.fromEntries(t.sender.sent.map((s) => [s.url, s]));
+    const current = byUrl['http://127.0.0.1:1/new']!;
+    const legacy = byUrl['http://127.0.0.1:1/old']!;
+    const body = JSON.parse(current.body);
+    expect(body).toMatchObject({
+      api_version: '2026-03-27',
+      event_type: 'payment.succeeded',
+      is_live: false,
+      business_id: '1',
+      sequence: 1,
+      data: { payment_type: 'one_time', gateway: 'cardgateway', amount: { merchant_net: { amount: 10_000 } } },
+    });
+    expect(current.headers).toMatchObject({
+      'x-service-event': 'payment.succeeded',
+      'x-service-event-id': body.event_id,
+      'x-service-api-version': '2026-03-27',
+      'content-type': 'application/json',
+      'x-service-signature': createHmac('sha256', 'whsec_current').update(current.body).digest('hex'),
+    });
+    const t0 = current.headers['x-service-timestamp'];
+    expect(current.headers['x-service-signature-v2']).toBe(
+      `t=${t0},v1=${createHmac('sha256', 'whsec_current').update(`${t0}.${current.body}`).digest('hex')}`,
+    );
+    const old = JSON.parse(legacy.body);
+    expect(old).not.toHaveProperty('api_version');
+    expect(old).not.toHaveProperty('business_id');
+    expect(old.data).toEqual({
+      transaction_id: 'txn_1',
+      amount: 10_000,
+      currency: 'NGN',
+      status: 'success',
+      customer: {
+        email: 'c@example.com',
+        first_name: 'Ada',
+        last_name: 'Obi',
+        paid_amount: 10_150,
+        paid_currency: 'NGN',
+      },
+      transaction_details: {
+        payment_type: 'one_time',
+        product_type: null,
+        product_title: null,
+        payment_gateway: 'cardgateway',
+        created_at: '2026-05-01T10:00:00.000Z',
+      },
+    });
+    expect(legacy.headers['x-service-api-version']).toBe('2025-06-01');
+    expect(old.event_id).toBe(body.event_id);
+  });
+
+  it('makes 3 attempts per round with the same event id, records each, then fails; resend starts a new round', async () => {
+    const t = setup();
+    t.keys.add({ key_id: 'k' });
+    t.sender.answer = () => ({ status: 500, error_class: 'http_error', response_excerpt: 'boom' });
+    const { event } = (await t.fanOut.ingest(paymentEvent('src_1')))!;
+    t.worker.start();
+    await until(() => [...t.deliveries.rows.values()][0]!.status === 'failed');
+    expect(t.sender.sent).toHaveLength(3);
+    expect(new Set(t.sender.sent.map((s) => s.headers['x-service-event-id']))).toEqual(new Set([event.event_id]));
+    const d = [...t.deliveries.rows.values()][0]!;
+    expect(d.attempts.map((a) => [a.number, a.status, a.error_class, a.response_excerpt])).toEqual([
+      [1, 500, 'http_error', 'boom'],
+      [2, 500, 'http_error', 'boom'],
+      [3, 500, 'http_error', 'boom'],
+    ]);
+    expect(d.attempts[0]!.request_body).toBe(t.sender.sent[0]!.body);
+
+    t.sender.answer = () => ({ status: 204, success: true });
+    const resent = await t.log.resend(1, 'sandbox', event.event_id);
+    expect(resent.event_id).toBe(event.event_id);
+    await until(() => [...t.deliveries.rows.values()][0]!.status === 'succeeded');
+    await t.worker.stop();
+    expect(t.sender.sent).toHaveLength(4);
+    expect([...t.deliveries.rows.values()][0]!.attempt_count).toBe(4);
+  });
+
+  it('never retries a blocked target', async () => {
+    const t = setup();
+    t.keys.add({ key_id: 'k' });
+    t.sender.answer = () => ({ error_class: 'blocked_target' });
+    await t.fanOut.ingest(paymentEvent('src_1'));
+    t.worker.start();
+    await until(() => [...t.deliveries.rows.values()][0]!.status === 'failed');
+    await new Promise((r) => setTimeout(r, 100));
+    await t.worker.stop();
+    expect(t.sender.sent).toHaveLength(1);
+  });
+
+  it('sends nothing to a key disabled after the event was fanned out', async () => {
+    const t = setup();
+    const key = t.keys.add({ key_id: 'k' });
+    await t.fanOut.ingest(paymentEvent('src_1'));
+    key.active = false;
+    t.worker.start();
+    await until(() => [...t.deliveries.rows.values()][0]!.status === 'failed');
+    await t.worker.stop();
+    expect(t.sender.sent).toHaveLength(0);
+    expect([...t.deliveries.rows.values()][0]!.last_error_class).toBe('key_inactive');
+  });
+
+  it('takes over an expired claim, recording the interrupted attempt without spending the round', async () => {
+    const t = setup();
+    t.keys.add({ key_id: 'k' });
+    t.sender.answer = () => ({ status: 500, error_class: 'http_error' });
+    await t.fanOut.ingest(paymentEvent('src_1'));
+    // A worker that claimed and died: its lease is already over.
+    const dead = await t.deliveries.claim({
+      now: new Date(),
+      owner: 'dead',
+      leaseUntil: new Date(Date.now() - 1),
+      limit: 10,
+      keyRoom: new Map(),
+      perKeyLimit: 8,
+    });
+    expect(dead).toHaveLength(1);
+    t.worker.start();
+    await until(() => [...t.deliveries.rows.values()][0]!.status === 'failed');
+    await t.worker.stop();
+    const d = [...t.deliveries.rows.values()][0]!;
+    expect(d.attempts.map((a) => a.error_class)).toEqual(['interrupted', 'http_error', 'http_error', 'http_error']);
+    expect(d.attempts.map((a) => a.number)).toEqual([1, 2, 3, 4]);
+    expect(t.sender.sent).toHaveLength(3);
+  });
+
+  it('caps sends in flight per key so a hanging receiver cannot take the pool', async () => {
+    const t = setup({ concurrency: 4, perKeyConcurrency: 2 });
+    t.keys.add({ key_id: 'slow', webhook_url: 'http://127.0.0.1:1/slow' });
+    t.keys.add({ key_id: 'fast', merchant_id: 2, webhook_url: 'http://127.0.0.1:1/fast' });
+    let release!: () => void;
+    const hang = new Promise<void>((r) => (release = r));
+    let slowInFlight = 0;
+    let maxSlow = 0;
+    t.sender.send = async (input) => {
+      t.sender.sent.push(input);
+      if (input.url.endsWith('/slow')) {
+        maxSlow = Math.max(maxSlow, ++slowInFlight);
+        await hang;
+        slowInFlight--;
+      }
+      return { status: 200, success: true, duration_ms: 1, error_class: null, response_excerpt: '' };
+    };
+    for (let i = 0; i < 6; i++) await t.fanOut.ingest(paymentEvent(`slow${i}`, { charge_id: `c${i}` }));
+    for (let i = 0; i < 3; i++) await t.fanOut.ingest(paymentEvent(`fast${i}`, { merchant_id: 2, charge_id: `f${i}` }));
+    t.worker.start();
+    await until(() => t.sender.sent.filter((s) => s.url.endsWith('/fast')).length === 3);
+    expect(maxSlow).toBe(2);
+    release();
+    await until(() => t.sender.sent.length === 9);
+    await t.worker.stop();
+  });
+});
+
+describe('EventLog', () => {
+  it('lists newest first with cursor paging, filters, and scopes to merchant and mode', async () => {
+    const t = setup();
+    t.keys.add({ key_id: 'k' });
+    for (let i = 0; i < 5; i++) {
+      await t.fanOut.ingest(paymentEvent(`s${i}`, { charge_id: `c${i}`, completed_at: `2026-05-01T10:00:0${i}.000Z` }));
+    }
+    await t.fanOut.ingest(paymentEvent('live', {}, 'live'));
+    const p1 = await t.log.list(1, 'sandbox', { limit: 2 });
+    expect(p1.events.map((e) => e.object_id)).toEqual(['c4', 'c3']);
+    expect(p1.has_more).toBe(true);
+    const p2 = await t.log.list(1, 'sandbox', { limit: 2, cursor: p1.next_cursor! });
+    expect(p2.events.map((e) => e.object_id)).toEqual(['c2', 'c1']);
+    const p3 = await t.log.list(1, 'sandbox', { limit: 2, cursor: p2.next_cursor! });
+    expect(p3).toMatchObject({ has_more: false, next_cursor: null });
+    expect(p3.events.map((e) => e.object_id)).toEqual(['c0']);
+    expect((await t.log.list(1, 'sandbox', { delivery_status: 'pending' })).events).toHaveLength(5);
+    expect((await t.log.list(1, 'sandbox', { types: ['payment.failed'] })).events).toHaveLength(0);
+    expect((await t.log.list(2, 'sandbox', {})).events).toHaveLength(0);
+    await expect(t.log.list(1, 'sandbox', { cursor: 'nonsense' })).rejects.toMatchObject({ code: 'INVALID_CURSOR' });
+    const live = (await t.log.list(1, 'live', {})).events;
+    expect(live).toHaveLength(1);
+    await expect(t.log.get(1, 'sandbox', live[0]!.event_id)).rejects.toMatchObject({ code: 'EVENT_NOT_FOUND' });
+  });
+
+  it('recover resends failed deliveries in the window (dry run counts only)', async () => {
+    const t = setup();
+    t.keys.add({ key_id: 'k' });
+    await t.fanOut.ingest(paymentEvent('s1'));
+    for (const d of t.deliveries.rows.values()) d.status = 'failed';
+    const since = new Date(Date.now() - 60_000);
+    expect(await t.log.recover(1, 'sandbox', { since, dry_run: true })).toEqual({ count: 1, dry_run: true });
+    expect([...t.deliveries.rows.values()][0]!.status).toBe('failed');
+    expect(await t.log.recover(1, 'sandbox', { since })).toEqual({ count: 1, dry_run: false });
+    expect([...t.deliveries.rows.values()][0]!.status).toBe('pending');
+    await expect(t.log.recover(1, 'sandbox', { since: new Date(), until: since })).rejects.toMatchObject({
+      code: 'VALIDATION_FAILED',
+    });
+  });
+
+  it('purges events and deliveries older than 30 days', async () => {
+    const t = setup();
+    t.keys.add({ key_id: 'k' });
+    await t.fanOut.ingest(paymentEvent('s1'));
+    for (const e of t.events.events.values()) e.created_at = new Date(Date.now() - 31 * 86_400_000);
+    for (const d of t.deliveries.rows.values()) d.created_at = new Date(Date.now() - 31 * 86_400_000);
+    await t.fanOut.ingest(paymentEvent('s2', { charge_id: 'c2' }));
+    expect(await t.log.purgeExpired()).toBe(2);
+    expect(t.events.events.size).toBe(1);
+  });
+
+  it('pings a key with a signed ping and reports the answer', async () => {
+    const t = setup();
+    t.keys.add({ key_id: 'k' });
+    t.keys.add({ key_id: 'k_none', webhook_url: null });
+    t.sender.answer = () => ({ status: 200, success: true, duration_ms: 12 });
+    const res = await t.log.ping(1, 'k');
+    expect(res.result).toMatchObject({ status: 200, success: true, duration_ms: 12 });
+    expect(JSON.parse(t.sender.sent[0]!.body)).toMatchObject({ event_type: 'ping', event_id: res.event_id });
+    await expect(t.log.ping(2, 'k')).rejects.toMatchObject({ code: 'API_KEY_NOT_FOUND' });
+    await expect(t.log.ping(1, 'k_none')).rejects.toMatchObject({ code: 'WEBHOOK_URL_NOT_SET' });
+  });
+});

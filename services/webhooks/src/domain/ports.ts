@@ -1,0 +1,133 @@
+import type { Mode } from '@ppay/kernel';
+import type { SigningSecrets } from './signing';
+import type {
+  AttemptErrorClass,
+  AttemptRecord,
+  DeliveryRecord,
+  DeliveryStatus,
+  WebhookEventRecord,
+} from './webhook-event';
+
+/** Every outside dependency of the webhook domain (the API key repository lives in api-keys.ts). */
+
+export interface EventStore {
+  /** Inserts the event; false (and nothing written) when its event_id is already stored. */
+  insert(event: WebhookEventRecord): Promise<boolean>;
+  get(eventId: string): Promise<WebhookEventRecord | null>;
+  getForMerchant(merchantId: number, mode: Mode, eventId: string): Promise<WebhookEventRecord | null>;
+  list(query: EventQuery): Promise<WebhookEventRecord[]>;
+  /** Deletes events created before `before`; returns how many. */
+  deleteOlderThan(before: Date, limit: number): Promise<number>;
+}
+
+export interface EventQuery {
+  merchant_id: number;
+  mode: Mode;
+  types?: string[];
+  from?: Date;
+  to?: Date;
+  /** Only events with a delivery in this status (ids resolved by the use case). */
+  event_ids?: string[];
+  /** Cursor: events strictly older than this (created_at, event_id) pair. */
+  before?: { occurred_at: Date; event_id: string };
+  limit: number;
+}
+
+/** The next number of a per-object counter (1, 2, …); gaps are allowed, order is not broken. */
+export interface SequenceCounter {
+  next(key: string): Promise<number>;
+}
+
+export interface ClaimOptions {
+  now: Date;
+  owner: string;
+  leaseUntil: Date;
+  limit: number;
+  /** How many more deliveries each busy key may take (0 = none); keys not listed take up to `perKeyLimit`. */
+  keyRoom: ReadonlyMap<string, number>;
+  perKeyLimit: number;
+}
+
+export interface ClaimedDelivery {
+  delivery: DeliveryRecord;
+  /** The claim this one replaced had expired mid-attempt (a crashed or killed worker). */
+  interrupted: { started_at: Date } | null;
+  claim_token: string;
+}
+
+export interface AttemptOutcome {
+  status: DeliveryStatus;
+  next_attempt_at: Date;
+  /** Added to the round's completed attempts (an interrupted attempt gives its slot back). */
+  round_attempts_delta: number;
+  attempts: AttemptRecord[];
+  last_error_class: DeliveryRecord['last_error_class'];
+}
+
+export interface DeliveryStore {
+  /** Inserts what is missing (unique per event and key); returns how many were new. */
+  insertMany(deliveries: DeliveryRecord[]): Promise<number>;
+  /** Claims due deliveries (pending and due, or delivering with an expired lease), counting the attempt. */
+  claim(options: ClaimOptions): Promise<ClaimedDelivery[]>;
+  /** Records an attempt's outcome, only while the claim is still ours. */
+  complete(deliveryId: string, claimToken: string, outcome: AttemptOutcome, now: Date): Promise<boolean>;
+  forEvent(eventId: string): Promise<DeliveryRecord[]>;
+  /** Event ids (newest first) of this merchant's deliveries in a status. */
+  eventIdsWithStatus(merchantId: number, mode: Mode, status: DeliveryStatus, limit: number): Promise<string[]>;
+  /** Starts a new round (pending, due now) for deliveries not being sent right now. */
+  requeue(filter: RequeueFilter, now: Date): Promise<number>;
+  count(filter: RequeueFilter): Promise<number>;
+  pendingCount(): Promise<number>;
+  deleteOlderThan(before: Date, limit: number): Promise<number>;
+}
+
+export interface RequeueFilter {
+  merchant_id: number;
+  mode: Mode;
+  event_id?: string;
+  statuses: DeliveryStatus[];
+  created_from?: Date;
+  created_to?: Date;
+}
+
+/** The key as the worker needs it at send time (URL, version and secrets may change any time). */
+export interface DeliveryKey {
+  key_id: string;
+  merchant_id: number;
+  mode: Mode;
+  active: boolean;
+  webhook_url: string | null;
+  api_version: string;
+  secrets: SigningSecrets;
+}
+
+export interface DeliveryKeys {
+  /** Keys of the merchant that receive its events in `mode`: active, same mode, with a URL. */
+  receivers(merchantId: number, mode: Mode): Promise<DeliveryKey[]>;
+  get(keyId: string): Promise<DeliveryKey | null>;
+}
+
+export interface SendInput {
+  url: string;
+  body: string;
+  headers: Record<string, string>;
+  allowPrivateTargets: boolean;
+  timeoutMs: number;
+}
+
+export interface SendResult {
+  status: number | null;
+  duration_ms: number;
+  error_class: Exclude<AttemptErrorClass, 'interrupted'> | null;
+  response_excerpt: string;
+  success: boolean;
+}
+
+export interface WebhookSender {
+  send(input: SendInput): Promise<SendResult>;
+}
+
+export interface DeliveryMetricsPort {
+  attempt(eventType: string, result: SendResult): void;
+  finished(eventType: string, outcome: 'delivered' | 'failed', attempts: number): void;
+}

@@ -92,16 +92,20 @@ describe('sub-merchant onboarding: KYC, payout banks and payout accounts', () =>
       body: { mode: 'live', name: 'live' },
     });
     expect(live.status).toBe(201);
-    return { ...o, live_key: live.body.data.api_key as string };
+    const liveKey = live.body.data.api_key as string;
+    // Marketplace data is separate per mode (issue 9): the live marketplace is set up on its own.
+    expect((await api(liveKey, 'POST', '/marketplace/setup', { marketplace_name: 'Crafts' })).status).toBe(200);
+    return { ...o, live_key: liveKey };
   };
-  const subMerchant = async (opKey: string, country = 'NG', currency = 'NGN') => {
-    const res = await api(opKey, 'POST', '/marketplace/merchants', {
-      email: email(),
-      business_name: 'Ada Foods',
-      country,
-      baseline_currency: currency,
-    });
+  /** A new business under the operator; with `alsoKey`, linked in that key's mode too (same fields). */
+  const subMerchant = async (opKey: string, country = 'NG', currency = 'NGN', alsoKey?: string) => {
+    const fields = { email: email(), business_name: 'Ada Foods', country, baseline_currency: currency };
+    const res = await api(opKey, 'POST', '/marketplace/merchants', fields);
     expect(res.status).toBe(201);
+    if (alsoKey) {
+      const other = await api(alsoKey, 'POST', '/marketplace/merchants', fields);
+      expect([other.status, other.body.data?.merchant_id]).toEqual([201, res.body.data.merchant_id]);
+    }
     return res.body.data.merchant_id as number;
   };
   const submit = (key: string, merchantId: number, body: unknown) =>
@@ -352,7 +356,7 @@ describe('sub-merchant onboarding: KYC, payout banks and payout accounts', () =>
     });
 
     it('sandbox helpers: live keys are refused, live and foreign submissions are not found', async () => {
-      const sub = await subMerchant(op.api_key);
+      const sub = await subMerchant(op.api_key, 'NG', 'NGN', opLive);
       const sandboxId = (await submit(op.api_key, sub, kycBody({ account_name: 'Ngozi Eze' }))).body.data.id;
       const liveId = (await submit(opLive, sub, kycBody({ account_name: 'Ngozi Eze' }))).body.data.id;
       expect(error(await sandboxDecide(opLive, sandboxId, 'approve'))).toEqual([
@@ -635,7 +639,7 @@ describe('sub-merchant onboarding: KYC, payout banks and payout accounts', () =>
 
   describe('mode isolation, events and data protection', () => {
     it('sandbox and live KYC and payouts are separate data', async () => {
-      const sub = await subMerchant(op.api_key);
+      const sub = await subMerchant(op.api_key, 'NG', 'NGN', opLive);
       expect((await submit(op.api_key, sub, kycBody())).body.data.status).toBe('approved');
       expect(await status(opLive, sub)).toMatchObject({ status: 'not_started', id: null, provider: null });
       expect((await api(op.api_key, 'POST', `/marketplace/merchants/${sub}/payout`, {})).status).toBe(200);
@@ -691,7 +695,8 @@ describe('sub-merchant onboarding: KYC, payout banks and payout accounts', () =>
         ).find((m) => m.merchant_id === sub);
       expect(await eventually(async () => (await listed(op.api_key))?.payouts_enabled === true, 10_000)).toBe(true);
       expect(await listed(op.api_key)).toMatchObject({ kyc_status: 'approved', payouts_enabled: true });
-      expect(await listed(opLive)).toMatchObject({ kyc_status: 'not_started', payouts_enabled: false });
+      // The relationship exists in sandbox only: live keys do not see it at all.
+      expect(await listed(opLive)).toBeUndefined();
       const stored = await (await t.db('marketplace')).collection('merchants').findOne({ _id: sub as never });
       expect(stored?.payout_eligibility?.sandbox).toMatchObject({
         kyc_status: 'approved',

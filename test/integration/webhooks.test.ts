@@ -231,6 +231,31 @@ describe('webhook delivery', () => {
     expect(attempt.duration_ms).toBeLessThan(11_000);
   }, 40_000);
 
+  it('delivers subscription events to the merchant, signed like every other event', async () => {
+    const m = await merchantWithHook('/subs');
+    const created = await partner(m.api_key, 'POST', '/sandbox/subscriptions', {
+      amount: 500_000,
+      currency: 'NGN',
+      product_name: 'Bread club',
+      customer: { email: 'ada@example.com', first_name: 'Ada' },
+      subscription_frequency_key: 'monthly',
+      card_number: '4242 4242 4242 4242',
+    });
+    expect(created.status).toBe(200);
+    const subscriptionId = created.body.data.id as string;
+    const of = (type: string) => rx.on('/subs').filter((r) => r.body.event_type === type);
+    expect(await eventually(async () => of('subscription.created').length === 1, 15_000)).toBe(true);
+    const [event] = of('subscription.created');
+    expect(verifyWebhook(event.raw, event.headers as Record<string, string>, [m.webhook_secret]).event_type).toBe(
+      'subscription.created',
+    );
+    expect(event.body).toMatchObject({
+      business_id: String(m.merchant_id),
+      sequence: 1,
+      data: { subscription_id: subscriptionId, status: 'active', plan: { frequency: 'monthly' } },
+    });
+  });
+
   it('POST /api-keys/{id}/webhook/test pings the receiver now and reports status and latency', async () => {
     const m = await merchantWithHook('/ping');
     const res = await asUser(m.user_token, 'POST', `/api-keys/${m.api_key_id}/webhook/test`);

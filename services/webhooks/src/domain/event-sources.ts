@@ -40,11 +40,51 @@ const walletSource = (subject: typeof SUBJECTS.walletCredited | typeof SUBJECTS.
     occurredAt: (e) => e.data.created_at || e.occurred_at,
   });
 
+type SubscriptionSubject =
+  | typeof SUBJECTS.subscriptionCreated
+  | typeof SUBJECTS.subscriptionRenewed
+  | typeof SUBJECTS.subscriptionPaymentFailed
+  | typeof SUBJECTS.subscriptionPaused
+  | typeof SUBJECTS.subscriptionResumed
+  | typeof SUBJECTS.subscriptionCancelled;
+
+const subscriptionSource = (subject: SubscriptionSubject, type: string) =>
+  source({
+    subject,
+    event_type: type,
+    merchant: (e) => e.data.merchant_id,
+    object: (e) => ({ type: 'subscription', id: e.data.subscription_id }),
+    // The subscription's own clock (sandbox subscriptions can be advanced).
+    occurredAt: (e) => e.data.effective_at || e.occurred_at,
+  });
+
+const kycSource = (
+  subject: typeof SUBJECTS.kycSubmissionUpdated | typeof SUBJECTS.kycPayoutAccountUpdated,
+  type: string,
+) =>
+  source({
+    subject,
+    event_type: type,
+    // KYC is the operator's business: the marketplace that onboards the sub-merchant receives it.
+    merchant: (e) => e.data.marketplace_id,
+    // One counter per KYC case (one per sub-merchant and mode), shared by both event types, like its version.
+    object: (e) => ({ type: 'kyc_case', id: `${e.data.merchant_id}:${e.data.mode}` }),
+    occurredAt: (e) => e.occurred_at,
+  });
+
 export const WEBHOOK_SOURCES: readonly WebhookSource[] = [
   paymentSource(SUBJECTS.paymentSucceeded, 'payment.succeeded'),
   paymentSource(SUBJECTS.paymentFailed, 'payment.failed'),
   walletSource(SUBJECTS.walletCredited, 'wallet.credited'),
   walletSource(SUBJECTS.walletDebited, 'wallet.debited'),
+  subscriptionSource(SUBJECTS.subscriptionCreated, 'subscription.created'),
+  subscriptionSource(SUBJECTS.subscriptionRenewed, 'subscription.renewed'),
+  subscriptionSource(SUBJECTS.subscriptionPaymentFailed, 'subscription.payment_failed'),
+  subscriptionSource(SUBJECTS.subscriptionPaused, 'subscription.paused'),
+  subscriptionSource(SUBJECTS.subscriptionResumed, 'subscription.resumed'),
+  subscriptionSource(SUBJECTS.subscriptionCancelled, 'subscription.cancelled'),
+  kycSource(SUBJECTS.kycSubmissionUpdated, 'kyc.submission.updated'),
+  kycSource(SUBJECTS.kycPayoutAccountUpdated, 'kyc.payout_account.updated'),
 ];
 
 export function sourceFor(subject: string): WebhookSource | undefined {

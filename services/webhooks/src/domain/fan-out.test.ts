@@ -149,6 +149,43 @@ describe('EventFanOut', () => {
     expect([...t.deliveries.rows.values()].map((d) => d.key_id)).toEqual(['k_new']);
   });
 
+  it('delivers subscription events to the merchant and KYC events to the operator, counted per object', async () => {
+    const t = setup();
+    t.keys.add({ key_id: 'k_operator' }); // merchant 1: the marketplace
+    t.keys.add({ key_id: 'k_sub', merchant_id: 77 }); // the sub-merchant never sees its KYC review
+    t.keys.add({ key_id: 'k_old', api_version: '2025-06-01' }); // before these types existed
+    const kyc = (id: string, subject: string, version: number) =>
+      ({
+        event_id: id,
+        subject,
+        occurred_at: '2026-05-01T10:00:00.000Z',
+        merchant_id: 1,
+        mode: 'sandbox',
+        data: { submission_id: 5, merchant_id: 77, marketplace_id: 1, mode: 'sandbox', status: 'approved', version },
+      }) as unknown as EventEnvelope;
+    const a = await t.fanOut.ingest(kyc('kyc_1', 'kyc.submission.updated', 1));
+    const b = await t.fanOut.ingest(kyc('kyc_2', 'kyc.payout_account.updated', 2));
+    expect([a!.event.event_type, b!.event.event_type]).toEqual([
+      'kyc.submission.updated',
+      'kyc.payout_account.updated',
+    ]);
+    expect([a!.event.sequence, b!.event.sequence]).toEqual([1, 2]); // one KYC case, one counter
+    expect([...t.deliveries.rows.values()].map((d) => d.key_id)).toEqual(['k_operator', 'k_operator']);
+
+    t.keys.add({ key_id: 'k_merchant', merchant_id: 9 });
+    const sub = await t.fanOut.ingest({
+      event_id: 'sub_1',
+      subject: 'subscriptions.subscription.created',
+      occurred_at: '2026-05-01T10:00:00.000Z',
+      merchant_id: 9,
+      mode: 'sandbox',
+      data: { subscription_id: 'sub_abc', merchant_id: 9, status: 'active', effective_at: '2026-06-01T00:00:00.000Z' },
+    } as unknown as EventEnvelope);
+    expect(sub!.event).toMatchObject({ event_type: 'subscription.created', sequence: 1, merchant_id: 9 });
+    expect(sub!.event.occurred_at.toISOString()).toBe('2026-06-01T00:00:00.000Z');
+    expect(sub!.created).toBe(1);
+  });
+
   it('refuses an event without a mode (retried, never defaulted)', async () => {
     const t = setup();
     await expect(t.fanOut.ingest({ ...paymentEvent('s1'), mode: undefined } as EventEnvelope)).rejects.toThrow(/mode/);

@@ -86,6 +86,16 @@ export const RENDERERS: Record<string, Renderer> = {
   'payment.refunded': { current: (d) => d, legacy: { event_type: 'refund.completed', data: (d) => d } },
   'wallet.credited': { current: walletCurrent },
   'wallet.debited': { current: walletCurrent },
+  // Subscription and KYC payloads are published in their resource shape (spec 6.4 for
+  // subscription.created); like wallet.*, they arrived with 2026-03-27 and have no 6.6 shape.
+  'subscription.created': { current: (d) => d },
+  'subscription.renewed': { current: (d) => d },
+  'subscription.payment_failed': { current: (d) => d },
+  'subscription.paused': { current: (d) => d },
+  'subscription.resumed': { current: (d) => d },
+  'subscription.cancelled': { current: (d) => d },
+  'kyc.submission.updated': { current: (d) => d },
+  'kyc.payout_account.updated': { current: (d) => d },
 };
 
 /** Dates compare as strings (YYYY-MM-DD). */

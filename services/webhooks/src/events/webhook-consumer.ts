@@ -5,7 +5,7 @@ import type { DeliveryMetrics } from './metrics';
 
 /**
  * Every webhook source subject → the event store and its deliveries. One durable consumer per
- * stream the sources live on (PAYMENTS today). The message is acknowledged only once the event and all its deliveries
+ * stream the sources live on (PAYMENTS, SUBSCRIPTIONS, KYC). The message is acknowledged only once the event and all its deliveries
  * are written; any failure throws, so JetStream redelivers it (without limit) and the repeat fills
  * in what is missing (see EventFanOut).
  */

@@ -320,8 +320,18 @@ describe('fault injection: kill -9 under load keeps money exact', () => {
         500,
       );
 
-      // Every Idempotency-Key replay answers the original charge and outcome.
-      let replayMismatches = 0;
+      // Every Idempotency-Key replay answers the original charge and outcome. The gateway replays the
+      // stored answer byte for byte; when its store was unreachable (NATS killed) at the first answer,
+      // payments still dedupes by key and answers the same charge as it is now, so only `status` may
+      // have moved on (docs/decisions.md, Hardening 18). Anything else that differs is a failure.
+      const replays = { identical: 0, currentStatus: 0, different: [] as string[] };
+      const compare = (label: string, original: Record<string, unknown>, again: Record<string, unknown>) => {
+        const keys = new Set([...Object.keys(original), ...Object.keys(again)]);
+        const changed = [...keys].filter((k) => JSON.stringify(original[k]) !== JSON.stringify(again[k]));
+        if (changed.length === 0) replays.identical++;
+        else if (changed.length === 1 && changed[0] === 'status') replays.currentStatus++;
+        else replays.different.push(`${label}: ${changed.join(', ')}`);
+      };
       const replayDeadline = Date.now() + 3 * 60_000;
       next = 0;
       const replayer = async () => {
@@ -340,12 +350,8 @@ describe('fault injection: kill -9 under load keeps money exact', () => {
               }),
             replayDeadline,
           );
-          if (
-            JSON.stringify(again.body.data) !== JSON.stringify(job.chargeData) ||
-            JSON.stringify(outcomeAgain.body.data) !== JSON.stringify(job.outcomeData)
-          ) {
-            replayMismatches++;
-          }
+          compare(`charge ${job.index}`, job.chargeData!, again.body.data);
+          compare(`outcome ${job.index}`, job.outcomeData!, outcomeAgain.body.data);
         }
       };
       await Promise.all(Array.from({ length: CONCURRENCY }, replayer));
@@ -359,7 +365,8 @@ describe('fault injection: kill -9 under load keeps money exact', () => {
           `  ledger entries expected ${totalExpected}: missing ${missing}, duplicated ${duplicated}, wrong ${wrong};` +
             ` failed charges credited ${creditedFailed}`,
           `  outbox documents pending ${pendingOutbox}, dead letters ${deadLetters}`,
-          `  replays ${jobs.length * 2}: ${jobs.length * 2 - replayMismatches} identical, ${replayMismatches} different`,
+          `  replays ${jobs.length * 2}: ${replays.identical} identical, ${replays.currentStatus} the same charge in` +
+            ` its current status (answer not stored while NATS was down), ${replays.different.length} different`,
         ].join('\n'),
       );
       expect({ stored, distinct, missing, duplicated, wrong, creditedFailed, pendingOutbox, deadLetters }).toEqual({
@@ -372,7 +379,7 @@ describe('fault injection: kill -9 under load keeps money exact', () => {
         pendingOutbox: 0,
         deadLetters: 0,
       });
-      expect(replayMismatches).toBe(0);
+      expect(replays.different).toEqual([]);
     },
     15 * 60_000,
   );

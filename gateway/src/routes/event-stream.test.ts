@@ -92,6 +92,18 @@ describe('GET /events/stream (app.inject)', () => {
     expect((await full.app.inject({ method: 'GET', url, headers })).statusCode).toBe(429);
   });
 
+  it('ends open streams with a reconnect error when the gateway shuts down', async () => {
+    STREAM_LIMITS.pollIntervalMs = 10;
+    const t = await testGateway({ webhooks: { PollEvents: () => ({ events: [], cursor: 'c0' }) } });
+    const pending = t.app.inject({ method: 'GET', url, headers });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    await t.app.close();
+    const res = await pending;
+    expect(res.payload).toBe(
+      readyFrame('c0') + errorFrame('SERVICE_UNAVAILABLE', 'The gateway is restarting; reconnect'),
+    );
+  });
+
   it('documents the route as text/event-stream', async () => {
     const t = await testGateway();
     const doc = (await t.app.inject({ method: 'GET', url: '/docs/json' })).json();

@@ -99,7 +99,7 @@ function pause(res: ServerResponse, ms: number): Promise<void> {
 
 /** Writes a frame; when the socket's buffer is full, waits for it to drain (or the client to leave). */
 function write(res: ServerResponse, frame: string): Promise<void> {
-  if (res.destroyed || res.write(frame)) return Promise.resolve();
+  if (res.destroyed || res.writableEnded || res.write(frame)) return Promise.resolve();
   return new Promise((resolve) => {
     const done = () => {
       res.off('drain', done);
@@ -114,6 +114,12 @@ function write(res: ServerResponse, frame: string): Promise<void> {
 export async function registerEventStreamRoutes(app: FastifyInstance, deps: GatewayDeps): Promise<void> {
   const { webhooks } = deps.clients;
   const open = new StreamCounter();
+  // Streams never end by themselves: on shutdown tell each client to reconnect (to another gateway)
+  // and end it, or app.close() would wait for the longest one.
+  const live = new Set<ServerResponse>();
+  app.addHook('preClose', async () => {
+    for (const res of live) res.end(errorFrame('SERVICE_UNAVAILABLE', 'The gateway is restarting; reconnect'));
+  });
 
   app.get<{ Querystring: Static<typeof EventStreamQuery>; Headers: Static<typeof EventStreamHeaders> }>(
     '/events/stream',
@@ -158,6 +164,7 @@ export async function registerEventStreamRoutes(app: FastifyInstance, deps: Gate
         'x-request-id': String(req.id),
       });
       res.flushHeaders();
+      live.add(res);
       await write(res, readyFrame(page.events.length && resumeFrom ? resumeFrom : page.cursor));
       const deadline = Date.now() + STREAM_LIMITS.maxLifetimeMs;
       let lastWrite = Date.now();
@@ -165,10 +172,10 @@ export async function registerEventStreamRoutes(app: FastifyInstance, deps: Gate
         for (;;) {
           for (const event of page.events) await write(res, eventFrame(event));
           if (page.events.length) lastWrite = Date.now();
-          if (res.destroyed || Date.now() >= deadline) break;
+          if (res.destroyed || res.writableEnded || Date.now() >= deadline) break;
           // A full page means more are waiting: fetch again at once.
           if (page.events.length < 100) await pause(res, STREAM_LIMITS.pollIntervalMs);
-          if (res.destroyed) break;
+          if (res.destroyed || res.writableEnded) break;
           if (Date.now() - lastWrite >= STREAM_LIMITS.heartbeatMs) {
             await write(res, HEARTBEAT_FRAME);
             lastWrite = Date.now();
@@ -187,6 +194,7 @@ export async function registerEventStreamRoutes(app: FastifyInstance, deps: Gate
           }
         }
       } finally {
+        live.delete(res);
         open.close(keyId);
         if (!res.destroyed) res.end();
       }

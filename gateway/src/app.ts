@@ -25,6 +25,7 @@ import { registerCheckoutRoutes } from './routes/checkout';
 import { registerDashboardRoutes } from './routes/dashboard';
 import { registerKycRoutes } from './routes/kyc';
 import { registerEventRoutes } from './routes/events';
+import { registerEventStreamRoutes } from './routes/event-stream';
 import { registerMarketplaceRoutes } from './routes/marketplace';
 import { registerOnboardingRoutes } from './routes/onboarding';
 import { registerPaymentRoutes } from './routes/payments';
@@ -252,6 +253,7 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
         registerMarketplaceRoutes,
         registerKycRoutes,
         registerEventRoutes,
+        registerEventStreamRoutes,
       ]) {
         await register(partner, deps);
       }

@@ -1,6 +1,7 @@
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import { DEFAULT_PORTS, grpcAddrEnvVar, RemoteCallError } from '@ppay/kernel';
+import { listen } from './listen';
 import { createMerchant } from './merchants';
 import { REPO_ROOT } from './paths';
 import { loadOrCreateSecrets } from './secrets';
@@ -9,6 +10,8 @@ import { mintAdminToken } from './tokens';
 const USAGE = `Usage: npm run merchant -- create --email EMAIL --country CC --currency CUR [--name NAME] [--marketplace] [--live]
                                    [--customer-pays-fees] [--operator OPERATOR_MERCHANT_ID [--commission PERCENT]]
        npm run merchant -- admin-token [--user USER_ID] [--expires 12h]
+       npm run merchant -- listen --api-key pk_sandbox_… --forward-to http://localhost:3000/webhooks
+                                   [--gateway http://localhost:8080] [--events payment.succeeded,…]
 
 Creates a merchant on the running platform and prints one JSON line with merchant_id,
 user_token (send as x-id-key), a sandbox api_key (send as X-API-Key) and its webhook_secret.
@@ -20,6 +23,11 @@ customer pays (PATCH /api/v1/partner/account/settings changes it later).
 
 admin-token prints one JSON line with admin_token: a platform administrator's token (x-id-key with
 the role claim platform_admin) for the admin API, e.g. GET /api/v1/admin/kyc/submissions.
+
+listen streams the key's events as they happen (GET /api/v1/partner/events/stream) and forwards
+each to --forward-to with the headers and signatures of a real delivery, signed with a secret made
+for this session and printed once at start; one line per event: time, type, id, receiver status,
+latency. Stop with Ctrl-C.
 
 Environment: MARKETPLACE_GRPC_ADDR, WEBHOOKS_GRPC_ADDR (default: the local platform's ports),
 AUTH_JWT_SECRET (default: the local platform's generated secret in PPAY_STATE_DIR, default .infra/).`;
@@ -39,6 +47,10 @@ async function main(): Promise<number> {
       commission: { type: 'string' },
       user: { type: 'string' },
       expires: { type: 'string' },
+      'api-key': { type: 'string' },
+      'forward-to': { type: 'string' },
+      gateway: { type: 'string' },
+      events: { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
@@ -57,6 +69,7 @@ async function main(): Promise<number> {
     process.stdout.write(`${JSON.stringify({ admin_token: token, user_id: user, role: 'platform_admin' })}\n`);
     return 0;
   }
+  if (!values.help && positionals[0] === 'listen') return runListen(values);
   if (values.help || positionals[0] !== 'create') {
     process.stderr.write(`${USAGE}\n`);
     return values.help ? 0 : 64;
@@ -114,6 +127,44 @@ async function main(): Promise<number> {
         : `${(err as Error).message} (is the platform running? start it with: npm start)`;
     process.stderr.write(`merchant create failed: ${message}\n`);
     return 1;
+  }
+}
+
+async function runListen(values: {
+  'api-key'?: string;
+  'forward-to'?: string;
+  gateway?: string;
+  events?: string;
+}): Promise<number> {
+  const apiKey = values['api-key'] ?? '';
+  const types = values.events ? values.events.split(',').filter(Boolean) : [];
+  const problems = [
+    /^pk_(sandbox|live)_[0-9A-Za-z]{32}$/.test(apiKey) ? '' : '--api-key must be an API key (pk_sandbox_…)',
+    isHttpUrl(values['forward-to']) ? '' : '--forward-to must be an http(s) URL',
+    values.gateway === undefined || isHttpUrl(values.gateway) ? '' : '--gateway must be an http(s) URL',
+    types.every((t) => /^[a-z_.]{1,60}$/.test(t)) && types.length <= 20 ? '' : '--events: event types, comma-separated',
+  ].filter(Boolean);
+  if (problems.length) {
+    process.stderr.write(`${problems.join('\n')}\n\n${USAGE}\n`);
+    return 64;
+  }
+  const stop = new AbortController();
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => stop.abort());
+  return listen({
+    apiKey,
+    forwardTo: values['forward-to']!,
+    gateway: values.gateway ?? process.env.PPAY_GATEWAY_URL ?? `http://localhost:${DEFAULT_PORTS.gateway.http}`,
+    types,
+    signal: stop.signal,
+  });
+}
+
+function isHttpUrl(value: string | undefined): boolean {
+  if (!value || value.length > 2048) return false;
+  try {
+    return ['http:', 'https:'].includes(new URL(value).protocol);
+  } catch {
+    return false;
   }
 }
 

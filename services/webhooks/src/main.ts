@@ -10,6 +10,7 @@ import { ApiKeyService } from './domain/api-keys';
 import { KeyHasher } from './domain/credentials';
 import { DeliveryWorker, SPEC_POLICY } from './domain/delivery-worker';
 import { EventLog } from './domain/event-log';
+import { EventStream } from './domain/event-stream';
 import { EventFanOut } from './domain/fan-out';
 import { checkWebhookUrl } from './domain/ssrf';
 import { deliveryMetrics, deliveryMetricsPort } from './events/metrics';
@@ -79,7 +80,7 @@ void runService<types.webhooks.WebhooksServiceHandlers, (typeof webhooksConfig)[
     );
     worker.start();
     return {
-      handlers: webhooksHandlers(keys, eventLog),
+      handlers: webhooksHandlers(keys, eventLog, new EventStream({ events, keys: deliveryKeys })),
       relays: [relay],
       consumers: webhookConsumers(fanOut, counters),
       jobs: [

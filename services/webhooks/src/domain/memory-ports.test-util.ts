@@ -3,6 +3,7 @@ import type {
   AttemptOutcome,
   ClaimedDelivery,
   ClaimOptions,
+  CreatedAfterQuery,
   DeliveryKey,
   DeliveryKeys,
   DeliveryStore,
@@ -47,6 +48,17 @@ export class MemoryEventStore implements EventStore {
           (e.occurred_at.getTime() === q.before.occurred_at.getTime() && e.event_id < q.before.event_id),
       )
       .sort((a, b) => b.occurred_at.getTime() - a.occurred_at.getTime() || (a.event_id < b.event_id ? 1 : -1))
+      .slice(0, q.limit)
+      .map(clone);
+  }
+  async listCreatedAfter(q: CreatedAfterQuery) {
+    const after = q.after.created_at.getTime();
+    return [...this.events.values()]
+      .filter((e) => e.merchant_id === q.merchant_id && e.mode === q.mode && e.created_at < q.until)
+      .filter(
+        (e) => e.created_at.getTime() > after || (e.created_at.getTime() === after && e.event_id > q.after.event_id),
+      )
+      .sort((a, b) => a.created_at.getTime() - b.created_at.getTime() || (a.event_id < b.event_id ? -1 : 1))
       .slice(0, q.limit)
       .map(clone);
   }

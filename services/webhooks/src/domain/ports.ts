@@ -16,6 +16,8 @@ export interface EventStore {
   get(eventId: string): Promise<WebhookEventRecord | null>;
   getForMerchant(merchantId: number, mode: Mode, eventId: string): Promise<WebhookEventRecord | null>;
   list(query: EventQuery): Promise<WebhookEventRecord[]>;
+  /** Oldest first by (created_at, event_id): strictly after `after`, created before `until` (the `listen` stream). */
+  listCreatedAfter(query: CreatedAfterQuery): Promise<WebhookEventRecord[]>;
   /** Deletes events created before `before`; returns how many. */
   deleteOlderThan(before: Date, limit: number): Promise<number>;
 }
@@ -30,6 +32,15 @@ export interface EventQuery {
   event_ids?: string[];
   /** Cursor: events strictly older than this (created_at, event_id) pair. */
   before?: { occurred_at: Date; event_id: string };
+  limit: number;
+}
+
+export interface CreatedAfterQuery {
+  merchant_id: number;
+  mode: Mode;
+  /** An empty event_id means "from this instant on" (every event_id sorts after it). */
+  after: { created_at: Date; event_id: string };
+  until: Date;
   limit: number;
 }
 

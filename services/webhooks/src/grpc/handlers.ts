@@ -2,6 +2,7 @@ import { PlatformError, requireMerchant, requireMode, toWire, type UnaryHandlers
 import type { types } from '@ppay/proto';
 import { apiKeyResource, type ApiKeyRecord, type ApiKeyService } from '../domain/api-keys';
 import type { EventLog } from '../domain/event-log';
+import type { EventStream } from '../domain/event-stream';
 import type { DeliveryStatus } from '../domain/webhook-event';
 
 type Handlers = UnaryHandlers<types.webhooks.WebhooksServiceHandlers>;
@@ -17,7 +18,7 @@ function dateParam(value: string | undefined, param: string): Date | undefined {
 }
 
 /** Thin gRPC adapters: decode, call the use case, encode. */
-export function webhooksHandlers(keys: ApiKeyService, log: EventLog): Handlers {
+export function webhooksHandlers(keys: ApiKeyService, log: EventLog, stream: EventStream): Handlers {
   return {
     async CreateApiKey(req, { caller }) {
       const { merchantId } = requireMerchant(caller);
@@ -75,6 +76,14 @@ export function webhooksHandlers(keys: ApiKeyService, log: EventLog): Handlers {
         since: dateParam(req.since, 'since')!,
         until: dateParam(req.until, 'until'),
         dry_run: req.dry_run,
+      });
+    },
+    async PollEvents(req, { caller }) {
+      const { merchantId } = requireMerchant(caller);
+      return stream.poll(merchantId, requireMode(caller), caller.apiKeyId, {
+        types: req.types.length ? req.types : undefined,
+        cursor: req.cursor || undefined,
+        limit: req.limit,
       });
     },
     async TestWebhook(req, { caller }) {

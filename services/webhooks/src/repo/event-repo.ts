@@ -5,6 +5,7 @@ import type {
   AttemptOutcome,
   ClaimedDelivery,
   ClaimOptions,
+  CreatedAfterQuery,
   DeliveryStore,
   EventQuery,
   EventStore,
@@ -35,6 +36,8 @@ const eventSchema = new Schema<EventDocument>(
 );
 eventSchema.index({ merchant_id: 1, mode: 1, occurred_at: -1, _id: -1 });
 eventSchema.index({ created_at: 1 });
+// The `listen` stream scans one merchant's newest events in creation order.
+eventSchema.index({ merchant_id: 1, mode: 1, created_at: 1, _id: 1 });
 
 interface DeliveryDocument extends Omit<DeliveryRecord, 'delivery_id'> {
   _id: string;
@@ -177,6 +180,25 @@ export class MongoEventStore implements EventStore {
       .lean()
       .exec()) as EventDocument[];
     return docs.map(toEvent);
+  }
+
+  async listCreatedAfter(q: CreatedAfterQuery): Promise<WebhookEventRecord[]> {
+    const filter: FilterQuery<EventDocument> = {
+      merchant_id: q.merchant_id,
+      mode: q.mode,
+      $or: [
+        { created_at: { $gt: q.after.created_at, $lt: q.until } },
+        { created_at: q.after.created_at, _id: { $gt: q.after.event_id } },
+      ],
+    };
+    const docs = (await this.model
+      .find(filter)
+      .sort({ created_at: 1, _id: 1 })
+      .limit(q.limit)
+      .lean()
+      .exec()) as EventDocument[];
+    // The second branch may hold an event at exactly `after` that is not yet before `until`.
+    return docs.map(toEvent).filter((e) => e.created_at < q.until);
   }
 
   deleteOlderThan(before: Date, limit: number): Promise<number> {

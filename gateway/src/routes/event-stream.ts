@@ -1,0 +1,203 @@
+import type { ServerResponse } from 'node:http';
+import { Type, type Static } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import { PlatformError, RemoteCallError } from '@ppay/kernel';
+import type { types } from '@ppay/proto';
+import type { GatewayDeps } from '../deps';
+import { callerMetadata } from '../http/caller';
+import { apiKeySecurity as security, COMMON_ERRORS } from '../schemas/common';
+
+/**
+ * GET /events/stream (issue 10, for the `listen` CLI): the calling key's events as they happen, as
+ * Server-Sent Events. The gateway polls the webhooks service with a cursor (one call in flight per
+ * connection, at most 100 events per call) and writes one frame per event; the frame carries the
+ * exact envelope a delivery to this key would carry, unsigned. Comment heartbeats keep proxies from
+ * closing an idle stream; a connection lives at most STREAM_LIMITS.maxLifetimeMs, and the client
+ * resumes with Last-Event-ID (each frame's `id` is the cursor after it).
+ */
+export const STREAM_LIMITS = {
+  pollIntervalMs: 1_000,
+  heartbeatMs: 15_000,
+  maxLifetimeMs: 60 * 60 * 1000,
+  perKey: 5,
+  perProcess: 1_000,
+};
+
+export const EventStreamQuery = Type.Object(
+  {
+    type: Type.Optional(
+      Type.String({
+        maxLength: 200,
+        pattern: '^[a-z_.,]+$',
+        description: 'Only these event types (comma-separated), e.g. payment.succeeded,payment.failed',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const EventStreamHeaders = Type.Object({
+  'last-event-id': Type.Optional(
+    Type.String({ minLength: 1, maxLength: 200, description: 'Resume after this frame id (SSE reconnection)' }),
+  ),
+});
+
+type StreamedEvent = types.webhooks.StreamedEvent__Output;
+
+/** One SSE frame per event; `data` is a single JSON line (the envelope is JSON text inside it). */
+export function eventFrame(e: StreamedEvent): string {
+  const data = JSON.stringify({
+    event_id: e.event_id,
+    event_type: e.event_type,
+    api_version: e.api_version,
+    body: e.body,
+  });
+  return `id: ${e.cursor}\nevent: ${e.event_type}\ndata: ${data}\n\n`;
+}
+
+export function errorFrame(code: string, message: string): string {
+  return `event: error\ndata: ${JSON.stringify({ code, message })}\n\n`;
+}
+
+/** First frame: where the stream starts, so a client that saw no event yet can still resume from here. */
+export function readyFrame(cursor: string): string {
+  return `id: ${cursor}\nevent: ready\ndata: {}\n\n`;
+}
+
+export const HEARTBEAT_FRAME = ': heartbeat\n\n';
+
+class StreamCounter {
+  private total = 0;
+  private readonly perKey = new Map<string, number>();
+  tryOpen(key: string): boolean {
+    const n = this.perKey.get(key) ?? 0;
+    if (n >= STREAM_LIMITS.perKey || this.total >= STREAM_LIMITS.perProcess) return false;
+    this.perKey.set(key, n + 1);
+    this.total++;
+    return true;
+  }
+  close(key: string): void {
+    const n = (this.perKey.get(key) ?? 1) - 1;
+    if (n > 0) this.perKey.set(key, n);
+    else this.perKey.delete(key);
+    this.total--;
+  }
+}
+
+/** Resolves after `ms`, or as soon as the client goes away. */
+function pause(res: ServerResponse, ms: number): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      res.off('close', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    res.once('close', done);
+  });
+}
+
+/** Writes a frame; when the socket's buffer is full, waits for it to drain (or the client to leave). */
+function write(res: ServerResponse, frame: string): Promise<void> {
+  if (res.destroyed || res.writableEnded || res.write(frame)) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.once('drain', done);
+    res.once('close', done);
+  });
+}
+
+export async function registerEventStreamRoutes(app: FastifyInstance, deps: GatewayDeps): Promise<void> {
+  const { webhooks } = deps.clients;
+  const open = new StreamCounter();
+  // Streams never end by themselves: on shutdown tell each client to reconnect (to another gateway)
+  // and end it, or app.close() would wait for the longest one.
+  const live = new Set<ServerResponse>();
+  app.addHook('preClose', async () => {
+    for (const res of live) res.end(errorFrame('SERVICE_UNAVAILABLE', 'The gateway is restarting; reconnect'));
+  });
+
+  app.get<{ Querystring: Static<typeof EventStreamQuery>; Headers: Static<typeof EventStreamHeaders> }>(
+    '/events/stream',
+    {
+      schema: {
+        tags: ['Events'],
+        security,
+        summary: 'Stream your events as they happen (Server-Sent Events; used by `npm run merchant -- listen`)',
+        description:
+          'Each event is one frame: `id` (resume with Last-Event-ID), `event` (the event type) and `data`, a JSON ' +
+          'object {event_id, event_type, api_version, body} where body is the envelope exactly as a delivery to ' +
+          "this key carries it (the key's api_version), unsigned. Comment lines are heartbeats; an `error` frame " +
+          'ends the stream; the first frame is `ready`. Only events created after the stream starts (or after Last-Event-ID) are sent.',
+        querystring: EventStreamQuery,
+        headers: EventStreamHeaders,
+        produces: ['text/event-stream'],
+        response: {
+          200: {
+            description: 'An endless text/event-stream',
+            content: { 'text/event-stream': { schema: Type.String() } },
+          },
+          429: Type.Ref('ErrorResponse'),
+          ...COMMON_ERRORS,
+        },
+      },
+    },
+    async (req, reply) => {
+      const md = callerMetadata(req);
+      const types = req.query.type ? req.query.type.split(',').filter(Boolean) : [];
+      const keyId = req.caller.apiKeyId ?? '';
+      // The first poll happens before a byte is sent, so a bad cursor or key is an ordinary JSON error.
+      const resumeFrom = req.headers['last-event-id'];
+      let page = await webhooks.call('PollEvents', { types, cursor: resumeFrom }, md);
+      if (!open.tryOpen(keyId)) throw new PlatformError('RATE_LIMITED', 'Too many open event streams for this key');
+      reply.hijack();
+      const res = reply.raw;
+      res.writeHead(200, {
+        'content-type': 'text/event-stream; charset=utf-8',
+        'cache-control': 'no-cache, no-transform',
+        connection: 'keep-alive',
+        'x-accel-buffering': 'no',
+        'x-request-id': String(req.id),
+      });
+      res.flushHeaders();
+      live.add(res);
+      await write(res, readyFrame(page.events.length && resumeFrom ? resumeFrom : page.cursor));
+      const deadline = Date.now() + STREAM_LIMITS.maxLifetimeMs;
+      let lastWrite = Date.now();
+      try {
+        for (;;) {
+          for (const event of page.events) await write(res, eventFrame(event));
+          if (page.events.length) lastWrite = Date.now();
+          if (res.destroyed || res.writableEnded || Date.now() >= deadline) break;
+          // A full page means more are waiting: fetch again at once.
+          if (page.events.length < 100) await pause(res, STREAM_LIMITS.pollIntervalMs);
+          if (res.destroyed || res.writableEnded) break;
+          if (Date.now() - lastWrite >= STREAM_LIMITS.heartbeatMs) {
+            await write(res, HEARTBEAT_FRAME);
+            lastWrite = Date.now();
+          }
+          try {
+            page = await webhooks.call('PollEvents', { types, cursor: page.cursor }, md);
+          } catch (err) {
+            // The client resumes from its last frame id; the error says whether that is worth it.
+            const code = err instanceof RemoteCallError || err instanceof PlatformError ? err.code : 'INTERNAL';
+            req.log.warn({ err }, 'event stream poll failed; closing the stream');
+            await write(
+              res,
+              errorFrame(code, err instanceof PlatformError ? err.message : 'The stream was interrupted'),
+            );
+            break;
+          }
+        }
+      } finally {
+        live.delete(res);
+        open.close(keyId);
+        if (!res.destroyed) res.end();
+      }
+    },
+  );
+}

@@ -1,6 +1,4 @@
-import type { AddressInfo } from 'node:net';
-import * as httpServer from 'node:http';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import {
   connectNats,
   createLogger,
@@ -10,37 +8,11 @@ import {
   type PaymentOutcome,
 } from '@ppay/kernel';
 import { testInfraUrls } from '../support/infra';
+import { launchChromium, recordingSite } from '../support/browser';
 import { eventually, http, startTestPlatform, type TestPlatform } from '../support/platform';
 
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
-
 /** The merchant's site: success and cancel pages on 127.0.0.1 that record the visits. */
-async function merchantSite() {
-  const visits: string[] = [];
-  const server = httpServer.createServer((req, res) => {
-    visits.push(req.url ?? '');
-    res.writeHead(200, { 'content-type': 'text/html' });
-    res.end(
-      `<!doctype html><title>shop</title><h1 id="shop">${req.url?.startsWith('/success') ? 'Thanks!' : 'Cart'}</h1>`,
-    );
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const port = (server.address() as AddressInfo).port;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    visits,
-    close: () => new Promise<void>((r) => server.close(() => r())),
-  };
-}
+const merchantSite = () => recordingSite('shop', 'shop', (url) => (url.startsWith('/success') ? 'Thanks!' : 'Cart'));
 
 async function fillCard(page: Page, number: string) {
   await page.fill('#name', 'Ada Obi');
@@ -82,7 +54,7 @@ describe('hosted checkout page', () => {
   beforeAll(async () => {
     site = await merchantSite();
     t = await startTestPlatform('checkout');
-    browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
+    browser = await launchChromium();
     nats = await connectNats(testInfraUrls().natsUrl, 'checkout-test', createLogger('checkout-test', 'silent'));
     m = await t.merchant({ country: 'NG', currency: 'NGN', businessName: BUSINESS });
   });
@@ -302,7 +274,7 @@ describe('hosted checkout page: expiry', () => {
   let browser: Browser;
   beforeAll(async () => {
     t = await startTestPlatform('checkout-expiry', { envFor: { payments: { SESSION_TTL_MS: '1500' } } });
-    browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
+    browser = await launchChromium();
   });
   afterAll(async () => {
     await browser?.close();

@@ -1,35 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import type { AddressInfo } from 'node:net';
-import * as httpServer from 'node:http';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import type { NewMerchant } from '@ppay/devstack';
+import { launchChromium, recordingSite } from '../support/browser';
 import { http, startTestPlatform, type TestPlatform } from '../support/platform';
 
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
-
 /** The marketplace's site: return and refresh pages on 127.0.0.1 that record the visits. */
-async function marketplaceSite() {
-  const visits: string[] = [];
-  const server = httpServer.createServer((req, res) => {
-    visits.push(req.url ?? '');
-    res.writeHead(200, { 'content-type': 'text/html' });
-    res.end(
-      `<!doctype html><title>market</title><h1 id="page">${req.url?.startsWith('/return') ? 'Welcome back' : 'Refresh'}</h1>`,
-    );
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const port = (server.address() as AddressInfo).port;
-  return { url: `http://127.0.0.1:${port}`, visits, close: () => new Promise<void>((r) => server.close(() => r())) };
-}
+const marketplaceSite = () =>
+  recordingSite('market', 'page', (url) => (url.startsWith('/return') ? 'Welcome back' : 'Refresh'));
 
 async function operatorWithSub(t: TestPlatform, country = 'US', currency = 'USD') {
   const op = await t.merchant({ marketplace: true, country: 'NG', currency: 'NGN' });
@@ -74,7 +51,7 @@ describe('hosted onboarding page', () => {
   beforeAll(async () => {
     site = await marketplaceSite();
     t = await startTestPlatform('onboarding');
-    browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
+    browser = await launchChromium();
   });
   beforeEach(async () => {
     ctx = await operatorWithSub(t);
@@ -189,7 +166,7 @@ describe('hosted onboarding page: expiry', () => {
   beforeAll(async () => {
     site = await marketplaceSite();
     t = await startTestPlatform('onboarding-expiry', { envFor: { kyc: { ONBOARDING_LINK_TTL_MS: '1500' } } });
-    browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
+    browser = await launchChromium();
   });
   afterAll(async () => {
     await browser?.close();

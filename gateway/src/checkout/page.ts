@@ -1,5 +1,6 @@
 import { formatMoney } from '@ppay/kernel';
 import type { types } from '@ppay/proto';
+import { escapeHtml, hostedLayout } from '../http/hosted-page';
 
 /**
  * The hosted checkout page (spec 4.2 payment_url): server-rendered HTML, no JavaScript, no external
@@ -7,12 +8,6 @@ import type { types } from '@ppay/proto';
  * carries the response's CSP nonce.
  */
 type View = types.payments.CheckoutView__Output;
-
-const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
-
-export function escapeHtml(value: unknown): string {
-  return String(value ?? '').replace(/[&<>"']/g, (c) => ESCAPES[c]!);
-}
 
 const money = (amount: number, currency: string) => escapeHtml(formatMoney({ amount, currency }));
 
@@ -47,23 +42,14 @@ footer{text-align:center;font-size:12px;color:#8792a2;margin:16px 0}
 `;
 
 function layout(title: string, nonce: string, body: string, sandbox: boolean): string {
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="robots" content="noindex">
-<title>${escapeHtml(title)}</title>
-<style nonce="${escapeHtml(nonce)}">${STYLE}</style>
-</head>
-<body>
-${sandbox ? '<div class="banner" data-testid="sandbox-banner">SANDBOX — test mode: no real money moves</div>' : ''}
-<main>
-${body}
-<footer>Secure checkout by Partner Payments</footer>
-</main>
-</body>
-</html>`;
+  return hostedLayout({
+    title,
+    nonce,
+    style: STYLE,
+    body,
+    sandboxBanner: sandbox ? 'SANDBOX — test mode: no real money moves' : null,
+    footer: 'Secure checkout by Partner Payments',
+  });
 }
 
 export function merchantName(v: View): string {

@@ -1,6 +1,6 @@
 import { countryName } from '@ppay/kernel';
 import type { types } from '@ppay/proto';
-import { escapeHtml } from '../checkout/page';
+import { escapeHtml, hostedLayout } from '../http/hosted-page';
 
 /**
  * The hosted onboarding page behind a connected-account `onboarding_url` (spec 4.9): server-rendered
@@ -28,24 +28,15 @@ button.danger{background:transparent;color:#a41c1c;border:1px solid #f0c2c2}
 footer{text-align:center;font-size:12px;color:#8792a2;margin:16px 0}
 `;
 
-export function layout(title: string, nonce: string, body: string, sandbox: boolean): string {
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="robots" content="noindex">
-<title>${escapeHtml(title)}</title>
-<style nonce="${escapeHtml(nonce)}">${STYLE}</style>
-</head>
-<body>
-${sandbox ? '<div class="banner" data-testid="sandbox-banner">SANDBOX — test onboarding: no real account is verified</div>' : ''}
-<main>
-${body}
-<footer>Secure onboarding by Partner Payments</footer>
-</main>
-</body>
-</html>`;
+function layout(title: string, nonce: string, body: string, sandbox: boolean): string {
+  return hostedLayout({
+    title,
+    nonce,
+    style: STYLE,
+    body,
+    sandboxBanner: sandbox ? 'SANDBOX — test onboarding: no real account is verified' : null,
+    footer: 'Secure onboarding by Partner Payments',
+  });
 }
 
 const name = (v: View) => v.business_name || `Merchant #${v.merchant_id}`;

@@ -1,9 +1,9 @@
-import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { callerToMetadata } from '@ppay/kernel';
 import type { types } from '@ppay/proto';
 import type { GatewayDeps } from '../deps';
 import { toHttpError } from '../http/errors';
+import { sendHostedPage } from '../http/hosted-page';
 import { renderCancelled, renderCheckout, renderMessage } from '../checkout/page';
 
 /**
@@ -25,32 +25,9 @@ interface PayBody {
 
 const str = (v: unknown) => (typeof v === 'string' ? v : '');
 
-function securityHeaders(reply: FastifyReply, nonce: string, view?: View): void {
-  const formTargets = ["'self'", ...(view?.redirect_origins ?? [])].join(' ');
-  reply
-    .header(
-      'content-security-policy',
-      [
-        "default-src 'none'",
-        `style-src 'nonce-${nonce}'`,
-        "img-src 'self'",
-        `form-action ${formTargets}`,
-        "base-uri 'none'",
-        "frame-ancestors 'none'",
-      ].join('; '),
-    )
-    .header('x-frame-options', 'DENY')
-    .header('x-content-type-options', 'nosniff')
-    .header('referrer-policy', 'no-referrer')
-    .header('cache-control', 'no-store')
-    .type('text/html; charset=utf-8');
-}
-
-function html(reply: FastifyReply, status: number, render: (nonce: string) => string, view?: View) {
-  const nonce = randomBytes(16).toString('base64');
-  securityHeaders(reply, nonce, view);
-  return reply.status(status).send(render(nonce));
-}
+/** Forms may post back here and to the partner's success/cancel origins; card brand images are ours. */
+const html = (reply: FastifyReply, status: number, render: (nonce: string) => string, view?: View) =>
+  sendHostedPage(reply, status, render, { formTargets: view?.redirect_origins ?? [], selfImages: true });
 
 const statusForView = (v: View) => (v.status === 'expired' ? 410 : 200);
 

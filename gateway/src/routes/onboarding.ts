@@ -1,8 +1,8 @@
-import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { callerToMetadata } from '@ppay/kernel';
 import type { GatewayDeps } from '../deps';
 import { toHttpError } from '../http/errors';
+import { sendHostedPage } from '../http/hosted-page';
 import { renderOnboarding, renderOnboardingMessage } from '../onboarding/page';
 
 /**
@@ -16,27 +16,8 @@ const TOKEN = /^onb_[A-Za-z0-9]{32}$/;
 const FORM_BODY_LIMIT = 1024;
 const ACTIONS = new Set(['complete', 'reject', 'abandon']);
 
-function html(reply: FastifyReply, status: number, render: (nonce: string) => string, redirectOrigins: string[] = []) {
-  const nonce = randomBytes(16).toString('base64');
-  return reply
-    .status(status)
-    .header(
-      'content-security-policy',
-      [
-        "default-src 'none'",
-        `style-src 'nonce-${nonce}'`,
-        `form-action ${["'self'", ...redirectOrigins].join(' ')}`,
-        "base-uri 'none'",
-        "frame-ancestors 'none'",
-      ].join('; '),
-    )
-    .header('x-frame-options', 'DENY')
-    .header('x-content-type-options', 'nosniff')
-    .header('referrer-policy', 'no-referrer')
-    .header('cache-control', 'no-store')
-    .type('text/html; charset=utf-8')
-    .send(render(nonce));
-}
+const html = (reply: FastifyReply, status: number, render: (nonce: string) => string, redirectOrigins: string[] = []) =>
+  sendHostedPage(reply, status, render, { formTargets: redirectOrigins });
 
 const redirect = (reply: FastifyReply, url: string) =>
   reply.header('referrer-policy', 'no-referrer').header('cache-control', 'no-store').redirect(url, 303);

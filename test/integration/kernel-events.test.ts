@@ -134,6 +134,57 @@ describe('kernel: JetStream publishing, durable consumers and the outbox relay',
     await messages.close();
   });
 
+  it('a failed fast path is retried by _id on the next pass, without waiting for the full sweep', async () => {
+    const Retried = conn.model(
+      'Retried',
+      new Schema(
+        { _id: String, outbox: { type: [outboxEntrySchema], default: [] } },
+        { versionKey: false, collection: 'retried' },
+      ),
+    );
+    // NATS refuses publishes until `down` is lifted (as while nats-server restarts).
+    let down = true;
+    const flaky = {
+      ...nats,
+      js: new Proxy(nats.js, {
+        get: (target, prop, receiver) =>
+          prop === 'publish' && down
+            ? () => Promise.reject(new Error('nats down'))
+            : (Reflect.get(target, prop, receiver) as unknown),
+      }),
+    } as NatsContext;
+    // The full sweep runs once, at start, before the document exists; then only every 10,000 passes.
+    const relay = new OutboxRelay(Retried, flaky, log, new PlatformMetrics('kernel-test'), 100, 10_000);
+    relay.start();
+    const keyId = `key_${randomBytes(4).toString('hex')}`;
+    const event = outboxEvent(
+      SUBJECTS.apiKeyCreated,
+      { key_id: keyId, merchant_id: 8, mode: 'live', status: 'active', api_version: '2026-03-27' },
+      { merchantId: 8, mode: 'live' },
+    );
+    const received: string[] = [];
+    const watcher = await nats.js.consumers.get('APIKEYS', { filterSubjects: [SUBJECTS.apiKeyCreated] });
+    const messages = await watcher.consume();
+    void (async () => {
+      for await (const m of messages) {
+        const e = m.json<EventEnvelope>();
+        if ((e.data as { key_id: string }).key_id === keyId) received.push(e.event_id);
+      }
+    })();
+    await Retried.create({ _id: 'retried-1', outbox: [event] });
+    relay.relaySoon('retried-1');
+    await new Promise((r) => setTimeout(r, 500));
+    expect(received).toEqual([]);
+    down = false;
+    expect(await eventually(async () => received.length === 1, 5_000)).toBe(true);
+    expect(received).toEqual([event.event_id]);
+    expect(
+      await eventually(async () => ((await Retried.findById('retried-1').lean())?.outbox?.length ?? -1) === 0),
+    ).toBe(true);
+    await relay.stop();
+    await messages.close();
+  });
+
   it('an event that can never be published is dead-lettered and holds back nothing (issue 9, point 3)', async () => {
     const Poisoned = conn.model(
       'Poisoned',

@@ -29,6 +29,27 @@ export function isDuplicateKeyError(err: unknown): boolean {
   return code === 11000 || code === 11001;
 }
 
+/**
+ * A sweep's `updateMany(filter, update)` as a read and then one conditional update per document by
+ * `_id` (the filter repeated, so a document that changed meanwhile is left alone). Same outcome, but
+ * a MongoDB-wire server that serialises writes and cannot push a range filter down (FerretDB) no
+ * longer holds its write lock while it reads the whole collection. At most `limit` per call: a sweep
+ * runs again soon.
+ */
+export async function updateEachMatching(
+  model: Model<any>,
+  filter: Record<string, unknown>,
+  update: Record<string, unknown>,
+  limit = 500,
+): Promise<number> {
+  const ids = (await model.find(filter, { _id: 1 }).limit(limit).lean().exec()) as { _id: unknown }[];
+  let modified = 0;
+  for (const { _id } of ids) {
+    modified += (await model.updateOne({ ...filter, _id }, update).exec()).modifiedCount;
+  }
+  return modified;
+}
+
 const counterSchema = new mongoose.Schema(
   { _id: String, seq: { type: Number, required: true } },
   { versionKey: false },

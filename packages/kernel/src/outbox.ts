@@ -15,7 +15,8 @@ import { publishEvent, type NatsContext } from './nats';
  *
  * Every aggregate schema with an `outbox` also gets `outbox_pending_since` (indexed) from the
  * `outboxPlugin` below, set by any write that adds events and cleared by the relay once the outbox
- * is empty, so the periodic sweep is an index range scan however large the collection grows.
+ * is empty, so the full sweep is an index range scan on MongoDB however large the collection grows
+ * (FerretDB reads every document for it: see `OutboxRelay` for why it runs rarely).
  */
 export interface OutboxEntry {
   event_id: string;
@@ -127,15 +128,27 @@ const deadLetterSchema = new Schema<DeadLetter>(
 /** The relay's sweep looks only at documents pending for longer than this (the fast path had its chance). */
 const SWEEP_GRACE_MS = 1_000;
 
+/** Documents whose fast path failed, kept for the next retry pass; beyond this the full sweep finds them. */
+const MAX_RETRY_IDS = 10_000;
+
 /**
  * Relays one collection's outbox. Each document is relayed on its own: an event that cannot be
  * published never holds back the others. An event that can never be published (larger than the
  * server's max_payload) is moved to `outbox_dead_letters` (counted, alerted on) instead of being
- * retried forever; any other failure (NATS down) is retried on the next sweep.
+ * retried forever; any other failure (NATS down) is retried.
+ *
+ * Three paths, cheapest first: the fast path right after the write; every `sweepIntervalMs` a retry
+ * of the documents whose fast path failed in this process, each read by `_id`; and every
+ * `fullSweepEvery` passes (and at start) the full sweep over the pending-since index, which finds
+ * what no retry knows of (a process that crashed after its write, another replica's). The full
+ * sweep is rare because a MongoDB-wire server without range pushdown (FerretDB) reads the whole
+ * collection for it, whatever the index.
  */
 export class OutboxRelay {
   private timer?: NodeJS.Timeout;
   private sweeping?: Promise<void>;
+  private passes = 0;
+  private readonly retryIds = new Map<string, unknown>();
   private readonly deadLetters: Model<DeadLetter>;
 
   constructor(
@@ -144,6 +157,7 @@ export class OutboxRelay {
     private readonly log: Logger,
     private readonly metrics: PlatformMetrics,
     private readonly sweepIntervalMs = 2_000,
+    private readonly fullSweepEvery = 15,
   ) {
     this.deadLetters =
       (model.db.models.OutboxDeadLetter as Model<DeadLetter> | undefined) ??
@@ -160,9 +174,12 @@ export class OutboxRelay {
       .updateMany({ 'outbox.0': { $exists: true }, [PENDING]: null }, { $set: { [PENDING]: new Date(0) } })
       .exec()
       .catch((err: unknown) => this.log.warn({ err }, 'outbox pending-since backfill failed'));
-    this.timer = setInterval(() => {
-      this.sweeping ??= this.sweep().finally(() => (this.sweeping = undefined));
-    }, this.sweepIntervalMs);
+    const pass = () => {
+      const full = this.passes++ % this.fullSweepEvery === 0;
+      this.sweeping ??= (full ? this.sweep() : this.retryFailed()).finally(() => (this.sweeping = undefined));
+    };
+    pass();
+    this.timer = setInterval(pass, this.sweepIntervalMs);
     this.timer.unref();
   }
 
@@ -173,7 +190,23 @@ export class OutboxRelay {
 
   /** Fast path right after a write; failures are left to the sweep. */
   relaySoon(id: unknown): void {
-    this.relayDocument(id).catch((err: unknown) => this.log.warn({ err }, 'outbox relay deferred to sweep'));
+    this.relayDocument(id).catch((err: unknown) => {
+      this.log.warn({ err }, 'outbox relay deferred to the retry pass');
+      if (this.retryIds.size < MAX_RETRY_IDS) this.retryIds.set(String(id), id);
+    });
+  }
+
+  /** The documents whose fast path failed here, by `_id`; what fails again stays for the next pass. */
+  async retryFailed(): Promise<void> {
+    for (const [key, id] of [...this.retryIds]) {
+      try {
+        await this.relayDocument(id);
+        this.retryIds.delete(key);
+      } catch (err) {
+        this.log.warn({ err, collection: this.collection }, 'outbox document not relayed; next pass retries');
+        return; // NATS is most likely still down: the rest would fail the same way
+      }
+    }
   }
 
   async relayDocument(id: unknown): Promise<void> {
@@ -202,6 +235,7 @@ export class OutboxRelay {
       for (const doc of docs as WithOutbox[]) {
         try {
           await this.publishAll(doc);
+          this.retryIds.delete(String(doc._id));
         } catch (err) {
           this.log.warn({ err, collection: this.collection }, 'outbox document not relayed; next sweep retries');
         }

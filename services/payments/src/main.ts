@@ -14,7 +14,7 @@ import { merchantProjectionConsumers } from './events/merchant-projection';
 import { OutcomeService } from './domain/outcomes';
 import { ledgerModel, MongoLedgerRepository } from './repo/ledger-repo';
 import { paymentsHandlers } from './grpc/handlers';
-import { chargeModel, MongoChargeRepository } from './repo/charge-repo';
+import { chargeKeyModel, chargeModel, MongoChargeRepository } from './repo/charge-repo';
 import { merchantProfileModel, ProjectedMerchantDirectory } from './repo/merchant-directory';
 import { GrpcProductLookup } from './adapters/product-lookup';
 import { SandboxCheckoutProcessor } from './adapters/sandbox-checkout';
@@ -38,7 +38,7 @@ void runService<types.payments.PaymentsServiceHandlers, (typeof paymentsConfig)[
     await ensureIndexes([charges, profiles, entries, sessionDocs, methodDocs]);
     const relay = new OutboxRelay(charges, nats, log, metrics);
     const sessionRelay = new OutboxRelay(sessionDocs, nats, log, metrics);
-    const chargeRepo = new MongoChargeRepository(charges, (id) => relay.relaySoon(id));
+    const chargeRepo = new MongoChargeRepository(charges, chargeKeyModel(mongo), (id) => relay.relaySoon(id));
     const sessionRepo = new MongoSessionRepository(sessionDocs, (id) => sessionRelay.relaySoon(id));
     const ledgerRelay = new OutboxRelay(entries, nats, log, metrics);
     const ledger = new MongoLedgerRepository(entries, (id) => ledgerRelay.relaySoon(id));

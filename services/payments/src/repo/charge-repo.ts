@@ -1,5 +1,12 @@
 import { Schema, type Connection, type Model } from 'mongoose';
-import { isDuplicateKeyError, moneySchema, outboxEntrySchema, type Mode, type OutboxEntry } from '@ppay/kernel';
+import {
+  isDuplicateKeyError,
+  moneySchema,
+  outboxEntrySchema,
+  updateEachMatching,
+  type Mode,
+  type OutboxEntry,
+} from '@ppay/kernel';
 import { RETRYABLE_FAILURES, type ChargeRecord } from '../domain/charge';
 import type { ChargeKeys, ChargeRepository, ProcessorAuthorization } from '../domain/ports';
 
@@ -67,6 +74,48 @@ export function chargeModel(conn: Connection): ChargeModel {
   return conn.model<ChargeDocument>('Charge', chargeSchema);
 }
 
+/**
+ * Which charge holds an Idempotency-Key or reference, looked up by `_id` alone. The charges' unique
+ * indexes stay the authority; this is a lookup index for the create path, because the only query a
+ * MongoDB-wire server such as FerretDB answers without reading the whole collection is `{_id: x}`,
+ * and every create with a key looks one up. A pointer is written before its charge is inserted, so
+ * a charge holding a key always has one (no pointer: no charge); a pointer that does not resolve (a
+ * create that crashed or lost its race after writing it, a released reference) sends the lookup to
+ * the charges' own indexes once, which then repair it.
+ */
+interface ChargeKeyDocument {
+  _id: string;
+  merchant_id: number;
+  mode: Mode;
+  charge_id: string;
+}
+
+const chargeKeySchema = new Schema<ChargeKeyDocument>(
+  {
+    _id: { type: String, required: true },
+    merchant_id: { type: Number, required: true },
+    mode: { type: String, required: true },
+    charge_id: { type: String, required: true },
+  },
+  { versionKey: false, collection: 'charge_keys' },
+);
+
+export type ChargeKeyModel = Model<ChargeKeyDocument>;
+
+export function chargeKeyModel(conn: Connection): ChargeKeyModel {
+  return conn.model<ChargeKeyDocument>('ChargeKey', chargeKeySchema);
+}
+
+type KeyKind = 'key' | 'ref';
+
+function pointerId(merchantId: number, mode: Mode, kind: KeyKind, value: string): string {
+  return `${merchantId}:${mode}:${kind}:${value}`;
+}
+
+function holds(doc: ChargeDocument, kind: KeyKind, value: string): boolean {
+  return kind === 'key' ? doc.idempotency_ref === value : doc.reference_key === value;
+}
+
 function toRecord(doc: ChargeDocument): ChargeRecord {
   const {
     _id,
@@ -82,15 +131,25 @@ function toRecord(doc: ChargeDocument): ChargeRecord {
 
 const NO_OUTBOX = { outbox: 0 };
 
+/** The keys a charge holds, the Idempotency-Key first. */
+function keyPairs(c: { idempotency_key: string | null; reference: string | null }): [KeyKind, string][] {
+  return [
+    ...(c.idempotency_key ? [['key', c.idempotency_key] as [KeyKind, string]] : []),
+    ...(c.reference ? [['ref', c.reference] as [KeyKind, string]] : []),
+  ];
+}
+
 export class MongoChargeRepository implements ChargeRepository {
   /** `afterWrite` is told which charge gained outbox events (the relay's fast path). */
   constructor(
     readonly model: ChargeModel,
+    readonly keys: ChargeKeyModel,
     private readonly afterWrite: (id: string) => void = () => undefined,
   ) {}
 
   async insert(charge: ChargeRecord): Promise<boolean> {
     const { charge_id, ...rest } = charge;
+    await this.point(charge.merchant_id, charge.mode, keyPairs(charge), charge_id);
     try {
       await this.model.create({
         _id: charge_id,
@@ -107,6 +166,29 @@ export class MongoChargeRepository implements ChargeRepository {
   }
 
   async findByKeys(merchantId: number, mode: Mode, keys: ChargeKeys): Promise<ChargeRecord | null> {
+    // The key binds more strongly than the reference.
+    const wanted = keyPairs({ idempotency_key: keys.idempotencyKey, reference: keys.reference });
+    let unresolved = false;
+    for (const [kind, value] of wanted) {
+      const pointer = await this.keys
+        .findById(pointerId(merchantId, mode, kind, value))
+        .lean()
+        .exec();
+      if (!pointer) continue;
+      const doc = (await this.model.findById(pointer.charge_id, NO_OUTBOX).lean().exec()) as ChargeDocument | null;
+      if (doc && doc.merchant_id === merchantId && doc.mode === mode && holds(doc, kind, value)) return toRecord(doc);
+      unresolved = true;
+    }
+    if (!unresolved) return null;
+    const found = await this.scanByKeys(merchantId, mode, keys);
+    if (!found) return null;
+    const held = keyPairs(toRecord(found)).filter(([kind, value]) => holds(found, kind, value));
+    await this.point(merchantId, mode, held, found._id);
+    return toRecord(found);
+  }
+
+  /** The charges' own unique indexes: the authority, for pointers that did not resolve. */
+  private async scanByKeys(merchantId: number, mode: Mode, keys: ChargeKeys): Promise<ChargeDocument | null> {
     const or = [
       ...(keys.idempotencyKey ? [{ idempotency_ref: keys.idempotencyKey }] : []),
       ...(keys.reference ? [{ reference_key: keys.reference }] : []),
@@ -118,8 +200,19 @@ export class MongoChargeRepository implements ChargeRepository {
       .exec()) as ChargeDocument[];
     // The key binds more strongly than the reference.
     const byKey = docs.find((d) => keys.idempotencyKey && d.idempotency_ref === keys.idempotencyKey);
-    const found = byKey ?? docs[0];
-    return found ? toRecord(found) : null;
+    return byKey ?? docs[0] ?? null;
+  }
+
+  private async point(merchantId: number, mode: Mode, pairs: [KeyKind, string][], chargeId: string): Promise<void> {
+    for (const [kind, value] of pairs) {
+      await this.keys
+        .updateOne(
+          { _id: pointerId(merchantId, mode, kind, value) },
+          { $set: { merchant_id: merchantId, mode, charge_id: chargeId } },
+          { upsert: true },
+        )
+        .exec();
+    }
   }
 
   async findForMerchant(merchantId: number, mode: Mode, chargeId: string): Promise<ChargeRecord | null> {
@@ -167,7 +260,16 @@ export class MongoChargeRepository implements ChargeRepository {
         { $set: { reference_key: `released:${chargeId}`, updated_at: new Date() } },
       )
       .exec();
-    return res.modifiedCount > 0;
+    if (res.modifiedCount === 0) return false;
+    // The pointer now leads to a charge that no longer holds the reference; a crash before this
+    // delete only costs the next lookup of the reference one indexed scan.
+    const doc = await this.model.findById(chargeId, { merchant_id: 1, mode: 1 }).lean().exec();
+    if (doc) {
+      await this.keys
+        .deleteOne({ _id: pointerId(doc.merchant_id, doc.mode, 'ref', reference), charge_id: chargeId })
+        .exec();
+    }
+    return true;
   }
 
   async markInitialised(id: string, authorization: ProcessorAuthorization): Promise<ChargeRecord | null> {
@@ -201,13 +303,11 @@ export class MongoChargeRepository implements ChargeRepository {
   }
 
   async abandonStale(staleBefore: Date, now: Date): Promise<number> {
-    const res = await this.model
-      .updateMany(
-        { status: 'initializing', updated_at: { $lte: staleBefore } },
-        { $set: { status: 'failed', failure_reason: 'abandoned', updated_at: now } },
-      )
-      .exec();
-    return res.modifiedCount;
+    return updateEachMatching(
+      this.model,
+      { status: 'initializing', updated_at: { $lte: staleBefore } },
+      { $set: { status: 'failed', failure_reason: 'abandoned', updated_at: now } },
+    );
   }
 
   async dueForLedgerCheck(before: Date, limit: number): Promise<ChargeRecord[]> {

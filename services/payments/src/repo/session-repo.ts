@@ -1,5 +1,12 @@
 import { Schema, type Connection, type Model } from 'mongoose';
-import { isDuplicateKeyError, moneySchema, outboxEntrySchema, type Mode, type OutboxEntry } from '@ppay/kernel';
+import {
+  isDuplicateKeyError,
+  moneySchema,
+  outboxEntrySchema,
+  updateEachMatching,
+  type Mode,
+  type OutboxEntry,
+} from '@ppay/kernel';
 import type { SessionRepository } from '../domain/ports';
 import type { AttemptChange, SessionRecord } from '../domain/session';
 
@@ -203,16 +210,14 @@ export class MongoSessionRepository implements SessionRepository {
   }
 
   async expireDue(now: Date, staleBefore: Date): Promise<number> {
-    const res = await this.model
-      .updateMany(
-        {
-          status: 'pending',
-          expires_at: { $lte: now },
-          $or: [{ in_flight: null }, { 'in_flight.started_at': { $lt: staleBefore } }],
-        },
-        { $set: { status: 'expired', in_flight: null, updated_at: now } },
-      )
-      .exec();
-    return res.modifiedCount;
+    return updateEachMatching(
+      this.model,
+      {
+        status: 'pending',
+        expires_at: { $lte: now },
+        $or: [{ in_flight: null }, { 'in_flight.started_at': { $lt: staleBefore } }],
+      },
+      { $set: { status: 'expired', in_flight: null, updated_at: now } },
+    );
   }
 }

@@ -1,0 +1,114 @@
+import mongoose, { type Connection } from 'mongoose';
+import { randomBytes } from 'node:crypto';
+import { newCharge, type ChargeRecord } from '../../services/payments/src/domain/charge';
+import { chargeKeyModel, chargeModel, MongoChargeRepository } from '../../services/payments/src/repo/charge-repo';
+import { testInfraUrls } from '../support/infra';
+
+/**
+ * The create path finds a charge by Idempotency-Key or reference through `_id` pointers (the only
+ * lookup a MongoDB-wire server such as FerretDB answers without reading every charge). The charges'
+ * unique indexes stay the authority: these cases are the ones where a pointer is missing, dangling
+ * or stale, and the answer must still be the charge that holds the key.
+ */
+describe('charge lookup by Idempotency-Key and reference (pointer index over the unique indexes)', () => {
+  let conn: Connection;
+  let repo: MongoChargeRepository;
+  let nextMerchant = 7000;
+
+  const charge = (merchantId: number, keys: { key?: string; reference?: string }, status = 'initializing') =>
+    ({
+      ...newCharge(
+        {
+          merchant_id: merchantId,
+          mode: 'sandbox',
+          reference: keys.reference ?? null,
+          idempotency_key: keys.key ?? null,
+          request_fingerprint: 'f',
+          status: status as ChargeRecord['status'],
+          processor_group: 'card',
+          payment_gateway: 'stripe',
+          amount: { amount: 1000, currency: 'USD' },
+          total: { amount: 1000, currency: 'USD' },
+          conversion: null,
+          fee_details: { base_amount: 1000, transaction_fee: 0, total_amount: 1000, customer_pays_fees: false },
+          customer: { email: 'a@example.com', name: null, country: null },
+          metadata: {},
+          description: '',
+          callback_url: '',
+          sub_merchant_id: null,
+          split: null,
+        } as unknown as Parameters<typeof newCharge>[0],
+        new Date(),
+      ),
+    }) as ChargeRecord;
+
+  beforeAll(async () => {
+    conn = await mongoose
+      .createConnection(testInfraUrls().mongoUri, { dbName: `t${randomBytes(3).toString('hex')}_chargekeys` })
+      .asPromise();
+    repo = new MongoChargeRepository(chargeModel(conn), chargeKeyModel(conn));
+    await repo.model.init();
+  });
+  afterAll(async () => {
+    await conn?.dropDatabase();
+    await conn?.close();
+  });
+
+  it('finds a charge by its key and by its reference; nothing for keys no charge holds', async () => {
+    const m = nextMerchant++;
+    const c = charge(m, { key: 'k1', reference: 'order-1' });
+    expect(await repo.insert(c)).toBe(true);
+    expect((await repo.findByKeys(m, 'sandbox', { idempotencyKey: 'k1', reference: null }))?.charge_id).toBe(
+      c.charge_id,
+    );
+    expect((await repo.findByKeys(m, 'sandbox', { idempotencyKey: 'other', reference: 'order-1' }))?.charge_id).toBe(
+      c.charge_id,
+    );
+    expect(await repo.findByKeys(m, 'sandbox', { idempotencyKey: 'k2', reference: 'order-2' })).toBeNull();
+    // Another merchant and the other mode hold nothing.
+    expect(await repo.findByKeys(m + 1000, 'sandbox', { idempotencyKey: 'k1', reference: null })).toBeNull();
+    expect(await repo.findByKeys(m, 'live', { idempotencyKey: 'k1', reference: 'order-1' })).toBeNull();
+  });
+
+  it('a create that lost the race leaves a dangling pointer: the lookup still finds the holder and repairs it', async () => {
+    const m = nextMerchant++;
+    const winner = charge(m, { key: 'race' });
+    const loser = charge(m, { key: 'race' });
+    expect(await repo.insert(winner)).toBe(true);
+    // The loser's pointer overwrote the winner's before its insert was refused.
+    expect(await repo.insert(loser)).toBe(false);
+    expect((await repo.keys.findById(`${m}:sandbox:key:race`).lean())?.charge_id).toBe(loser.charge_id);
+    expect((await repo.findByKeys(m, 'sandbox', { idempotencyKey: 'race', reference: null }))?.charge_id).toBe(
+      winner.charge_id,
+    );
+    expect((await repo.keys.findById(`${m}:sandbox:key:race`).lean())?.charge_id).toBe(winner.charge_id);
+  });
+
+  it('a charge stored before pointers existed is found after one refused insert (healed on first use)', async () => {
+    const m = nextMerchant++;
+    const old = charge(m, { key: 'legacy', reference: 'legacy-ref' });
+    expect(await repo.insert(old)).toBe(true);
+    await repo.keys.deleteMany({ charge_id: old.charge_id });
+    // No pointer: the lookup trusts the miss, the create's insert is refused by the unique index...
+    expect(await repo.findByKeys(m, 'sandbox', { idempotencyKey: 'legacy', reference: null })).toBeNull();
+    expect(await repo.insert(charge(m, { key: 'legacy' }))).toBe(false);
+    // ...and its next round finds the old charge.
+    expect((await repo.findByKeys(m, 'sandbox', { idempotencyKey: 'legacy', reference: null }))?.charge_id).toBe(
+      old.charge_id,
+    );
+  });
+
+  it('a released reference no longer leads to its failed charge, and a new charge can take it', async () => {
+    const m = nextMerchant++;
+    const failed = charge(m, { reference: 'reuse-me' }, 'failed');
+    expect(await repo.insert(failed)).toBe(true);
+    expect(await repo.releaseReference(failed.charge_id, 'reuse-me')).toBe(true);
+    expect(await repo.keys.findById(`${m}:sandbox:ref:reuse-me`).lean()).toBeNull();
+    expect(await repo.findByKeys(m, 'sandbox', { idempotencyKey: null, reference: 'reuse-me' })).toBeNull();
+    const next = charge(m, { reference: 'reuse-me' });
+    expect(await repo.insert(next)).toBe(true);
+    expect((await repo.findByKeys(m, 'sandbox', { idempotencyKey: null, reference: 'reuse-me' }))?.charge_id).toBe(
+      next.charge_id,
+    );
+  });
+});

@@ -224,6 +224,15 @@ export class Platform {
     await waitReady(`http://127.0.0.1:${ports.metrics}/readyz`, child, o.readyTimeoutMs ?? 60_000, name);
   }
 
+  /** The pid of every running process (`name`, `name#r` for replicas): benches read their CPU and memory. */
+  pids(): Map<string, number> {
+    const pids = new Map<string, number>();
+    for (const [key, child] of this.children) {
+      if (child.pid !== undefined && child.exitCode === null && child.signalCode === null) pids.set(key, child.pid);
+    }
+    return pids;
+  }
+
   isRunning(name: ProcessName, replica = 0): boolean {
     const child = this.children.get(childKey(name, replica));
     return child !== undefined && child.exitCode === null && child.signalCode === null;

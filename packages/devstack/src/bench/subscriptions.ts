@@ -11,6 +11,7 @@ import {
 } from '@ppay/kernel';
 import { loadPlatformProto, type types } from '@ppay/proto';
 import type { Connection } from 'mongoose';
+import type { CaseResult } from './table';
 import { createMerchant, type NewMerchant } from '../merchants';
 import { infraDown, infraUp, Platform } from '../platform';
 import { REPO_ROOT } from '../paths';
@@ -129,7 +130,7 @@ async function cpuSeconds(platform: Platform, names: ComponentName[]): Promise<n
 
 const say = (line: string) => process.stdout.write(`${line}\n`);
 
-export async function renewalsBench(): Promise<number> {
+export async function renewalsBench(): Promise<CaseResult> {
   const count = Number(process.env.BENCH_SUBSCRIPTIONS ?? 10_000);
   const concurrency = Number(process.env.BENCH_SCHEDULER_CONCURRENCY ?? 4);
   const timeoutMs = Number(process.env.BENCH_TIMEOUT_SECONDS ?? 1_200) * 1000;
@@ -214,7 +215,15 @@ export async function renewalsBench(): Promise<number> {
     say(`  cpu       ${((cpu * 1000) / Math.max(1, done)).toFixed(1)} ms of subscriptions + payments CPU per renewal`);
     say(`  double charges: ${doubles} (must be 0)`);
     say('');
-    return doubles === 0 && done === count ? 0 : 1;
+    return {
+      name: 'renewals',
+      platform: `${rate.toFixed(1)} renewals/s, ${done}/${count} renewed, ${doubles} double charges`,
+      reference: `${baseline.rate.toFixed(1)} direct off-session charges/s`,
+      ratio: `${(rate / baseline.rate).toFixed(2)}x`,
+      target: 'every one renewed, 0 double charges',
+      pass: doubles === 0 && done === count,
+      failed: doubles > 0 || done < count,
+    };
   } finally {
     await env.stop();
   }
@@ -254,7 +263,7 @@ async function directCharges(env: Env, paymentMethodId: string, count: number, c
   return { rate: count / ((Date.now() - started) / 1000) };
 }
 
-export async function subscriptionsListBench(): Promise<number> {
+export async function subscriptionsListBench(): Promise<CaseResult> {
   const small = Number(process.env.BENCH_SMALL ?? 1_000);
   const large = Number(process.env.BENCH_LARGE ?? 100_000);
   const requests = Number(process.env.BENCH_REQUESTS ?? 40);
@@ -322,7 +331,15 @@ export async function subscriptionsListBench(): Promise<number> {
     say(`  ratio     ${ratio.toFixed(2)}x p99 (target <= 2) ${ratio <= 2 ? 'PASS' : 'ABOVE TARGET'}`);
     say(`  cpu       ${((cpu * 1000) / (2 * (requests + 4))).toFixed(1)} ms of subscriptions CPU per request`);
     say('');
-    return 0;
+    return {
+      name: 'subscriptions-list',
+      platform: `p99 ${b.p99.toFixed(1)} ms at ${large.toLocaleString('en')}`,
+      reference: `p99 ${a.p99.toFixed(1)} ms at ${small.toLocaleString('en')}`,
+      ratio: `${ratio.toFixed(2)}x`,
+      target: '<= 2x',
+      pass: ratio <= 2,
+      failed: false,
+    };
   } finally {
     await env.stop();
   }

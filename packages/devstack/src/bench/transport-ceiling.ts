@@ -1,5 +1,8 @@
 import * as grpc from '@grpc/grpc-js';
+import { randomUUID } from 'node:crypto';
 import Fastify from 'fastify';
+import mongoose from 'mongoose';
+import { connect } from 'nats';
 import { serveForBench } from './serve';
 
 /**
@@ -13,6 +16,9 @@ import { serveForBench } from './serve';
  *   front PORT NEXT   Fastify on PORT, one unary call to NEXT per request
  *   relay PORT NEXT   gRPC server on PORT, one unary call to NEXT per call
  *   leaf  PORT        gRPC server on PORT answering the body
+ *
+ * For cases that write (charge-create), the leaf also stores one document and publishes one JetStream
+ * message per call (CEILING_MONGO_URI, CEILING_NATS_URL): the least any durable write path costs.
  */
 const identity = (b: Buffer) => b;
 const SERVICE: grpc.ServiceDefinition = {
@@ -64,8 +70,33 @@ const [role, portArg, next] = process.argv.slice(2);
 const port = Number(portArg);
 const body = Buffer.from(process.env.CEILING_BODY ?? '{"success":true}');
 
+/** One insert and one acknowledged JetStream publish (file storage, like the platform's streams). */
+async function durableWrite(mongoUri: string, natsUrl: string): Promise<(request: Buffer) => Promise<void>> {
+  const conn = await mongoose.createConnection(mongoUri, { dbName: 'ppay_bench_ceiling' }).asPromise();
+  const writes = conn.db!.collection<{ _id: string; body: string; at: Date }>('writes');
+  const nc = await connect({ servers: natsUrl });
+  const jsm = await nc.jetstreamManager();
+  await jsm.streams.add({ name: 'BENCH_CEILING', subjects: ['bench.ceiling.>'] }).catch(async () => undefined);
+  const js = nc.jetstream();
+  return async (request) => {
+    const id = randomUUID();
+    await writes.insertOne({ _id: id, body: request.toString('utf8'), at: new Date() });
+    await js.publish('bench.ceiling.written', request, { msgID: id });
+  };
+}
+
 if (role === 'leaf') {
-  serve(port, async () => body);
+  const { CEILING_MONGO_URI, CEILING_NATS_URL } = process.env;
+  if (CEILING_MONGO_URI && CEILING_NATS_URL) {
+    void durableWrite(CEILING_MONGO_URI, CEILING_NATS_URL).then((write) =>
+      serve(port, async (request) => {
+        await write(request);
+        return body;
+      }),
+    );
+  } else {
+    serve(port, async () => body);
+  }
 } else if (role === 'relay') {
   const call = clientFor(next!);
   serve(port, (request) => call(request));

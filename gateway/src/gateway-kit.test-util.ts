@@ -83,6 +83,8 @@ export interface TestGateway {
   app: FastifyInstance;
   calls: ServiceCall[];
   kv: MemoryKv;
+  /** The gateway's metrics registry, to read what operators would see. */
+  metrics: PlatformMetrics;
   /** A valid dashboard user token (x-id-key) for `merchantId`. */
   userToken(merchantId: number): Promise<string>;
   /** A valid token with these claims (e.g. `{ role: 'platform_admin' }` for the admin API). */
@@ -147,6 +149,7 @@ export async function testGateway(services: FakeServices = {}, env: NodeJS.Proce
     app,
     calls,
     kv,
+    metrics,
     userToken: (merchantId) =>
       new SignJWT({ merchant_id: merchantId })
         .setProtectedHeader({ alg: 'HS256' })

@@ -90,6 +90,31 @@ describe('GET /events/stream (app.inject)', () => {
     STREAM_LIMITS.perKey = 0;
     const full = await testGateway({ webhooks: { PollEvents: polls({ events: [], cursor: 'c0' }) } });
     expect((await full.app.inject({ method: 'GET', url, headers })).statusCode).toBe(429);
+    expect(await full.metrics.registry.getSingleMetricAsString('ppay_gateway_event_streams_refused_total')).toContain(
+      'ppay_gateway_event_streams_refused_total{limit="key",component="gateway-test"} 1',
+    );
+  });
+
+  it('counts open streams for operators: one while it streams, none after it ended', async () => {
+    STREAM_LIMITS.pollIntervalMs = 10;
+    const seen: string[] = [];
+    // eslint-disable-next-line prefer-const -- the fake reads the gateway it belongs to
+    let t: Awaited<ReturnType<typeof testGateway>>;
+    const answers = polls({ events: [], cursor: 'c0' }, { events: [], cursor: 'c0' });
+    t = await testGateway({
+      webhooks: {
+        PollEvents: async () => {
+          seen.push(await t.metrics.registry.getSingleMetricAsString('ppay_gateway_event_streams_open'));
+          return answers();
+        },
+      },
+    });
+    await t.app.inject({ method: 'GET', url, headers });
+    // The first poll happens before the stream opens; the second while it is open.
+    expect(seen[1]).toContain('ppay_gateway_event_streams_open{component="gateway-test"} 1');
+    expect(await t.metrics.registry.getSingleMetricAsString('ppay_gateway_event_streams_open')).toContain(
+      'ppay_gateway_event_streams_open{component="gateway-test"} 0',
+    );
   });
 
   it('ends open streams with a reconnect error when the gateway shuts down', async () => {

@@ -1,7 +1,8 @@
 import type { ServerResponse } from 'node:http';
 import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
-import { PlatformError, RemoteCallError } from '@ppay/kernel';
+import { Counter, Gauge } from 'prom-client';
+import { PlatformError, RemoteCallError, type PlatformMetrics } from '@ppay/kernel';
 import type { types } from '@ppay/proto';
 import type { GatewayDeps } from '../deps';
 import { callerMetadata } from '../http/caller';
@@ -66,21 +67,45 @@ export function readyFrame(cursor: string): string {
 
 export const HEARTBEAT_FRAME = ': heartbeat\n\n';
 
+/** Open streams per key and per process, within STREAM_LIMITS; exported as metrics for operators. */
 class StreamCounter {
   private total = 0;
   private readonly perKey = new Map<string, number>();
+  private readonly openGauge: Gauge;
+  private readonly refused: Counter<'limit'>;
+
+  constructor(metrics: PlatformMetrics) {
+    this.openGauge = new Gauge({
+      name: 'ppay_gateway_event_streams_open',
+      help: 'Event streams (GET /events/stream, the listen CLI) open on this gateway process',
+      registers: [metrics.registry],
+    });
+    this.refused = new Counter({
+      name: 'ppay_gateway_event_streams_refused_total',
+      help: 'Event streams refused with 429, by the limit reached (per key or per process)',
+      labelNames: ['limit'],
+      registers: [metrics.registry],
+    });
+  }
+
   tryOpen(key: string): boolean {
     const n = this.perKey.get(key) ?? 0;
-    if (n >= STREAM_LIMITS.perKey || this.total >= STREAM_LIMITS.perProcess) return false;
+    if (n >= STREAM_LIMITS.perKey || this.total >= STREAM_LIMITS.perProcess) {
+      this.refused.inc({ limit: n >= STREAM_LIMITS.perKey ? 'key' : 'process' });
+      return false;
+    }
     this.perKey.set(key, n + 1);
     this.total++;
+    this.openGauge.set(this.total);
     return true;
   }
+
   close(key: string): void {
     const n = (this.perKey.get(key) ?? 1) - 1;
     if (n > 0) this.perKey.set(key, n);
     else this.perKey.delete(key);
     this.total--;
+    this.openGauge.set(this.total);
   }
 }
 
@@ -113,7 +138,7 @@ function write(res: ServerResponse, frame: string): Promise<void> {
 
 export async function registerEventStreamRoutes(app: FastifyInstance, deps: GatewayDeps): Promise<void> {
   const { webhooks } = deps.clients;
-  const open = new StreamCounter();
+  const open = new StreamCounter(deps.metrics);
   // Streams never end by themselves: on shutdown tell each client to reconnect (to another gateway)
   // and end it, or app.close() would wait for the longest one.
   const live = new Set<ServerResponse>();

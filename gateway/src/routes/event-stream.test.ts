@@ -1,4 +1,4 @@
-import { PlatformError } from '@ppay/kernel';
+import { PlatformError, type PlatformMetrics } from '@ppay/kernel';
 import { SANDBOX_KEY, testGateway } from '../gateway-kit.test-util';
 import { errorFrame, eventFrame, HEARTBEAT_FRAME, readyFrame, STREAM_LIMITS } from './event-stream';
 
@@ -98,17 +98,18 @@ describe('GET /events/stream (app.inject)', () => {
   it('counts open streams for operators: one while it streams, none after it ended', async () => {
     STREAM_LIMITS.pollIntervalMs = 10;
     const seen: string[] = [];
-    // eslint-disable-next-line prefer-const -- the fake reads the gateway it belongs to
-    let t: Awaited<ReturnType<typeof testGateway>>;
+    // The fake reads the registry of the gateway it belongs to, known once that gateway is built.
+    const gateway: { metrics?: PlatformMetrics } = {};
     const answers = polls({ events: [], cursor: 'c0' }, { events: [], cursor: 'c0' });
-    t = await testGateway({
+    const t = await testGateway({
       webhooks: {
         PollEvents: async () => {
-          seen.push(await t.metrics.registry.getSingleMetricAsString('ppay_gateway_event_streams_open'));
+          seen.push(await gateway.metrics!.registry.getSingleMetricAsString('ppay_gateway_event_streams_open'));
           return answers();
         },
       },
     });
+    gateway.metrics = t.metrics;
     await t.app.inject({ method: 'GET', url, headers });
     // The first poll happens before the stream opens; the second while it is open.
     expect(seen[1]).toContain('ppay_gateway_event_streams_open{component="gateway-test"} 1');

@@ -107,7 +107,10 @@ describe('refund routes over a fake payments service', () => {
           amount_captured: 10_000,
           amount_refunded: 2500,
           refunded: false,
-          refunds: [wireRefund, { ...wireRefund, refund_id: 're_2', status: 'failed', failure_reason: 'declined_by_processor' }],
+          refunds: [
+            wireRefund,
+            { ...wireRefund, refund_id: 're_2', status: 'failed', failure_reason: 'declined_by_processor' },
+          ],
         }),
       },
     });
@@ -117,7 +120,10 @@ describe('refund routes over a fake payments service', () => {
       amount_captured: 10_000,
       amount_refunded: 2500,
       refunded: false,
-      refunds: [{ refund_id: 're_1', failure_reason: null }, { refund_id: 're_2', reason: 'damaged', failure_reason: 'declined_by_processor' }],
+      refunds: [
+        { refund_id: 're_1', failure_reason: null },
+        { refund_id: 're_2', reason: 'damaged', failure_reason: 'declined_by_processor' },
+      ],
     });
     expect(t.calls[0]).toMatchObject({ method: 'ListRefunds', request: { charge_id: 'ch_1' } });
   });

@@ -122,7 +122,9 @@ void runService<types.payments.PaymentsServiceHandlers, (typeof paymentsConfig)[
         ...sessionHandlers(sessions),
         ...paymentMethodHandlers(paymentMethods),
       },
-      consumers: [...merchantProjectionConsumers(directory), ledgerConsumer(credits, ledgerCounters),
+      consumers: [
+        ...merchantProjectionConsumers(directory),
+        ledgerConsumer(credits, ledgerCounters),
         refundLedgerConsumer(refundLedger, ledgerCounters),
       ],
       relays: [relay, sessionRelay, ledgerRelay],

@@ -141,7 +141,10 @@ describe('RefundLedger (the payment.refunded consumer’s use case)', () => {
     const ledger = new MemoryLedger();
     const charge = succeededCharge();
     await charges.insert(charge);
-    const refunds = new RefundLedger({ charges, ledger, credits: new WalletCredits(ledger, new FakeSplits()) }, () => NOW);
+    const refunds = new RefundLedger(
+      { charges, ledger, credits: new WalletCredits(ledger, new FakeSplits()) },
+      () => NOW,
+    );
     const event = eventFor(charge, 're_1', 0, 10_000);
     const first = await refunds.record(event, 'sandbox', 'ev-1');
     expect(first.inserted.map((e) => [e.kind, e.reason, e.amount.amount])).toEqual([['debit', 'refund', 9_650]]);

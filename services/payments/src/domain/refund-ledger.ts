@@ -37,7 +37,8 @@ export function reversalsFor(
     if (credit.kind !== 'credit' || credit.charge_id !== event.charge_id) continue;
     const amount = slice(credit.amount.amount);
     if (amount <= 0) continue;
-    const reason: LedgerEntry['reason'] = credit.reason === 'marketplace_split' ? 'marketplace_split_reversal' : 'refund';
+    const reason: LedgerEntry['reason'] =
+      credit.reason === 'marketplace_split' ? 'marketplace_split_reversal' : 'refund';
     const split = credit.conversion_details as SplitRecord | null;
     debits.push({
       // Unique per refund and beneficiary: a redelivered event debits nothing twice.

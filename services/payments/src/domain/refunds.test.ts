@@ -77,7 +77,10 @@ describe('RefundService (refunds inside the charge aggregate)', () => {
         amount_captured: { amount: 500_000, currency: 'NGN' },
         amount_refunded: { amount: 200_000, currency: 'NGN' },
         refunded: false,
-        refund: expect.objectContaining({ refund_id: first.refund.refund_id, amount: { amount: 200_000, currency: 'NGN' } }),
+        refund: expect.objectContaining({
+          refund_id: first.refund.refund_id,
+          amount: { amount: 200_000, currency: 'NGN' },
+        }),
       }),
       expect.objectContaining({ amount_refunded: { amount: 500_000, currency: 'NGN' }, refunded: true }),
     ]);
@@ -91,7 +94,10 @@ describe('RefundService (refunds inside the charge aggregate)', () => {
       'amount',
     ]);
     await refunds.create(1000, 'sandbox', id, { amount: 499_999 });
-    expect(await errorOf(refunds.create(1000, 'sandbox', id, { amount: 2 }))).toEqual(['REFUND_EXCEEDS_CHARGE', 'amount']);
+    expect(await errorOf(refunds.create(1000, 'sandbox', id, { amount: 2 }))).toEqual([
+      'REFUND_EXCEEDS_CHARGE',
+      'amount',
+    ]);
     await refunds.create(1000, 'sandbox', id, { amount: 1 });
     expect(await errorOf(refunds.create(1000, 'sandbox', id, {}))).toEqual(['CHARGE_ALREADY_REFUNDED', 'charge_id']);
   });
@@ -154,7 +160,10 @@ describe('RefundService (refunds inside the charge aggregate)', () => {
     const { refunds, newCharge } = await setup();
     const id = await newCharge();
     expect(await errorOf(refunds.create(1000, 'sandbox', id, { amount: 0 }))).toEqual(['VALIDATION_FAILED', 'amount']);
-    expect(await errorOf(refunds.create(1000, 'sandbox', id, { amount: 1.5 }))).toEqual(['VALIDATION_FAILED', 'amount']);
+    expect(await errorOf(refunds.create(1000, 'sandbox', id, { amount: 1.5 }))).toEqual([
+      'VALIDATION_FAILED',
+      'amount',
+    ]);
     expect(await errorOf(refunds.create(1000, 'sandbox', id, { reason: 'x'.repeat(501) }))).toEqual([
       'VALIDATION_FAILED',
       'reason',

@@ -92,7 +92,8 @@ export class RefundService {
       }
       const captured = capturedAmount(charge);
       const left = captured.amount - committedAmount(charge);
-      if (left <= 0 && charge.refunded) throw new PlatformError('CHARGE_ALREADY_REFUNDED', undefined, { param: 'charge_id' });
+      if (left <= 0 && charge.refunded)
+        throw new PlatformError('CHARGE_ALREADY_REFUNDED', undefined, { param: 'charge_id' });
       const wanted = amount ?? left;
       if (wanted > left || wanted <= 0) {
         throw new PlatformError('REFUND_EXCEEDS_CHARGE', undefined, {

@@ -84,7 +84,8 @@ function refundedCurrent(raw: Record<string, unknown>) {
       reason: r.refund.reason,
       created_at: r.refund.created_at,
     },
-    metadata: r.metadata,
+    // An empty object does not survive storage in the outbox (minimised away): say {} explicitly.
+    metadata: r.metadata ?? {},
     refunded_at: r.refunded_at,
   };
 }

@@ -6,7 +6,7 @@ import { StaticProcessorRegistry } from './adapters/sandbox-processors';
 import { paymentsConfig } from './config';
 import { ChargeService } from './domain/charges';
 import { DEFAULT_FEE_SCHEDULE, type FeeSchedule } from './domain/fees';
-import { countLedgerWrites, ledgerMetrics } from './events/metrics';
+import { countLedgerWrites, ledgerMetrics, refundMetrics } from './events/metrics';
 import { LedgerReconciler } from './domain/ledger-reconciler';
 import { WalletCredits } from './domain/wallet-credits';
 import { ledgerConsumer } from './events/ledger-consumer';
@@ -105,9 +105,13 @@ void runService<types.payments.PaymentsServiceHandlers, (typeof paymentsConfig)[
       { charges: chargeRepo, sessions: sessionRepo, ledger, credits },
       { graceMs: config.LEDGER_RECONCILE_GRACE_MS },
     );
+    const refundCounter = refundMetrics(metrics.registry);
     const refunds = new RefundService(
       { charges: chargeRepo, processors },
-      { staleAfterMs: Math.max(60_000, config.PROCESSOR_TIMEOUT_MS * 3) },
+      {
+        staleAfterMs: Math.max(60_000, config.PROCESSOR_TIMEOUT_MS * 3),
+        onSettled: (r) => refundCounter.inc({ status: r.status, currency: r.amount.currency }),
+      },
     );
     const refundLedger = new RefundLedger({ charges: chargeRepo, ledger, credits });
     const reconcile = () =>

@@ -31,7 +31,13 @@ async function setup() {
     sleep,
   );
   const outcomes = new OutcomeService(charges, now);
-  const refunds = new RefundService({ charges, processors }, { staleAfterMs: 60_000 }, now, sleep);
+  const settled: string[] = [];
+  const refunds = new RefundService(
+    { charges, processors },
+    { staleAfterMs: 60_000, onSettled: (r) => settled.push(r.status) },
+    now,
+    sleep,
+  );
   const newCharge = async (succeed = true, request: ChargeRequest = NGN) => {
     const out = await chargeService.create(1000, 'sandbox', request);
     if (out.kind !== 'charge') throw new Error('expected a charge');
@@ -40,7 +46,7 @@ async function setup() {
   };
   const refundEvents = () =>
     charges.events.filter((e) => e.subject === 'payments.payment.refunded').map((e) => e.data as PaymentRefunded);
-  return { charges, processors, refunds, newCharge, refundEvents, advance: (ms: number) => (clock += ms) };
+  return { charges, processors, refunds, newCharge, refundEvents, settled, advance: (ms: number) => (clock += ms) };
 }
 
 const errorOf = async (p: Promise<unknown>) => {
@@ -171,7 +177,7 @@ describe('RefundService (refunds inside the charge aggregate)', () => {
   });
 
   it('a declined refund is recorded failed, publishes nothing and frees its amount', async () => {
-    const { refunds, newCharge, processors, refundEvents } = await setup();
+    const { refunds, newCharge, processors, refundEvents, settled } = await setup();
     const id = await newCharge();
     processors.refundAnswer = { status: 'failed', failure_reason: 'declined_by_processor' };
     const declined = await refunds.create(1000, 'sandbox', id, {});
@@ -181,6 +187,7 @@ describe('RefundService (refunds inside the charge aggregate)', () => {
     processors.refundAnswer = undefined;
     const full = await refunds.create(1000, 'sandbox', id, {});
     expect(full.refund).toMatchObject({ status: 'succeeded', amount: { amount: 500_000 } });
+    expect(settled).toEqual(['failed', 'succeeded']);
   });
 
   it('a processor outage leaves the refund pending (it holds its amount); the same key or the sweep settles it once', async () => {

@@ -22,6 +22,8 @@ export interface RefundServiceOptions {
   maxRounds?: number;
   /** A refund pending this long (its request crashed or timed out) is resumed by the sweep. */
   staleAfterMs?: number;
+  /** Told of every refund this service settled (metrics). */
+  onSettled?: (refund: RefundRecord) => void;
 }
 
 const MAX_REASON_LENGTH = 500;
@@ -220,7 +222,10 @@ export class RefundService {
         event,
         at,
       );
-      if (written) return { charge: written, refund: settled };
+      if (written) {
+        this.options.onSettled?.(settled);
+        return { charge: written, refund: settled };
+      }
       current = await this.find(current.merchant_id, current.mode, current.charge_id);
     }
     throw new PlatformError('CONFLICT', 'This charge is being refunded by concurrent requests; retry', {

@@ -25,7 +25,8 @@ describe('refunds', () => {
       .sort({ created_at: 1 })
       .toArray();
   const debits = async (chargeId: string) => (await ledger(chargeId)).filter((e) => e.kind === 'debit');
-  const sum = (entries: { amount: { amount: number } }[]) => entries.reduce((s, e) => s + e.amount.amount, 0);
+  const sum = (entries: Record<string, unknown>[]) =>
+    entries.reduce((s, e) => s + (e.amount as { amount: number }).amount, 0);
   const paidCharge = async (key: string, extra: Record<string, unknown> = {}) => {
     const created = await api(key, 'POST', '/payments/charge', { ...NGN_CHARGE, ...extra });
     expect([created.status, created.body.error?.code]).toEqual([200, undefined]);

@@ -9,6 +9,10 @@ import { apiKeySecurity as security, COMMON_ERRORS, successOf } from '../schemas
 import {
   ChargeBody,
   ChargeData,
+  ChargeParams,
+  ChargeRefundsData,
+  RefundBody,
+  RefundData,
   CustomerInput,
   OutcomeParams,
   SessionBody,
@@ -110,6 +114,56 @@ export async function registerPaymentRoutes(app: FastifyInstance, deps: GatewayD
       if (res.replayed) reply.header('idempotent-replayed', 'true');
       return ok(res.charge!, res.replayed ? 'Existing charge for this reference' : undefined);
     },
+  );
+
+  app.post<{ Params: Static<typeof ChargeParams>; Body: Static<typeof RefundBody> }>(
+    '/payments/charges/:charge_id/refunds',
+    {
+      schema: {
+        tags: ['Payments'],
+        summary: 'Refund a succeeded charge, in full (no amount) or in part',
+        description:
+          'Beyond the spec. `amount` is in minor units of the charge currency; all refunds of a charge together ' +
+          'never exceed what the customer paid. Send an Idempotency-Key to retry safely. The answer is the refund: ' +
+          '`succeeded` (payment.refunded follows), `failed` (declined by the processor; nothing moved) or ' +
+          '`pending` (the processor has not answered; retry with the same key). In sandbox, reason ' +
+          '"sandbox_decline" makes the processor decline the refund.',
+        security,
+        params: ChargeParams,
+        body: RefundBody,
+        response: { 200: successOf(RefundData), ...COMMON_ERRORS },
+      },
+    },
+    async (req, reply) => {
+      const b = req.body ?? {};
+      const res = await payments.call(
+        'CreateRefund',
+        {
+          charge_id: req.params.charge_id,
+          amount: b.amount,
+          reason: b.reason,
+          idempotency_key: idempotencyKey(req.headers),
+        },
+        callerMetadata(req),
+        payment,
+      );
+      if (res.replayed) reply.header('idempotent-replayed', 'true');
+      return ok(res.refund!);
+    },
+  );
+
+  app.get<{ Params: Static<typeof ChargeParams> }>(
+    '/payments/charges/:charge_id/refunds',
+    {
+      schema: {
+        tags: ['Payments'],
+        summary: "A charge's refunds, oldest first, with its captured and refunded totals",
+        security,
+        params: ChargeParams,
+        response: { 200: successOf(ChargeRefundsData), ...COMMON_ERRORS },
+      },
+    },
+    async (req) => ok(await payments.call('ListRefunds', req.params, callerMetadata(req))),
   );
 
   const checkoutUrl = (sessionId: string) =>

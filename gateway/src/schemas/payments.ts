@@ -104,6 +104,10 @@ export const ChargeData = Type.Object(
     gateway_account_id: Type.Optional(Type.String({ description: 'card route: connected account' })),
     transaction_id: Type.Optional(Type.String()),
     fee_details: Type.Optional(FeeDetails),
+    amount_refunded: Type.Optional(
+      Type.Integer({ description: 'Beyond the spec: sum of succeeded refunds, charge currency minor units' }),
+    ),
+    refunded: Type.Optional(Type.Boolean({ description: 'Beyond the spec: the whole captured amount was refunded' })),
     preview: Type.Optional(Type.Literal(true)),
     mode: Type.Optional(ModeEnum),
     is_international: Type.Optional(Type.Boolean()),
@@ -177,3 +181,51 @@ export const OutcomeParams = Type.Object({
   charge_id: Type.String({ minLength: 1, maxLength: 64 }),
   outcome: StringEnum(['succeed', 'fail'] as const),
 });
+
+export const ChargeParams = Type.Object({ charge_id: Type.String({ minLength: 1, maxLength: 64 }) });
+
+/** Refunds (beyond the spec; docs/decisions.md, Refunds). */
+export const RefundBody = Type.Object(
+  {
+    amount: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: LIMITS.amount,
+        description: 'Minor units of the charge currency; absent = everything left to refund',
+      }),
+    ),
+    reason: Type.Optional(
+      Type.String({
+        maxLength: 500,
+        description: 'Free text kept on the refund. Sandbox: "sandbox_decline" makes the processor decline it',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const RefundData = Type.Object(
+  {
+    refund_id: Type.String(),
+    charge_id: Type.String(),
+    amount: Type.Integer(),
+    currency: Type.String(),
+    status: StringEnum(['pending', 'succeeded', 'failed'] as const),
+    reason: Nullable(Type.String()),
+    failure_reason: Nullable(Type.String()),
+    created_at: Type.String({ format: 'date-time' }),
+  },
+  { additionalProperties: false },
+);
+
+export const ChargeRefundsData = Type.Object(
+  {
+    charge_id: Type.String(),
+    currency: Type.String(),
+    amount_captured: Type.Integer({ description: 'What the customer paid: the most that can be refunded' }),
+    amount_refunded: Type.Integer(),
+    refunded: Type.Boolean(),
+    refunds: Type.Array(RefundData),
+  },
+  { additionalProperties: false },
+);

@@ -95,6 +95,10 @@ export const ERROR_CATALOGUE = {
   PAYOUT_NOT_SET_UP: invalid('Payout has not been set up for this merchant'),
   PAYOUT_ACCOUNT_NOT_FOUND: invalid('No payout account found'),
   KYC_NOT_SUBMITTED: invalid('KYC has not been submitted for this merchant'),
+  // refunds (docs/decisions.md, Refunds)
+  CHARGE_NOT_REFUNDABLE: invalid('Only a succeeded charge can be refunded'),
+  CHARGE_ALREADY_REFUNDED: invalid('This charge has already been refunded in full'),
+  REFUND_EXCEEDS_CHARGE: invalid('Refund amount exceeds the amount left to refund on this charge'),
 
   METHOD_NOT_ALLOWED: entry('invalid_request', 405, Grpc.UNIMPLEMENTED, 'Method not allowed'),
 

@@ -6,10 +6,13 @@ import { StaticProcessorRegistry } from './adapters/sandbox-processors';
 import { paymentsConfig } from './config';
 import { ChargeService } from './domain/charges';
 import { DEFAULT_FEE_SCHEDULE, type FeeSchedule } from './domain/fees';
-import { countLedgerWrites, ledgerMetrics } from './events/metrics';
+import { countLedgerWrites, ledgerMetrics, refundMetrics } from './events/metrics';
 import { LedgerReconciler } from './domain/ledger-reconciler';
 import { WalletCredits } from './domain/wallet-credits';
 import { ledgerConsumer } from './events/ledger-consumer';
+import { refundLedgerConsumer } from './events/refund-ledger-consumer';
+import { RefundLedger } from './domain/refund-ledger';
+import { RefundService } from './domain/refunds';
 import { merchantProjectionConsumers } from './events/merchant-projection';
 import { OutcomeService } from './domain/outcomes';
 import { ledgerModel, MongoLedgerRepository } from './repo/ledger-repo';
@@ -102,6 +105,15 @@ void runService<types.payments.PaymentsServiceHandlers, (typeof paymentsConfig)[
       { charges: chargeRepo, sessions: sessionRepo, ledger, credits },
       { graceMs: config.LEDGER_RECONCILE_GRACE_MS },
     );
+    const refundCounter = refundMetrics(metrics.registry);
+    const refunds = new RefundService(
+      { charges: chargeRepo, processors },
+      {
+        staleAfterMs: Math.max(60_000, config.PROCESSOR_TIMEOUT_MS * 3),
+        onSettled: (r) => refundCounter.inc({ status: r.status, currency: r.amount.currency }),
+      },
+    );
+    const refundLedger = new RefundLedger({ charges: chargeRepo, ledger, credits });
     const reconcile = () =>
       reconciler.run((repair) => {
         countLedgerWrites(ledgerCounters, { inserted: repair.inserted, duplicates: 0 }, 'repair');
@@ -110,17 +122,23 @@ void runService<types.payments.PaymentsServiceHandlers, (typeof paymentsConfig)[
       });
     return {
       handlers: {
-        ...paymentsHandlers(service, new OutcomeService(chargeRepo), ledger),
+        ...paymentsHandlers(service, new OutcomeService(chargeRepo), ledger, refunds),
         ...sessionHandlers(sessions),
         ...paymentMethodHandlers(paymentMethods),
       },
-      consumers: [...merchantProjectionConsumers(directory), ledgerConsumer(credits, ledgerCounters)],
+      consumers: [
+        ...merchantProjectionConsumers(directory),
+        ledgerConsumer(credits, ledgerCounters),
+        refundLedgerConsumer(refundLedger, ledgerCounters),
+      ],
       relays: [relay, sessionRelay, ledgerRelay],
       jobs: [
         // Spec 3.1: sessions expire whether or not anyone polls them.
         { name: 'session expiry', intervalMs: config.SESSION_SWEEP_INTERVAL_MS, run: () => sessions.sweepExpired() },
         { name: 'abandoned charges', intervalMs: config.CHARGE_SWEEP_INTERVAL_MS, run: () => service.abandonStale() },
         { name: 'ledger reconciliation', intervalMs: config.LEDGER_RECONCILE_INTERVAL_MS, run: reconcile },
+        // Refunds left pending by a crash or a processor timeout: asked again and settled.
+        { name: 'pending refunds', intervalMs: config.CHARGE_SWEEP_INTERVAL_MS, run: () => refunds.resumeStale() },
       ],
       onShutdown: async () => {
         fx.close();

@@ -27,6 +27,7 @@ export const SUBJECTS = {
   merchantSettingsUpdated: 'merchants.settings_updated',
   paymentSucceeded: 'payments.payment.succeeded',
   paymentFailed: 'payments.payment.failed',
+  paymentRefunded: 'payments.payment.refunded',
   walletCredited: 'payments.wallet.credited',
   walletDebited: 'payments.wallet.debited',
   marketplaceUpdated: 'merchants.marketplace_updated',
@@ -316,6 +317,40 @@ export interface WalletEntryEvent {
   created_at: string;
 }
 
+/**
+ * A refund of a charge succeeded (payments.payment.refunded, the webhook payment.refunded): one event
+ * per refund, published from the charge's outbox in the write that recorded it. Failed refunds
+ * publish nothing (nothing moved).
+ */
+export interface PaymentRefunded {
+  charge_id: string;
+  transaction_id: string;
+  merchant_id: number;
+  sub_merchant_id: number | null;
+  reference: string | null;
+  gateway: string;
+  /** What the customer paid: the most that can be refunded in total (charge currency). */
+  amount_captured: MoneyAmount;
+  /** Sum of the charge's succeeded refunds, this one included. */
+  amount_refunded: MoneyAmount;
+  /** The whole captured amount has been refunded. */
+  refunded: boolean;
+  refund: {
+    refund_id: string;
+    amount: MoneyAmount;
+    status: 'succeeded';
+    reason: string | null;
+    /**
+     * amount_refunded before this refund: the refund covers [refunded_before, refunded_before + amount)
+     * of the capture, which the ledger's proportional reversal needs (internal; not rendered).
+     */
+    refunded_before: number;
+    created_at: string;
+  };
+  metadata: Record<string, string | number | boolean>;
+  refunded_at: string;
+}
+
 /** What publishers write today, per subject. */
 export interface EventPayloads {
   'apikeys.created': ApiKeyChanged;
@@ -327,6 +362,7 @@ export interface EventPayloads {
   'merchants.settings_updated': MerchantSettingsUpdated;
   'payments.payment.succeeded': PaymentOutcome;
   'payments.payment.failed': PaymentOutcome;
+  'payments.payment.refunded': PaymentRefunded;
   'payments.wallet.credited': WalletEntryEvent;
   'payments.wallet.debited': WalletEntryEvent;
   'merchants.marketplace_updated': MarketplaceUpdated;

@@ -32,6 +32,7 @@ describe('processor registry', () => {
       id: 'card_gateway',
       mode: 'live',
       initialise: jest.fn(async () => ({ processor_reference: 'live_1' })),
+      refund: jest.fn(async () => ({ status: 'succeeded' as const, processor_reference: 'live_re_1' })),
     };
     const registry = new StaticProcessorRegistry({
       timeoutMs: 1000,
@@ -55,7 +56,12 @@ describe('processor registry', () => {
   });
 
   it('a hung processor times out as UPSTREAM_TIMEOUT (outcome unknown) instead of hanging the charge', async () => {
-    const hung: ProcessorAdapter = { id: 'card_gateway', mode: 'live', initialise: () => new Promise(() => undefined) };
+    const hung: ProcessorAdapter = {
+      id: 'card_gateway',
+      mode: 'live',
+      initialise: () => new Promise(() => undefined),
+      refund: () => new Promise(() => undefined),
+    };
     const registry = new StaticProcessorRegistry({
       timeoutMs: 50,
       resetTimeoutMs: 1000,

@@ -2,7 +2,15 @@ import { createHash } from 'node:crypto';
 import CircuitBreaker from 'opossum';
 import { PlatformError, type Mode } from '@ppay/kernel';
 import { PROCESSOR_IDS, type ProcessorGroup } from '../domain/processors';
-import type { PaymentIntent, ProcessorAdapter, ProcessorAuthorization, ProcessorRegistry } from '../domain/ports';
+import type {
+  PaymentIntent,
+  ProcessorAdapter,
+  ProcessorAuthorization,
+  ProcessorRegistry,
+  RefundAnswer,
+  RefundIntent,
+} from '../domain/ports';
+import { SANDBOX_DECLINED_REFUND_REASON } from '../domain/refund';
 
 /**
  * Sandbox processors: deterministic, in-process stand-ins for the three processor groups. They hand
@@ -36,6 +44,16 @@ class SandboxProcessor implements ProcessorAdapter {
       gateway_account_id: `acct_sbx_${intent.merchant_id}`,
     };
   }
+
+  /** Refunds succeed, except with the documented sandbox reason, which the processor declines. */
+  async refund(request: RefundIntent): Promise<RefundAnswer> {
+    if (this.delayMs > 0) await new Promise((r) => setTimeout(r, this.delayMs));
+    if (request.reason === SANDBOX_DECLINED_REFUND_REASON) {
+      return { status: 'failed', failure_reason: 'declined_by_processor' };
+    }
+    const digest = createHash('sha256').update(`${this.group}:refund:${request.refund_id}`).digest('hex');
+    return { status: 'succeeded', processor_reference: `sbx_re_${digest.slice(0, 20)}` };
+  }
 }
 
 export interface ProcessorBreakerOptions {
@@ -46,17 +64,20 @@ export interface ProcessorBreakerOptions {
 /** Every adapter call runs behind its own breaker with a timeout: a hung processor fails fast. */
 class GuardedProcessor implements ProcessorAdapter {
   private readonly breaker: CircuitBreaker<[PaymentIntent], ProcessorAuthorization>;
+  private readonly refundBreaker: CircuitBreaker<[RefundIntent], RefundAnswer>;
 
   constructor(
     private readonly inner: ProcessorAdapter,
     options: ProcessorBreakerOptions,
   ) {
-    this.breaker = new CircuitBreaker((intent: PaymentIntent) => inner.initialise(intent), {
+    const breakerOptions = {
       timeout: options.timeoutMs,
       resetTimeout: options.resetTimeoutMs,
       errorThresholdPercentage: 50,
       volumeThreshold: 5,
-    });
+    };
+    this.breaker = new CircuitBreaker((intent: PaymentIntent) => inner.initialise(intent), breakerOptions);
+    this.refundBreaker = new CircuitBreaker((request: RefundIntent) => inner.refund(request), breakerOptions);
   }
 
   get id(): string {
@@ -67,9 +88,17 @@ class GuardedProcessor implements ProcessorAdapter {
     return this.inner.mode;
   }
 
-  async initialise(intent: PaymentIntent): Promise<ProcessorAuthorization> {
+  initialise(intent: PaymentIntent): Promise<ProcessorAuthorization> {
+    return this.guarded(() => this.breaker.fire(intent));
+  }
+
+  refund(request: RefundIntent): Promise<RefundAnswer> {
+    return this.guarded(() => this.refundBreaker.fire(request));
+  }
+
+  private async guarded<T>(call: () => Promise<T>): Promise<T> {
     try {
-      return await this.breaker.fire(intent);
+      return await call();
     } catch (err) {
       if (err instanceof PlatformError) throw err;
       // No answer in time: the processor may have set the payment up, so the outcome is unknown.
@@ -81,7 +110,7 @@ class GuardedProcessor implements ProcessorAdapter {
       }
       // An open breaker sent nothing; any other failure is the processor refusing the request.
       throw new PlatformError('SERVICE_UNAVAILABLE', undefined, {
-        detail: `${this.inner.id} is unavailable; no payment was created, retry the request`,
+        detail: `${this.inner.id} is unavailable; nothing was done, retry the request`,
         cause: err,
       });
     }

@@ -2,6 +2,34 @@ import { prefixedId, type Mode, type Money } from '@ppay/kernel';
 import type { FeeBreakdown } from './fees';
 import type { ProcessorGroup } from './processors';
 
+export type RefundStatus = 'pending' | 'succeeded' | 'failed';
+
+/**
+ * One refund of a charge, stored inside the charge document (ChargeRecord.refunds). `pending` counts
+ * against what is left to refund until the processor answers; only `succeeded` counts in
+ * `amount_refunded`; `failed` releases its amount.
+ */
+export interface RefundRecord {
+  refund_id: string;
+  /** The Idempotency-Key it was created with (unique within its charge), or null. */
+  idempotency_key: string | null;
+  request_fingerprint: string;
+  /** In the charge currency. */
+  amount: Money;
+  reason: string | null;
+  status: RefundStatus;
+  failure_reason: string | null;
+  /**
+   * The charge's amount_refunded just before this refund succeeded (null until then). Refunds that
+   * succeeded cover disjoint, adjacent slices [refunded_before, refunded_before + amount) of the
+   * captured amount, which is what makes the proportional ledger reversals add up exactly.
+   */
+  refunded_before: number | null;
+  processor_reference: string | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
 export type MetadataValue = string | number | boolean;
 
 /** Unknown or missing countries are reported as "Unknown" in geography analytics (spec 4.1). */
@@ -80,6 +108,16 @@ export interface ChargeRecord {
   gateway_account_id: string | null;
   failure_reason: string | null;
   completed_at: Date | null;
+  /**
+   * Refunds live inside the charge (one document), so "never more than captured" is a condition on
+   * one document: every change of `refunds` is a compare-and-set on `refund_version`.
+   */
+  refunds: RefundRecord[];
+  /** Sum of the succeeded refunds, in the charge currency (minor units); shown on the charge. */
+  amount_refunded: number;
+  /** Whether the whole captured amount has been refunded. */
+  refunded: boolean;
+  refund_version: number;
   created_at: Date;
   updated_at: Date;
 }
@@ -96,6 +134,10 @@ export type ChargeDraft = Omit<
   | 'gateway_account_id'
   | 'failure_reason'
   | 'completed_at'
+  | 'refunds'
+  | 'amount_refunded'
+  | 'refunded'
+  | 'refund_version'
   | 'created_at'
   | 'updated_at'
 >;
@@ -113,6 +155,10 @@ export function newCharge(draft: ChargeDraft, now: Date): ChargeRecord {
     gateway_account_id: null,
     failure_reason: null,
     completed_at: null,
+    refunds: [],
+    amount_refunded: 0,
+    refunded: false,
+    refund_version: 0,
     created_at: now,
     updated_at: now,
   };

@@ -1,6 +1,6 @@
 import { convertMoney, PlatformError, type Mode, type Money, type OutboxEntry } from '@ppay/kernel';
 import type { CardPayment, CardResult, TestCard, ValidCard } from './cards';
-import { isRetryableFailure, type ChargeRecord } from './charge';
+import { isRetryableFailure, type ChargeRecord, type RefundRecord } from './charge';
 import type {
   ChargeKeys,
   ChargeRepository,
@@ -15,6 +15,8 @@ import type {
   ProcessorAuthorization,
   ProcessorRegistry,
   ProductLookup,
+  RefundAnswer,
+  RefundIntent,
   PaymentMethodRepository,
   SessionRepository,
   SplitResolver,
@@ -115,6 +117,25 @@ export class MemoryCharges implements ChargeRepository {
     Object.assign(c, { status, failure_reason: failureReason, completed_at: completedAt, updated_at: completedAt });
     this.events.push(event);
     return this.record(c);
+  }
+  async writeRefunds(
+    chargeId: string,
+    expectedVersion: number,
+    change: { refunds: RefundRecord[]; amount_refunded: number; refunded: boolean },
+    event: OutboxEntry | null,
+    now: Date,
+  ) {
+    const c = this.docs.get(chargeId);
+    if (!c || (c.refund_version ?? 0) !== expectedVersion) return null;
+    Object.assign(c, clone(change), { refund_version: expectedVersion + 1, updated_at: now });
+    if (event) this.events.push(event);
+    return this.record(c);
+  }
+  async withStalePendingRefunds(staleBefore: Date, limit: number) {
+    return [...this.docs.values()]
+      .filter((c) => c.refunds.some((r) => r.status === 'pending' && r.updated_at <= staleBefore))
+      .slice(0, limit)
+      .map((c) => this.record(c));
   }
   readonly ledgerChecked = new Set<string>();
   async dueForLedgerCheck(before: Date, limit: number) {
@@ -220,6 +241,9 @@ export class MemoryLedger implements LedgerRepository {
   async hasEntriesFor(chargeId: string) {
     return [...this.entries.values()].some((e) => e.charge_id === chargeId);
   }
+  async entriesForCharge(chargeId: string) {
+    return [...this.entries.values()].filter((e) => e.charge_id === chargeId).map(clone);
+  }
 }
 
 export class FakeMerchants implements MerchantDirectory {
@@ -278,6 +302,9 @@ export class FakeSplits implements SplitResolver {
 /** Sandbox-like processors that record what they were asked, and can be made to fail. */
 export class FakeProcessors implements ProcessorRegistry {
   readonly intents: PaymentIntent[] = [];
+  readonly refunds: RefundIntent[] = [];
+  /** The answer to refunds (default: succeeded); an Error is thrown instead. */
+  refundAnswer?: RefundAnswer | Error;
   failWith?: Error;
   /** When set, initialise waits for this promise (a slow processor). */
   gate?: Promise<void>;
@@ -298,6 +325,13 @@ export class FakeProcessors implements ProcessorRegistry {
               gateway_account_id: `acct_${intent.merchant_id}`,
             }
           : { processor_reference: `ref_${intent.charge_id}` };
+      },
+      refund: async (request) => {
+        this.refunds.push(request);
+        if (this.gate) await this.gate;
+        const answer = this.refundAnswer ?? { status: 'succeeded', processor_reference: `ref_${request.refund_id}` };
+        if (answer instanceof Error) throw answer;
+        return answer;
       },
     };
   }

@@ -1,6 +1,6 @@
 import type { Mode, Money, OutboxEntry } from '@ppay/kernel';
 import type { CardPayment, CardResult, TestCard, ValidCard } from './cards';
-import type { ChargeRecord, ChargeStatus } from './charge';
+import type { ChargeRecord, ChargeStatus, RefundRecord } from './charge';
 import type { LedgerEntry, WalletBalance } from './wallet';
 import type { ProcessorGroup } from './processors';
 import type { AttemptChange, SessionRecord } from './session';
@@ -81,7 +81,26 @@ export interface ProcessorAdapter {
    * created; UPSTREAM_TIMEOUT means the outcome is unknown.
    */
   initialise(intent: PaymentIntent): Promise<ProcessorAuthorization>;
+  /**
+   * Refunds part or all of a captured payment. `refund_id` is the processor's idempotency key: asking
+   * twice for one refund never refunds twice. A decline is an answer (`failed`); SERVICE_UNAVAILABLE
+   * means nothing happened this time; UPSTREAM_TIMEOUT means the outcome is unknown.
+   */
+  refund(request: RefundIntent): Promise<RefundAnswer>;
 }
+
+export interface RefundIntent {
+  refund_id: string;
+  charge_id: string;
+  merchant_id: number;
+  mode: Mode;
+  processor_reference: string | null;
+  amount: Money;
+  reason: string | null;
+}
+
+export type RefundAnswer =
+  { status: 'succeeded'; processor_reference: string } | { status: 'failed'; failure_reason: string };
 
 export interface ProcessorRegistry {
   /** Sandbox callers always get sandbox adapters; live callers get live adapters or GATEWAY_NOT_CONFIGURED. */
@@ -144,6 +163,20 @@ export interface ChargeRepository {
   /** Succeeded charges completed before `before` whose wallet credits nobody has checked yet (oldest first). */
   dueForLedgerCheck(before: Date, limit: number): Promise<ChargeRecord[]>;
   markLedgerChecked(chargeId: string, at: Date): Promise<void>;
+  /**
+   * Replaces the charge's refunds (and the totals derived from them) if `refund_version` is still
+   * `expectedVersion`, adding `event` to its outbox in the same write; null when someone else changed
+   * the refunds first. The one write behind every refund change: the refund cap is this condition.
+   */
+  writeRefunds(
+    chargeId: string,
+    expectedVersion: number,
+    change: { refunds: RefundRecord[]; amount_refunded: number; refunded: boolean },
+    event: OutboxEntry | null,
+    now: Date,
+  ): Promise<ChargeRecord | null>;
+  /** Charges holding a refund still pending since before `staleBefore` (the refund sweep). */
+  withStalePendingRefunds(staleBefore: Date, limit: number): Promise<ChargeRecord[]>;
   /** pending → final status with the event in the same write; null when the charge is no longer pending. */
   complete(
     chargeId: string,
@@ -188,4 +221,6 @@ export interface LedgerRepository {
   balances(merchantId: number, mode: Mode): Promise<WalletBalance[]>;
   /** Whether any entry was written for this charge (the reconciler's question). */
   hasEntriesFor(chargeId: string): Promise<boolean>;
+  /** Every entry written for this charge (refunds reverse its credits). */
+  entriesForCharge(chargeId: string): Promise<LedgerEntry[]>;
 }

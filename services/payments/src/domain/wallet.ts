@@ -10,12 +10,12 @@ export interface LedgerEntry {
   merchant_id: number;
   mode: Mode;
   kind: 'credit' | 'debit';
-  reason: 'payment' | 'marketplace_operator' | 'marketplace_split';
+  reason: 'payment' | 'marketplace_operator' | 'marketplace_split' | 'refund' | 'marketplace_split_reversal';
   amount: Money;
   charge_id: string;
   event_id: string;
-  /** Spec 2.11 for marketplace split credits. */
-  conversion_details: SplitRecord | null;
+  /** Spec 2.11 for marketplace split credits; the reversal's record for their refund debits. */
+  conversion_details: SplitRecord | SplitReversalRecord | null;
   created_at: Date;
 }
 
@@ -27,6 +27,18 @@ export interface SplitRecord {
   commission_rate: string;
   commission_amount: number;
   net_credited: number;
+  cart_identifier: string;
+}
+
+/** A refund's reversal of a sub-merchant's split credit: gross_reversed = commission_reversed + net_reversed. */
+export interface SplitReversalRecord {
+  source: 'marketplace_split_reversal';
+  marketplace_id: number;
+  refund_id: string;
+  commission_rate: string;
+  gross_reversed: number;
+  commission_reversed: number;
+  net_reversed: number;
   cart_identifier: string;
 }
 

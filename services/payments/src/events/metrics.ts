@@ -42,3 +42,13 @@ export function countLedgerWrites(
   }
   if (result.duplicates > 0) metrics.duplicates.inc({ reason: duplicateReason }, result.duplicates);
 }
+
+/** Refund outcomes as the processor settled them (succeeded, failed), by charge currency. */
+export function refundMetrics(registry: Registry) {
+  return new Counter({
+    name: 'ppay_refunds_total',
+    help: 'Refunds settled by the processor, by status (succeeded, failed) and charge currency',
+    labelNames: ['status', 'currency'],
+    registers: [registry],
+  });
+}

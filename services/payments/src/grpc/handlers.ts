@@ -3,6 +3,8 @@ import type { types } from '@ppay/proto';
 import type { ChargeRequest, ChargeService } from '../domain/charges';
 import type { OutcomeService } from '../domain/outcomes';
 import type { LedgerRepository } from '../domain/ports';
+import { chargeRefundsResource, refundResource } from '../domain/refund';
+import type { RefundService } from '../domain/refunds';
 import { customerOf, metadataOf, present } from './mapping';
 
 type Handlers = UnaryHandlers<types.payments.PaymentsServiceHandlers>;
@@ -26,7 +28,12 @@ function toChargeRequest(req: types.payments.CreateChargeRequest__Output): Charg
 }
 
 /** Charges, the sandbox outcome helper and wallet balances: decode, call the use case, encode. */
-export function paymentsHandlers(charges: ChargeService, outcomes: OutcomeService, ledger: LedgerRepository): Handlers {
+export function paymentsHandlers(
+  charges: ChargeService,
+  outcomes: OutcomeService,
+  ledger: LedgerRepository,
+  refunds: RefundService,
+): Handlers {
   return {
     async CreateCharge(req, { caller, deadline }) {
       const { merchantId } = requireMerchant(caller);
@@ -45,6 +52,21 @@ export function paymentsHandlers(charges: ChargeService, outcomes: OutcomeServic
       return toWire(
         await outcomes.simulate(merchantId, requireMode(caller), req.charge_id, outcome, req.failure_reason),
       );
+    },
+    async CreateRefund(req, { caller, deadline }) {
+      const { merchantId } = requireMerchant(caller);
+      const { charge, refund, replayed } = await refunds.create(
+        merchantId,
+        requireMode(caller),
+        req.charge_id,
+        { amount: present(req._amount, req.amount), reason: req.reason || undefined },
+        { idempotencyKey: req.idempotency_key || undefined, deadline },
+      );
+      return { refund: toWire(refundResource(charge.charge_id, refund)), replayed };
+    },
+    async ListRefunds(req, { caller }) {
+      const { merchantId } = requireMerchant(caller);
+      return toWire(chargeRefundsResource(await refunds.list(merchantId, requireMode(caller), req.charge_id)));
     },
     async GetWalletBalances(req, { caller }) {
       requireInternal(caller);

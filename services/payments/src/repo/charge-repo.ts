@@ -7,7 +7,7 @@ import {
   type Mode,
   type OutboxEntry,
 } from '@ppay/kernel';
-import { RETRYABLE_FAILURES, type ChargeRecord } from '../domain/charge';
+import { RETRYABLE_FAILURES, type ChargeRecord, type RefundRecord } from '../domain/charge';
 import type { ChargeKeys, ChargeRepository, ProcessorAuthorization } from '../domain/ports';
 
 interface ChargeDocument extends Omit<ChargeRecord, 'charge_id'> {
@@ -21,8 +21,27 @@ interface ChargeDocument extends Omit<ChargeRecord, 'charge_id'> {
    */
   reference_key: string;
   idempotency_ref: string;
+  /** The oldest `updated_at` of a pending refund (null when none is pending): the refund sweep's index. */
+  refund_pending_since?: Date | null;
   outbox: OutboxEntry[];
 }
+
+const refundSchema = new Schema<RefundRecord>(
+  {
+    refund_id: { type: String, required: true },
+    idempotency_key: { type: String, default: null },
+    request_fingerprint: { type: String, required: true },
+    amount: { type: moneySchema, required: true },
+    reason: { type: String, default: null },
+    status: { type: String, required: true },
+    failure_reason: { type: String, default: null },
+    refunded_before: { type: Number, default: null },
+    processor_reference: { type: String, default: null },
+    created_at: { type: Date, required: true },
+    updated_at: { type: Date, required: true },
+  },
+  { _id: false },
+);
 
 const chargeSchema = new Schema<ChargeDocument>(
   {
@@ -55,6 +74,11 @@ const chargeSchema = new Schema<ChargeDocument>(
     gateway_account_id: { type: String, default: null },
     failure_reason: { type: String, default: null },
     completed_at: { type: Date, default: null },
+    refunds: { type: [refundSchema], default: [] },
+    amount_refunded: { type: Number, default: 0 },
+    refunded: { type: Boolean, default: false },
+    refund_version: { type: Number, default: 0 },
+    refund_pending_since: { type: Date, default: null },
     ledger_checked_at: { type: Date, default: null },
     created_at: { type: Date, required: true },
     updated_at: { type: Date, required: true },
@@ -67,6 +91,8 @@ chargeSchema.index({ merchant_id: 1, mode: 1, idempotency_ref: 1 }, { unique: tr
 // The stale-initialisation sweep, and the ledger reconciler.
 chargeSchema.index({ status: 1, updated_at: 1 });
 chargeSchema.index({ status: 1, ledger_checked_at: 1, completed_at: 1 });
+// The sweep of refunds left pending.
+chargeSchema.index({ refund_pending_since: 1 });
 
 export type ChargeModel = Model<ChargeDocument>;
 
@@ -124,9 +150,19 @@ function toRecord(doc: ChargeDocument): ChargeRecord {
     outbox: _outbox,
     ledger_checked_at: _checked,
     outbox_pending_since: _pending,
+    refund_pending_since: _refundPending,
     ...rest
   } = doc as ChargeDocument & { outbox_pending_since?: Date | null };
-  return { charge_id: _id, ...rest, attempts: rest.attempts ?? 1 };
+  // Charges stored before refunds existed have none of the refund fields.
+  return {
+    charge_id: _id,
+    ...rest,
+    attempts: rest.attempts ?? 1,
+    refunds: rest.refunds ?? [],
+    amount_refunded: rest.amount_refunded ?? 0,
+    refunded: rest.refunded ?? false,
+    refund_version: rest.refund_version ?? 0,
+  };
 }
 
 const NO_OUTBOX = { outbox: 0 };
@@ -322,6 +358,52 @@ export class MongoChargeRepository implements ChargeRepository {
 
   async markLedgerChecked(chargeId: string, at: Date): Promise<void> {
     await this.model.updateOne({ _id: chargeId }, { $set: { ledger_checked_at: at } }).exec();
+  }
+
+  async writeRefunds(
+    chargeId: string,
+    expectedVersion: number,
+    change: { refunds: RefundRecord[]; amount_refunded: number; refunded: boolean },
+    event: OutboxEntry | null,
+    now: Date,
+  ): Promise<ChargeRecord | null> {
+    const pending = change.refunds.filter((r) => r.status === 'pending').map((r) => r.updated_at.getTime());
+    // Version 0 also matches a charge stored before refunds existed (no refund_version field).
+    const version =
+      expectedVersion === 0
+        ? { $or: [{ refund_version: 0 }, { refund_version: { $exists: false } }] }
+        : { refund_version: expectedVersion };
+    const doc = (await this.model
+      .findOneAndUpdate(
+        { _id: chargeId, ...version },
+        {
+          $set: {
+            refunds: change.refunds,
+            amount_refunded: change.amount_refunded,
+            refunded: change.refunded,
+            refund_version: expectedVersion + 1,
+            refund_pending_since: pending.length ? new Date(Math.min(...pending)) : null,
+            updated_at: now,
+          },
+          ...(event ? { $push: { outbox: event } } : {}),
+        },
+        { new: true },
+      )
+      .lean()
+      .exec()) as ChargeDocument | null;
+    if (!doc) return null;
+    if (event) this.afterWrite(chargeId);
+    return toRecord(doc);
+  }
+
+  async withStalePendingRefunds(staleBefore: Date, limit: number): Promise<ChargeRecord[]> {
+    const docs = (await this.model
+      .find({ refund_pending_since: { $lte: staleBefore } }, NO_OUTBOX)
+      .sort({ refund_pending_since: 1 })
+      .limit(limit)
+      .lean()
+      .exec()) as ChargeDocument[];
+    return docs.map(toRecord);
   }
 
   async complete(

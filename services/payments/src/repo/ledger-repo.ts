@@ -64,6 +64,11 @@ export class MongoLedgerRepository implements LedgerRepository {
     return (await this.model.exists({ charge_id: chargeId }).exec()) !== null;
   }
 
+  async entriesForCharge(chargeId: string): Promise<LedgerEntry[]> {
+    const docs = (await this.model.find({ charge_id: chargeId }, { outbox: 0 }).lean().exec()) as LedgerDocument[];
+    return docs.map(({ _id, outbox: _outbox, ...entry }) => entry);
+  }
+
   async balances(merchantId: number, mode: Mode): Promise<WalletBalance[]> {
     // Two $sum groupings (credits, debits): the portable subset of aggregation (no $cond).
     const totals = async (kind: 'credit' | 'debit') =>

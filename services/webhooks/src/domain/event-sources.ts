@@ -30,6 +30,15 @@ const paymentSource = (subject: typeof SUBJECTS.paymentSucceeded | typeof SUBJEC
     occurredAt: (e) => e.data.completed_at || e.occurred_at,
   });
 
+const refundSource = source({
+  subject: SUBJECTS.paymentRefunded,
+  event_type: 'payment.refunded',
+  merchant: (e) => e.data.merchant_id,
+  // The charge's counter, shared with payment.succeeded: a partner orders a charge's events by it.
+  object: (e) => ({ type: 'charge', id: e.data.charge_id }),
+  occurredAt: (e) => e.data.refunded_at || e.occurred_at,
+});
+
 const walletSource = (subject: typeof SUBJECTS.walletCredited | typeof SUBJECTS.walletDebited, type: string) =>
   source({
     subject,
@@ -75,6 +84,7 @@ const kycSource = (
 export const WEBHOOK_SOURCES: readonly WebhookSource[] = [
   paymentSource(SUBJECTS.paymentSucceeded, 'payment.succeeded'),
   paymentSource(SUBJECTS.paymentFailed, 'payment.failed'),
+  refundSource,
   walletSource(SUBJECTS.walletCredited, 'wallet.credited'),
   walletSource(SUBJECTS.walletDebited, 'wallet.debited'),
   subscriptionSource(SUBJECTS.subscriptionCreated, 'subscription.created'),

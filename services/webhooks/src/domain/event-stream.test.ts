@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { PlatformError } from '@ppay/kernel';
 import { decodeStreamCursor, encodeStreamCursor, EventStream, STREAM_SETTLE_MS } from './event-stream';
-import { MemoryEventStore, MemoryKeys } from './memory-ports.test-util';
+import { MemoryEventStore, MemoryKeys, REFUNDED_DATA } from './memory-ports.test-util';
 import { renderEvent } from './renderers';
 import type { WebhookEventRecord } from './webhook-event';
 
@@ -24,7 +24,7 @@ function setup() {
       object_type: 'charge',
       object_id: 'ch_1',
       sequence: 1,
-      data: { refund_id: 'rf_1' },
+      data: REFUNDED_DATA,
       source_event_id: 's',
       created_at: at(createdMs),
       ...over,

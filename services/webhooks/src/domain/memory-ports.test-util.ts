@@ -207,3 +207,26 @@ export class ScriptedSender implements WebhookSender {
     };
   }
 }
+
+/** A payments.payment.refunded payload as payments publishes it (tests of payment.refunded rendering). */
+export const REFUNDED_DATA: Record<string, unknown> = {
+  charge_id: 'ch_1',
+  transaction_id: 'txn_1',
+  merchant_id: 42,
+  sub_merchant_id: null,
+  reference: 'order-1',
+  gateway: 'naira_gateway',
+  amount_captured: { amount: 10_000, currency: 'NGN' },
+  amount_refunded: { amount: 2_500, currency: 'NGN' },
+  refunded: false,
+  refund: {
+    refund_id: 're_1',
+    amount: { amount: 2_500, currency: 'NGN' },
+    status: 'succeeded',
+    reason: 'damaged',
+    refunded_before: 0,
+    created_at: '2026-05-01T09:59:00.000Z',
+  },
+  metadata: { cart: 9 },
+  refunded_at: '2026-05-01T10:00:00.000Z',
+};

@@ -1,8 +1,9 @@
 import { isSupportedApiVersion } from './api-versions';
 import { deliverableTo, renderEvent, usesCurrentShape } from './renderers';
 import type { WebhookEventRecord } from './webhook-event';
+import { REFUNDED_DATA } from './memory-ports.test-util';
 
-const event = (event_type: string, data: Record<string, unknown> = { refund_id: 'rf_1' }): WebhookEventRecord => ({
+const event = (event_type: string, data: Record<string, unknown> = REFUNDED_DATA): WebhookEventRecord => ({
   event_id: 'evt_00000000-0000-5000-8000-000000000000',
   event_type,
   merchant_id: 42,
@@ -44,6 +45,39 @@ describe('api versions', () => {
       is_live: true,
       business_id: '42',
       sequence: 3,
+    });
+  });
+
+  it('renders the refund sub-object of payment.refunded, and its 6.6 flat shape before 2026-03-27', () => {
+    const current = JSON.parse(renderEvent(event('payment.refunded'), '2026-03-27').body).data;
+    expect(current).toEqual({
+      charge_id: 'ch_1',
+      transaction_id: 'txn_1',
+      reference: 'order-1',
+      gateway: 'naira_gateway',
+      sub_merchant_id: null,
+      amount_captured: { amount: 10_000, currency: 'NGN' },
+      amount_refunded: { amount: 2_500, currency: 'NGN' },
+      refunded: false,
+      refund: {
+        refund_id: 're_1',
+        amount: { amount: 2_500, currency: 'NGN' },
+        status: 'succeeded',
+        reason: 'damaged',
+        created_at: '2026-05-01T09:59:00.000Z',
+      },
+      metadata: { cart: 9 },
+      refunded_at: '2026-05-01T10:00:00.000Z',
+    });
+    const legacy = JSON.parse(renderEvent(event('payment.refunded'), '2025-06-01').body).data;
+    expect(legacy).toEqual({
+      transaction_id: 'txn_1',
+      refund_id: 're_1',
+      amount: 2_500,
+      currency: 'NGN',
+      status: 'success',
+      reason: 'damaged',
+      transaction_details: { payment_gateway: 'naira_gateway', created_at: '2026-05-01T10:00:00.000Z' },
     });
   });
 

@@ -1,4 +1,4 @@
-import type { PaymentOutcome, WalletEntryEvent } from '@ppay/kernel';
+import type { PaymentOutcome, PaymentRefunded, WalletEntryEvent } from '@ppay/kernel';
 import { LATEST_API_VERSION } from './api-versions';
 import type { WebhookEventRecord } from './webhook-event';
 
@@ -65,6 +65,45 @@ function paymentLegacy(raw: Record<string, unknown>) {
   };
 }
 
+/** payment.refunded (docs/decisions.md, Refunds): the charge's refund totals and the refund sub-object. */
+function refundedCurrent(raw: Record<string, unknown>) {
+  const r = raw as unknown as PaymentRefunded;
+  return {
+    charge_id: r.charge_id,
+    transaction_id: r.transaction_id,
+    reference: r.reference,
+    gateway: r.gateway,
+    sub_merchant_id: r.sub_merchant_id,
+    amount_captured: r.amount_captured,
+    amount_refunded: r.amount_refunded,
+    refunded: r.refunded,
+    refund: {
+      refund_id: r.refund.refund_id,
+      amount: r.refund.amount,
+      status: r.refund.status,
+      reason: r.refund.reason,
+      created_at: r.refund.created_at,
+    },
+    // An empty object does not survive storage in the outbox (minimised away): say {} explicitly.
+    metadata: r.metadata ?? {},
+    refunded_at: r.refunded_at,
+  };
+}
+
+/** refund.completed (6.6): flat amount and currency of the refund, status "success". */
+function refundedLegacy(raw: Record<string, unknown>) {
+  const r = raw as unknown as PaymentRefunded;
+  return {
+    transaction_id: r.transaction_id,
+    refund_id: r.refund.refund_id,
+    amount: r.refund.amount.amount,
+    currency: r.refund.amount.currency,
+    status: 'success',
+    reason: r.refund.reason,
+    transaction_details: { payment_gateway: r.gateway, created_at: r.refunded_at },
+  };
+}
+
 function walletCurrent(raw: Record<string, unknown>) {
   const w = raw as unknown as WalletEntryEvent;
   return {
@@ -82,8 +121,8 @@ export const RENDERERS: Record<string, Renderer> = {
   ping: { current: (d) => d, legacy: { data: (d) => d } },
   'payment.succeeded': { current: paymentCurrent, legacy: { data: paymentLegacy } },
   'payment.failed': { current: paymentCurrent, legacy: { data: paymentLegacy } },
-  // No publisher yet (the refunds issue adds one); the name mapping of 6.6 is settled here.
-  'payment.refunded': { current: (d) => d, legacy: { event_type: 'refund.completed', data: (d) => d } },
+  // 6.6: the earlier name was refund.completed.
+  'payment.refunded': { current: refundedCurrent, legacy: { event_type: 'refund.completed', data: refundedLegacy } },
   'wallet.credited': { current: walletCurrent },
   'wallet.debited': { current: walletCurrent },
   // Subscription and KYC payloads are published in their resource shape (spec 6.4 for

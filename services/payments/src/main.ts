@@ -1,5 +1,5 @@
 import './instrument';
-import { ensureIndexes, OutboxRelay, runService } from '@ppay/kernel';
+import { ensureIndexes, merchantDeletionConsumer, MerchantTombstones, OutboxRelay, runService } from '@ppay/kernel';
 import type { types } from '@ppay/proto';
 import { GrpcFxConverter, GrpcSplitResolver } from './adapters/platform-clients';
 import { StaticProcessorRegistry } from './adapters/sandbox-processors';
@@ -24,6 +24,7 @@ import { MongoSessionRepository, sessionModel } from './repo/session-repo';
 import { PaymentMethodService } from './domain/payment-methods';
 import { paymentMethodHandlers } from './grpc/payment-method-handlers';
 import { MongoPaymentMethodRepository, paymentMethodModel } from './repo/payment-method-repo';
+import { MERCHANT_DATA } from './repo/merchant-data';
 
 void runService<types.payments.PaymentsServiceHandlers, (typeof paymentsConfig)['properties']>({
   name: 'payments',
@@ -102,6 +103,7 @@ void runService<types.payments.PaymentsServiceHandlers, (typeof paymentsConfig)[
       { charges: chargeRepo, sessions: sessionRepo, ledger, credits },
       { graceMs: config.LEDGER_RECONCILE_GRACE_MS },
     );
+    const tombstones = new MerchantTombstones(mongo);
     const reconcile = () =>
       reconciler.run((repair) => {
         countLedgerWrites(ledgerCounters, { inserted: repair.inserted, duplicates: 0 }, 'repair');
@@ -114,7 +116,11 @@ void runService<types.payments.PaymentsServiceHandlers, (typeof paymentsConfig)[
         ...sessionHandlers(sessions),
         ...paymentMethodHandlers(paymentMethods),
       },
-      consumers: [...merchantProjectionConsumers(directory), ledgerConsumer(credits, ledgerCounters)],
+      consumers: [
+        ...merchantProjectionConsumers(directory, tombstones),
+        ledgerConsumer(credits, ledgerCounters, tombstones),
+        merchantDeletionConsumer({ service: 'payments', conn: mongo, nats, targets: MERCHANT_DATA, tombstones, log }),
+      ],
       relays: [relay, sessionRelay, ledgerRelay],
       jobs: [
         // Spec 3.1: sessions expire whether or not anyone polls them.

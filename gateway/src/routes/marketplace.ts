@@ -153,6 +153,8 @@ export async function registerMarketplaceRoutes(app: FastifyInstance, deps: Gate
   app.delete(
     '/marketplace/merchants/:merchantId/delete',
     {
+      // Spec 7.6 words a missing or invalid key "Unauthorized".
+      config: { authFailureMessage: 'Unauthorized' },
       schema: {
         tags,
         security,

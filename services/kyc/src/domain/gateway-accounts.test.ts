@@ -32,6 +32,7 @@ describe('connected gateway account on delete merchant (spec 4.9 steps 2–3)', 
       found: true,
       closed: true,
       balance: { available: { amount: 0, currency: 'USD' }, pending: { amount: 0, currency: 'USD' } },
+      gateway_account_id: w.accountId,
     });
     expect(w.gateway.closed).toEqual([w.accountId]);
     expect((await w.cases.findByMerchant(SUB, 'sandbox'))!.connected!.closed_at?.getTime()).toBe(
@@ -56,6 +57,7 @@ describe('connected gateway account on delete merchant (spec 4.9 steps 2–3)', 
           available: { amount: balance.available, currency: 'USD' },
           pending: { amount: balance.pending, currency: 'USD' },
         },
+        gateway_account_id: w.accountId,
       });
       expect(w.gateway.closed).toEqual([]);
     }
@@ -67,7 +69,13 @@ describe('connected gateway account on delete merchant (spec 4.9 steps 2–3)', 
       found: false,
       closed: false,
       balance: null,
+      gateway_account_id: null,
     });
-    expect(await w.accounts.closeForDeletion(SUB, 'live')).toEqual({ found: false, closed: false, balance: null });
+    expect(await w.accounts.closeForDeletion(SUB, 'live')).toEqual({
+      found: false,
+      closed: false,
+      balance: null,
+      gateway_account_id: null,
+    });
   });
 });

@@ -9,6 +9,7 @@ export interface GatewayAccountClosure {
   /** True when the balance was zero and the account is closed (now or by an earlier attempt). */
   closed: boolean;
   balance: ConnectedAccountBalance | null;
+  gateway_account_id: string | null;
 }
 
 const isZero = (b: ConnectedAccountBalance) => b.available.amount === 0 && b.pending.amount === 0;
@@ -28,19 +29,22 @@ export class GatewayAccountService {
     for (let attempt = 0; attempt < 3; attempt++) {
       const c = await this.deps.cases.findByMerchant(merchantId, mode);
       const account = c?.connected;
-      if (!c || !account) return { found: false, closed: false, balance: null };
+      if (!c || !account) return { found: false, closed: false, balance: null, gateway_account_id: null };
       const currency = c.settlement_currency;
+      const id = account.gateway_account_id;
       if (account.closed_at) {
         const zero = { amount: 0, currency };
-        return { found: true, closed: true, balance: { available: zero, pending: zero } };
+        return { found: true, closed: true, balance: { available: zero, pending: zero }, gateway_account_id: id };
       }
       const provider = this.deps.providers[mode];
       if (!provider) throw new PlatformError('GATEWAY_NOT_CONFIGURED');
       const balance = await provider.balance(account, currency);
-      if (!isZero(balance)) return { found: true, closed: false, balance };
+      if (!isZero(balance)) return { found: true, closed: false, balance, gateway_account_id: id };
       await provider.closeAccount(account);
       const next = { ...c, connected: { ...account, closed_at: this.now() }, version: c.version + 1 };
-      if (await this.deps.cases.save(c.version, next, [])) return { found: true, closed: true, balance };
+      if (await this.deps.cases.save(c.version, next, [])) {
+        return { found: true, closed: true, balance, gateway_account_id: id };
+      }
       // The case changed meanwhile (e.g. onboarding finished): read it again; closing is idempotent.
     }
     throw new PlatformError('CONFLICT');

@@ -165,6 +165,7 @@ export function kycHandlers(kyc: KycService, payouts: PayoutService, gatewayAcco
         closed: res.closed,
         available: res.balance?.available ?? null,
         pending: res.balance?.pending ?? null,
+        gateway_account_id: res.gateway_account_id,
       });
     },
   };

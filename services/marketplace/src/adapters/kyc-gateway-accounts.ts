@@ -1,4 +1,11 @@
-import { callerToMetadata, newRequestId, RemoteCallError, ServiceClient, type Mode, type PlatformMetrics } from '@ppay/kernel';
+import {
+  callerToMetadata,
+  newRequestId,
+  RemoteCallError,
+  ServiceClient,
+  type Mode,
+  type PlatformMetrics,
+} from '@ppay/kernel';
 import { loadPlatformProto, type types } from '@ppay/proto';
 import type { GatewayAccountOutcome, GatewayAccounts } from '../domain/deletions';
 
@@ -9,7 +16,12 @@ export class GrpcGatewayAccounts implements GatewayAccounts {
   constructor(address: string, metrics: PlatformMetrics, deadlineMs = 5_000) {
     this.client = new ServiceClient('kyc', loadPlatformProto().ppay.kyc.v1.KycService, address, {
       deadlineMs,
-      breaker: { errorThresholdPercentage: 50, resetTimeoutMs: 5_000, rollingCountTimeoutMs: 10_000, volumeThreshold: 5 },
+      breaker: {
+        errorThresholdPercentage: 50,
+        resetTimeoutMs: 5_000,
+        rollingCountTimeoutMs: 10_000,
+        volumeThreshold: 5,
+      },
       metrics,
     });
   }
@@ -22,7 +34,13 @@ export class GrpcGatewayAccounts implements GatewayAccounts {
         callerToMetadata({ requestId: newRequestId(), auth: 'internal', mode }),
         { deadline },
       );
-      return { found: res.found, closed: res.closed, available: res.available ?? null, pending: res.pending ?? null };
+      return {
+        found: res.found,
+        closed: res.closed,
+        available: res.available ?? null,
+        pending: res.pending ?? null,
+        gateway_account_id: res.gateway_account_id ?? null,
+      };
     } catch (err) {
       throw err instanceof RemoteCallError ? err.toPlatformError() : err;
     }

@@ -53,7 +53,13 @@ class FakeGateway implements GatewayAccounts {
 
 const S: Mode = 'sandbox';
 const L: Mode = 'live';
-const NO_ACCOUNT: GatewayAccountOutcome = { found: false, closed: false, available: null, pending: null };
+const NO_ACCOUNT: GatewayAccountOutcome = {
+  found: false,
+  closed: false,
+  available: null,
+  pending: null,
+  gateway_account_id: null,
+};
 
 async function world(gateway: GatewayAccountOutcome = NO_ACCOUNT) {
   const repo = new MemoryMerchants();
@@ -138,6 +144,7 @@ describe('delete merchant (spec 3.5, 4.9, 7.6)', () => {
       closed: false,
       available: { amount: 1250, currency: 'USD' },
       pending: { amount: 100, currency: 'USD' },
+      gateway_account_id: 'acct_1',
     });
     await w.link(w.sub.id, w.operator.id, S);
     const res = await w.svc.delete(w.operator.id, S, w.sub.id);
@@ -148,7 +155,7 @@ describe('delete merchant (spec 3.5, 4.9, 7.6)', () => {
 
   it('reports a zero balance of a closed account without skipping', async () => {
     const zero = { amount: 0, currency: 'JPY' };
-    const w = await world({ found: true, closed: true, available: zero, pending: zero });
+    const w = await world({ found: true, closed: true, available: zero, pending: zero, gateway_account_id: 'acct_1' });
     await w.link(w.sub.id, w.operator.id, S);
     expect(await w.svc.delete(w.operator.id, S, w.sub.id)).toMatchObject({
       gateway_skipped: false,

@@ -20,6 +20,8 @@ export interface GatewayAccountOutcome {
   closed: boolean;
   available: Money | null;
   pending: Money | null;
+  /** Kept with the deletion, so a kept account (money left on it) can still be found and paid out. */
+  gateway_account_id: string | null;
 }
 
 /** kyc's CloseGatewayAccount: balance read, account closed only when zero; a repeat answers the same. */

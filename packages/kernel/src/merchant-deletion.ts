@@ -48,6 +48,14 @@ export async function purgeMerchantData(
 
 export const TOMBSTONES_COLLECTION = 'merchant_tombstones';
 
+/**
+ * How long a one-mode deletion's tombstone holds (and the sweep repeats its purge). Late events race
+ * the purge for seconds; a business that still exists in the other mode may start again in this one
+ * (a new key from its dashboard, a new invitation), which must not be swallowed. A whole-business
+ * tombstone holds for ever (merchant ids are never reused).
+ */
+export const TOMBSTONE_WINDOW_MS = 10 * 60 * 1000;
+
 interface TombstoneDocument {
   _id: string;
   merchant_id: number;
@@ -69,13 +77,17 @@ const tombstoneId = (merchantId: number, mode: Mode | '*') => `${merchantId}:${m
 export class MerchantTombstones {
   private readonly known = new Set<string>();
 
-  constructor(private readonly conn: Connection) {}
+  constructor(
+    private readonly conn: Connection,
+    private readonly now: () => Date = () => new Date(),
+  ) {}
 
   private get collection() {
     return this.conn.collection<TombstoneDocument>(TOMBSTONES_COLLECTION);
   }
 
-  async record(scope: MerchantDeletionScope, now = new Date()): Promise<void> {
+  async record(scope: MerchantDeletionScope): Promise<void> {
+    const now = this.now();
     const mode = scope.every_mode ? '*' : scope.mode;
     const _id = tombstoneId(scope.merchant_id, mode);
     await this.collection.updateOne(
@@ -91,17 +103,61 @@ export class MerchantTombstones {
       },
       { upsert: true },
     );
-    this.known.add(_id);
+    if (mode === '*') this.known.add(_id);
   }
 
-  /** True when the merchant was deleted in `mode` (or entirely). A deletion is final, so hits are cached. */
+  /**
+   * True when the whole business was deleted (for ever: cached), or `mode` of it within the last
+   * TOMBSTONE_WINDOW_MS.
+   */
   async isDeleted(merchantId: number, mode: Mode | undefined): Promise<boolean> {
-    const ids = [tombstoneId(merchantId, '*'), ...(mode ? [tombstoneId(merchantId, mode)] : [])];
-    if (ids.some((id) => this.known.has(id))) return true;
-    const found = await this.collection.findOne({ _id: { $in: ids } });
-    if (found) this.known.add(found._id);
-    return found !== null;
+    const whole = tombstoneId(merchantId, '*');
+    if (this.known.has(whole)) return true;
+    const ids = [whole, ...(mode ? [tombstoneId(merchantId, mode)] : [])];
+    const found = await this.collection.find({ _id: { $in: ids } }).toArray();
+    if (found.some((t) => t._id === whole)) {
+      this.known.add(whole);
+      return true;
+    }
+    const since = this.now().getTime() - TOMBSTONE_WINDOW_MS;
+    return found.some((t) => new Date(t.deleted_at).getTime() >= since);
   }
+}
+
+/**
+ * A periodic job that repeats the purge for deletions of the last TOMBSTONE_WINDOW_MS: a consumer that
+ * checked the tombstone just before it was written may write just after the purge; the next sweep
+ * deletes what it wrote.
+ */
+export function tombstoneSweepJob(
+  conn: Connection,
+  targets: readonly MerchantDataTarget[],
+  intervalMs = 60_000,
+  now: () => Date = () => new Date(),
+) {
+  return {
+    name: 'merchant deletion sweep',
+    intervalMs,
+    async run(): Promise<number> {
+      const since = new Date(now().getTime() - TOMBSTONE_WINDOW_MS);
+      const recent = await conn
+        .collection<TombstoneDocument>(TOMBSTONES_COLLECTION)
+        .find({ deleted_at: { $gte: since } })
+        .limit(1000)
+        .toArray();
+      let deleted = 0;
+      for (const t of recent) {
+        const scope: MerchantDeletionScope = {
+          deletion_id: t.deletion_id,
+          merchant_id: t.merchant_id,
+          mode: t.mode === '*' ? 'live' : t.mode,
+          every_mode: t.mode === '*',
+        };
+        for (const n of Object.values(await purgeMerchantData(conn, targets, scope))) deleted += n;
+      }
+      return deleted;
+    },
+  };
 }
 
 export interface MerchantDeletionConsumerOptions {

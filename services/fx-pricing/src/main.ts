@@ -1,5 +1,11 @@
 import './instrument';
-import { ensureIndexes, merchantDeletionConsumer, MerchantTombstones, runService } from '@ppay/kernel';
+import {
+  ensureIndexes,
+  merchantDeletionConsumer,
+  MerchantTombstones,
+  runService,
+  tombstoneSweepJob,
+} from '@ppay/kernel';
 import type { types } from '@ppay/proto';
 import { fxPricingConfig } from './config';
 import bundledTable from './data/rates-2026-11-01.json';
@@ -47,6 +53,7 @@ void runService<types.fxpricing.FxPricingServiceHandlers, (typeof fxPricingConfi
     const tombstones = new MerchantTombstones(mongo);
     return {
       handlers: fxPricingHandlers(catalogue, new PricingService(catalogue, converter, geo)),
+      jobs: [tombstoneSweepJob(mongo, MERCHANT_DATA)],
       consumers: [
         merchantDeletionConsumer({ service: 'fx-pricing', conn: mongo, nats, targets: MERCHANT_DATA, tombstones, log }),
       ],

@@ -2,6 +2,7 @@ import './instrument';
 import {
   ensureIndexes,
   merchantDeletionConsumer,
+  tombstoneSweepJob,
   MerchantTombstones,
   OutboxRelay,
   runService,
@@ -64,7 +65,10 @@ void runService<types.kyc.KycServiceHandlers, (typeof serviceConfig)['properties
           log,
         }),
       ],
-      jobs: [{ name: 'review-queue-metrics', intervalMs: config.REVIEW_QUEUE_METRICS_INTERVAL_MS, run: refreshQueue }],
+      jobs: [
+        tombstoneSweepJob(mongo, MERCHANT_DATA),
+        { name: 'review-queue-metrics', intervalMs: config.REVIEW_QUEUE_METRICS_INTERVAL_MS, run: refreshQueue },
+      ],
       onShutdown: async () => directory.close(),
     };
   },

@@ -1,5 +1,12 @@
 import './instrument';
-import { ensureIndexes, merchantDeletionConsumer, MerchantTombstones, OutboxRelay, runService } from '@ppay/kernel';
+import {
+  ensureIndexes,
+  merchantDeletionConsumer,
+  tombstoneSweepJob,
+  MerchantTombstones,
+  OutboxRelay,
+  runService,
+} from '@ppay/kernel';
 import type { types } from '@ppay/proto';
 import { GrpcGatewayAccounts } from './adapters/kyc-gateway-accounts';
 import { marketplaceConfig } from './config';
@@ -75,6 +82,7 @@ void runService<types.marketplace.MarketplaceServiceHandlers, (typeof marketplac
         deletionAckConsumer(deletions),
       ],
       jobs: [
+        tombstoneSweepJob(mongo, MERCHANT_DATA),
         // Expiry is a status computed at read; this stores it (FerretDB has no TTL indexes).
         { name: 'invitation-expiry', intervalMs: 60_000, run: () => marketplace.expireInvitations() },
         // Acceptances interrupted between the invitation and the relationship write (architecture.md).

@@ -1,5 +1,12 @@
 import './instrument';
-import { ensureIndexes, merchantDeletionConsumer, MerchantTombstones, OutboxRelay, runService } from '@ppay/kernel';
+import {
+  ensureIndexes,
+  merchantDeletionConsumer,
+  tombstoneSweepJob,
+  MerchantTombstones,
+  OutboxRelay,
+  runService,
+} from '@ppay/kernel';
 import type { types } from '@ppay/proto';
 import { GrpcFxConverter, GrpcSplitResolver } from './adapters/platform-clients';
 import { StaticProcessorRegistry } from './adapters/sandbox-processors';
@@ -123,6 +130,7 @@ void runService<types.payments.PaymentsServiceHandlers, (typeof paymentsConfig)[
       ],
       relays: [relay, sessionRelay, ledgerRelay],
       jobs: [
+        tombstoneSweepJob(mongo, MERCHANT_DATA),
         // Spec 3.1: sessions expire whether or not anyone polls them.
         { name: 'session expiry', intervalMs: config.SESSION_SWEEP_INTERVAL_MS, run: () => sessions.sweepExpired() },
         { name: 'abandoned charges', intervalMs: config.CHARGE_SWEEP_INTERVAL_MS, run: () => service.abandonStale() },

@@ -3,6 +3,7 @@ import { hostname } from 'node:os';
 import {
   ensureIndexes,
   merchantDeletionConsumer,
+  tombstoneSweepJob,
   MerchantTombstones,
   OutboxRelay,
   prefixedId,
@@ -60,9 +61,12 @@ void runService<types.subscriptions.SubscriptionsServiceHandlers, (typeof servic
       ],
       relays: [relay],
       // Replicas may all run it: leases keep each subscription to one of them (docs/architecture.md).
-      jobs: config.SCHEDULER_ENABLED
-        ? [{ name: 'renewal pass', intervalMs: config.SCHEDULER_INTERVAL_MS, run: () => scheduler.drain() }]
-        : [],
+      jobs: [
+        tombstoneSweepJob(mongo, MERCHANT_DATA),
+        ...(config.SCHEDULER_ENABLED
+          ? [{ name: 'renewal pass', intervalMs: config.SCHEDULER_INTERVAL_MS, run: () => scheduler.drain() }]
+          : []),
+      ],
       onShutdown: async () => {
         payments.close();
       },

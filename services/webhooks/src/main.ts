@@ -3,6 +3,7 @@ import { lookup } from 'node:dns/promises';
 import {
   ensureIndexes,
   merchantDeletionConsumer,
+  tombstoneSweepJob,
   MerchantTombstones,
   OutboxRelay,
   runService,
@@ -104,6 +105,7 @@ void runService<types.webhooks.WebhooksServiceHandlers, (typeof webhooksConfig)[
         }),
       ],
       jobs: [
+        tombstoneSweepJob(mongo, MERCHANT_DATA),
         {
           name: 'webhook pending gauge',
           intervalMs: 5_000,

@@ -98,12 +98,7 @@ export const ERROR_CATALOGUE = {
   // spec 7.6, exact wording
   INVALID_MERCHANT_ID: invalid('Invalid merchant ID'),
   /** Not every service acknowledged within the call's wait; a retry of the same call finishes the job. */
-  MERCHANT_DELETION_INCOMPLETE: entry(
-    'state_conflict',
-    400,
-    Grpc.FAILED_PRECONDITION,
-    'Failed to delete merchant business data',
-  ),
+  MERCHANT_DELETION_INCOMPLETE: invalid('Failed to delete merchant business data'),
 
   METHOD_NOT_ALLOWED: entry('invalid_request', 405, Grpc.UNIMPLEMENTED, 'Method not allowed'),
 

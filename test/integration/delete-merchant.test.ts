@@ -1,6 +1,19 @@
-import { callerToMetadata, COMPONENTS, newRequestId, ServiceClient, type ComponentName } from '@ppay/kernel';
+import {
+  callerToMetadata,
+  COMPONENTS,
+  connectNats,
+  createLogger,
+  newEventId,
+  newRequestId,
+  publishEvent,
+  ServiceClient,
+  SUBJECTS,
+  type ComponentName,
+  type NatsContext,
+} from '@ppay/kernel';
 import { loadPlatformProto, type types } from '@ppay/proto';
 import type { NewMerchant } from '@ppay/devstack';
+import { testInfraUrls } from '../support/infra';
 import { eventually, http, startTestPlatform, type TestPlatform } from '../support/platform';
 
 /**
@@ -37,6 +50,7 @@ describe('delete merchant: every document of the business, in every service', ()
   let t: TestPlatform;
   let op: NewMerchant;
   let fx: ServiceClient<types.fxpricing.FxPricingServiceClient>;
+  let nats: NatsContext;
 
   const api = (key: string | undefined, method: string, url: string, body?: unknown) =>
     http(t.url, method, `/api/v1/partner${url}`, { headers: key ? { 'x-api-key': key } : {}, body });
@@ -133,6 +147,7 @@ describe('delete merchant: every document of the business, in every service', ()
     });
     op = await t.merchant({ marketplace: true, country: 'US', currency: 'USD' });
     expect((await api(op.api_key, 'POST', '/marketplace/setup', { marketplace_name: 'Crafts' })).status).toBe(200);
+    nats = await connectNats(testInfraUrls().natsUrl, 'delete-merchant-test', createLogger('dm-test', 'silent'));
     fx = new ServiceClient(
       'fx-pricing',
       loadPlatformProto().ppay.fxpricing.v1.FxPricingService,
@@ -144,6 +159,7 @@ describe('delete merchant: every document of the business, in every service', ()
   }, 120_000);
   afterAll(async () => {
     fx?.close();
+    await nats?.nc.drain();
     await t?.stop();
   });
 
@@ -168,6 +184,35 @@ describe('delete merchant: every document of the business, in every service', ()
     expect(listed.body.data.merchants.map((m: { merchant_id: number }) => m.merchant_id)).not.toContain(
       sub.merchant_id,
     );
+  }, 120_000);
+
+  it('a late event for a deleted merchant does not bring its data back (tombstones)', async () => {
+    const sub = await populatedSubMerchant();
+    expect((await deleteMerchant(op.api_key, sub.merchant_id)).status).toBe(200);
+    const created = (merchantId: number) =>
+      publishEvent(nats, {
+        event_id: newEventId(),
+        subject: SUBJECTS.merchantCreated,
+        occurred_at: new Date().toISOString(),
+        merchant_id: merchantId,
+        data: {
+          merchant_id: merchantId,
+          country: 'US',
+          baseline_currency: 'USD',
+          is_marketplace_operator: false,
+          marketplace_id: null,
+          business_name: 'Late',
+          customer_pays_fees: false,
+        },
+      });
+    // Published first: by the time the control's profile exists, the deleted one's was handled (one consumer, in order).
+    await created(sub.merchant_id);
+    await created(990_001);
+    const profiles = (await t.db('payments')).db!.collection('merchant_profiles');
+    expect(await eventually(async () => (await profiles.countDocuments({ _id: 990_001 as never })) === 1, 10_000)).toBe(
+      true,
+    );
+    expect(await scan(sub.merchant_id)).toEqual({});
   }, 120_000);
 
   it('keeps a connected account that still holds money, reports it in standard units, and deletes everything else', async () => {

@@ -64,13 +64,19 @@ function platformErrorForFastify(err: FastifyError): PlatformError | undefined {
  * A body validation error as the partner's error: the spec answers non-scalar metadata with 422
  * `Metadata validation failed` (7.1); everything else the schema refuses is 400.
  */
-function validationError(err: FastifyError): PlatformError {
+function validationError(err: FastifyError, route?: string): PlatformError {
   const { message, param } = describeValidationError(err.validation!, err.validationContext ?? 'body');
+  // Spec 7.6 names its own message for a bad id on delete merchant.
+  if (err.validationContext === 'params' && route === DELETE_MERCHANT_ROUTE) {
+    return new PlatformError('INVALID_MERCHANT_ID', undefined, { param, detail: message });
+  }
   if (err.validationContext === 'body' && param?.startsWith('metadata')) {
     return new PlatformError('METADATA_INVALID', undefined, { param, detail: message });
   }
   return new PlatformError('VALIDATION_FAILED', message, { param });
 }
+
+const DELETE_MERCHANT_ROUTE = '/api/v1/partner/marketplace/merchants/:merchantId/delete';
 
 const pathOf = (url: string) => url.split('?')[0]!;
 
@@ -181,7 +187,9 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
   });
 
   app.setErrorHandler((err: FastifyError, req: FastifyRequest, reply: FastifyReply) => {
-    const error: unknown = err.validation ? validationError(err) : (platformErrorForFastify(err) ?? err);
+    const error: unknown = err.validation
+      ? validationError(err, req.routeOptions.url)
+      : (platformErrorForFastify(err) ?? err);
     const http = toHttpError(error, req.id, () => Math.ceil(config.BREAKER_RESET_TIMEOUT_MS / 1000));
     if (http.statusCode >= 500 && http.statusCode !== 501) {
       req.log.error({ err, status: http.statusCode, code: http.body.error.code }, 'request failed');

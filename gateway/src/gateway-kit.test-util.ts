@@ -26,6 +26,8 @@ export interface ServiceCall {
   request: any;
   merchantId: string | undefined;
   mode: string | undefined;
+  /** The call's own deadline, when the route sets one (e.g. GRPC_PAYMENT_DEADLINE_MS). */
+  deadlineMs?: number;
 }
 
 function fakeClients(services: FakeServices, calls: ServiceCall[]): Clients {
@@ -37,13 +39,19 @@ function fakeClients(services: FakeServices, calls: ServiceCall[]): Clients {
         target: service,
         breakerState: 'closed',
         close: () => undefined,
-        async call(method: string, request: unknown, metadata: { get(key: string): unknown[] }) {
+        async call(
+          method: string,
+          request: unknown,
+          metadata: { get(key: string): unknown[] },
+          options?: { deadlineMs?: number },
+        ) {
           calls.push({
             service,
             method,
             request,
             merchantId: metadata.get('x-ppay-merchant-id')[0] as string | undefined,
             mode: metadata.get('x-ppay-mode')[0] as string | undefined,
+            ...(options?.deadlineMs !== undefined && { deadlineMs: options.deadlineMs }),
           });
           const handler = services[service]?.[method];
           if (!handler) throw new Error(`unexpected call ${service}.${method}`);

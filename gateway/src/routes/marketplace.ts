@@ -12,6 +12,7 @@ import {
 } from '../schemas/common';
 import {
   CommissionBody,
+  DeletedMerchant,
   Invitation,
   InvitationList,
   InvitationListQuery,
@@ -151,9 +152,30 @@ export async function registerMarketplaceRoutes(app: FastifyInstance, deps: Gate
 
   app.delete(
     '/marketplace/merchants/:merchantId/delete',
-    schema('Permanently delete a sub-merchant and its data', UnspecifiedData, { params: MerchantIdParams }),
-    async (req: MerchantRequest) =>
-      ok(await marketplace.call('DeleteMerchant', { merchant_id: req.params.merchantId }, callerMetadata(req))),
+    {
+      // Spec 7.6 words a missing or invalid key "Unauthorized".
+      config: { authFailureMessage: 'Unauthorized' },
+      schema: {
+        tags,
+        security,
+        summary: 'Delete merchant: permanently deletes a sub-merchant and all its business data in every service',
+        description:
+          'Waits until every service has deleted its part. 400 "Failed to delete merchant business data" means some ' +
+          'have not yet (error.detail names them); the deletion goes on, and repeating this request finishes it.',
+        params: MerchantIdParams,
+        response: { 200: successOf(DeletedMerchant, 'Deleted'), ...COMMON_ERRORS },
+      },
+    },
+    async (req: MerchantRequest) => {
+      // Waits for every service's acknowledgement: the longer deadline, which marketplace stays inside.
+      const { message, ...data } = await marketplace.call(
+        'DeleteMerchant',
+        { merchant_id: req.params.merchantId },
+        callerMetadata(req),
+        { deadlineMs: deps.config.GRPC_PAYMENT_DEADLINE_MS },
+      );
+      return ok(data, message);
+    },
   );
 
   app.patch<{ Params: Static<typeof MerchantIdParams>; Body: Static<typeof CommissionBody> }>(

@@ -150,3 +150,17 @@ export const CommissionBody = Type.Object(
 );
 
 export const Removed = Type.Object({ success: Type.Literal(true), message: Type.String() });
+
+/** Spec 4.9 delete merchant `data`; the envelope's `message` says what happened (the kept balance when skipped). */
+export const DeletedMerchant = Type.Object({
+  gateway_skipped: Type.Boolean({
+    description: 'true when the connected gateway account still held money and was kept (everything else is deleted)',
+  }),
+  gateway_balance: Nullable(
+    Type.Object({
+      amount: Type.Number({ description: 'available + pending, in standard units (not minor units)' }),
+      currency: Type.String(),
+    }),
+    { description: 'null when the merchant has no connected gateway account' },
+  ),
+});

@@ -99,6 +99,10 @@ export const ERROR_CATALOGUE = {
   CHARGE_NOT_REFUNDABLE: invalid('Only a succeeded charge can be refunded'),
   CHARGE_ALREADY_REFUNDED: invalid('This charge has already been refunded in full'),
   REFUND_EXCEEDS_CHARGE: invalid('Refund amount exceeds the amount left to refund on this charge'),
+  // spec 7.6, exact wording
+  INVALID_MERCHANT_ID: invalid('Invalid merchant ID'),
+  /** Not every service acknowledged within the call's wait; a retry of the same call finishes the job. */
+  MERCHANT_DELETION_INCOMPLETE: invalid('Failed to delete merchant business data'),
 
   METHOD_NOT_ALLOWED: entry('invalid_request', 405, Grpc.UNIMPLEMENTED, 'Method not allowed'),
 
@@ -113,6 +117,8 @@ export const ERROR_CATALOGUE = {
   PAYMENT_METHOD_NOT_FOUND: notFound('Payment method not found'),
   PRODUCT_NOT_FOUND: notFound('Product not found'),
   RELATIONSHIP_NOT_FOUND: notFound('Active merchant relationship not found'),
+  // spec 7.6: delete acts on a relationship in any status, hence no "Active"
+  MERCHANT_RELATIONSHIP_NOT_FOUND: notFound('Merchant relationship not found'),
   INVITATION_NOT_FOUND: notFound('Invitation not found'),
   MERCHANT_PORTFOLIO_NOT_FOUND: notFound('Merchant portfolio not found'),
   KYC_SUBMISSION_NOT_FOUND: notFound('KYC submission not found'),
@@ -129,6 +135,7 @@ export const ERROR_CATALOGUE = {
   REFERENCE_REUSED: conflict('reference was already used for a charge with different parameters'),
   KYC_TRANSITION_NOT_ALLOWED: conflict('The KYC submission is not in a status that allows this'),
   PAYOUT_ALREADY_SET_UP: conflict('Payout is already set up for this merchant; use PATCH to update it'),
+  MERCHANT_IS_OPERATOR: conflict('This merchant is a marketplace operator; it cannot be deleted as a sub-merchant'),
 
   // --- rate_limit (429) -----------------------------------------------------------------------
   RATE_LIMITED: entry('rate_limit', 429, Grpc.RESOURCE_EXHAUSTED, 'Too many requests'),

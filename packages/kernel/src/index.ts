@@ -19,3 +19,4 @@ export * from './countries';
 export * from './ttl-cache';
 export * from './secret-box';
 export * from './subscriptions';
+export * from './merchant-deletion';

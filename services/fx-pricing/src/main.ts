@@ -1,5 +1,11 @@
 import './instrument';
-import { ensureIndexes, runService } from '@ppay/kernel';
+import {
+  ensureIndexes,
+  merchantDeletionConsumer,
+  MerchantTombstones,
+  runService,
+  tombstoneSweepJob,
+} from '@ppay/kernel';
 import type { types } from '@ppay/proto';
 import { fxPricingConfig } from './config';
 import bundledTable from './data/rates-2026-11-01.json';
@@ -10,11 +16,12 @@ import { PricingService } from './domain/pricing';
 import { BundledRateSource, HttpRateSource, parseRateTable, type RateSource } from './domain/rates';
 import { fxPricingHandlers } from './grpc/handlers';
 import { catalogueModels, MongoCatalogueRepository } from './repo/catalogue-repo';
+import { MERCHANT_DATA } from './repo/merchant-data';
 
 void runService<types.fxpricing.FxPricingServiceHandlers, (typeof fxPricingConfig)['properties']>({
   name: 'fx-pricing',
   extraConfig: fxPricingConfig,
-  async setup({ config, mongo, log }) {
+  async setup({ config, mongo, nats, log }) {
     const { products, rules } = catalogueModels(mongo);
     await ensureIndexes([products, rules]);
     const catalogue = new Catalogue(new MongoCatalogueRepository(mongo, products, rules));
@@ -43,6 +50,13 @@ void runService<types.fxpricing.FxPricingServiceHandlers, (typeof fxPricingConfi
       { bundled: bundled.id, live_and_internal: configured.id, surcharge_percent: converter.surchargePercent },
       'rate sources',
     );
-    return { handlers: fxPricingHandlers(catalogue, new PricingService(catalogue, converter, geo)) };
+    const tombstones = new MerchantTombstones(mongo);
+    return {
+      handlers: fxPricingHandlers(catalogue, new PricingService(catalogue, converter, geo)),
+      jobs: [tombstoneSweepJob(mongo, MERCHANT_DATA)],
+      consumers: [
+        merchantDeletionConsumer({ service: 'fx-pricing', conn: mongo, nats, targets: MERCHANT_DATA, tombstones, log }),
+      ],
+    };
   },
 });

@@ -1,15 +1,25 @@
 import './instrument';
-import { ensureIndexes, OutboxRelay, runService, SecretBox } from '@ppay/kernel';
+import {
+  ensureIndexes,
+  merchantDeletionConsumer,
+  tombstoneSweepJob,
+  MerchantTombstones,
+  OutboxRelay,
+  runService,
+  SecretBox,
+} from '@ppay/kernel';
 import type { types } from '@ppay/proto';
 import { GrpcSubMerchantDirectory } from './adapters/marketplace-directory';
 import { kycMetrics } from './adapters/metrics';
 import { SandboxConnectedAccountProvider } from './adapters/sandbox-connected-accounts';
 import { serviceConfig } from './config';
 import { BankDirectory } from './domain/banks';
+import { GatewayAccountService } from './domain/gateway-accounts';
 import { KycService } from './domain/kyc-cases';
 import { PayoutService } from './domain/payouts';
 import { kycHandlers } from './grpc/handlers';
 import { kycCaseModel, MongoKycCaseRepository } from './repo/kyc-case-repo';
+import { MERCHANT_DATA } from './repo/merchant-data';
 
 void runService<types.kyc.KycServiceHandlers, (typeof serviceConfig)['properties']>({
   name: 'kyc',
@@ -43,9 +53,22 @@ void runService<types.kyc.KycServiceHandlers, (typeof serviceConfig)['properties
     await refreshQueue().catch((err: unknown) => log.warn({ err }, 'review queue metrics failed'));
 
     return {
-      handlers: kycHandlers(kyc, payouts),
+      handlers: kycHandlers(kyc, payouts, new GatewayAccountService({ cases, providers })),
       relays: [relay],
-      jobs: [{ name: 'review-queue-metrics', intervalMs: config.REVIEW_QUEUE_METRICS_INTERVAL_MS, run: refreshQueue }],
+      consumers: [
+        merchantDeletionConsumer({
+          service: 'kyc',
+          conn: mongo,
+          nats,
+          targets: MERCHANT_DATA,
+          tombstones: new MerchantTombstones(mongo),
+          log,
+        }),
+      ],
+      jobs: [
+        tombstoneSweepJob(mongo, MERCHANT_DATA),
+        { name: 'review-queue-metrics', intervalMs: config.REVIEW_QUEUE_METRICS_INTERVAL_MS, run: refreshQueue },
+      ],
       onShutdown: async () => directory.close(),
     };
   },

@@ -1,5 +1,12 @@
 import './instrument';
-import { ensureIndexes, OutboxRelay, runService } from '@ppay/kernel';
+import {
+  ensureIndexes,
+  merchantDeletionConsumer,
+  tombstoneSweepJob,
+  MerchantTombstones,
+  OutboxRelay,
+  runService,
+} from '@ppay/kernel';
 import type { types } from '@ppay/proto';
 import { GrpcFxConverter, GrpcSplitResolver } from './adapters/platform-clients';
 import { StaticProcessorRegistry } from './adapters/sandbox-processors';
@@ -27,6 +34,7 @@ import { MongoSessionRepository, sessionModel } from './repo/session-repo';
 import { PaymentMethodService } from './domain/payment-methods';
 import { paymentMethodHandlers } from './grpc/payment-method-handlers';
 import { MongoPaymentMethodRepository, paymentMethodModel } from './repo/payment-method-repo';
+import { MERCHANT_DATA } from './repo/merchant-data';
 
 void runService<types.payments.PaymentsServiceHandlers, (typeof paymentsConfig)['properties']>({
   name: 'payments',
@@ -114,6 +122,7 @@ void runService<types.payments.PaymentsServiceHandlers, (typeof paymentsConfig)[
       },
     );
     const refundLedger = new RefundLedger({ charges: chargeRepo, ledger, credits });
+    const tombstones = new MerchantTombstones(mongo);
     const reconcile = () =>
       reconciler.run((repair) => {
         countLedgerWrites(ledgerCounters, { inserted: repair.inserted, duplicates: 0 }, 'repair');
@@ -127,12 +136,14 @@ void runService<types.payments.PaymentsServiceHandlers, (typeof paymentsConfig)[
         ...paymentMethodHandlers(paymentMethods),
       },
       consumers: [
-        ...merchantProjectionConsumers(directory),
-        ledgerConsumer(credits, ledgerCounters),
-        refundLedgerConsumer(refundLedger, ledgerCounters),
+        ...merchantProjectionConsumers(directory, tombstones),
+        ledgerConsumer(credits, ledgerCounters, tombstones),
+        refundLedgerConsumer(refundLedger, ledgerCounters, tombstones),
+        merchantDeletionConsumer({ service: 'payments', conn: mongo, nats, targets: MERCHANT_DATA, tombstones, log }),
       ],
       relays: [relay, sessionRelay, ledgerRelay],
       jobs: [
+        tombstoneSweepJob(mongo, MERCHANT_DATA),
         // Spec 3.1: sessions expire whether or not anyone polls them.
         { name: 'session expiry', intervalMs: config.SESSION_SWEEP_INTERVAL_MS, run: () => sessions.sweepExpired() },
         { name: 'abandoned charges', intervalMs: config.CHARGE_SWEEP_INTERVAL_MS, run: () => service.abandonStale() },

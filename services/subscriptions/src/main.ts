@@ -1,6 +1,14 @@
 import './instrument';
 import { hostname } from 'node:os';
-import { ensureIndexes, OutboxRelay, prefixedId, runService } from '@ppay/kernel';
+import {
+  ensureIndexes,
+  merchantDeletionConsumer,
+  tombstoneSweepJob,
+  MerchantTombstones,
+  OutboxRelay,
+  prefixedId,
+  runService,
+} from '@ppay/kernel';
 import type { types } from '@ppay/proto';
 import { GrpcPayments } from './adapters/payments-client';
 import { serviceConfig } from './config';
@@ -9,6 +17,7 @@ import { SubscriptionService } from './domain/subscriptions';
 import { checkoutConsumer } from './events/checkout-consumer';
 import { schedulerMetrics } from './events/metrics';
 import { serviceHandlers } from './grpc/handlers';
+import { MERCHANT_DATA } from './repo/merchant-data';
 import { MongoRenewalRepository, renewalModel } from './repo/renewal-repo';
 import { MongoSubscriptionRepository, subscriptionModel } from './repo/subscription-repo';
 
@@ -36,14 +45,28 @@ void runService<types.subscriptions.SubscriptionsServiceHandlers, (typeof servic
       () => new Date(),
       schedulerMetrics(metrics.registry, log),
     );
+    const tombstones = new MerchantTombstones(mongo);
     return {
       handlers: serviceHandlers(subscriptions, scheduler, (id) => relay.relayDocument(id)),
-      consumers: [checkoutConsumer(subscriptions)],
+      consumers: [
+        checkoutConsumer(subscriptions, tombstones),
+        merchantDeletionConsumer({
+          service: 'subscriptions',
+          conn: mongo,
+          nats,
+          targets: MERCHANT_DATA,
+          tombstones,
+          log,
+        }),
+      ],
       relays: [relay],
       // Replicas may all run it: leases keep each subscription to one of them (docs/architecture.md).
-      jobs: config.SCHEDULER_ENABLED
-        ? [{ name: 'renewal pass', intervalMs: config.SCHEDULER_INTERVAL_MS, run: () => scheduler.drain() }]
-        : [],
+      jobs: [
+        tombstoneSweepJob(mongo, MERCHANT_DATA),
+        ...(config.SCHEDULER_ENABLED
+          ? [{ name: 'renewal pass', intervalMs: config.SCHEDULER_INTERVAL_MS, run: () => scheduler.drain() }]
+          : []),
+      ],
       onShutdown: async () => {
         payments.close();
       },

@@ -1,6 +1,14 @@
 import './instrument';
 import { lookup } from 'node:dns/promises';
-import { ensureIndexes, OutboxRelay, runService, SecretBox } from '@ppay/kernel';
+import {
+  ensureIndexes,
+  merchantDeletionConsumer,
+  tombstoneSweepJob,
+  MerchantTombstones,
+  OutboxRelay,
+  runService,
+  SecretBox,
+} from '@ppay/kernel';
 import type { types } from '@ppay/proto';
 import { RepositoryDeliveryKeys } from './adapters/delivery-keys';
 import { destroyAgents } from './adapters/http-sender';
@@ -17,6 +25,7 @@ import { deliveryMetrics, deliveryMetricsPort } from './events/metrics';
 import { webhookConsumers } from './events/webhook-consumer';
 import { webhooksHandlers } from './grpc/handlers';
 import { apiKeyModel, MongoApiKeyRepository } from './repo/api-key-repo';
+import { beforeWebhooksPurge, MERCHANT_DATA } from './repo/merchant-data';
 import { MongoDeliveryStore, MongoEventStore, MongoSequenceCounter, webhookModels } from './repo/event-repo';
 
 const rejectAfter = (ms: number) =>
@@ -79,11 +88,24 @@ void runService<types.webhooks.WebhooksServiceHandlers, (typeof webhooksConfig)[
       () => worker.wake(),
     );
     worker.start();
+    const tombstones = new MerchantTombstones(mongo);
     return {
       handlers: webhooksHandlers(keys, eventLog, new EventStream({ events, keys: deliveryKeys })),
       relays: [relay],
-      consumers: webhookConsumers(fanOut, counters),
+      consumers: [
+        ...webhookConsumers(fanOut, counters, tombstones),
+        merchantDeletionConsumer({
+          service: 'webhooks',
+          conn: mongo,
+          nats,
+          targets: MERCHANT_DATA,
+          tombstones,
+          log,
+          beforePurge: (scope) => beforeWebhooksPurge(mongo, nats, scope),
+        }),
+      ],
       jobs: [
+        tombstoneSweepJob(mongo, MERCHANT_DATA),
         {
           name: 'webhook pending gauge',
           intervalMs: 5_000,

@@ -13,6 +13,8 @@ export const STREAMS = {
   PAYMENTS: { subjects: ['payments.>'], owner: 'payments' },
   SUBSCRIPTIONS: { subjects: ['subscriptions.>'], owner: 'subscriptions' },
   KYC: { subjects: ['kyc.>'], owner: 'kyc' },
+  /** Delete merchant (spec 3.5, 4.9): marketplace asks, every service (marketplace too) acknowledges. */
+  DELETIONS: { subjects: ['deletions.>'], owner: 'marketplace' },
 } as const satisfies Record<string, { subjects: readonly string[]; owner: ComponentName }>;
 
 export type StreamName = keyof typeof STREAMS;
@@ -42,6 +44,8 @@ export const SUBJECTS = {
   subscriptionCancelled: 'subscriptions.subscription.cancelled',
   kycSubmissionUpdated: 'kyc.submission.updated',
   kycPayoutAccountUpdated: 'kyc.payout_account.updated',
+  merchantDeletionRequested: 'deletions.merchant.requested',
+  merchantDeletionAcknowledged: 'deletions.merchant.acknowledged',
 } as const;
 
 export type Subject = (typeof SUBJECTS)[keyof typeof SUBJECTS];
@@ -351,6 +355,30 @@ export interface PaymentRefunded {
   refunded_at: string;
 }
 
+/**
+ * Delete merchant: which of the merchant's data to delete. `every_mode` deletes the whole business
+ * (every mode, and the data that has no mode: the business record, products, price rules); otherwise
+ * only the documents of `mode` (docs/decisions.md, Delete merchant).
+ */
+export interface MerchantDeletionScope {
+  deletion_id: string;
+  merchant_id: number;
+  mode: Mode;
+  every_mode: boolean;
+}
+
+/** deletions.merchant.requested: published by marketplace from the deletion document's outbox. */
+export type MerchantDeletionRequested = MerchantDeletionScope;
+
+/** deletions.merchant.acknowledged: one service has deleted everything of the scope it owns. */
+export interface MerchantDeletionAcknowledged {
+  deletion_id: string;
+  merchant_id: number;
+  service: ComponentName;
+  /** Documents deleted by this pass (0 on a repeat), per collection. */
+  deleted: Record<string, number>;
+}
+
 /** What publishers write today, per subject. */
 export interface EventPayloads {
   'apikeys.created': ApiKeyChanged;
@@ -377,6 +405,8 @@ export interface EventPayloads {
   'subscriptions.subscription.cancelled': SubscriptionEvent;
   'kyc.submission.updated': KycSubmissionUpdated;
   'kyc.payout_account.updated': KycPayoutAccountUpdated;
+  'deletions.merchant.requested': MerchantDeletionRequested;
+  'deletions.merchant.acknowledged': MerchantDeletionAcknowledged;
 }
 
 /**

@@ -1,4 +1,5 @@
 import {
+  type Money,
   outboxEvent,
   processorGroupOf,
   SUBJECTS,
@@ -73,6 +74,19 @@ export interface ConnectedAccount {
   gateway_region: 'EU' | 'US';
   country: string;
   preferred_currency: string | null;
+  /**
+   * Sandbox only: what the sandbox card gateway holds for this account (it moves no money, so this
+   * is zero unless a test sets it). Absent = zero. See SandboxConnectedAccountProvider.
+   */
+  sandbox_balance?: ConnectedAccountBalance | null;
+  /** Set once the account was closed at the gateway (delete merchant with a zero balance). */
+  closed_at?: Date | null;
+}
+
+/** A connected account's balance at the gateway, in the account's currency (integer minor units). */
+export interface ConnectedAccountBalance {
+  available: Money;
+  pending: Money;
 }
 
 /** The hosted onboarding link (connected-account route): its token is the page's capability. */

@@ -114,9 +114,19 @@ export class FakeSealer implements Sealer {
 
 export class FakeConnectedAccounts implements ConnectedAccountProvider {
   created = 0;
+  closed: string[] = [];
+  /** Balances by account id; absent = zero. */
+  balances = new Map<string, { available: number; pending: number }>();
   async createAccount() {
     this.created++;
     return { gateway_account_id: `acct_test${this.created}` };
+  }
+  async balance(account: { gateway_account_id: string }, currency: string) {
+    const b = this.balances.get(account.gateway_account_id) ?? { available: 0, pending: 0 };
+    return { available: { amount: b.available, currency }, pending: { amount: b.pending, currency } };
+  }
+  async closeAccount(account: { gateway_account_id: string }) {
+    this.closed.push(account.gateway_account_id);
   }
 }
 

@@ -1,5 +1,5 @@
 import type { EncryptedSecret, Mode, OutboxEntry } from '@ppay/kernel';
-import type { KycCaseRecord } from './kyc-case';
+import type { ConnectedAccount, ConnectedAccountBalance, KycCaseRecord } from './kyc-case';
 import type { KycStatus } from './kyc-status';
 
 /** Every dependency of the kyc use cases, as interfaces (adapters live in repo/ and adapters/). */
@@ -51,6 +51,10 @@ export interface ConnectedAccountProvider {
     settlementCurrency: string;
     region: 'EU' | 'US';
   }): Promise<{ gateway_account_id: string }>;
+  /** The account's available and pending balance (delete merchant, spec 4.9). */
+  balance(account: ConnectedAccount, settlementCurrency: string): Promise<ConnectedAccountBalance>;
+  /** Closes the account at the gateway; closing an already closed account is not an error. */
+  closeAccount(account: ConnectedAccount): Promise<void>;
 }
 
 /** Per mode; a mode without a provider answers GATEWAY_NOT_CONFIGURED (sandbox never reaches live). */

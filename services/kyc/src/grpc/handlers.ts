@@ -9,6 +9,7 @@ import {
   type UnaryHandlers,
 } from '@ppay/kernel';
 import type { types } from '@ppay/proto';
+import type { GatewayAccountService } from '../domain/gateway-accounts';
 import { payoutAccountResource, reviewResource, submissionResource } from '../domain/kyc-case';
 import { REVIEW_ACTIONS, type KycService, type OperatorCaller, type ReviewAction } from '../domain/kyc-cases';
 import { isKycStatus } from '../domain/kyc-status';
@@ -40,7 +41,7 @@ function reviewAction(value: string): ReviewAction {
 }
 
 /** Decode, call the use case, encode: the kyc service's gRPC surface (spec 2.7, 2.8, 3.3, 4.9). */
-export function kycHandlers(kyc: KycService, payouts: PayoutService): Handlers {
+export function kycHandlers(kyc: KycService, payouts: PayoutService, gatewayAccounts: GatewayAccountService): Handlers {
   return {
     async SubmitKyc(req, { caller, deadline }) {
       const who = operator(caller, deadline);
@@ -151,6 +152,21 @@ export function kycHandlers(kyc: KycService, payouts: PayoutService): Handlers {
       }
       const { kyc: c, account } = await payouts.account(positive(req.merchant_id, 'merchant_id'), req.mode);
       return toWire(payoutAccountResource(c, account));
+    },
+    /** Internal (marketplace, delete merchant): balance of the connected account; closed only if zero. */
+    async CloseGatewayAccount(req, { caller }) {
+      requireInternal(caller);
+      if (req.mode !== 'live' && req.mode !== 'sandbox') {
+        throw new PlatformError('VALIDATION_FAILED', 'mode must be sandbox or live', { param: 'mode' });
+      }
+      const res = await gatewayAccounts.closeForDeletion(positive(req.merchant_id, 'merchant_id'), req.mode);
+      return toWire({
+        found: res.found,
+        closed: res.closed,
+        available: res.balance?.available ?? null,
+        pending: res.balance?.pending ?? null,
+        gateway_account_id: res.gateway_account_id,
+      });
     },
   };
 }

@@ -96,6 +96,8 @@ export interface MerchantRepository {
    * relationship version (so replays and out-of-order syncs never go backwards). True if written.
    */
   syncMembership(id: number, mode: Mode, membership: MarketplaceMembership): Promise<boolean>;
+  /** Delete merchant: drops one mode's cached membership and payout eligibility (idempotent). */
+  clearMembership(id: number, mode: Mode): Promise<void>;
   /** Writes one mode's payout eligibility unless the document holds the same or a newer version. */
   recordPayoutEligibility(id: number, mode: Mode, eligibility: PayoutEligibility): Promise<boolean>;
   /**
@@ -270,6 +272,17 @@ export class MerchantService {
     const written = await this.repo.syncMembership(id, mode, membership);
     this.cache.delete(id);
     return written;
+  }
+
+  /** Spec 3.5 delete: "clear marketplace references" of one mode on the business record. */
+  async clearMembership(id: number, mode: Mode): Promise<void> {
+    await this.repo.clearMembership(id, mode);
+    this.cache.delete(id);
+  }
+
+  /** Drops a deleted merchant from this replica's read cache. */
+  forget(id: number): void {
+    this.cache.delete(id);
   }
 
   async recordPayoutEligibility(id: number, mode: Mode, eligibility: PayoutEligibility): Promise<boolean> {

@@ -58,6 +58,8 @@ export interface RelationshipRepository {
    * Applies `changes`, bumps the version and appends `event` in one write, only while the
    * relationship still is at `expected.version` and in one of `fromStatuses`; null otherwise.
    */
+  /** Delete merchant: removes the relationship (a repeat removes nothing). */
+  remove(id: number): Promise<void>;
   update(
     expected: RelationshipRecord,
     fromStatuses: RelationshipStatus[],

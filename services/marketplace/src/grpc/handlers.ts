@@ -20,6 +20,7 @@ import {
   type InvitationRecord,
   type InvitationStatus,
 } from '../domain/invitations';
+import type { MerchantDeletionService } from '../domain/deletions';
 import { accountResource, merchantResource, settingsResource, type MerchantService } from '../domain/merchants';
 import { RELATIONSHIP_STATUSES, type RelationshipStatus } from '../domain/relationships';
 
@@ -66,7 +67,11 @@ function positive(value: number | undefined, param: string): number {
 }
 
 /** Operations of later issues are absent and answer UNIMPLEMENTED (HTTP 501 at the gateway). */
-export function marketplaceHandlers(merchants: MerchantService, marketplace: MarketplaceService): Handlers {
+export function marketplaceHandlers(
+  merchants: MerchantService,
+  marketplace: MarketplaceService,
+  deletions: MerchantDeletionService,
+): Handlers {
   return {
     async CreateMerchant(req, { caller }) {
       requireInternal(caller);
@@ -226,6 +231,10 @@ export function marketplaceHandlers(merchants: MerchantService, marketplace: Mar
       const who = merchantInMode(caller);
       await marketplace.remove(who.merchantId, who.mode, positive(req.merchant_id, 'merchantId'));
       return { message: 'Merchant removed from marketplace' };
+    },
+    async DeleteMerchant(req, { caller, deadline }) {
+      const who = merchantInMode(caller);
+      return toWire(await deletions.delete(who.merchantId, who.mode, req.merchant_id, deadline));
     },
     async ReactivateMerchant(req, { caller }) {
       const who = merchantInMode(caller);

@@ -213,6 +213,15 @@ export class MongoMerchantRepository implements MerchantRepository {
     return res.modifiedCount > 0;
   }
 
+  async clearMembership(id: number, mode: Mode): Promise<void> {
+    const unset: Record<string, ''> = { [`membership.${mode}`]: '', [`payout_eligibility.${mode}`]: '' };
+    // Written before modes existed, read as sandbox (legacySandbox): cleared with the sandbox ones.
+    if (mode === 'sandbox') {
+      Object.assign(unset, { marketplace_id: '', marketplace_commission_rate: '', membership_relationship_id: '' });
+    }
+    await this.model.updateOne({ _id: id }, { $unset: unset }).exec();
+  }
+
   async recordPayoutEligibility(id: number, mode: Mode, eligibility: PayoutEligibility): Promise<boolean> {
     const path = `payout_eligibility.${mode}`;
     const res = await this.model

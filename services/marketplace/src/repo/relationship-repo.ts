@@ -116,6 +116,10 @@ export class MongoRelationshipRepository implements RelationshipRepository {
     return { items: docs.map((d) => toRecord(d as RelationshipDocument)!), total };
   }
 
+  async remove(id: number): Promise<void> {
+    await this.model.deleteOne({ _id: id }).exec();
+  }
+
   async update(
     expected: RelationshipRecord,
     fromStatuses: RelationshipStatus[],

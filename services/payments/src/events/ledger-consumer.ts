@@ -1,4 +1,4 @@
-import { defineConsumer, SUBJECTS, type ConsumerSpec } from '@ppay/kernel';
+import { defineConsumer, SUBJECTS, type ConsumerSpec, type MerchantTombstones } from '@ppay/kernel';
 import type { WalletCredits } from '../domain/wallet-credits';
 import { countLedgerWrites, type ledgerMetrics } from './metrics';
 
@@ -7,7 +7,11 @@ import { countLedgerWrites, type ledgerMetrics } from './metrics';
  * carries an idempotency key per charge and beneficiary. A failure (e.g. marketplace unreachable
  * while resolving a split) throws, so JetStream redelivers later, without limit.
  */
-export function ledgerConsumer(credits: WalletCredits, metrics: ReturnType<typeof ledgerMetrics>): ConsumerSpec {
+export function ledgerConsumer(
+  credits: WalletCredits,
+  metrics: ReturnType<typeof ledgerMetrics>,
+  tombstones: Pick<MerchantTombstones, 'isDeleted'>,
+): ConsumerSpec {
   return defineConsumer({
     stream: 'PAYMENTS',
     durable: 'payments_ledger',
@@ -16,6 +20,8 @@ export function ledgerConsumer(credits: WalletCredits, metrics: ReturnType<typeo
       // Sandbox and live money never share a wallet: an event without a mode is a bug, not a default.
       if (event.mode !== 'sandbox' && event.mode !== 'live')
         throw new Error(`payment event ${event.event_id} has no mode`);
+      // A payment of a merchant deleted meanwhile credits nobody: its wallet is gone with its data.
+      if (await tombstones.isDeleted(event.data.merchant_id, event.mode)) return;
       countLedgerWrites(
         metrics,
         await credits.record(event.data, event.mode, event.event_id),

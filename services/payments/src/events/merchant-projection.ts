@@ -1,14 +1,20 @@
-import { defineConsumer, SUBJECTS, type ConsumerSpec } from '@ppay/kernel';
+import { defineConsumer, SUBJECTS, type ConsumerSpec, type MerchantTombstones } from '@ppay/kernel';
 import type { ProjectedMerchantDirectory } from '../repo/merchant-directory';
 
 /** Keeps payments' merchant profiles in step with marketplace (durable, idempotent consumers). */
-export function merchantProjectionConsumers(directory: ProjectedMerchantDirectory): ConsumerSpec[] {
+export function merchantProjectionConsumers(
+  directory: ProjectedMerchantDirectory,
+  tombstones: Pick<MerchantTombstones, 'isDeleted'>,
+): ConsumerSpec[] {
+  // A late event of a deleted business must not bring its profile back (delete merchant).
+  const deleted = (merchantId: number) => tombstones.isDeleted(merchantId, undefined);
   return [
     defineConsumer({
       stream: 'MERCHANTS',
       durable: 'payments_merchant_profiles',
       subjects: [SUBJECTS.merchantCreated],
       async handle({ data }) {
+        if (await deleted(data.merchant_id)) return;
         await directory.upsertProfile({
           merchant_id: data.merchant_id,
           country: data.country,
@@ -24,6 +30,7 @@ export function merchantProjectionConsumers(directory: ProjectedMerchantDirector
       durable: 'payments_merchant_settings',
       subjects: [SUBJECTS.merchantSettingsUpdated],
       async handle({ data }) {
+        if (await deleted(data.merchant_id)) return;
         await directory.applySettings(data.merchant_id, data.settings_version, {
           customer_pays_fees: data.customer_pays_fees,
         });

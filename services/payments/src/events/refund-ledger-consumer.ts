@@ -1,4 +1,4 @@
-import { defineConsumer, SUBJECTS, type ConsumerSpec } from '@ppay/kernel';
+import { defineConsumer, SUBJECTS, type ConsumerSpec, type MerchantTombstones } from '@ppay/kernel';
 import type { RefundLedger } from '../domain/refund-ledger';
 import { countLedgerWrites, type ledgerMetrics } from './metrics';
 
@@ -7,7 +7,11 @@ import { countLedgerWrites, type ledgerMetrics } from './metrics';
  * same event any number of times: every debit's idempotency key is the refund id and beneficiary. A
  * failure throws, so JetStream redelivers later, without limit.
  */
-export function refundLedgerConsumer(refunds: RefundLedger, metrics: ReturnType<typeof ledgerMetrics>): ConsumerSpec {
+export function refundLedgerConsumer(
+  refunds: RefundLedger,
+  metrics: ReturnType<typeof ledgerMetrics>,
+  tombstones: Pick<MerchantTombstones, 'isDeleted'>,
+): ConsumerSpec {
   return defineConsumer({
     stream: 'PAYMENTS',
     durable: 'payments_refund_ledger',
@@ -16,6 +20,8 @@ export function refundLedgerConsumer(refunds: RefundLedger, metrics: ReturnType<
       // Sandbox and live money never share a wallet: an event without a mode is a bug, not a default.
       if (event.mode !== 'sandbox' && event.mode !== 'live')
         throw new Error(`refund event ${event.event_id} has no mode`);
+      // A refund of a merchant deleted meanwhile debits nobody: its wallet is gone with its data.
+      if (await tombstones.isDeleted(event.data.merchant_id, event.mode)) return;
       countLedgerWrites(metrics, await refunds.record(event.data, event.mode, event.event_id), 'refund_event_replayed');
     },
   });

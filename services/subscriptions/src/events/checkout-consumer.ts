@@ -1,4 +1,4 @@
-import { defineConsumer, SUBJECTS, type ConsumerSpec } from '@ppay/kernel';
+import { defineConsumer, SUBJECTS, type ConsumerSpec, type MerchantTombstones } from '@ppay/kernel';
 import type { SubscriptionService } from '../domain/subscriptions';
 
 /**
@@ -6,7 +6,10 @@ import type { SubscriptionService } from '../domain/subscriptions';
  * activates it (or starts its trial) with the saved payment method. Both are idempotent by checkout
  * session (a unique index), and `completed` creates the subscription itself if it is handled first.
  */
-export function checkoutConsumer(subscriptions: SubscriptionService): ConsumerSpec {
+export function checkoutConsumer(
+  subscriptions: SubscriptionService,
+  tombstones: Pick<MerchantTombstones, 'isDeleted'>,
+): ConsumerSpec {
   return defineConsumer({
     stream: 'PAYMENTS',
     durable: 'subscriptions_checkouts',
@@ -15,6 +18,8 @@ export function checkoutConsumer(subscriptions: SubscriptionService): ConsumerSp
       // Sandbox and live subscriptions never mix: an event without a mode is a bug, not a default.
       if (event.mode !== 'sandbox' && event.mode !== 'live')
         throw new Error(`checkout event ${event.event_id} has no mode`);
+      // A checkout of a merchant deleted meanwhile must not create a subscription for it again.
+      if (await tombstones.isDeleted(event.data.merchant_id, event.mode)) return;
       if (event.subject === SUBJECTS.subscriptionCheckoutCompleted) {
         await subscriptions.checkoutCompleted(event.mode, event.data);
       } else {

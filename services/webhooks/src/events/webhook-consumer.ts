@@ -1,4 +1,10 @@
-import { defineConsumer, streamForSubject, type ConsumerSpec, type StreamName } from '@ppay/kernel';
+import {
+  defineConsumer,
+  streamForSubject,
+  type ConsumerSpec,
+  type MerchantTombstones,
+  type StreamName,
+} from '@ppay/kernel';
 import { WEBHOOK_SOURCES } from '../domain/event-sources';
 import type { EventFanOut } from '../domain/fan-out';
 import type { DeliveryMetrics } from './metrics';
@@ -9,7 +15,11 @@ import type { DeliveryMetrics } from './metrics';
  * are written; any failure throws, so JetStream redelivers it (without limit) and the repeat fills
  * in what is missing (see EventFanOut).
  */
-export function webhookConsumers(fanOut: EventFanOut, metrics: DeliveryMetrics): ConsumerSpec[] {
+export function webhookConsumers(
+  fanOut: EventFanOut,
+  metrics: DeliveryMetrics,
+  tombstones: Pick<MerchantTombstones, 'isDeleted'>,
+): ConsumerSpec[] {
   const byStream = new Map<StreamName, (typeof WEBHOOK_SOURCES)[number][]>();
   for (const source of WEBHOOK_SOURCES) {
     const stream = streamForSubject(source.subject);
@@ -21,6 +31,9 @@ export function webhookConsumers(fanOut: EventFanOut, metrics: DeliveryMetrics):
       durable: `webhooks_${stream.toLowerCase()}`,
       subjects: sources.map((s) => s.subject),
       async handle(envelope) {
+        // An event about a merchant deleted meanwhile (delete merchant) is not stored for anyone.
+        const about = (envelope.data as { merchant_id?: unknown }).merchant_id;
+        if (typeof about === 'number' && (await tombstones.isDeleted(about, envelope.mode))) return;
         const stored = await fanOut.ingest(envelope);
         if (stored) metrics.events.inc({ event_type: stored.event.event_type });
       },

@@ -1,0 +1,17 @@
+import { defineConsumer, SUBJECTS, type ConsumerSpec } from '@ppay/kernel';
+import type { MerchantDeletionService } from '../domain/deletions';
+
+/**
+ * Every service's deletions.merchant.acknowledged → `$addToSet` on the deletion document (idempotent,
+ * so redeliveries and repeated acknowledgements are harmless; an unknown deletion is ignored).
+ */
+export function deletionAckConsumer(deletions: MerchantDeletionService): ConsumerSpec {
+  return defineConsumer({
+    stream: 'DELETIONS',
+    durable: 'marketplace_deletion_acks',
+    subjects: [SUBJECTS.merchantDeletionAcknowledged],
+    async handle({ data }) {
+      await deletions.acknowledge(data.deletion_id, data.service);
+    },
+  });
+}

@@ -1,0 +1,20 @@
+import type { MerchantDataTarget } from '@ppay/kernel';
+
+/**
+ * Every collection of payments holding a merchant's data (delete merchant, spec 3.5 / 4.9): the ONE
+ * list the deletion consumer purges. A new collection with merchant data is added here, or the
+ * delete-merchant integration test (which scans every collection) fails.
+ *
+ * Not listed on purpose: an operator's own charges keep `sub_merchant_id` of a deleted sub-merchant
+ * (the operator's accounting history of where a split went; docs/decisions.md, Delete merchant).
+ */
+export const MERCHANT_DATA: readonly MerchantDataTarget[] = [
+  { collection: 'charges', filter: (id) => ({ merchant_id: id }), modeField: 'mode' },
+  // Which charge holds an Idempotency-Key or reference (the create path's lookup index).
+  { collection: 'charge_keys', filter: (id) => ({ merchant_id: id }), modeField: 'mode' },
+  { collection: 'sessions', filter: (id) => ({ merchant_id: id }), modeField: 'mode' },
+  { collection: 'ledger_entries', filter: (id) => ({ merchant_id: id }), modeField: 'mode' },
+  { collection: 'payment_methods', filter: (id) => ({ merchant_id: id }), modeField: 'mode' },
+  // The projection of the business record (no mode): only a whole-business deletion removes it.
+  { collection: 'merchant_profiles', filter: (id) => ({ _id: id }), modeField: null },
+];

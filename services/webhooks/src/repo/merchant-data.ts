@@ -1,0 +1,66 @@
+import type { Connection } from 'mongoose';
+import {
+  publishEvent,
+  scopedFilter,
+  SUBJECTS,
+  type MerchantDataTarget,
+  type MerchantDeletionScope,
+  type NatsContext,
+} from '@ppay/kernel';
+
+/**
+ * Every collection of webhooks holding a merchant's data (delete merchant, spec 3.5 / 4.9): the ONE
+ * list the deletion consumer purges. A new collection with merchant data is added here, or the
+ * delete-merchant integration test (which scans every collection) fails.
+ */
+export const MERCHANT_DATA: readonly MerchantDataTarget[] = [
+  { collection: 'api_keys', filter: (id) => ({ merchant_id: id }), modeField: 'mode' },
+  // Deliveries before events (see deleteOperatorCopies): a crash in between leaves the events to find again.
+  { collection: 'webhook_deliveries', filter: (id) => ({ merchant_id: id }), modeField: 'mode' },
+  // The merchant's own events, and the events about it its operator received (KYC events carry its
+  // identity: names, the business's country) — the sub-merchant's data, wherever it was delivered.
+  {
+    collection: 'webhook_events',
+    filter: (id) => ({ $or: [{ merchant_id: id }, { 'data.merchant_id': id }] }),
+    modeField: 'mode',
+  },
+];
+
+/**
+ * Runs before the purge: (1) the merchant's keys are announced revoked on APIKEYS, so every gateway
+ * evicts them from its key cache at once (deleted keys must stop authenticating now, not after a
+ * cache TTL); (2) the operator's deliveries of events about the merchant are deleted (their own
+ * `merchant_id` is the operator's, so they are found through their events, which go after them).
+ */
+export async function beforeWebhooksPurge(
+  conn: Connection,
+  nats: NatsContext,
+  scope: MerchantDeletionScope,
+): Promise<void> {
+  const keyFilter = scopedFilter(MERCHANT_DATA[0]!, scope)!;
+  const keys = await conn.collection('api_keys').find(keyFilter).project({ _id: 1, mode: 1, api_version: 1 }).toArray();
+  for (const key of keys) {
+    await publishEvent(nats, {
+      event_id: `evt_${scope.deletion_id}_${String(key._id)}`,
+      subject: SUBJECTS.apiKeyRevoked,
+      occurred_at: new Date().toISOString(),
+      merchant_id: scope.merchant_id,
+      mode: key.mode as MerchantDeletionScope['mode'],
+      data: {
+        key_id: String(key._id),
+        merchant_id: scope.merchant_id,
+        mode: key.mode as MerchantDeletionScope['mode'],
+        status: 'revoked',
+        api_version: String(key.api_version ?? ''),
+      },
+    });
+  }
+  const aboutIt = scopedFilter(
+    { collection: 'webhook_events', filter: (id) => ({ 'data.merchant_id': id }), modeField: 'mode' },
+    scope,
+  )!;
+  const eventIds = (await conn.collection('webhook_events').find(aboutIt).project({ _id: 1 }).toArray()).map(
+    (e) => e._id,
+  );
+  if (eventIds.length) await conn.collection('webhook_deliveries').deleteMany({ event_id: { $in: eventIds } });
+}

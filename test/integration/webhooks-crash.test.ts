@@ -96,7 +96,10 @@ describe('webhook delivery survives kill -9 with two replicas', () => {
     const logs = db.collection<{ _id: string; attempts: { number: number }[] } & Record<string, unknown>>(
       'webhook_deliveries',
     );
-    const doc = (await logs.findOne({ merchant_id: m.merchant_id, event_type: 'payment.succeeded' }))!;
+    const paid = () => logs.findOne({ merchant_id: m.merchant_id, event_type: 'payment.succeeded' });
+    // Received is not yet recorded: wait for the outcome to be written before rewriting the document.
+    expect(await eventually(async () => (await paid())?.status === 'succeeded', 20_000, 250)).toBe(true);
+    const doc = (await paid())!;
     const failed = (n: number) => ({
       ...doc.attempts[0],
       number: n,
@@ -122,10 +125,13 @@ describe('webhook delivery survives kill -9 with two replicas', () => {
 
     await t.platform.stopProcess('webhooks', 'SIGKILL');
     await t.platform.startProcess('webhooks');
-    expect(await eventually(async () => rx.on('/legacy').length > before, 20_000)).toBe(true);
-    expect(rx.on('/legacy').at(-1)!.body.event_id).toBe(
-      rx.on('/legacy').find((r) => r.body.event_type === 'payment.succeeded')!.body.event_id,
-    );
+    const paidId = rx.on('/legacy').find((r) => r.body.event_type === 'payment.succeeded')!.body.event_id;
+    const resent = async () =>
+      rx
+        .on('/legacy')
+        .slice(before)
+        .some((r) => r.body.event_id === paidId);
+    expect(await eventually(resent, 20_000)).toBe(true);
     expect(
       await eventually(async () => (await logs.findOne({ _id: doc._id }))!.status === 'succeeded', 20_000, 250),
     ).toBe(true);

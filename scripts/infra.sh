@@ -2,7 +2,7 @@
 # shellcheck disable=SC2016  # single-quoted $ is intended (perl, bash -c snippets)
 # Local infrastructure for development, tests and CI, on loopback only:
 #   - FerretDB v1 (MongoDB wire protocol) on SQLite, built from the Go module
-#     proxy with four small fixes (see patch_ferretdb)
+#     proxy with five small fixes (see patch_ferretdb)
 #   - NATS server 2.10 with JetStream (file storage, fsync before every ack)
 #
 # Usage: scripts/infra.sh up [--fresh] | down | status | install
@@ -40,7 +40,7 @@ set -euo pipefail
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 
 FERRETDB_VERSION="v1.24.2"   # newest FerretDB v1 on the Go proxy (v2 needs PostgreSQL+DocumentDB)
-FERRETDB_BUILD="$FERRETDB_VERSION-infra.2"   # + local patches (patch_ferretdb); bump on change
+FERRETDB_BUILD="$FERRETDB_VERSION-infra.3"   # + local patches (patch_ferretdb); bump on change
 NATS_VERSION="v2.10.27"      # newest 2.10.x on the Go proxy; 2.10+ needed by compose/Helm
 
 HOST="127.0.0.1"             # loopback only, never 0.0.0.0
@@ -175,6 +175,13 @@ EOF
   #    _id is never an array, so no matching document can be left out.
   patch_file "$d/internal/backends/sqlite/collection.go" \
     's/(q := prepareSelectClause\(meta\.TableName, params\.Comment, meta\.Capped\(\), params\.OnlyRecordIDs\)\n(?:.*\n){6})\tif params\.Filter\.Len\(\) == 1 \{\n\t\tv, _ := params\.Filter\.Get\("_id"\)/$1\tif params.Filter.Len() >= 1 {\n\t\tv, _ := params.Filter.Get("_id")/'
+  # 5. Every _id lookup scanned the whole table: queries, updates and deletes
+  #    compare `_ferretdb_sjson->'$._id'`, but the unique _id index is on
+  #    `_ferretdb_sjson->"_id"` (same value, different expression text), so
+  #    SQLite never used it (an updateOne({_id}) took 60 ms at 10,000 documents,
+  #    growing with the collection). Spell the lookup like the index.
+  patch_file "$d/internal/backends/sqlite/metadata/metadata.go" \
+    's/IDColumn = DefaultColumn \+ "->\x27\$\._id\x27"/IDColumn = DefaultColumn + "->\\"_id\\""/'
 }
 
 build_nats() {

@@ -80,4 +80,63 @@ describe('webhook delivery survives kill -9 with two replicas', () => {
       expect(numbers).toEqual(numbers.map((_, i) => i + 1));
     }
   }, 120_000);
+
+  it('sends deliveries stored before webhook_due existed, continuing their attempt numbers (boot migration)', async () => {
+    const m = await t.merchant();
+    const asUser = (method: string, url: string, body?: unknown) =>
+      http(t.url, method, `/api/v1/partner${url}`, { headers: { 'x-id-key': m.user_token }, body });
+    await asUser('PUT', `/api-keys/${m.api_key_id}/webhook`, { webhook_url: rx.url('/legacy') });
+    const created = await partner(m.api_key, 'POST', '/payments/charge', NGN_CHARGE);
+    await partner(m.api_key, 'POST', `/sandbox/charges/${created.body.data.charge_id}/succeed`);
+    expect(await eventually(async () => rx.on('/legacy').length >= 2, 20_000)).toBe(true);
+
+    // Rewrite its payment.succeeded delivery as the previous version left an unfinished one: all its
+    // state in the log document, two failed attempts made, and no due entry.
+    const db = await t.db('webhooks');
+    const logs = db.collection<{ _id: string; attempts: { number: number }[] } & Record<string, unknown>>(
+      'webhook_deliveries',
+    );
+    const paid = () => logs.findOne({ merchant_id: m.merchant_id, event_type: 'payment.succeeded' });
+    // Received is not yet recorded: wait for the outcome to be written before rewriting the document.
+    expect(await eventually(async () => (await paid())?.status === 'succeeded', 20_000, 250)).toBe(true);
+    const doc = (await paid())!;
+    const failed = (n: number) => ({
+      ...doc.attempts[0],
+      number: n,
+      status: 500,
+      success: false,
+      error_class: 'http_error',
+    });
+    await logs.updateOne(
+      { _id: doc._id },
+      {
+        $set: {
+          status: 'pending',
+          attempt_count: 2,
+          round_attempts: 2,
+          next_attempt_at: new Date(),
+          claim_token: null,
+          attempts: [failed(1), failed(2)],
+        },
+      },
+    );
+    await db.collection<{ _id: string }>('webhook_due').deleteOne({ _id: doc._id });
+    const before = rx.on('/legacy').length;
+
+    await t.platform.stopProcess('webhooks', 'SIGKILL');
+    await t.platform.startProcess('webhooks');
+    const paidId = rx.on('/legacy').find((r) => r.body.event_type === 'payment.succeeded')!.body.event_id;
+    const resent = async () =>
+      rx
+        .on('/legacy')
+        .slice(before)
+        .some((r) => r.body.event_id === paidId);
+    expect(await eventually(resent, 20_000)).toBe(true);
+    expect(
+      await eventually(async () => (await logs.findOne({ _id: doc._id }))!.status === 'succeeded', 20_000, 250),
+    ).toBe(true);
+    const after = (await logs.findOne({ _id: doc._id }))!;
+    expect([after.attempt_count, after.attempts.map((a) => a.number)]).toEqual([3, [1, 2, 3]]);
+    expect(await db.collection<{ _id: string }>('webhook_due').countDocuments({ _id: doc._id })).toBe(0);
+  }, 90_000);
 });

@@ -114,6 +114,11 @@ export interface ConsumerSpec<S extends Subject = Subject> {
   handle(envelope: EventEnvelope<S>, msg: JsMsg): Promise<void>;
   maxDeliver?: number;
   ackWaitMs?: number;
+  /**
+   * Messages handled at once (default 1: one after another, in stream order). Above 1 the handler
+   * must not rely on order between messages; each message is still acked only after its own handler.
+   */
+  concurrency?: number;
 }
 
 /** Lets specs of different subjects share one list without losing the typing inside each. */
@@ -154,28 +159,40 @@ export async function runDurableConsumer(
   const consumer = await ctx.js.consumers.get(spec.stream, spec.durable);
   const labels = { stream: spec.stream, consumer: spec.durable };
   let messages: ConsumerMessages | undefined = await consumer.consume({ max_messages: 64 });
+  const inflight = new Set<Promise<void>>();
+  const limit = Math.max(1, spec.concurrency ?? 1);
+  const handleOne = async (msg: JsMsg) => {
+    if (msg.info.redeliveryCount > 1) metrics.natsRedeliveries.inc(labels);
+    const parent = propagation.extract(ROOT_CONTEXT, msg.headers, headerGetter);
+    await tracer.startActiveSpan(`process ${msg.subject}`, { kind: SpanKind.CONSUMER }, parent, async (span) => {
+      try {
+        await spec.handle(decodeEnvelope(msg.data), msg);
+        msg.ack();
+        metrics.natsConsumed.inc({ ...labels, outcome: 'ack' });
+      } catch (err) {
+        const delayMs = Math.min(30_000, 500 * 2 ** Math.min(msg.info.redeliveryCount, 6));
+        log.warn(
+          { err, subject: msg.subject, delivery: msg.info.redeliveryCount },
+          'event handling failed, will retry',
+        );
+        msg.nak(delayMs);
+        metrics.natsConsumed.inc({ ...labels, outcome: 'nak' });
+      } finally {
+        span.end();
+      }
+    });
+  };
   const loop = (async () => {
     for await (const msg of messages!) {
-      if (msg.info.redeliveryCount > 1) metrics.natsRedeliveries.inc(labels);
-      const parent = propagation.extract(ROOT_CONTEXT, msg.headers, headerGetter);
-      await tracer.startActiveSpan(`process ${msg.subject}`, { kind: SpanKind.CONSUMER }, parent, async (span) => {
-        try {
-          await spec.handle(decodeEnvelope(msg.data), msg);
-          msg.ack();
-          metrics.natsConsumed.inc({ ...labels, outcome: 'ack' });
-        } catch (err) {
-          const delayMs = Math.min(30_000, 500 * 2 ** Math.min(msg.info.redeliveryCount, 6));
-          log.warn(
-            { err, subject: msg.subject, delivery: msg.info.redeliveryCount },
-            'event handling failed, will retry',
-          );
-          msg.nak(delayMs);
-          metrics.natsConsumed.inc({ ...labels, outcome: 'nak' });
-        } finally {
-          span.end();
-        }
-      });
+      if (limit === 1) {
+        await handleOne(msg);
+        continue;
+      }
+      const run = handleOne(msg).finally(() => inflight.delete(run));
+      inflight.add(run);
+      if (inflight.size >= limit) await Promise.race(inflight);
     }
+    await Promise.all(inflight);
   })();
   const lagTimer = setInterval(() => {
     consumer

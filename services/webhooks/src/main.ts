@@ -10,6 +10,7 @@ import {
   SecretBox,
 } from '@ppay/kernel';
 import type { types } from '@ppay/proto';
+import { CachedEventStore } from './adapters/cached-events';
 import { RepositoryDeliveryKeys } from './adapters/delivery-keys';
 import { destroyAgents } from './adapters/http-sender';
 import { HttpWebhookSender } from './adapters/sender';
@@ -26,7 +27,8 @@ import { webhookConsumers } from './events/webhook-consumer';
 import { webhooksHandlers } from './grpc/handlers';
 import { apiKeyModel, MongoApiKeyRepository } from './repo/api-key-repo';
 import { beforeWebhooksPurge, MERCHANT_DATA } from './repo/merchant-data';
-import { MongoDeliveryStore, MongoEventStore, MongoSequenceCounter, webhookModels } from './repo/event-repo';
+import { MongoDeliveryStore } from './repo/delivery-repo';
+import { MongoEventStore, MongoSequenceCounter, webhookModels } from './repo/event-repo';
 
 const rejectAfter = (ms: number) =>
   new Promise<never>((_, reject) => setTimeout(() => reject(new Error('DNS lookup timed out')), ms).unref());
@@ -38,7 +40,7 @@ void runService<types.webhooks.WebhooksServiceHandlers, (typeof webhooksConfig)[
     const counters = deliveryMetrics(metrics.registry);
     const model = apiKeyModel(mongo);
     const models = webhookModels(mongo);
-    await ensureIndexes([model, models.events, models.deliveries, models.counters]);
+    await ensureIndexes([model, models.events, models.deliveries, models.due, models.counters]);
     const relay = new OutboxRelay(model, nats, log, metrics);
     const repo = new MongoApiKeyRepository(model, (id) => relay.relaySoon(id));
     const box = new SecretBox(Buffer.from(config.SECRETS_ENCRYPTION_KEY, 'base64'), config.SECRETS_ENCRYPTION_KEY_ID);
@@ -56,8 +58,11 @@ void runService<types.webhooks.WebhooksServiceHandlers, (typeof webhooksConfig)[
             (await Promise.race([lookup(host, { all: true }), rejectAfter(2_000)])).map((a) => a.address),
         }),
     );
-    const events = new MongoEventStore(models.events);
-    const deliveries = new MongoDeliveryStore(models.deliveries);
+    const events = new CachedEventStore(new MongoEventStore(models.events));
+    const deliveries = new MongoDeliveryStore(models.deliveries, models.due);
+    // Deliveries stored before the due-work collection existed (or by an older replica) are sent too.
+    const migrated = await deliveries.ensureDueEntries();
+    if (migrated) log.info({ migrated }, 'unfinished webhook deliveries queued in webhook_due');
     const deliveryKeys = new RepositoryDeliveryKeys(repo, box);
     const sender = new HttpWebhookSender();
     const worker = new DeliveryWorker(
@@ -76,10 +81,17 @@ void runService<types.webhooks.WebhooksServiceHandlers, (typeof webhooksConfig)[
         leaseMs: config.WEBHOOKS_LEASE_MS,
         pollIntervalMs: config.WEBHOOKS_POLL_INTERVAL_MS,
         allowPrivateTargets,
+        claimGapMs: 10,
       },
     );
     const fanOut = new EventFanOut(
-      { events, deliveries, sequences: new MongoSequenceCounter(models.counters), keys: deliveryKeys },
+      {
+        events,
+        deliveries,
+        sequences: new MongoSequenceCounter(models.counters),
+        keys: deliveryKeys,
+        dispatch: worker,
+      },
       () => worker.wake(),
     );
     const eventLog = new EventLog(

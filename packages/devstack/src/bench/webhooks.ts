@@ -14,8 +14,8 @@ import {
 } from '@ppay/kernel';
 import { createMerchant, type NewMerchant } from '../merchants';
 import { infraDown, infraUp, Platform } from '../platform';
-import { REPO_ROOT } from '../paths';
 import { loadOrCreateSecrets } from '../secrets';
+import { BENCH_STATE_DIR, benchInfraOptions, benchPortBase } from './bench-infra';
 
 /**
  * `npm run bench -- webhooks`: synthetic payment.failed events published to JetStream (failed, so
@@ -75,24 +75,24 @@ async function cpuSeconds(platform: Platform): Promise<number> {
 }
 
 export async function runWebhooksBench(): Promise<number> {
-  const stateDir = path.join(REPO_ROOT, '.infra', 'bench');
-  const infraOptions = {
-    dir: stateDir,
-    mongoPort: Number(process.env.BENCH_MONGO_PORT ?? 27417),
-    natsPort: Number(process.env.BENCH_NATS_PORT ?? 4522),
-    natsHttpPort: Number(process.env.BENCH_NATS_HTTP_PORT ?? 8522),
-    fresh: true,
-  };
+  const stateDir = BENCH_STATE_DIR;
+  const infraOptions = benchInfraOptions();
   const infra = await infraUp(infraOptions);
   const secrets = loadOrCreateSecrets(stateDir);
   const platform = new Platform({
     mongoUri: infra.mongoUri,
     natsUrl: infra.natsUrl,
     secrets,
-    portBase: 19000,
+    portBase: benchPortBase(),
     logDir: path.join(stateDir, 'logs'),
     logLevel: 'warn',
-    envFor: { gateway: { RATE_LIMIT_DASHBOARD_PER_SECOND: '0' } },
+    envFor: {
+      gateway: { RATE_LIMIT_DASHBOARD_PER_SECOND: '0' },
+      // e.g. BENCH_WEBHOOKS_NODE_OPTIONS='--cpu-prof --cpu-prof-dir=/tmp/prof' to profile the service.
+      ...(process.env.BENCH_WEBHOOKS_NODE_OPTIONS
+        ? { webhooks: { NODE_OPTIONS: process.env.BENCH_WEBHOOKS_NODE_OPTIONS } }
+        : {}),
+    },
   });
 
   // The sink: verifies X-Service-Signature over the raw bytes, records receipt time per event.

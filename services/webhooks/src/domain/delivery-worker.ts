@@ -27,6 +27,11 @@ export interface DeliveryPolicy {
   /** How often an idle worker looks for work other replicas created or crashed workers left. */
   pollIntervalMs: number;
   allowPrivateTargets: boolean;
+  /**
+   * Shortest time between two claims while sends are in flight (default 0): each claim is a query
+   * and a write, so under load a few ms of finished sends are claimed for at once, not one by one.
+   */
+  claimGapMs?: number;
 }
 
 export const SPEC_POLICY: Pick<DeliveryPolicy, 'timeoutMs' | 'maxAttempts' | 'retryDelayMs'> = {
@@ -77,6 +82,8 @@ export class DeliveryWorker {
   private loopDone: Promise<void> = Promise.resolve();
   private readonly inflight = new Set<Promise<void>>();
   private readonly perKey = new Map<string, number>();
+  /** Slots promised to the fan-out (see `reserve`), counted like sends in flight. */
+  private reserved = 0;
   private wakeUp: (() => void) | undefined;
   private woken = false;
   private readonly timers = new Set<NodeJS.Timeout>();
@@ -150,8 +157,12 @@ export class DeliveryWorker {
   }
 
   private async loop(): Promise<void> {
+    let lastClaim = 0;
     while (this.running) {
-      const room = this.policy.concurrency - this.inflight.size;
+      const gap = (this.policy.claimGapMs ?? 0) - (Date.now() - lastClaim);
+      if (gap > 0 && this.inflight.size > 0) await new Promise((r) => setTimeout(r, gap));
+      lastClaim = Date.now();
+      const room = this.policy.concurrency - this.inflight.size - this.reserved;
       let claimed = 0;
       if (room > 0) {
         try {
@@ -179,15 +190,50 @@ export class DeliveryWorker {
     }
   }
 
-  private launch(c: ClaimedDelivery): void {
+  /**
+   * A claim for a delivery the fan-out is about to create, when the pool and the key's cap have room:
+   * the fan-out inserts it already claimed (attempt counted, lease set) and hands it over with
+   * `adopt`, so work created on this replica costs no claim query. Null when there is no room (the
+   * delivery is inserted pending and claimed by whichever replica has room). Every reservation ends
+   * in `adopt` or `release`.
+   */
+  reserve(keyId: string): { claim_token: string; claimed_at: Date; lease_until: Date } | null {
+    if (!this.running) return null;
+    if (this.inflight.size + this.reserved >= this.policy.concurrency) return null;
+    if ((this.perKey.get(keyId) ?? 0) >= this.policy.perKeyConcurrency) return null;
+    this.reserved++;
+    this.perKey.set(keyId, (this.perKey.get(keyId) ?? 0) + 1);
+    const now = this.now();
+    const leaseUntil = new Date(now.getTime() + this.policy.leaseMs);
+    return { claim_token: claimToken(this.owner, leaseUntil), claimed_at: now, lease_until: leaseUntil };
+  }
+
+  /** Sends a delivery the fan-out inserted with a `reserve`d claim. */
+  adopt(delivery: DeliveryRecord): void {
+    this.reserved--;
+    this.launch({ delivery, claim_token: delivery.claim_token!, interrupted: null }, true);
+  }
+
+  /** Gives back a reservation the fan-out did not use (the delivery existed already). */
+  release(keyId: string): void {
+    this.reserved--;
+    this.freeKeySlot(keyId);
+    this.wake();
+  }
+
+  private freeKeySlot(key: string): void {
+    const left = (this.perKey.get(key) ?? 1) - 1;
+    if (left <= 0) this.perKey.delete(key);
+    else this.perKey.set(key, left);
+  }
+
+  private launch(c: ClaimedDelivery, slotTaken = false): void {
     const key = c.delivery.key_id;
-    this.perKey.set(key, (this.perKey.get(key) ?? 0) + 1);
+    if (!slotTaken) this.perKey.set(key, (this.perKey.get(key) ?? 0) + 1);
     const run = this.attempt(c)
       .catch((err: unknown) => this.ports.onError?.(err))
       .finally(() => {
-        const left = (this.perKey.get(key) ?? 1) - 1;
-        if (left <= 0) this.perKey.delete(key);
-        else this.perKey.set(key, left);
+        this.freeKeySlot(key);
         this.inflight.delete(run);
         this.wake();
       });
@@ -210,6 +256,8 @@ export class DeliveryWorker {
           status: 'failed',
           next_attempt_at: this.now(),
           round_attempts_delta: refund - 1,
+          attempt_count: d.attempt_count,
+          round_attempts: d.round_attempts + refund - 1,
           attempts: earlier,
           last_error_class: 'key_inactive',
         },
@@ -252,6 +300,8 @@ export class DeliveryWorker {
         status: outcome,
         next_attempt_at: outcome === 'pending' ? nextAt : finishedAt,
         round_attempts_delta: refund,
+        attempt_count: d.attempt_count,
+        round_attempts: d.round_attempts + refund,
         attempts: [...earlier, attempt],
         last_error_class: result.error_class,
       },
@@ -261,6 +311,20 @@ export class DeliveryWorker {
     if (outcome === 'pending') this.wakeAt(nextAt);
     else this.ports.metrics?.finished(d.event_type, outcome === 'succeeded' ? 'delivered' : 'failed', completedInRound);
   }
+}
+
+/**
+ * A claim token: unique per claim, and carrying its lease's end so whoever records the outcome knows,
+ * without a read, whether the lease still has time (see the Mongo delivery store).
+ */
+export function claimToken(owner: string, leaseUntil: Date): string {
+  return `${owner}:${randomUUID()}:${leaseUntil.getTime()}`;
+}
+
+/** The lease end a claim token carries, or null for a token without one. */
+export function leaseEndOf(token: string): number | null {
+  const end = Number(token.slice(token.lastIndexOf(':') + 1));
+  return Number.isSafeInteger(end) && end > 0 ? end : null;
 }
 
 /** Spec 6.3: any 2xx succeeds; 3 completed attempts per round; a refused target is never retried. */

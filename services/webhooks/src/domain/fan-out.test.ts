@@ -55,7 +55,7 @@ const paymentEvent = (id: string, over: Partial<PaymentOutcome> = {}, mode: 'san
     data: outcome(over),
   }) as EventEnvelope;
 
-function setup(policy: Partial<DeliveryPolicy> = {}) {
+function setup(policy: Partial<DeliveryPolicy> = {}, options: { handOff?: boolean } = {}) {
   const events = new MemoryEventStore();
   const deliveries = new MemoryDeliveryStore();
   const sequences = new MemorySequences();
@@ -74,7 +74,10 @@ function setup(policy: Partial<DeliveryPolicy> = {}) {
       ...policy,
     },
   );
-  const fanOut = new EventFanOut({ events, deliveries, sequences, keys }, () => worker.wake());
+  const fanOut = new EventFanOut(
+    { events, deliveries, sequences, keys, ...(options.handOff ? { dispatch: worker } : {}) },
+    () => worker.wake(),
+  );
   const log = new EventLog(
     { events, deliveries, keys, sender, fanOut },
     { allowPrivateTargets: true, timeoutMs: 10_000 },
@@ -350,6 +353,88 @@ describe('DeliveryWorker', () => {
     release();
     await until(() => t.sender.sent.length === 9);
     await t.worker.stop();
+  });
+});
+
+describe('EventFanOut batching and the hand-off to the local worker', () => {
+  it('writes concurrent events in batches, reserving sequence numbers in call order', async () => {
+    const t = setup();
+    t.keys.add({ key_id: 'k' });
+    const inserts: number[] = [];
+    const insertMany = t.events.insertMany.bind(t.events);
+    t.events.insertMany = async (events) => {
+      inserts.push(events.length);
+      return insertMany(events);
+    };
+    const results = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => t.fanOut.ingest(paymentEvent(`s${i}`, { charge_id: 'ch_same' }))),
+    );
+    expect(results.map((r) => r!.event.sequence)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+    expect(results.map((r) => r!.created)).toEqual(Array(10).fill(1));
+    // The first call starts a batch alone; the nine made meanwhile go together.
+    expect(inserts).toEqual([1, 9]);
+  });
+
+  it('fails every event of a batch when a write fails, and the repeat fills in what is missing', async () => {
+    const t = setup();
+    t.keys.add({ key_id: 'k' });
+    const insertMany = t.deliveries.insertMany.bind(t.deliveries);
+    let failures = 1;
+    t.deliveries.insertMany = async (ds) => {
+      if (failures-- > 0) throw new Error('mongo down');
+      return insertMany(ds);
+    };
+    const first = await Promise.allSettled([t.fanOut.ingest(paymentEvent('a')), t.fanOut.ingest(paymentEvent('b'))]);
+    expect(first.map((r) => r.status)).toEqual(['rejected', 'fulfilled']);
+    const again = await t.fanOut.ingest(paymentEvent('a'));
+    expect(again!.created).toBe(1);
+    expect(t.deliveries.rows.size).toBe(2);
+  });
+
+  it('creates deliveries already claimed by the local worker when it has room, with the attempt counted', async () => {
+    const t = setup({ perKeyConcurrency: 2 }, { handOff: true });
+    t.keys.add({ key_id: 'k' });
+    let release!: () => void;
+    const hang = new Promise<void>((r) => (release = r));
+    t.sender.send = async (input) => {
+      t.sender.sent.push(input);
+      await hang;
+      return { status: 200, success: true, duration_ms: 1, error_class: null, response_excerpt: '' };
+    };
+    const claims = jest.spyOn(t.deliveries, 'claim');
+    t.worker.start();
+    await new Promise((r) => setTimeout(r, 30)); // the idle worker's first poll
+    claims.mockClear();
+    await Promise.all([1, 2, 3].map((i) => t.fanOut.ingest(paymentEvent(`s${i}`, { charge_id: `c${i}` }))));
+    // Two (the key's cap) went straight to the worker, claimed when inserted; the third waits, pending.
+    const rows = [...t.deliveries.rows.values()];
+    expect(rows.map((d) => [d.status, d.attempt_count]).sort()).toEqual([
+      ['delivering', 1],
+      ['delivering', 1],
+      ['pending', 0],
+    ]);
+    await until(() => t.sender.sent.length === 2);
+    // No claim query handed those two out (the key is full: claims skip it and find nothing).
+    for (const r of claims.mock.results) expect(await r.value).toEqual([]);
+    release();
+    await until(() => [...t.deliveries.rows.values()].every((d) => d.status === 'succeeded'));
+    await t.worker.stop();
+    expect(t.sender.sent).toHaveLength(3);
+    expect([...t.deliveries.rows.values()].map((d) => d.attempts.map((a) => a.number))).toEqual([[1], [1], [1]]);
+  });
+
+  it('gives the reservation back when the delivery already existed (a redelivered event)', async () => {
+    const t = setup({ perKeyConcurrency: 1 }, { handOff: true });
+    t.keys.add({ key_id: 'k' });
+    await t.fanOut.ingest(paymentEvent('src_1'));
+    t.worker.start();
+    await until(() => [...t.deliveries.rows.values()][0]!.status === 'succeeded');
+    await t.fanOut.ingest(paymentEvent('src_1'));
+    await t.fanOut.ingest(paymentEvent('src_2'));
+    // Had the repeat kept its slot, the key (cap 1) could never send src_2.
+    await until(() => t.sender.sent.length === 2);
+    await t.worker.stop();
+    expect(new Set(t.sender.sent.map((s) => s.headers['x-service-event-id'])).size).toBe(2);
   });
 });
 

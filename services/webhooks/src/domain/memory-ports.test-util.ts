@@ -26,6 +26,11 @@ export class MemoryEventStore implements EventStore {
     this.events.set(e.event_id, clone(e));
     return true;
   }
+  async insertMany(events: WebhookEventRecord[]) {
+    const inserted = new Set<string>();
+    for (const e of events) if (await this.insert(e)) inserted.add(e.event_id);
+    return inserted;
+  }
   async get(id: string) {
     const e = this.events.get(id);
     return e ? clone(e) : null;
@@ -76,19 +81,24 @@ export class MemorySequences implements SequenceCounter {
     this.values.set(key, v);
     return v;
   }
+  async reserve(key: string, count: number) {
+    const first = (this.values.get(key) ?? 0) + 1;
+    this.values.set(key, first + count - 1);
+    return first;
+  }
 }
 
 export class MemoryDeliveryStore implements DeliveryStore {
   readonly rows = new Map<string, DeliveryRecord>();
   private tokens = 0;
   async insertMany(ds: DeliveryRecord[]) {
-    let n = 0;
+    const fresh = new Set<string>();
     for (const d of ds) {
       if ([...this.rows.values()].some((r) => r.event_id === d.event_id && r.key_id === d.key_id)) continue;
       this.rows.set(d.delivery_id, clone(d));
-      n++;
+      fresh.add(d.delivery_id);
     }
-    return n;
+    return fresh;
   }
   async claim(o: ClaimOptions): Promise<ClaimedDelivery[]> {
     const room = new Map(o.keyRoom);

@@ -13,6 +13,8 @@ import type {
 export interface EventStore {
   /** Inserts the event; false (and nothing written) when its event_id is already stored. */
   insert(event: WebhookEventRecord): Promise<boolean>;
+  /** Inserts those not stored yet (by event_id); returns the ids it inserted. */
+  insertMany(events: WebhookEventRecord[]): Promise<Set<string>>;
   get(eventId: string): Promise<WebhookEventRecord | null>;
   getForMerchant(merchantId: number, mode: Mode, eventId: string): Promise<WebhookEventRecord | null>;
   list(query: EventQuery): Promise<WebhookEventRecord[]>;
@@ -47,6 +49,8 @@ export interface CreatedAfterQuery {
 /** The next number of a per-object counter (1, 2, …); gaps are allowed, order is not broken. */
 export interface SequenceCounter {
   next(key: string): Promise<number>;
+  /** Reserves `count` consecutive numbers in one write; returns the first. */
+  reserve(key: string, count: number): Promise<number>;
 }
 
 export interface ClaimOptions {
@@ -71,13 +75,19 @@ export interface AttemptOutcome {
   next_attempt_at: Date;
   /** Added to the round's completed attempts (an interrupted attempt gives its slot back). */
   round_attempts_delta: number;
+  /** The delivery's counters after this outcome (sends started, all rounds; completed in this round). */
+  attempt_count: number;
+  round_attempts: number;
   attempts: AttemptRecord[];
   last_error_class: DeliveryRecord['last_error_class'];
 }
 
 export interface DeliveryStore {
-  /** Inserts what is missing (unique per event and key); returns how many were new. */
-  insertMany(deliveries: DeliveryRecord[]): Promise<number>;
+  /**
+   * Inserts what is missing (unique per event and key) and makes it due; returns the ids that became
+   * due (new ones, and unfinished ones a crashed fan-out left without due work).
+   */
+  insertMany(deliveries: DeliveryRecord[]): Promise<Set<string>>;
   /** Claims due deliveries (pending and due, or delivering with an expired lease), counting the attempt. */
   claim(options: ClaimOptions): Promise<ClaimedDelivery[]>;
   /** Records an attempt's outcome, only while the claim is still ours. */

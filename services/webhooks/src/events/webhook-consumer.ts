@@ -9,6 +9,9 @@ import { WEBHOOK_SOURCES } from '../domain/event-sources';
 import type { EventFanOut } from '../domain/fan-out';
 import type { DeliveryMetrics } from './metrics';
 
+/** Messages handled at once per consumer (JetStream hands out up to 64 per pull). */
+const FAN_OUT_CONCURRENCY = 64;
+
 /**
  * Every webhook source subject → the event store and its deliveries. One durable consumer per
  * stream the sources live on (PAYMENTS, SUBSCRIPTIONS, KYC). The message is acknowledged only once the event and all its deliveries
@@ -30,6 +33,8 @@ export function webhookConsumers(
       stream,
       durable: `webhooks_${stream.toLowerCase()}`,
       subjects: sources.map((s) => s.subject),
+      // Many at once, so the fan-out writes them in batches; `sequence` is reserved in arrival order.
+      concurrency: FAN_OUT_CONCURRENCY,
       async handle(envelope) {
         // An event about a merchant deleted meanwhile (delete merchant) is not stored for anyone.
         const about = (envelope.data as { merchant_id?: unknown }).merchant_id;

@@ -15,6 +15,8 @@ import {
  */
 export const MERCHANT_DATA: readonly MerchantDataTarget[] = [
   { collection: 'api_keys', filter: (id) => ({ merchant_id: id }), modeField: 'mode' },
+  // Due work before its log entry, so no worker picks up a delivery whose log is gone.
+  { collection: 'webhook_due', filter: (id) => ({ merchant_id: id }), modeField: 'mode' },
   // Deliveries before events (see deleteOperatorCopies): a crash in between leaves the events to find again.
   { collection: 'webhook_deliveries', filter: (id) => ({ merchant_id: id }), modeField: 'mode' },
   // The merchant's own events, and the events about it its operator received (KYC events carry its
@@ -62,5 +64,8 @@ export async function beforeWebhooksPurge(
   const eventIds = (await conn.collection('webhook_events').find(aboutIt).project({ _id: 1 }).toArray()).map(
     (e) => e._id,
   );
-  if (eventIds.length) await conn.collection('webhook_deliveries').deleteMany({ event_id: { $in: eventIds } });
+  if (eventIds.length) {
+    await conn.collection('webhook_due').deleteMany({ event_id: { $in: eventIds } });
+    await conn.collection('webhook_deliveries').deleteMany({ event_id: { $in: eventIds } });
+  }
 }

@@ -1,0 +1,532 @@
+import { Schema, type Connection, type FilterQuery, type Model } from 'mongoose';
+import { isDuplicateKeyError, type Mode } from '@ppay/kernel';
+import { claimToken, leaseEndOf } from '../domain/delivery-worker';
+import type { AttemptOutcome, ClaimedDelivery, ClaimOptions, DeliveryStore, RequeueFilter } from '../domain/ports';
+import type { DeliveryRecord, DeliveryStatus } from '../domain/webhook-event';
+import { deleteBatch } from './batch-delete';
+
+/**
+ * Deliveries live in two collections:
+ *
+ * - `webhook_deliveries`, the log: one document per event and key with every attempt, read by the
+ *   partner API. The hot path touches it only by `_id` (inserted at fan-out, one update per attempt).
+ * - `webhook_due`, the work: one small document per delivery that is not finished (pending or being
+ *   sent), with its lease and counters, deleted when the delivery ends. Every query with a filter
+ *   other than `_id` (due work, claims, a claim's outcome) runs here: FerretDB answers those by reading
+ *   the whole collection, and this one holds only what is in flight, never the 30-day log.
+ *
+ * While a due document exists it is authoritative for status (`delivering`), counters and the next
+ * attempt time; the log shows `pending` until the outcome is written. Crash safety: an outcome is
+ * written to the log first and then to the due document (conditional on the claim token). A crash in
+ * between leaves the claim to expire; the replica that takes it over reads the log and finds the
+ * attempt recorded, so it neither records it as interrupted nor sends a finished delivery again.
+ */
+
+export interface DeliveryDocument extends Omit<DeliveryRecord, 'delivery_id'> {
+  _id: string;
+}
+
+/** The due-work entry: a delivery's scheduling state, without its attempts. */
+export interface DueDocument {
+  _id: string;
+  event_id: string;
+  key_id: string;
+  merchant_id: number;
+  mode: Mode;
+  event_type: string;
+  status: 'pending' | 'delivering';
+  attempt_count: number;
+  round_attempts: number;
+  next_attempt_at: Date;
+  claim_token: string | null;
+  claimed_at: Date | null;
+  created_at: Date;
+}
+
+const attemptSchema = new Schema(
+  {
+    number: Number,
+    started_at: Date,
+    duration_ms: { type: Number, default: null },
+    status: { type: Number, default: null },
+    error_class: { type: String, default: null },
+    success: Boolean,
+    response_excerpt: String,
+    url: String,
+    api_version: String,
+    request_headers: { type: Schema.Types.Mixed, default: {} },
+    request_body: String,
+  },
+  { _id: false, minimize: false },
+);
+
+const deliverySchema = new Schema<DeliveryDocument>(
+  {
+    _id: { type: String, required: true },
+    event_id: { type: String, required: true },
+    key_id: { type: String, required: true },
+    merchant_id: { type: Number, required: true },
+    mode: { type: String, required: true },
+    event_type: { type: String, required: true },
+    status: { type: String, required: true },
+    attempt_count: { type: Number, required: true },
+    round_attempts: { type: Number, required: true },
+    next_attempt_at: { type: Date, required: true },
+    claim_token: { type: String, default: null },
+    claimed_at: { type: Date, default: null },
+    attempts: { type: [attemptSchema], default: [] },
+    last_error_class: { type: String, default: null },
+    created_at: { type: Date, required: true },
+    updated_at: { type: Date, required: true },
+  },
+  { versionKey: false, collection: 'webhook_deliveries' },
+);
+// The boot migration looks for unfinished deliveries written before `webhook_due` existed.
+deliverySchema.index({ status: 1, next_attempt_at: 1 });
+deliverySchema.index({ event_id: 1, key_id: 1 }, { unique: true });
+deliverySchema.index({ merchant_id: 1, mode: 1, status: 1, created_at: -1 });
+deliverySchema.index({ created_at: 1 });
+
+const dueSchema = new Schema<DueDocument>(
+  {
+    _id: { type: String, required: true },
+    event_id: { type: String, required: true },
+    key_id: { type: String, required: true },
+    merchant_id: { type: Number, required: true },
+    mode: { type: String, required: true },
+    event_type: { type: String, required: true },
+    status: { type: String, required: true },
+    attempt_count: { type: Number, required: true },
+    round_attempts: { type: Number, required: true },
+    next_attempt_at: { type: Date, required: true },
+    claim_token: { type: String, default: null },
+    claimed_at: { type: Date, default: null },
+    created_at: { type: Date, required: true },
+  },
+  { versionKey: false, collection: 'webhook_due' },
+);
+// For MongoDB; FerretDB reads this (small) collection whole anyway.
+dueSchema.index({ next_attempt_at: 1 });
+dueSchema.index({ claim_token: 1 });
+dueSchema.index({ event_id: 1 });
+dueSchema.index({ merchant_id: 1, mode: 1 });
+
+export type DeliveryModel = Model<DeliveryDocument>;
+export type DueModel = Model<DueDocument>;
+
+export function deliveryModels(conn: Connection) {
+  return {
+    deliveries: conn.model<DeliveryDocument>('WebhookDelivery', deliverySchema),
+    due: conn.model<DueDocument>('WebhookDue', dueSchema),
+  };
+}
+
+function toDelivery(doc: DeliveryDocument): DeliveryRecord {
+  const { _id, ...rest } = doc;
+  return { delivery_id: _id, ...rest, attempts: rest.attempts ?? [] };
+}
+
+function dueOf(d: Omit<DeliveryDocument, 'attempts' | 'last_error_class' | 'updated_at'>): DueDocument {
+  return {
+    _id: d._id,
+    event_id: d.event_id,
+    key_id: d.key_id,
+    merchant_id: d.merchant_id,
+    mode: d.mode,
+    event_type: d.event_type,
+    status: d.status === 'delivering' ? 'delivering' : 'pending',
+    attempt_count: d.attempt_count,
+    round_attempts: d.round_attempts,
+    next_attempt_at: d.next_attempt_at,
+    claim_token: d.claim_token ?? null,
+    claimed_at: d.claimed_at ?? null,
+    created_at: d.created_at,
+  };
+}
+
+/** The log document as the partner sees it while work is due: the due entry's state wins. */
+function overlay(log: DeliveryDocument, due: DueDocument | undefined): DeliveryRecord {
+  const record = toDelivery(log);
+  if (!due) return record;
+  return {
+    ...record,
+    status: due.status,
+    attempt_count: Math.max(due.attempt_count, record.attempt_count),
+    round_attempts: due.round_attempts,
+    next_attempt_at: due.next_attempt_at,
+    claim_token: due.claim_token,
+    claimed_at: due.claimed_at,
+  };
+}
+
+/** Inserts, ignoring documents whose _id exists; returns the indexes that were duplicates. */
+async function insertIgnoringDuplicates(model: Model<any>, docs: object[]): Promise<Set<number>> {
+  if (!docs.length) return new Set();
+  try {
+    await model.insertMany(docs, { ordered: false, lean: true });
+    return new Set();
+  } catch (err) {
+    const e = err as { writeErrors?: { index?: number; code?: number; err?: { index?: number; code?: number } }[] };
+    const errors = e.writeErrors ?? [];
+    const allDuplicates =
+      (isDuplicateKeyError(err) || errors.length > 0) && errors.every((w) => (w.code ?? w.err?.code) === 11000);
+    if (!allDuplicates) throw err;
+    if (!errors.length) return new Set(docs.map((_, i) => i));
+    return new Set(errors.map((w) => w.index ?? w.err?.index ?? -1));
+  }
+}
+
+const FINAL: DeliveryStatus[] = ['succeeded', 'failed'];
+
+interface Completion {
+  deliveryId: string;
+  claimToken: string;
+  outcome: AttemptOutcome;
+  now: Date;
+  resolve: (recorded: boolean) => void;
+  reject: (err: unknown) => void;
+}
+/** Below this much lease left, an outcome's writes are conditional on the claim token. */
+const LEASE_MARGIN_MS = 2_000;
+
+export class MongoDeliveryStore implements DeliveryStore {
+  constructor(
+    readonly model: DeliveryModel,
+    readonly due: DueModel,
+  ) {}
+
+  /**
+   * Log documents first, then their due entries. A redelivered fan-out (same ids) inserts what is
+   * missing: a due entry only for a delivery whose log document is new or still unfinished, so a
+   * repeat after the delivery ended does not send it again.
+   */
+  async insertMany(deliveries: DeliveryRecord[]): Promise<Set<string>> {
+    const docs = deliveries.map(({ delivery_id, ...rest }) => ({ _id: delivery_id, ...rest }));
+    // The log starts unattempted; a delivery created already claimed (see EventFanOut) has that
+    // claim, its lease and its counted attempt in the due entry only.
+    const duplicates = await insertIgnoringDuplicates(
+      this.model,
+      docs.map((d) => ({
+        ...d,
+        status: 'pending',
+        attempt_count: 0,
+        round_attempts: 0,
+        next_attempt_at: d.created_at,
+        claim_token: null,
+        claimed_at: null,
+      })),
+    );
+    let work = docs.filter((_, i) => !duplicates.has(i));
+    if (duplicates.size) {
+      const existing = await Promise.all(
+        docs
+          .filter((_, i) => duplicates.has(i))
+          .map(
+            (d) =>
+              this.model.findById(d._id, { status: 1 }).lean().exec() as Promise<{
+                _id: string;
+                status: DeliveryStatus;
+              } | null>,
+          ),
+      );
+      const unfinished = new Set(existing.filter((d) => d && !FINAL.includes(d.status)).map((d) => d!._id));
+      work = [...work, ...docs.filter((d) => unfinished.has(d._id))];
+    }
+    const dueDuplicates = await insertIgnoringDuplicates(this.due, work.map(dueOf));
+    return new Set(work.filter((_, i) => !dueDuplicates.has(i)).map((d) => d._id));
+  }
+
+  async claim(o: ClaimOptions): Promise<ClaimedDelivery[]> {
+    const full = [...o.keyRoom].filter(([, room]) => room <= 0).map(([key]) => key);
+    // Pending and due, or delivering with an expired lease: both have next_attempt_at <= now.
+    const candidates = (await this.due
+      .find({ next_attempt_at: { $lte: o.now }, ...(full.length ? { key_id: { $nin: full } } : {}) })
+      .sort({ next_attempt_at: 1 })
+      .limit(o.limit * 4)
+      .lean()
+      .exec()) as DueDocument[];
+    const room = new Map(o.keyRoom);
+    const picked: DueDocument[] = [];
+    for (const c of candidates) {
+      if (picked.length >= o.limit) break;
+      const left = room.get(c.key_id) ?? o.perKeyLimit;
+      if (left <= 0) continue;
+      room.set(c.key_id, left - 1);
+      picked.push(c);
+    }
+    if (!picked.length) return [];
+    const token = claimToken(o.owner, o.leaseUntil);
+    // Conditional on still being due: of two replicas racing for an entry, only one matches.
+    const res = await this.due
+      .updateMany(
+        { _id: { $in: picked.map((c) => c._id) }, next_attempt_at: { $lte: o.now } },
+        {
+          $set: { status: 'delivering', claim_token: token, claimed_at: o.now, next_attempt_at: o.leaseUntil },
+          $inc: { attempt_count: 1, round_attempts: 1 },
+        },
+      )
+      .exec();
+    let mine = picked;
+    if (res.modifiedCount !== picked.length) {
+      // Another replica took some: ask which are ours (the rare case costs one more read).
+      const ours = (await this.due.find({ claim_token: token }, { _id: 1 }).lean().exec()) as { _id: string }[];
+      const ids = new Set(ours.map((d) => d._id));
+      mine = picked.filter((c) => ids.has(c._id));
+    }
+    const claimed = mine.map((was) => ({
+      was,
+      delivery: {
+        delivery_id: was._id,
+        event_id: was.event_id,
+        key_id: was.key_id,
+        merchant_id: was.merchant_id,
+        mode: was.mode,
+        event_type: was.event_type,
+        status: 'delivering' as const,
+        attempt_count: was.attempt_count + 1,
+        round_attempts: was.round_attempts + 1,
+        next_attempt_at: o.leaseUntil,
+        claim_token: token,
+        claimed_at: o.now,
+        attempts: [],
+        last_error_class: null,
+        created_at: was.created_at,
+        updated_at: o.now,
+      } satisfies DeliveryRecord,
+    }));
+    const out: ClaimedDelivery[] = [];
+    for (const { was, delivery } of claimed) {
+      if (was.status !== 'delivering') {
+        out.push({ delivery, claim_token: token, interrupted: null });
+        continue;
+      }
+      const taken = await this.takeOver(was, delivery, token);
+      if (taken) out.push(taken);
+    }
+    return out;
+  }
+
+  /**
+   * An expired claim: its worker died. If it died after writing the attempt to the log, the attempt
+   * was not interrupted: a finished delivery is closed without sending, a retry goes ahead normally.
+   */
+  private async takeOver(was: DueDocument, delivery: DeliveryRecord, token: string): Promise<ClaimedDelivery | null> {
+    const log = (await this.model.findById(was._id, { status: 1, attempts: 1 }).lean().exec()) as Pick<
+      DeliveryDocument,
+      'status' | 'attempts'
+    > | null;
+    const recorded = log?.attempts?.some((a) => a.number === was.attempt_count) ?? false;
+    if (!recorded)
+      return { delivery, claim_token: token, interrupted: { started_at: was.claimed_at ?? was.created_at } };
+    if (log && FINAL.includes(log.status)) {
+      await this.due.deleteOne({ _id: was._id, claim_token: token }).exec();
+      return null;
+    }
+    return { delivery, claim_token: token, interrupted: null };
+  }
+
+  private completions: Completion[] = [];
+  private completing: Promise<void> | undefined;
+
+  /**
+   * Records an outcome while the claim is ours. Outcomes arriving while a batch is being written join
+   * the next batch: a batch costs one read and two writes (plus one per retry), however many
+   * deliveries it holds.
+   */
+  complete(deliveryId: string, claimToken: string, outcome: AttemptOutcome, now: Date): Promise<boolean> {
+    return new Promise((resolve, reject) => {
+      this.completions.push({ deliveryId, claimToken, outcome, now, resolve, reject });
+      this.completing ??= this.drainCompletions();
+    });
+  }
+
+  private async drainCompletions(): Promise<void> {
+    while (this.completions.length) {
+      const batch = this.completions.splice(0, 200);
+      try {
+        const results = await this.writeOutcomes(batch);
+        batch.forEach((c, i) => c.resolve(results[i]!));
+      } catch (err) {
+        for (const c of batch) c.reject(err);
+      }
+    }
+    this.completing = undefined;
+  }
+
+  private async writeOutcomes(batch: Completion[]): Promise<boolean[]> {
+    // A claim changes hands only once its lease has expired, and the token carries the lease's end:
+    // while ours has time left, the writes go by _id alone (FerretDB finds nothing else without
+    // reading the whole collection). Near the end of the lease, ownership is read first and the due
+    // entry's write stays conditional on the token.
+    const late = batch.filter((c) => (leaseEndOf(c.claimToken) ?? 0) - c.now.getTime() <= LEASE_MARGIN_MS);
+    const lost = new Set<Completion>();
+    await Promise.all(
+      late.map(async (c) => {
+        const d = (await this.due.findById(c.deliveryId, { claim_token: 1 }).lean().exec()) as {
+          claim_token: string | null;
+        } | null;
+        if (d?.claim_token !== c.claimToken) lost.add(c);
+      }),
+    );
+    const owned = batch.map((c) => !lost.has(c));
+    const mine = batch.filter((c) => !lost.has(c));
+    if (!mine.length) return owned;
+    const filterOf = (c: Completion) =>
+      late.includes(c) ? { _id: c.deliveryId, claim_token: c.claimToken } : { _id: c.deliveryId };
+    // Log first, then the due entries: see the class comment for a crash in between.
+    await this.model.bulkWrite(
+      mine.map(({ deliveryId, outcome, now }) => ({
+        updateOne: {
+          filter: { _id: deliveryId },
+          update: {
+            $set: {
+              status: outcome.status,
+              next_attempt_at: outcome.next_attempt_at,
+              attempt_count: outcome.attempt_count,
+              round_attempts: outcome.round_attempts,
+              claim_token: null,
+              last_error_class: outcome.last_error_class,
+              updated_at: now,
+            },
+            ...(outcome.attempts.length ? { $push: { attempts: { $each: outcome.attempts } } } : {}),
+          },
+        },
+      })),
+      { ordered: false },
+    );
+    const finished = mine.filter((c) => FINAL.includes(c.outcome.status));
+    const retries = mine.filter((c) => !FINAL.includes(c.outcome.status));
+    // One delete per entry by _id (an index lookup), not one deleteMany over an $in (a collection read).
+    const rest = [
+      ...finished.map((c) => ({ deleteOne: { filter: filterOf(c) } })),
+      ...retries.map((c) => ({
+        updateOne: {
+          filter: filterOf(c),
+          update: {
+            $set: {
+              status: 'pending',
+              next_attempt_at: c.outcome.next_attempt_at,
+              round_attempts: c.outcome.round_attempts,
+              claim_token: null,
+            },
+          },
+        },
+      })),
+    ];
+    if (rest.length) await this.due.bulkWrite(rest as Parameters<DueModel['bulkWrite']>[0], { ordered: false });
+    return owned;
+  }
+
+  async forEvent(eventId: string): Promise<DeliveryRecord[]> {
+    const [docs, due] = await Promise.all([
+      this.model.find({ event_id: eventId }).sort({ created_at: 1, _id: 1 }).lean().exec() as Promise<
+        DeliveryDocument[]
+      >,
+      this.due.find({ event_id: eventId }).lean().exec() as Promise<DueDocument[]>,
+    ]);
+    const byId = new Map(due.map((d) => [d._id, d]));
+    return docs.map((d) => overlay(d, byId.get(d._id)));
+  }
+
+  async eventIdsWithStatus(merchantId: number, mode: Mode, status: DeliveryStatus, limit: number): Promise<string[]> {
+    if (status === 'delivering') {
+      const due = (await this.due
+        .find({ merchant_id: merchantId, mode, status }, { event_id: 1 })
+        .sort({ created_at: -1 })
+        .limit(limit)
+        .lean()
+        .exec()) as { event_id: string }[];
+      return [...new Set(due.map((d) => d.event_id))];
+    }
+    // The log says pending until an outcome is written; one being sent right now still shows here.
+    const docs = (await this.model
+      .find({ merchant_id: merchantId, mode, status }, { event_id: 1 })
+      .sort({ created_at: -1 })
+      .limit(limit)
+      .lean()
+      .exec()) as { event_id: string }[];
+    return [...new Set(docs.map((d) => d.event_id))];
+  }
+
+  private filterOf(f: RequeueFilter): FilterQuery<DeliveryDocument> {
+    const filter: FilterQuery<DeliveryDocument> = {
+      merchant_id: f.merchant_id,
+      mode: f.mode,
+      status: { $in: f.statuses },
+    };
+    if (f.event_id) filter.event_id = f.event_id;
+    if (f.created_from || f.created_to) {
+      filter.created_at = {
+        ...(f.created_from ? { $gte: f.created_from } : {}),
+        ...(f.created_to ? { $lte: f.created_to } : {}),
+      };
+    }
+    return filter;
+  }
+
+  /** A new round (pending, due now) for matching deliveries, except those being sent right now. */
+  async requeue(f: RequeueFilter, now: Date): Promise<number> {
+    const sending = (await this.due
+      .find({ merchant_id: f.merchant_id, mode: f.mode, status: 'delivering' }, { _id: 1 })
+      .lean()
+      .exec()) as { _id: string }[];
+    const busy = new Set(sending.map((d) => d._id));
+    const targets = (
+      (await this.model.find(this.filterOf(f), { attempts: 0 }).lean().exec()) as DeliveryDocument[]
+    ).filter((d) => !busy.has(d._id));
+    if (!targets.length) return 0;
+    const ids = targets.map((d) => d._id);
+    await this.model
+      .updateMany(
+        { _id: { $in: ids } },
+        { $set: { status: 'pending', next_attempt_at: now, round_attempts: 0, updated_at: now } },
+      )
+      .exec();
+    // Entries still waiting start their new round now; finished ones get a new entry.
+    await this.due
+      .updateMany({ _id: { $in: ids }, status: 'pending' }, { $set: { next_attempt_at: now, round_attempts: 0 } })
+      .exec();
+    await insertIgnoringDuplicates(
+      this.due,
+      targets.map((d) =>
+        dueOf({
+          ...d,
+          status: 'pending',
+          next_attempt_at: now,
+          round_attempts: 0,
+          claim_token: null,
+          claimed_at: null,
+        }),
+      ),
+    );
+    return targets.length;
+  }
+
+  count(f: RequeueFilter): Promise<number> {
+    return this.model.countDocuments(this.filterOf(f)).exec();
+  }
+
+  pendingCount(): Promise<number> {
+    return this.due.countDocuments({}).exec();
+  }
+
+  async deleteOlderThan(before: Date, limit: number): Promise<number> {
+    // Unfinished deliveries are never purged from under the worker: their due entries stay.
+    return deleteBatch(this.model, before, limit);
+  }
+
+  /**
+   * Boot migration: deliveries written before `webhook_due` existed (or by a replica of that version
+   * during a rolling upgrade) that are not finished get their due entry, with their lease and counters
+   * as stored. Idempotent; runs at every start. Returns how many entries it created.
+   */
+  async ensureDueEntries(): Promise<number> {
+    const unfinished = (await this.model
+      .find({ status: { $in: ['pending', 'delivering'] } }, { attempts: 0 })
+      .lean()
+      .exec()) as DeliveryDocument[];
+    if (!unfinished.length) return 0;
+    const duplicates = await insertIgnoringDuplicates(this.due, unfinished.map(dueOf));
+    return unfinished.length - duplicates.size;
+  }
+}

@@ -95,6 +95,11 @@ export const ERROR_CATALOGUE = {
   PAYOUT_NOT_SET_UP: invalid('Payout has not been set up for this merchant'),
   PAYOUT_ACCOUNT_NOT_FOUND: invalid('No payout account found'),
   KYC_NOT_SUBMITTED: invalid('KYC has not been submitted for this merchant'),
+  // wallets and staged payouts (spec 7.8 wording where given)
+  INSUFFICIENT_BALANCE: invalid('Insufficient available balance for this payout'),
+  KYC_NOT_APPROVED: invalid('KYC must be approved before requesting a payout'),
+  PAYOUT_CURRENCY_MISMATCH: invalid('currency must be the payout account currency'),
+  APPROVAL_FAILED: invalid('Approval failed'),
 
   METHOD_NOT_ALLOWED: entry('invalid_request', 405, Grpc.UNIMPLEMENTED, 'Method not allowed'),
 
@@ -112,6 +117,7 @@ export const ERROR_CATALOGUE = {
   INVITATION_NOT_FOUND: notFound('Invitation not found'),
   MERCHANT_PORTFOLIO_NOT_FOUND: notFound('Merchant portfolio not found'),
   KYC_SUBMISSION_NOT_FOUND: notFound('KYC submission not found'),
+  PAYOUT_REQUEST_NOT_FOUND: notFound('Payout request not found'),
   ONBOARDING_LINK_NOT_FOUND: notFound('Onboarding link not found'),
 
   // --- state_conflict (409) -------------------------------------------------------------------
@@ -125,6 +131,9 @@ export const ERROR_CATALOGUE = {
   REFERENCE_REUSED: conflict('reference was already used for a charge with different parameters'),
   KYC_TRANSITION_NOT_ALLOWED: conflict('The KYC submission is not in a status that allows this'),
   PAYOUT_ALREADY_SET_UP: conflict('Payout is already set up for this merchant; use PATCH to update it'),
+  PAYOUT_ALREADY_CLAIMED: conflict('Already claimed'),
+  PAYOUT_REFERENCE_REUSED: conflict('reference was already used for a payout request with different parameters'),
+  PAYOUT_NOT_SETTLEABLE: conflict('The withdrawal is not payout_pending'),
 
   // --- rate_limit (429) -----------------------------------------------------------------------
   RATE_LIMITED: entry('rate_limit', 429, Grpc.RESOURCE_EXHAUSTED, 'Too many requests'),

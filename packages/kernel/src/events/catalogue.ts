@@ -41,6 +41,11 @@ export const SUBJECTS = {
   subscriptionCancelled: 'subscriptions.subscription.cancelled',
   kycSubmissionUpdated: 'kyc.submission.updated',
   kycPayoutAccountUpdated: 'kyc.payout_account.updated',
+  settlementRequested: 'payments.settlement.requested',
+  settlementApproved: 'payments.settlement.approved',
+  settlementRejected: 'payments.settlement.rejected',
+  settlementPaid: 'payments.settlement.paid',
+  settlementFailed: 'payments.settlement.failed',
 } as const;
 
 export type Subject = (typeof SUBJECTS)[keyof typeof SUBJECTS];
@@ -316,6 +321,30 @@ export interface WalletEntryEvent {
   created_at: string;
 }
 
+/**
+ * A staged payout request (spec 2.10) after a change: requested (amount reserved), approved (withdrawal
+ * payout_pending), rejected (reservation released), paid (final wallet debit), failed (released).
+ */
+export interface SettlementEvent {
+  payout_request_id: number;
+  withdrawal_id: number | null;
+  merchant_id: number;
+  marketplace_id: number;
+  reference: string;
+  amount: MoneyAmount;
+  request_status: 'pending' | 'approved' | 'rejected';
+  withdrawal_status: 'payout_pending' | 'paid' | 'failed' | null;
+  payment_gateway: string;
+  payout_method: string;
+  approved_at: string | null;
+  rejected_at: string | null;
+  rejection_reason: string | null;
+  paid_at: string | null;
+  failed_at: string | null;
+  failure_reason: string | null;
+  created_at: string;
+}
+
 /** What publishers write today, per subject. */
 export interface EventPayloads {
   'apikeys.created': ApiKeyChanged;
@@ -329,6 +358,11 @@ export interface EventPayloads {
   'payments.payment.failed': PaymentOutcome;
   'payments.wallet.credited': WalletEntryEvent;
   'payments.wallet.debited': WalletEntryEvent;
+  'payments.settlement.requested': SettlementEvent;
+  'payments.settlement.approved': SettlementEvent;
+  'payments.settlement.rejected': SettlementEvent;
+  'payments.settlement.paid': SettlementEvent;
+  'payments.settlement.failed': SettlementEvent;
   'merchants.marketplace_updated': MarketplaceUpdated;
   'merchants.relationship_changed': RelationshipChanged;
   'payments.subscription_checkout.created': SubscriptionCheckoutCreated;

@@ -5,13 +5,26 @@ import { outboxEvent, SUBJECTS, type Mode, type Money, type OutboxEntry } from '
  * and the beneficiary, so however often a payment event arrives (publisher retry, redelivery, replay
  * after the duplicate window) a charge credits each wallet once. Balances are sums (spec 2.9).
  */
+/**
+ * Why an entry exists. Open by design: a new kind of money movement (refunds…) adds one line here,
+ * and the wallet picks it up through `walletEffect` without further change.
+ */
+export type LedgerReason =
+  | 'payment'
+  | 'marketplace_operator'
+  | 'marketplace_split'
+  /** The final debit of a paid payout: it consumes the payout's reservation, not available money. */
+  | 'payout';
+
 export interface LedgerEntry {
   idempotency_key: string;
   merchant_id: number;
   mode: Mode;
   kind: 'credit' | 'debit';
-  reason: 'payment' | 'marketplace_operator' | 'marketplace_split';
+  reason: LedgerReason;
   amount: Money;
+  /** For a payout debit: the wallet reservation it settles (`walletEffect` moves it out of `reserved`). */
+  reservation_key?: string | null;
   charge_id: string;
   event_id: string;
   /** Spec 2.11 for marketplace split credits. */
@@ -28,14 +41,6 @@ export interface SplitRecord {
   commission_amount: number;
   net_credited: number;
   cart_identifier: string;
-}
-
-export interface WalletBalance {
-  currency: string;
-  balance: number;
-  total_credits: number;
-  total_debits: number;
-  transaction_count: number;
 }
 
 /**

@@ -12,7 +12,14 @@ import { WalletCredits } from './domain/wallet-credits';
 import { ledgerConsumer } from './events/ledger-consumer';
 import { merchantProjectionConsumers } from './events/merchant-projection';
 import { OutcomeService } from './domain/outcomes';
-import { ledgerModel, MongoLedgerRepository } from './repo/ledger-repo';
+import { ledgerModel, MongoLedgerEntries } from './repo/ledger-repo';
+import { MongoWalletStore, walletModel } from './repo/wallet-repo';
+import { MongoPayoutRepository, payoutModel } from './repo/payout-repo';
+import { WalletLedger } from './domain/wallet-ledger';
+import { PayoutService } from './domain/payouts';
+import { WalletReconciler } from './domain/wallet-reconciler';
+import { payoutHandlers } from './grpc/payout-handlers';
+import { walletMetrics } from './events/wallet-metrics';
 import { paymentsHandlers } from './grpc/handlers';
 import { chargeModel, MongoChargeRepository } from './repo/charge-repo';
 import { merchantProfileModel, ProjectedMerchantDirectory } from './repo/merchant-directory';
@@ -35,13 +42,24 @@ void runService<types.payments.PaymentsServiceHandlers, (typeof paymentsConfig)[
     const entries = ledgerModel(mongo);
     const sessionDocs = sessionModel(mongo);
     const methodDocs = paymentMethodModel(mongo);
-    await ensureIndexes([charges, profiles, entries, sessionDocs, methodDocs]);
+    const walletDocs = walletModel(mongo);
+    const payoutDocs = payoutModel(mongo);
+    await ensureIndexes([charges, profiles, entries, sessionDocs, methodDocs, walletDocs, payoutDocs]);
     const relay = new OutboxRelay(charges, nats, log, metrics);
     const sessionRelay = new OutboxRelay(sessionDocs, nats, log, metrics);
     const chargeRepo = new MongoChargeRepository(charges, (id) => relay.relaySoon(id));
     const sessionRepo = new MongoSessionRepository(sessionDocs, (id) => sessionRelay.relaySoon(id));
     const ledgerRelay = new OutboxRelay(entries, nats, log, metrics);
-    const ledger = new MongoLedgerRepository(entries, (id) => ledgerRelay.relaySoon(id));
+    const wallets = new MongoWalletStore(walletDocs);
+    const ledger = new WalletLedger(new MongoLedgerEntries(entries, (id) => ledgerRelay.relaySoon(id)), wallets);
+    const payoutRelay = new OutboxRelay(payoutDocs, nats, log, metrics);
+    const payouts = new PayoutService({
+      payouts: new MongoPayoutRepository(payoutDocs, (id) => payoutRelay.relaySoon(id)),
+      wallets,
+      ledger,
+    });
+    const walletCounters = walletMetrics(metrics.registry);
+    const walletReconciler = new WalletReconciler(new MongoLedgerEntries(entries), wallets);
     const directory = new ProjectedMerchantDirectory(profiles, config.MERCHANT_EVENT_WAIT_MS);
     const fx = new GrpcFxConverter(config.FX_PRICING_GRPC_ADDR, metrics);
     const splits = new GrpcSplitResolver(config.MARKETPLACE_GRPC_ADDR, metrics);
@@ -110,17 +128,31 @@ void runService<types.payments.PaymentsServiceHandlers, (typeof paymentsConfig)[
       });
     return {
       handlers: {
-        ...paymentsHandlers(service, new OutcomeService(chargeRepo), ledger),
+        ...paymentsHandlers(service, new OutcomeService(chargeRepo)),
+        ...payoutHandlers(payouts, ledger),
         ...sessionHandlers(sessions),
         ...paymentMethodHandlers(paymentMethods),
       },
       consumers: [...merchantProjectionConsumers(directory), ledgerConsumer(credits, ledgerCounters)],
-      relays: [relay, sessionRelay, ledgerRelay],
+      relays: [relay, sessionRelay, ledgerRelay, payoutRelay],
       jobs: [
         // Spec 3.1: sessions expire whether or not anyone polls them.
         { name: 'session expiry', intervalMs: config.SESSION_SWEEP_INTERVAL_MS, run: () => sessions.sweepExpired() },
         { name: 'abandoned charges', intervalMs: config.CHARGE_SWEEP_INTERVAL_MS, run: () => service.abandonStale() },
         { name: 'ledger reconciliation', intervalMs: config.LEDGER_RECONCILE_INTERVAL_MS, run: reconcile },
+        // Entries a crash left unapplied to their wallet, and payout wallet steps begun but not confirmed.
+        { name: 'wallet sweep', intervalMs: config.WALLET_SWEEP_INTERVAL_MS, run: () => ledger.applyPending() },
+        { name: 'payout sweep', intervalMs: config.WALLET_SWEEP_INTERVAL_MS, run: () => payouts.finishUnfinished() },
+        {
+          name: 'wallet reconciliation',
+          intervalMs: config.WALLET_RECONCILE_INTERVAL_MS,
+          run: async () => {
+            const report = await walletReconciler.run();
+            walletCounters.drift.set(report.drifting.length);
+            walletCounters.checked.inc(report.checked);
+            for (const d of report.drifting) log.error({ wallet: d }, 'wallet totals disagree with its ledger entries');
+          },
+        },
       ],
       onShutdown: async () => {
         fx.close();

@@ -70,6 +70,8 @@ export function payoutResource(p: PayoutRecord) {
     failed_at: p.failed_at,
     failure_reason: p.failure_reason,
     created_at: p.created_at,
+    /** The reject answer's name for request_status (spec 4.10). */
+    status: p.request_status,
   };
 }
 

@@ -1,7 +1,11 @@
 import { Type } from '@sinclair/typebox';
+import { DEFAULT_PORTS } from '@ppay/kernel';
 
 /** marketplace-specific settings; the shared ones come from the kernel's baseServiceConfig. */
 export const marketplaceConfig = Type.Object({
   MERCHANT_CACHE_TTL_MS: Type.Integer({ default: 30_000, minimum: 0 }),
   MERCHANT_CACHE_MAX_ENTRIES: Type.Integer({ default: 10_000, minimum: 1 }),
+  /** Wallets and staged payouts (balance, payout operations) live in payments; payout accounts in kyc. */
+  PAYMENTS_GRPC_ADDR: Type.String({ default: `127.0.0.1:${DEFAULT_PORTS.payments.grpc}` }),
+  KYC_GRPC_ADDR: Type.String({ default: `127.0.0.1:${DEFAULT_PORTS.kyc.grpc}` }),
 });

@@ -7,6 +7,8 @@ import { MerchantService } from './domain/merchants';
 import { kycOutcomeConsumer } from './events/kyc-outcomes';
 import { relationshipSyncConsumer } from './events/relationship-sync';
 import { marketplaceHandlers } from './grpc/handlers';
+import { GrpcPayoutAccounts, GrpcWalletPayouts } from './adapters/platform-clients';
+import { MarketplacePayouts } from './domain/payouts';
 import { invitationModel, MongoInvitationRepository } from './repo/invitation-repo';
 import { migrateLegacyMarketplaceData } from './repo/legacy-migration';
 import { merchantModel, MongoMerchantRepository } from './repo/merchant-repo';
@@ -28,14 +30,18 @@ void runService<types.marketplace.MarketplaceServiceHandlers, (typeof marketplac
       cacheTtlMs: config.MERCHANT_CACHE_TTL_MS,
       cacheMaxEntries: config.MERCHANT_CACHE_MAX_ENTRIES,
     });
+    const relationshipRepo = new MongoRelationshipRepository(relationships, (id) => relationshipRelay.relaySoon(id));
+    const walletPayouts = new GrpcWalletPayouts(config.PAYMENTS_GRPC_ADDR, metrics);
+    const payoutAccounts = new GrpcPayoutAccounts(config.KYC_GRPC_ADDR, metrics);
+    const payouts = new MarketplacePayouts(merchants, relationshipRepo, walletPayouts, payoutAccounts);
     const marketplace = new MarketplaceService(
       merchants,
-      new MongoRelationshipRepository(relationships, (id) => relationshipRelay.relaySoon(id)),
+      relationshipRepo,
       new MongoInvitationRepository(invitations),
       (err, merchantId) => log.warn({ err, merchantId }, 'sub-merchant sync deferred to the relationship consumer'),
     );
     return {
-      handlers: marketplaceHandlers(merchants, marketplace),
+      handlers: marketplaceHandlers(merchants, marketplace, payouts),
       relays: [relay, relationshipRelay],
       consumers: [relationshipSyncConsumer(marketplace), kycOutcomeConsumer(marketplace)],
       jobs: [
@@ -44,6 +50,10 @@ void runService<types.marketplace.MarketplaceServiceHandlers, (typeof marketplac
         // Acceptances interrupted between the invitation and the relationship write (architecture.md).
         { name: 'invitation-acceptance-repair', intervalMs: 30_000, run: () => marketplace.completeAcceptances() },
       ],
+      onShutdown: async () => {
+        walletPayouts.close();
+        payoutAccounts.close();
+      },
     };
   },
 });

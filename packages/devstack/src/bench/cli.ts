@@ -7,6 +7,7 @@ import { infraDown, infraUp, Platform } from '../platform';
 import { REPO_ROOT } from '../paths';
 import { loadOrCreateSecrets } from '../secrets';
 import { benchInfraOptions, benchPortBase } from './bench-infra';
+import { approveRaceBench, balanceBench } from './money';
 import { renewalsBench, subscriptionsListBench } from './subscriptions';
 import { runWebhooksBench } from './webhooks';
 
@@ -152,6 +153,14 @@ const SCENARIOS: Record<string, { description: string; run(): Promise<number> }>
   webhooks: {
     description: 'event fan-out and signed delivery against a bare HMAC + POST loop',
     run: runWebhooksBench,
+  },
+  balance: {
+    description: 'p99 of a sub-merchant balance read at 1,000 vs 1,000,000 (BENCH_LARGE) ledger entries',
+    run: balanceBench,
+  },
+  'approve-race': {
+    description: 'reserve/approve cycles per second with concurrent approvals, and double spends (must be 0)',
+    run: approveRaceBench,
   },
 };
 

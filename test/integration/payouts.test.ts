@@ -92,7 +92,8 @@ describe('wallets and staged payouts', () => {
     api(sub.api_key, 'POST', '/marketplace/payouts', { amount, currency: 'NGN', reference, ...extra });
 
   beforeAll(async () => {
-    t = await startTestPlatform('payouts');
+    // The wallet reconciler every second, so a drift injected below is seen within the test.
+    t = await startTestPlatform('payouts', { envFor: { payments: { WALLET_RECONCILE_INTERVAL_MS: '1000' } } });
     op = await operator();
   });
   afterAll(async () => {
@@ -327,6 +328,25 @@ describe('wallets and staged payouts', () => {
           return ['requested', 'approved', 'paid', 'failed'].every((k) => seen.includes(`settlement.${k}`));
         }, 15_000),
       ).toBe(true);
+    });
+  });
+
+  describe('reconciliation', () => {
+    it('reports a wallet whose totals were changed behind the ledger (ppay_wallet_drift), and clears when repaired', async () => {
+      const drift = async () => {
+        const text = await (await fetch(t.platform.metricsUrl('payments'))).text();
+        const line = text.split('\n').find((l) => l.startsWith('ppay_wallet_drift'));
+        return line ? Number(line.split(' ').pop()) : NaN;
+      };
+      const sub = await payableSubMerchant();
+      await fund(sub);
+      expect(await eventually(async () => (await drift()) === 0, 15_000)).toBe(true);
+      const wallets = (await t.db('payments')).collection('wallets');
+      const id = `${sub.merchant_id}:sandbox:NGN`;
+      await wallets.updateOne({ _id: id } as never, { $inc: { total_credits: 1, available: 1 } });
+      expect(await eventually(async () => (await drift()) === 1, 15_000)).toBe(true);
+      await wallets.updateOne({ _id: id } as never, { $inc: { total_credits: -1, available: -1 } });
+      expect(await eventually(async () => (await drift()) === 0, 15_000)).toBe(true);
     });
   });
 });

@@ -90,13 +90,14 @@ describe('wallet and payout routes over fake services', () => {
       failed_at: null,
       failure_reason: null,
     });
-    const bad = await t.app.inject({
-      method: 'POST',
-      url: partner('/marketplace/payouts'),
-      headers,
-      payload: { amount: 0, currency: 'NGN', reference: 'x' },
-    });
-    expect(bad.statusCode).toBe(400);
+    for (const payload of [
+      { amount: 0, currency: 'NGN', reference: 'x' },
+      // A reference must fit a path parameter (approve, reject, settlement).
+      { amount: 1, currency: 'NGN', reference: 'r'.repeat(101) },
+    ]) {
+      const bad = await t.app.inject({ method: 'POST', url: partner('/marketplace/payouts'), headers, payload });
+      expect(bad.statusCode).toBe(400);
+    }
   });
 
   it('approve and reject: user token + X-Environment, the 4.10 response fields only, 7.8 statuses', async () => {

@@ -5,14 +5,15 @@ import { Nullable, StringEnum } from './common';
 export const InitiatePayoutBody = Type.Object({
   amount: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }),
   currency: Type.String({ minLength: 3, maxLength: 3 }),
-  reference: Type.String({ minLength: 1, maxLength: 255 }),
+  // At most 100: the reference is a path parameter of approve, reject and settlement (Fastify's maxParamLength).
+  reference: Type.String({ minLength: 1, maxLength: 100 }),
   payout_method: Type.Optional(Type.String({ maxLength: 50 })),
 });
 
 /** Spec 4.10 dashboard payout endpoints. */
 export const PayoutParams = Type.Object({
-  merchantId: Type.Integer({ minimum: 1 }),
-  reference: Type.String({ minLength: 1, maxLength: 255 }),
+  merchantId: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }),
+  reference: Type.String({ minLength: 1, maxLength: 100 }),
 });
 
 export const RejectBody = Type.Object({ reason: Type.String({ minLength: 3, maxLength: 500 }) });
@@ -85,11 +86,11 @@ export const RejectedPayout = Type.Object({
 
 /** Settlement of a withdrawal (sandbox helper, platform admin). */
 export const SettleParams = Type.Object({
-  reference: Type.String({ minLength: 1, maxLength: 255 }),
+  reference: Type.String({ minLength: 1, maxLength: 100 }),
   outcome: StringEnum(['paid', 'failed'] as const),
 });
 export const AdminSettleParams = Type.Object({
   merchantId: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }),
-  reference: Type.String({ minLength: 1, maxLength: 255 }),
+  reference: Type.String({ minLength: 1, maxLength: 100 }),
   outcome: StringEnum(['paid', 'failed'] as const),
 });

@@ -1,5 +1,6 @@
 import {
   money,
+  normaliseCurrency,
   PlatformError,
   requireInternal,
   requireMerchant,
@@ -87,8 +88,10 @@ export function marketplaceHandlers(
     async InitiatePayout(req, { caller }) {
       const who = merchantInMode(caller);
       if (!req.amount) throw new PlatformError('VALIDATION_FAILED', 'amount is required', { param: 'amount' });
+      const currency = normaliseCurrency(req.amount.currency);
+      if (!currency) throw new PlatformError('UNSUPPORTED_CURRENCY', undefined, { param: 'currency' });
       return (await payouts.initiate(who.merchantId, who.mode, {
-        amount: money(Number(req.amount.amount), req.amount.currency),
+        amount: money(Number(req.amount.amount), currency),
         reference: req.reference,
         payout_method: req.payout_method || undefined,
       })) as unknown as types.marketplace.PayoutRequest;

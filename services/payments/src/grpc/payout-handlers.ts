@@ -1,5 +1,6 @@
 import {
   money,
+  normaliseCurrency,
   PlatformError,
   requireInternal,
   requireMerchant,
@@ -37,6 +38,9 @@ export function payoutHandlers(payouts: PayoutService, ledger: LedgerRepository)
     async CreatePayout(req, { caller }) {
       requireInternal(caller);
       if (!req.amount) throw new PlatformError('VALIDATION_FAILED', 'amount is required', { param: 'amount' });
+      if (!normaliseCurrency(req.amount.currency)) {
+        throw new PlatformError('UNSUPPORTED_CURRENCY', undefined, { param: 'currency' });
+      }
       const payout = await payouts.initiate(Number(req.merchant_id), modeOf(req.mode), {
         amount: money(Number(req.amount.amount), req.amount.currency),
         reference: req.reference,

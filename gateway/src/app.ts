@@ -31,6 +31,7 @@ import { registerOnboardingRoutes } from './routes/onboarding';
 import { registerPaymentRoutes } from './routes/payments';
 import { registerPricingRoutes } from './routes/pricing';
 import { registerSubscriptionRoutes } from './routes/subscriptions';
+import { registerWalletRoutes } from './routes/wallets';
 import { ErrorResponse } from './schemas/common';
 
 export type { GatewayDeps };
@@ -259,6 +260,7 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
         registerPricingRoutes,
         registerSubscriptionRoutes,
         registerMarketplaceRoutes,
+        registerWalletRoutes,
         registerKycRoutes,
         registerEventRoutes,
         registerEventStreamRoutes,

@@ -15,6 +15,11 @@ import {
 } from '@ppay/devstack';
 import { testInfraUrls, TEST_INFRA } from './infra';
 
+export type WalletNumbers = Pick<
+  types.payments.WalletBalance__Output,
+  'currency' | 'balance' | 'total_credits' | 'total_debits' | 'transaction_count'
+>;
+
 export interface TestPlatform {
   platform: Platform;
   /** Gateway base URL, e.g. http://127.0.0.1:21300 */
@@ -23,8 +28,11 @@ export interface TestPlatform {
   merchant(input?: Partial<NewMerchantInput>): Promise<NewMerchant>;
   /** Runs `npm run merchant -- <args>` (the built CLI) against this platform; never throws. */
   merchantCli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }>;
-  /** A merchant's wallet balances, read from payments over gRPC as the marketplace service does. */
-  walletBalances(merchantId: number, mode?: 'sandbox' | 'live'): Promise<types.payments.WalletBalance__Output[]>;
+  /**
+   * A merchant's wallet balances, read from payments over gRPC as the marketplace service does: the
+   * spec 2.9 numbers (formatted_balance, available and reserved are asserted through the HTTP API).
+   */
+  walletBalances(merchantId: number, mode?: 'sandbox' | 'live'): Promise<WalletNumbers[]>;
   /** A platform administrator's token (x-id-key with role platform_admin), as `npm run merchant -- admin-token`. */
   adminToken(userId?: string): Promise<string>;
   /** Direct read access to a service's own database, for assertions about what is stored. */
@@ -145,7 +153,13 @@ export async function startTestPlatform(
         { merchant_id: merchantId, mode },
         callerToMetadata({ requestId: newRequestId(), auth: 'internal' }),
       );
-      return res.balances;
+      return res.balances.map(({ currency, balance, total_credits, total_debits, transaction_count }) => ({
+        currency,
+        balance,
+        total_credits,
+        total_debits,
+        transaction_count,
+      }));
     },
     async db(service) {
       const dbName = `${dbPrefix}ppay_${service.replace(/-/g, '_')}`;

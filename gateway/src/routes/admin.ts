@@ -6,6 +6,7 @@ import { ok } from '../http/envelope';
 import { fillNulls } from '../http/nulls';
 import { adminTokenSecurity as security, COMMON_ERRORS, successOf } from '../schemas/common';
 import { DecisionBody, KycParams, KycReview, KycReviewList, ReviewParams, ReviewQuery } from '../schemas/kyc';
+import { AdminSettleParams, PayoutRequest } from '../schemas/payouts';
 
 const tags = ['Platform admin: KYC review'];
 const response = (data: Parameters<typeof successOf>[0]) => ({ 200: successOf(data), ...COMMON_ERRORS });
@@ -16,7 +17,34 @@ const response = (data: Parameters<typeof successOf>[0]) => ({ 200: successOf(da
  * appear here; they are decided with POST /api/v1/partner/sandbox/kyc/{id}/{action}.
  */
 export async function registerAdminRoutes(app: FastifyInstance, deps: GatewayDeps): Promise<void> {
-  const { kyc } = deps.clients;
+  const { kyc, payments } = deps.clients;
+
+  app.post<{ Params: Static<typeof AdminSettleParams> }>(
+    '/payouts/:merchantId/:reference/:outcome',
+    {
+      schema: {
+        tags: ['Platform admin: settlement'],
+        security,
+        summary:
+          "Settle a live withdrawal (payout_pending) with the processor's outcome: paid (final wallet debit) or failed (reservation released)",
+        params: AdminSettleParams,
+        response: response(PayoutRequest),
+      },
+    },
+    async (req) =>
+      ok(
+        await payments.call(
+          'SettlePayout',
+          {
+            merchant_id: req.params.merchantId,
+            reference: req.params.reference,
+            outcome: req.params.outcome,
+            failure_reason: 'failed at the processor (platform admin)',
+          },
+          callerMetadata(req),
+        ),
+      ),
+  );
 
   app.get<{ Querystring: Static<typeof ReviewQuery> }>(
     '/kyc/submissions',

@@ -3,11 +3,11 @@ import type { FastifyInstance } from 'fastify';
 import type { GatewayDeps } from '../deps';
 import { callerMetadata } from '../http/caller';
 import { ok } from '../http/envelope';
-import { COMMON_ERRORS, successOf, UnspecifiedData, userTokenSecurity as security } from '../schemas/common';
-import { PayoutParams, RejectBody } from '../schemas/payouts';
+import { COMMON_ERRORS, successOf, userTokenSecurity as security } from '../schemas/common';
+import { ApprovedPayout, PayoutParams, RejectBody, RejectedPayout } from '../schemas/payouts';
 
 const tags = ['Marketplace payouts (dashboard)'];
-const response = { 200: successOf(UnspecifiedData), ...COMMON_ERRORS };
+const response = (data: Parameters<typeof successOf>[0]) => ({ 200: successOf(data), ...COMMON_ERRORS });
 
 /** Spec 4.10: operator approval of staged payouts, with the user token and X-Environment. */
 export async function registerDashboardRoutes(app: FastifyInstance, deps: GatewayDeps): Promise<void> {
@@ -15,7 +15,15 @@ export async function registerDashboardRoutes(app: FastifyInstance, deps: Gatewa
 
   app.post<{ Params: Static<typeof PayoutParams> }>(
     '/merchants/:merchantId/payouts/:reference/approve',
-    { schema: { tags, security, summary: 'Approve a staged payout request', params: PayoutParams, response } },
+    {
+      schema: {
+        tags,
+        security,
+        summary: 'Approve a staged payout request',
+        params: PayoutParams,
+        response: response(ApprovedPayout),
+      },
+    },
     async (req) =>
       ok(
         await marketplace.call(
@@ -34,7 +42,7 @@ export async function registerDashboardRoutes(app: FastifyInstance, deps: Gatewa
         summary: 'Reject a staged payout request',
         params: PayoutParams,
         body: RejectBody,
-        response,
+        response: response(RejectedPayout),
       },
     },
     async (req) =>

@@ -3,13 +3,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { GatewayDeps } from '../deps';
 import { callerMetadata } from '../http/caller';
 import { ok } from '../http/envelope';
-import {
-  apiKeySecurity as security,
-  COMMON_ERRORS,
-  MerchantIdParams,
-  successOf,
-  UnspecifiedData,
-} from '../schemas/common';
+import { apiKeySecurity as security, COMMON_ERRORS, MerchantIdParams, successOf } from '../schemas/common';
 import {
   CommissionBody,
   DeletedMerchant,
@@ -25,7 +19,7 @@ import {
   Removed,
   SetupBody,
 } from '../schemas/marketplace';
-import { InitiatePayoutBody } from '../schemas/payouts';
+import { InitiatePayoutBody, MerchantBalance, PayoutRequest } from '../schemas/payouts';
 
 type MerchantRequest = FastifyRequest<{ Params: Static<typeof MerchantIdParams> }>;
 
@@ -199,16 +193,24 @@ export async function registerMarketplaceRoutes(app: FastifyInstance, deps: Gate
 
   app.get(
     '/marketplace/merchants/:merchantId/balance',
-    schema("A sub-merchant's wallet balances", UnspecifiedData, { params: MerchantIdParams }),
+    schema(
+      "A sub-merchant's wallet balances, one per currency (constant time: one wallet document each)",
+      MerchantBalance,
+      {
+        params: MerchantIdParams,
+      },
+    ),
     async (req: MerchantRequest) =>
       ok(await marketplace.call('GetMerchantBalance', { merchant_id: req.params.merchantId }, callerMetadata(req))),
   );
 
   app.post<{ Body: Static<typeof InitiatePayoutBody> }>(
     '/marketplace/payouts',
-    schema('Sub-merchant: request a payout, staged for operator approval', UnspecifiedData, {
-      body: InitiatePayoutBody,
-    }),
+    schema(
+      'Sub-merchant: request a payout, staged for operator approval (reserves the amount; 400 without the available balance; a repeated reference answers the same request)',
+      PayoutRequest,
+      { body: InitiatePayoutBody },
+    ),
     async (req) => {
       const { amount, currency, ...rest } = req.body;
       return ok(

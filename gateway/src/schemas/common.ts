@@ -117,9 +117,6 @@ export const Pagination = Type.Object({
   pages: Type.Integer(),
 });
 
-/** Operations whose issue has not landed: the response body is not specified yet (they answer 501). */
-export const UnspecifiedData = Type.Object({}, { additionalProperties: true });
-
 export const apiKeySecurity = [{ apiKey: [] }];
 export const userTokenSecurity = [{ userToken: [] }];
 export const adminTokenSecurity = [{ adminToken: [] }];

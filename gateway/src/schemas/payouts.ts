@@ -1,17 +1,96 @@
 import { Type } from '@sinclair/typebox';
+import { Nullable, StringEnum } from './common';
 
 /** Sub-merchant payout initiation (not shown in the spec; shapes settled by the marketplace money issue). */
 export const InitiatePayoutBody = Type.Object({
   amount: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }),
   currency: Type.String({ minLength: 3, maxLength: 3 }),
-  reference: Type.String({ minLength: 1, maxLength: 255 }),
+  // At most 100: the reference is a path parameter of approve, reject and settlement (Fastify's maxParamLength).
+  reference: Type.String({ minLength: 1, maxLength: 100 }),
   payout_method: Type.Optional(Type.String({ maxLength: 50 })),
 });
 
 /** Spec 4.10 dashboard payout endpoints. */
 export const PayoutParams = Type.Object({
-  merchantId: Type.Integer({ minimum: 1 }),
-  reference: Type.String({ minLength: 1, maxLength: 255 }),
+  merchantId: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }),
+  reference: Type.String({ minLength: 1, maxLength: 100 }),
 });
 
 export const RejectBody = Type.Object({ reason: Type.String({ minLength: 3, maxLength: 500 }) });
+
+/** Spec 2.9 wallet balance entry (minor units), plus what a payout may still reserve. */
+export const BalanceEntry = Type.Object({
+  currency: Type.String(),
+  balance: Type.Integer({ description: 'total_credits - total_debits, minor units' }),
+  formatted_balance: Type.String({ description: 'Intl.NumberFormat in the currency, e.g. "₦1,234.50", "¥1,500"' }),
+  total_credits: Type.Integer(),
+  total_debits: Type.Integer(),
+  transaction_count: Type.Integer(),
+  available: Type.Integer({ description: 'Beyond the spec: balance minus what staged payouts hold' }),
+  reserved: Type.Integer({ description: 'Beyond the spec: held by pending and approved payouts' }),
+});
+
+/** Spec 4.9 GET /marketplace/merchants/{merchantId}/balance. */
+export const MerchantBalance = Type.Object({ merchant_id: Type.Integer(), balances: Type.Array(BalanceEntry) });
+
+/** GET /balance (beyond the spec): the calling merchant's own wallets in the key's mode. */
+export const OwnBalance = Type.Object({ balances: Type.Array(BalanceEntry) });
+
+const Timestamp = (description?: string) => Nullable(Type.String({ format: 'date-time', description }));
+
+/** Spec 2.10 staged payout request (and its withdrawal once approved), with settlement fields. */
+export const PayoutRequest = Type.Object({
+  payout_request_id: Type.Integer(),
+  withdrawal_id: Nullable(Type.Integer(), { description: 'Set on approval' }),
+  merchant_id: Type.Integer(),
+  reference: Type.String(),
+  amount: Type.Integer({ description: 'Minor units' }),
+  currency: Type.String(),
+  request_status: StringEnum(['pending', 'approved', 'rejected'] as const),
+  withdrawal_status: Nullable(StringEnum(['payout_pending', 'paid', 'failed'] as const)),
+  payment_gateway: Type.String(),
+  payout_method: Type.String(),
+  approved_at: Timestamp(),
+  rejected_at: Timestamp(),
+  rejection_reason: Nullable(Type.String()),
+  paid_at: Timestamp(),
+  failed_at: Timestamp(),
+  failure_reason: Nullable(Type.String()),
+  created_at: Type.String({ format: 'date-time' }),
+});
+
+/** Spec 4.10 approve response. */
+export const ApprovedPayout = Type.Object({
+  payout_request_id: Type.Integer(),
+  withdrawal_id: Type.Integer(),
+  merchant_id: Type.Integer(),
+  reference: Type.String(),
+  amount: Type.Integer({ description: 'Minor units' }),
+  currency: Type.String(),
+  request_status: Type.Literal('approved'),
+  withdrawal_status: Type.Literal('payout_pending'),
+  payment_gateway: Type.String(),
+  payout_method: Type.String(),
+  approved_at: Type.String({ format: 'date-time' }),
+});
+
+/** Spec 4.10 reject response. */
+export const RejectedPayout = Type.Object({
+  payout_request_id: Type.Integer(),
+  merchant_id: Type.Integer(),
+  reference: Type.String(),
+  status: Type.Literal('rejected'),
+  rejection_reason: Type.String(),
+  rejected_at: Type.String({ format: 'date-time' }),
+});
+
+/** Settlement of a withdrawal (sandbox helper, platform admin). */
+export const SettleParams = Type.Object({
+  reference: Type.String({ minLength: 1, maxLength: 100 }),
+  outcome: StringEnum(['paid', 'failed'] as const),
+});
+export const AdminSettleParams = Type.Object({
+  merchantId: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }),
+  reference: Type.String({ minLength: 1, maxLength: 100 }),
+  outcome: StringEnum(['paid', 'failed'] as const),
+});

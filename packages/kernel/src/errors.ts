@@ -103,6 +103,11 @@ export const ERROR_CATALOGUE = {
   INVALID_MERCHANT_ID: invalid('Invalid merchant ID'),
   /** Not every service acknowledged within the call's wait; a retry of the same call finishes the job. */
   MERCHANT_DELETION_INCOMPLETE: invalid('Failed to delete merchant business data'),
+  // wallets and staged payouts (spec 7.8 wording where given)
+  INSUFFICIENT_BALANCE: invalid('Insufficient available balance for this payout'),
+  KYC_NOT_APPROVED: invalid('KYC must be approved before requesting a payout'),
+  PAYOUT_CURRENCY_MISMATCH: invalid('currency must be the payout account currency'),
+  APPROVAL_FAILED: invalid('Approval failed'),
 
   METHOD_NOT_ALLOWED: entry('invalid_request', 405, Grpc.UNIMPLEMENTED, 'Method not allowed'),
 
@@ -122,6 +127,7 @@ export const ERROR_CATALOGUE = {
   INVITATION_NOT_FOUND: notFound('Invitation not found'),
   MERCHANT_PORTFOLIO_NOT_FOUND: notFound('Merchant portfolio not found'),
   KYC_SUBMISSION_NOT_FOUND: notFound('KYC submission not found'),
+  PAYOUT_REQUEST_NOT_FOUND: notFound('Payout request not found'),
   ONBOARDING_LINK_NOT_FOUND: notFound('Onboarding link not found'),
 
   // --- state_conflict (409) -------------------------------------------------------------------
@@ -136,6 +142,9 @@ export const ERROR_CATALOGUE = {
   KYC_TRANSITION_NOT_ALLOWED: conflict('The KYC submission is not in a status that allows this'),
   PAYOUT_ALREADY_SET_UP: conflict('Payout is already set up for this merchant; use PATCH to update it'),
   MERCHANT_IS_OPERATOR: conflict('This merchant is a marketplace operator; it cannot be deleted as a sub-merchant'),
+  PAYOUT_ALREADY_CLAIMED: conflict('Already claimed'),
+  PAYOUT_REFERENCE_REUSED: conflict('reference was already used for a payout request with different parameters'),
+  PAYOUT_NOT_SETTLEABLE: conflict('The withdrawal is not payout_pending'),
 
   // --- rate_limit (429) -----------------------------------------------------------------------
   RATE_LIMITED: entry('rate_limit', 429, Grpc.RESOURCE_EXHAUSTED, 'Too many requests'),

@@ -12,4 +12,6 @@ export const marketplaceConfig = Type.Object({
    * deletion goes on; a retry finishes it). Below the gateway's deadline for the call.
    */
   DELETE_MERCHANT_WAIT_MS: Type.Integer({ default: 10_000, minimum: 100 }),
+  /** Wallets and staged payouts (balance, payout operations) live in payments; payout accounts in kyc (above). */
+  PAYMENTS_GRPC_ADDR: Type.String({ default: `127.0.0.1:${DEFAULT_PORTS.payments.grpc}` }),
 });

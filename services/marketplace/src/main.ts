@@ -18,6 +18,8 @@ import { kycOutcomeConsumer } from './events/kyc-outcomes';
 import { relationshipSyncConsumer } from './events/relationship-sync';
 import { marketplaceHandlers } from './grpc/handlers';
 import { deletionModel, MongoDeletionRepository } from './repo/deletion-repo';
+import { GrpcPayoutAccounts, GrpcWalletPayouts } from './adapters/platform-clients';
+import { MarketplacePayouts } from './domain/payouts';
 import { invitationModel, MongoInvitationRepository } from './repo/invitation-repo';
 import { migrateLegacyMarketplaceData } from './repo/legacy-migration';
 import { merchantModel, MongoMerchantRepository } from './repo/merchant-repo';
@@ -43,6 +45,9 @@ void runService<types.marketplace.MarketplaceServiceHandlers, (typeof marketplac
       cacheMaxEntries: config.MERCHANT_CACHE_MAX_ENTRIES,
     });
     const relationshipRepo = new MongoRelationshipRepository(relationships, (id) => relationshipRelay.relaySoon(id));
+    const walletPayouts = new GrpcWalletPayouts(config.PAYMENTS_GRPC_ADDR, metrics);
+    const payoutAccounts = new GrpcPayoutAccounts(config.KYC_GRPC_ADDR, metrics);
+    const payouts = new MarketplacePayouts(merchants, relationshipRepo, walletPayouts, payoutAccounts);
     const marketplace = new MarketplaceService(
       merchants,
       relationshipRepo,
@@ -61,7 +66,7 @@ void runService<types.marketplace.MarketplaceServiceHandlers, (typeof marketplac
     );
     const tombstones = new MerchantTombstones(mongo);
     return {
-      handlers: marketplaceHandlers(merchants, marketplace, deletions),
+      handlers: marketplaceHandlers(merchants, marketplace, deletions, payouts),
       relays: [relay, relationshipRelay, deletionRelay],
       consumers: [
         relationshipSyncConsumer(marketplace),
@@ -88,7 +93,11 @@ void runService<types.marketplace.MarketplaceServiceHandlers, (typeof marketplac
         // Acceptances interrupted between the invitation and the relationship write (architecture.md).
         { name: 'invitation-acceptance-repair', intervalMs: 30_000, run: () => marketplace.completeAcceptances() },
       ],
-      onShutdown: async () => gatewayAccounts.close(),
+      onShutdown: async () => {
+        gatewayAccounts.close();
+        walletPayouts.close();
+        payoutAccounts.close();
+      },
     };
   },
 });

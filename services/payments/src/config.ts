@@ -17,6 +17,10 @@ export const paymentsConfig = Type.Object({
   /** A successful payment is checked for its wallet credits this long after it succeeded (the consumer's head start). */
   LEDGER_RECONCILE_GRACE_MS: Type.Integer({ default: 5 * 60_000, minimum: 0 }),
   LEDGER_RECONCILE_INTERVAL_MS: Type.Integer({ default: 30_000, minimum: 100 }),
+  /** How often entries left unapplied to their wallet, and payout wallet steps left unfinished, are finished. */
+  WALLET_SWEEP_INTERVAL_MS: Type.Integer({ default: 10_000, minimum: 100 }),
+  /** How often every wallet's totals are checked against the sums of its ledger entries (ppay_wallet_drift). */
+  WALLET_RECONCILE_INTERVAL_MS: Type.Integer({ default: 5 * 60_000, minimum: 100 }),
   /** How often initialising charges nobody finished (a crash, a processor that never answered) are abandoned. */
   CHARGE_SWEEP_INTERVAL_MS: Type.Integer({ default: 5_000, minimum: 100 }),
   /** How long a charge for a brand-new merchant waits for marketplace's merchants.created event. */

@@ -22,7 +22,14 @@ import { RefundLedger } from './domain/refund-ledger';
 import { RefundService } from './domain/refunds';
 import { merchantProjectionConsumers } from './events/merchant-projection';
 import { OutcomeService } from './domain/outcomes';
-import { ledgerModel, MongoLedgerRepository } from './repo/ledger-repo';
+import { ledgerModel, MongoLedgerEntries } from './repo/ledger-repo';
+import { MongoWalletStore, walletModel } from './repo/wallet-repo';
+import { MongoPayoutRepository, payoutModel } from './repo/payout-repo';
+import { WalletLedger } from './domain/wallet-ledger';
+import { PayoutService } from './domain/payouts';
+import { WalletReconciler } from './domain/wallet-reconciler';
+import { payoutHandlers } from './grpc/payout-handlers';
+import { walletMetrics } from './events/wallet-metrics';
 import { paymentsHandlers } from './grpc/handlers';
 import { chargeKeyModel, chargeModel, MongoChargeRepository } from './repo/charge-repo';
 import { merchantProfileModel, ProjectedMerchantDirectory } from './repo/merchant-directory';
@@ -46,13 +53,24 @@ void runService<types.payments.PaymentsServiceHandlers, (typeof paymentsConfig)[
     const entries = ledgerModel(mongo);
     const sessionDocs = sessionModel(mongo);
     const methodDocs = paymentMethodModel(mongo);
-    await ensureIndexes([charges, profiles, entries, sessionDocs, methodDocs]);
+    const walletDocs = walletModel(mongo);
+    const payoutDocs = payoutModel(mongo);
+    await ensureIndexes([charges, profiles, entries, sessionDocs, methodDocs, walletDocs, payoutDocs]);
     const relay = new OutboxRelay(charges, nats, log, metrics);
     const sessionRelay = new OutboxRelay(sessionDocs, nats, log, metrics);
     const chargeRepo = new MongoChargeRepository(charges, chargeKeyModel(mongo), (id) => relay.relaySoon(id));
     const sessionRepo = new MongoSessionRepository(sessionDocs, (id) => sessionRelay.relaySoon(id));
     const ledgerRelay = new OutboxRelay(entries, nats, log, metrics);
-    const ledger = new MongoLedgerRepository(entries, (id) => ledgerRelay.relaySoon(id));
+    const wallets = new MongoWalletStore(walletDocs);
+    const ledger = new WalletLedger(new MongoLedgerEntries(entries, (id) => ledgerRelay.relaySoon(id)), wallets);
+    const payoutRelay = new OutboxRelay(payoutDocs, nats, log, metrics);
+    const payouts = new PayoutService({
+      payouts: new MongoPayoutRepository(payoutDocs, (id) => payoutRelay.relaySoon(id)),
+      wallets,
+      ledger,
+    });
+    const walletCounters = walletMetrics(metrics.registry);
+    const walletReconciler = new WalletReconciler(new MongoLedgerEntries(entries), wallets);
     const directory = new ProjectedMerchantDirectory(profiles, config.MERCHANT_EVENT_WAIT_MS);
     const fx = new GrpcFxConverter(config.FX_PRICING_GRPC_ADDR, metrics);
     const splits = new GrpcSplitResolver(config.MARKETPLACE_GRPC_ADDR, metrics);
@@ -131,7 +149,8 @@ void runService<types.payments.PaymentsServiceHandlers, (typeof paymentsConfig)[
       });
     return {
       handlers: {
-        ...paymentsHandlers(service, new OutcomeService(chargeRepo), ledger, refunds),
+        ...paymentsHandlers(service, new OutcomeService(chargeRepo), refunds),
+        ...payoutHandlers(payouts, ledger),
         ...sessionHandlers(sessions),
         ...paymentMethodHandlers(paymentMethods),
       },
@@ -141,7 +160,7 @@ void runService<types.payments.PaymentsServiceHandlers, (typeof paymentsConfig)[
         refundLedgerConsumer(refundLedger, ledgerCounters, tombstones),
         merchantDeletionConsumer({ service: 'payments', conn: mongo, nats, targets: MERCHANT_DATA, tombstones, log }),
       ],
-      relays: [relay, sessionRelay, ledgerRelay],
+      relays: [relay, sessionRelay, ledgerRelay, payoutRelay],
       jobs: [
         tombstoneSweepJob(mongo, MERCHANT_DATA),
         // Spec 3.1: sessions expire whether or not anyone polls them.
@@ -150,6 +169,19 @@ void runService<types.payments.PaymentsServiceHandlers, (typeof paymentsConfig)[
         { name: 'ledger reconciliation', intervalMs: config.LEDGER_RECONCILE_INTERVAL_MS, run: reconcile },
         // Refunds left pending by a crash or a processor timeout: asked again and settled.
         { name: 'pending refunds', intervalMs: config.CHARGE_SWEEP_INTERVAL_MS, run: () => refunds.resumeStale() },
+        // Entries a crash left unapplied to their wallet, and payout wallet steps begun but not confirmed.
+        { name: 'wallet sweep', intervalMs: config.WALLET_SWEEP_INTERVAL_MS, run: () => ledger.applyPending() },
+        { name: 'payout sweep', intervalMs: config.WALLET_SWEEP_INTERVAL_MS, run: () => payouts.finishUnfinished() },
+        {
+          name: 'wallet reconciliation',
+          intervalMs: config.WALLET_RECONCILE_INTERVAL_MS,
+          run: async () => {
+            const report = await walletReconciler.run();
+            walletCounters.drift.set(report.drifting.length);
+            walletCounters.checked.inc(report.checked);
+            for (const d of report.drifting) log.error({ wallet: d }, 'wallet totals disagree with its ledger entries');
+          },
+        },
       ],
       onShutdown: async () => {
         fx.close();

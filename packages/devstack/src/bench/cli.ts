@@ -9,6 +9,7 @@ import { loadOrCreateSecrets } from '../secrets';
 import { benchInfraOptions, benchPortBase } from './bench-infra';
 import { infraPids, mib, rssBytesOf, totalCpuSeconds } from './proc';
 import { printTable, type CaseResult } from './table';
+import { approveRaceBench, balanceBench } from './money';
 import { renewalsBench, subscriptionsListBench } from './subscriptions';
 import { runWebhooksBench } from './webhooks';
 
@@ -215,6 +216,14 @@ const SCENARIOS: Record<string, { description: string; run(): Promise<CaseResult
         failed: code !== 0,
       };
     },
+  },
+  balance: {
+    description: 'p99 of a sub-merchant balance read at 1,000 vs 1,000,000 (BENCH_LARGE) ledger entries',
+    run: balanceBench,
+  },
+  'approve-race': {
+    description: 'reserve/approve cycles per second with concurrent approvals, and double spends (must be 0)',
+    run: approveRaceBench,
   },
 };
 

@@ -46,6 +46,11 @@ export const SUBJECTS = {
   kycPayoutAccountUpdated: 'kyc.payout_account.updated',
   merchantDeletionRequested: 'deletions.merchant.requested',
   merchantDeletionAcknowledged: 'deletions.merchant.acknowledged',
+  settlementRequested: 'payments.settlement.requested',
+  settlementApproved: 'payments.settlement.approved',
+  settlementRejected: 'payments.settlement.rejected',
+  settlementPaid: 'payments.settlement.paid',
+  settlementFailed: 'payments.settlement.failed',
 } as const;
 
 export type Subject = (typeof SUBJECTS)[keyof typeof SUBJECTS];
@@ -379,6 +384,30 @@ export interface MerchantDeletionAcknowledged {
   deleted: Record<string, number>;
 }
 
+/**
+ * A staged payout request (spec 2.10) after a change: requested (amount reserved), approved (withdrawal
+ * payout_pending), rejected (reservation released), paid (final wallet debit), failed (released).
+ */
+export interface SettlementEvent {
+  payout_request_id: number;
+  withdrawal_id: number | null;
+  merchant_id: number;
+  marketplace_id: number;
+  reference: string;
+  amount: MoneyAmount;
+  request_status: 'pending' | 'approved' | 'rejected';
+  withdrawal_status: 'payout_pending' | 'paid' | 'failed' | null;
+  payment_gateway: string;
+  payout_method: string;
+  approved_at: string | null;
+  rejected_at: string | null;
+  rejection_reason: string | null;
+  paid_at: string | null;
+  failed_at: string | null;
+  failure_reason: string | null;
+  created_at: string;
+}
+
 /** What publishers write today, per subject. */
 export interface EventPayloads {
   'apikeys.created': ApiKeyChanged;
@@ -393,6 +422,11 @@ export interface EventPayloads {
   'payments.payment.refunded': PaymentRefunded;
   'payments.wallet.credited': WalletEntryEvent;
   'payments.wallet.debited': WalletEntryEvent;
+  'payments.settlement.requested': SettlementEvent;
+  'payments.settlement.approved': SettlementEvent;
+  'payments.settlement.rejected': SettlementEvent;
+  'payments.settlement.paid': SettlementEvent;
+  'payments.settlement.failed': SettlementEvent;
   'merchants.marketplace_updated': MarketplaceUpdated;
   'merchants.relationship_changed': RelationshipChanged;
   'payments.subscription_checkout.created': SubscriptionCheckoutCreated;

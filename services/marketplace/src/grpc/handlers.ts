@@ -1,10 +1,13 @@
 import {
+  money,
+  normaliseCurrency,
   PlatformError,
   requireInternal,
   requireMerchant,
   requireMode,
   toWire,
   type CallerInfo,
+  type Mode,
   type UnaryHandlers,
 } from '@ppay/kernel';
 import type { types } from '@ppay/proto';
@@ -23,6 +26,7 @@ import {
 import type { MerchantDeletionService } from '../domain/deletions';
 import { accountResource, merchantResource, settingsResource, type MerchantService } from '../domain/merchants';
 import { RELATIONSHIP_STATUSES, type RelationshipStatus } from '../domain/relationships';
+import type { MarketplacePayouts } from '../domain/payouts';
 
 type Handlers = UnaryHandlers<types.marketplace.MarketplaceServiceHandlers>;
 
@@ -66,13 +70,53 @@ function positive(value: number | undefined, param: string): number {
   return value;
 }
 
+function environmentOf(value: string): Mode {
+  if (value === 'live' || value === 'sandbox') return value;
+  throw new PlatformError('VALIDATION_FAILED', 'X-Environment must be live or sandbox', { param: 'X-Environment' });
+}
+
 /** Operations of later issues are absent and answer UNIMPLEMENTED (HTTP 501 at the gateway). */
 export function marketplaceHandlers(
   merchants: MerchantService,
   marketplace: MarketplaceService,
   deletions: MerchantDeletionService,
+  payouts: MarketplacePayouts,
 ): Handlers {
   return {
+    async GetMerchantBalance(req, { caller }) {
+      const who = merchantInMode(caller);
+      return payouts.balance(who.merchantId, who.mode, positive(req.merchant_id, 'merchantId'));
+    },
+    async InitiatePayout(req, { caller }) {
+      const who = merchantInMode(caller);
+      if (!req.amount) throw new PlatformError('VALIDATION_FAILED', 'amount is required', { param: 'amount' });
+      const currency = normaliseCurrency(req.amount.currency);
+      if (!currency) throw new PlatformError('UNSUPPORTED_CURRENCY', undefined, { param: 'currency' });
+      return (await payouts.initiate(who.merchantId, who.mode, {
+        amount: money(Number(req.amount.amount), currency),
+        reference: req.reference,
+        payout_method: req.payout_method || undefined,
+      })) as unknown as types.marketplace.PayoutRequest;
+    },
+    async ApprovePayout(req, { caller }) {
+      const who = requireMerchant(caller);
+      return (await payouts.approve(
+        who.merchantId,
+        environmentOf(req.environment),
+        positive(req.merchant_id, 'merchantId'),
+        req.reference,
+      )) as unknown as types.marketplace.PayoutRequest;
+    },
+    async RejectPayout(req, { caller }) {
+      const who = requireMerchant(caller);
+      return (await payouts.reject(
+        who.merchantId,
+        environmentOf(req.environment),
+        positive(req.merchant_id, 'merchantId'),
+        req.reference,
+        req.reason,
+      )) as unknown as types.marketplace.PayoutRequest;
+    },
     async CreateMerchant(req, { caller }) {
       requireInternal(caller);
       if (req.operator_merchant_id) {

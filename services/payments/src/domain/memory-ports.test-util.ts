@@ -25,7 +25,8 @@ import type {
 import type { ProcessorGroup } from './processors';
 import type { AttemptChange, SessionRecord } from './session';
 import type { PaymentMethodRecord, SavedCard } from './payment-method';
-import type { LedgerEntry, WalletBalance } from './wallet';
+import type { LedgerEntry } from './wallet';
+import type { WalletBalanceEntry } from './wallets';
 
 /** In-memory implementations of payments' ports, for use-case tests in milliseconds. */
 
@@ -235,7 +236,7 @@ export class MemoryLedger implements LedgerRepository {
     for (const e of inserted) this.entries.set(e.idempotency_key, clone(e));
     return { inserted, duplicates: entries.length - inserted.length };
   }
-  async balances(): Promise<WalletBalance[]> {
+  async balances(): Promise<WalletBalanceEntry[]> {
     return [];
   }
   async hasEntriesFor(chargeId: string) {

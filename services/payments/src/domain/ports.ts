@@ -1,7 +1,9 @@
 import type { Mode, Money, OutboxEntry } from '@ppay/kernel';
 import type { CardPayment, CardResult, TestCard, ValidCard } from './cards';
 import type { ChargeRecord, ChargeStatus, RefundRecord } from './charge';
-import type { LedgerEntry, WalletBalance } from './wallet';
+import type { LedgerEntry } from './wallet';
+import type { WalletBalanceEntry, WalletEffect, WalletRecord } from './wallets';
+import type { PayoutRecord } from './payout';
 import type { ProcessorGroup } from './processors';
 import type { AttemptChange, SessionRecord } from './session';
 import type { PaymentMethodRecord, SavedCard } from './payment-method';
@@ -216,11 +218,81 @@ export interface SessionRepository {
 }
 
 export interface LedgerRepository {
-  /** Appends entries; returns those that were new (the rest already existed by idempotency key). */
+  /**
+   * Appends entries and applies each to its wallet exactly once (implemented by `WalletLedger`);
+   * returns those that were new (the rest already existed by idempotency key, and are re-applied
+   * only if a crash left them unapplied).
+   */
   append(entries: LedgerEntry[]): Promise<{ inserted: LedgerEntry[]; duplicates: number }>;
-  balances(merchantId: number, mode: Mode): Promise<WalletBalance[]>;
+  /** One wallet read per currency: O(1) in the length of the merchant's history. */
+  balances(merchantId: number, mode: Mode): Promise<WalletBalanceEntry[]>;
   /** Whether any entry was written for this charge (the reconciler's question). */
   hasEntriesFor(chargeId: string): Promise<boolean>;
   /** Every entry written for this charge (refunds reverse its credits). */
   entriesForCharge(chargeId: string): Promise<LedgerEntry[]>;
+}
+
+/** The append-only ledger entries (`ledger_entries`), each with its applied-to-wallet mark. */
+export interface LedgerEntryStore {
+  /** Inserts the entry with its wallet.* event; false when the idempotency key is taken. */
+  insert(entry: LedgerEntry): Promise<boolean>;
+  get(entryId: string): Promise<LedgerEntry | null>;
+  /** The wallet seq at which the entry was applied, or null while it is not marked. */
+  appliedSeq(entryId: string): Promise<number | null>;
+  /** Sets the mark (idempotent: an entry is applied at exactly one seq). */
+  markApplied(entryId: string, walletId: string, seq: number): Promise<void>;
+  /** Entries without a mark (crashed before applying, or written before wallets existed). */
+  unapplied(limit: number): Promise<LedgerEntry[]>;
+  hasEntriesFor(chargeId: string): Promise<boolean>;
+  /** Every entry written for this charge (refunds reverse its credits). */
+  entriesForCharge(chargeId: string): Promise<LedgerEntry[]>;
+  /** Sums over the wallet's marked entries (the reconciler). */
+  appliedTotals(walletId: string): Promise<{ total_credits: number; total_debits: number; transaction_count: number }>;
+}
+
+/** Wallet documents (`wallets`, `_id` = merchant:mode:currency). */
+export interface WalletStore {
+  get(walletId: string): Promise<WalletRecord | null>;
+  /** Creates the wallet (seq 0, zero totals) if it does not exist, and returns it. */
+  ensure(merchantId: number, mode: Mode, currency: string): Promise<WalletRecord>;
+  /** All of a merchant's wallets in one mode, by currency. */
+  listFor(merchantId: number, mode: Mode): Promise<WalletRecord[]>;
+  /** Wallets after `afterId` in id order (the reconciler's scan). */
+  page(afterId: string | null, limit: number): Promise<WalletRecord[]>;
+  /** Applies `effect` iff the wallet is still at `expectedSeq` (seq + 1, last_entry_id = entryId); false otherwise. */
+  applyAt(walletId: string, expectedSeq: number, entryId: string, effect: WalletEffect, now: Date): Promise<boolean>;
+  /**
+   * available -= amount, reserved += amount, reservations[key] = amount, iff available ≥ amount and the
+   * key is not held yet. `exists` when the key is already held (a repeat), with the amount it holds.
+   */
+  reserve(
+    walletId: string,
+    key: string,
+    amount: number,
+    now: Date,
+  ): Promise<{ outcome: 'reserved' } | { outcome: 'exists'; amount: number } | { outcome: 'insufficient' }>;
+  /** Gives a held reservation back to available; false when it is not held (already released or settled). */
+  release(walletId: string, key: string, amount: number, now: Date): Promise<boolean>;
+}
+
+/** Staged payout requests (`payouts`, `_id` = merchant:mode:reference). */
+export interface PayoutRepository {
+  nextId(): Promise<number>;
+  /** false when the (merchant, mode, reference) key is taken. */
+  insert(payout: PayoutRecord): Promise<boolean>;
+  get(merchantId: number, mode: Mode, reference: string): Promise<PayoutRecord | null>;
+  /**
+   * One conditional write: when the payout matches `expect`, applies `set` and adds `events` to its
+   * outbox; null when it no longer matches (someone else moved it first).
+   */
+  transition(
+    key: PayoutRecord['payout_key'],
+    expect: Partial<Pick<PayoutRecord, 'request_status' | 'withdrawal_status' | 'reservation'>>,
+    set: Partial<PayoutRecord>,
+    events: OutboxEntry[],
+  ): Promise<PayoutRecord | null>;
+  /** Removes a payout whose reservation never happened (insufficient balance); false if it moved on. */
+  discardUnreserved(key: string): Promise<boolean>;
+  /** Payouts whose wallet step is unfinished (reservation pending, releasing or settling). */
+  unfinished(limit: number): Promise<PayoutRecord[]>;
 }

@@ -5,13 +5,29 @@ import { outboxEvent, SUBJECTS, type Mode, type Money, type OutboxEntry } from '
  * and the beneficiary, so however often a payment event arrives (publisher retry, redelivery, replay
  * after the duplicate window) a charge credits each wallet once. Balances are sums (spec 2.9).
  */
+/**
+ * Why an entry exists. Open by design: a new kind of money movement (refunds…) adds one line here,
+ * and the wallet picks it up through `walletEffect` without further change.
+ */
+export type LedgerReason =
+  | 'payment'
+  | 'marketplace_operator'
+  | 'marketplace_split'
+  /** The final debit of a paid payout: it consumes the payout's reservation, not available money. */
+  | 'payout'
+  /** A refund's reversal of the charge's credits (docs/decisions.md, Refunds). */
+  | 'refund'
+  | 'marketplace_split_reversal';
+
 export interface LedgerEntry {
   idempotency_key: string;
   merchant_id: number;
   mode: Mode;
   kind: 'credit' | 'debit';
-  reason: 'payment' | 'marketplace_operator' | 'marketplace_split' | 'refund' | 'marketplace_split_reversal';
+  reason: LedgerReason;
   amount: Money;
+  /** For a payout debit: the wallet reservation it settles (`walletEffect` moves it out of `reserved`). */
+  reservation_key?: string | null;
   charge_id: string;
   event_id: string;
   /** Spec 2.11 for marketplace split credits; the reversal's record for their refund debits. */
@@ -40,14 +56,6 @@ export interface SplitReversalRecord {
   commission_reversed: number;
   net_reversed: number;
   cart_identifier: string;
-}
-
-export interface WalletBalance {
-  currency: string;
-  balance: number;
-  total_credits: number;
-  total_debits: number;
-  transaction_count: number;
 }
 
 /**

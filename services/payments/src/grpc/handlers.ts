@@ -1,8 +1,7 @@
-import { PlatformError, requireInternal, requireMerchant, requireMode, toWire, type UnaryHandlers } from '@ppay/kernel';
+import { PlatformError, requireMerchant, requireMode, toWire, type UnaryHandlers } from '@ppay/kernel';
 import type { types } from '@ppay/proto';
 import type { ChargeRequest, ChargeService } from '../domain/charges';
 import type { OutcomeService } from '../domain/outcomes';
-import type { LedgerRepository } from '../domain/ports';
 import { chargeRefundsResource, refundResource } from '../domain/refund';
 import type { RefundService } from '../domain/refunds';
 import { customerOf, metadataOf, present } from './mapping';
@@ -27,13 +26,12 @@ function toChargeRequest(req: types.payments.CreateChargeRequest__Output): Charg
   };
 }
 
-/** Charges, the sandbox outcome helper and wallet balances: decode, call the use case, encode. */
+/** Charges, refunds and the sandbox outcome helper: decode, call the use case, encode. */
 export function paymentsHandlers(
   charges: ChargeService,
   outcomes: OutcomeService,
-  ledger: LedgerRepository,
   refunds: RefundService,
-): Handlers {
+): Partial<Handlers> {
   return {
     async CreateCharge(req, { caller, deadline }) {
       const { merchantId } = requireMerchant(caller);
@@ -67,12 +65,6 @@ export function paymentsHandlers(
     async ListRefunds(req, { caller }) {
       const { merchantId } = requireMerchant(caller);
       return toWire(chargeRefundsResource(await refunds.list(merchantId, requireMode(caller), req.charge_id)));
-    },
-    async GetWalletBalances(req, { caller }) {
-      requireInternal(caller);
-      const mode = req.mode === 'live' || req.mode === 'sandbox' ? req.mode : undefined;
-      if (!mode) throw new PlatformError('VALIDATION_FAILED', 'mode must be sandbox or live', { param: 'mode' });
-      return { balances: await ledger.balances(req.merchant_id, mode) };
     },
   };
 }

@@ -1,10 +1,14 @@
 import { Schema, type Connection, type Model } from 'mongoose';
-import { isDuplicateKeyError, moneySchema, outboxEntrySchema, type Mode, type OutboxEntry } from '@ppay/kernel';
-import { walletEntryEvent, type LedgerEntry, type WalletBalance } from '../domain/wallet';
-import type { LedgerRepository } from '../domain/ports';
+import { isDuplicateKeyError, moneySchema, outboxEntrySchema, type OutboxEntry } from '@ppay/kernel';
+import { walletEntryEvent, type LedgerEntry } from '../domain/wallet';
+import { entryWalletId } from '../domain/wallets';
+import type { LedgerEntryStore } from '../domain/ports';
 
 interface LedgerDocument extends LedgerEntry {
   _id: string;
+  /** The wallet it belongs to, and the wallet seq it was applied at (null until marked). */
+  wallet_id: string;
+  wallet_seq: number | null;
   /** wallet.credited / wallet.debited for this entry, until the relay has published it. */
   outbox: OutboxEntry[];
 }
@@ -18,16 +22,21 @@ const ledgerSchema = new Schema<LedgerDocument>(
     kind: { type: String, required: true },
     reason: { type: String, required: true },
     amount: { type: moneySchema, required: true },
-    charge_id: { type: String, required: true },
+    reservation_key: { type: String, default: null },
+    charge_id: { type: String, default: '' },
     event_id: { type: String, required: true },
     conversion_details: { type: Schema.Types.Mixed, default: null },
     created_at: { type: Date, required: true },
+    wallet_id: { type: String, default: null },
+    wallet_seq: { type: Number, default: null },
     outbox: { type: [outboxEntrySchema], default: [] },
   },
   { versionKey: false, collection: 'ledger_entries' },
 );
-ledgerSchema.index({ merchant_id: 1, mode: 1, kind: 1, 'amount.currency': 1 });
 ledgerSchema.index({ charge_id: 1 });
+// The reconciler's sums per wallet, and the sweep of unapplied entries: one field each.
+ledgerSchema.index({ wallet_id: 1 });
+ledgerSchema.index({ wallet_seq: 1 });
 
 export type LedgerModel = Model<LedgerDocument>;
 
@@ -35,29 +44,54 @@ export function ledgerModel(conn: Connection): LedgerModel {
   return conn.model<LedgerDocument>('LedgerEntry', ledgerSchema);
 }
 
-export class MongoLedgerRepository implements LedgerRepository {
+/**
+ * The append-only entries (`ledger_entries`). Applying them to wallets is `WalletLedger`'s job
+ * (domain/wallet-ledger.ts); this adapter stores each entry with its wallet.* event and the
+ * applied-to-wallet mark (`wallet_seq`, `wallet_id`), all looked up by the entry id or one field.
+ */
+export class MongoLedgerEntries implements LedgerEntryStore {
   /** `afterWrite` is told which entry gained an outbox event (the relay's fast path). */
   constructor(
     readonly model: LedgerModel,
     private readonly afterWrite: (id: string) => void = () => undefined,
   ) {}
 
-  async append(entries: LedgerEntry[]): Promise<{ inserted: LedgerEntry[]; duplicates: number }> {
-    const inserted: LedgerEntry[] = [];
-    let duplicates = 0;
-    // One insert per entry: each is its own atomic fact. The idempotency key is also the document
-    // id, so a repeat is refused by the primary key itself.
-    for (const entry of entries) {
-      try {
-        await this.model.create({ _id: entry.idempotency_key, ...entry, outbox: [walletEntryEvent(entry)] });
-        inserted.push(entry);
-        this.afterWrite(entry.idempotency_key);
-      } catch (err) {
-        if (!isDuplicateKeyError(err)) throw err;
-        duplicates++;
-      }
+  async insert(entry: LedgerEntry): Promise<boolean> {
+    // The idempotency key is also the document id, so a repeat is refused by the primary key itself.
+    try {
+      await this.model.create({
+        _id: entry.idempotency_key,
+        ...entry,
+        wallet_id: entryWalletId(entry),
+        wallet_seq: null,
+        outbox: [walletEntryEvent(entry)],
+      });
+    } catch (err) {
+      if (!isDuplicateKeyError(err)) throw err;
+      return false;
     }
-    return { inserted, duplicates };
+    this.afterWrite(entry.idempotency_key);
+    return true;
+  }
+
+  async get(entryId: string): Promise<LedgerEntry | null> {
+    const doc = await this.model.findById(entryId, { outbox: 0 }).lean().exec();
+    return doc ? toEntry(doc) : null;
+  }
+
+  async appliedSeq(entryId: string): Promise<number | null> {
+    const doc = await this.model.findById(entryId, { wallet_seq: 1 }).lean().exec();
+    return doc?.wallet_seq ?? null;
+  }
+
+  async markApplied(entryId: string, walletId: string, seq: number): Promise<void> {
+    // By id only (an entry is applied at exactly one seq, so repeating the write is harmless).
+    await this.model.updateOne({ _id: entryId }, { $set: { wallet_seq: seq, wallet_id: walletId } }).exec();
+  }
+
+  async unapplied(limit: number): Promise<LedgerEntry[]> {
+    const docs = await this.model.find({ wallet_seq: null }, { outbox: 0 }).limit(limit).lean().exec();
+    return docs.map(toEntry);
   }
 
   async hasEntriesFor(chargeId: string): Promise<boolean> {
@@ -66,35 +100,37 @@ export class MongoLedgerRepository implements LedgerRepository {
 
   async entriesForCharge(chargeId: string): Promise<LedgerEntry[]> {
     const docs = (await this.model.find({ charge_id: chargeId }, { outbox: 0 }).lean().exec()) as LedgerDocument[];
-    return docs.map(({ _id, outbox: _outbox, ...entry }) => entry);
+    return docs.map(toEntry);
   }
 
-  async balances(merchantId: number, mode: Mode): Promise<WalletBalance[]> {
-    // Two $sum groupings (credits, debits): the portable subset of aggregation (no $cond).
-    const totals = async (kind: 'credit' | 'debit') =>
-      (await this.model
-        .aggregate<{ _id: string; total: number; count: number }>([
-          { $match: { merchant_id: merchantId, mode, kind } },
-          { $group: { _id: '$amount.currency', total: { $sum: '$amount.amount' }, count: { $sum: 1 } } },
-        ])
-        .exec()) as { _id: string; total: number; count: number }[];
-    const [credits, debits] = await Promise.all([totals('credit'), totals('debit')]);
-    const byCurrency = new Map<string, WalletBalance>();
-    const row = (currency: string) => {
-      let b = byCurrency.get(currency);
-      if (!b)
-        byCurrency.set(
-          currency,
-          (b = { currency, balance: 0, total_credits: 0, total_debits: 0, transaction_count: 0 }),
-        );
-      return b;
+  async appliedTotals(walletId: string) {
+    // Two $sum groupings (the portable subset of aggregation: no $cond), over the marked entries.
+    const rows = (await this.model
+      .aggregate<{ _id: string; total: number; count: number }>([
+        { $match: { wallet_id: walletId, wallet_seq: { $gt: 0 } } },
+        { $group: { _id: '$kind', total: { $sum: '$amount.amount' }, count: { $sum: 1 } } },
+      ])
+      .exec()) as { _id: string; total: number; count: number }[];
+    const credit = rows.find((r) => r._id === 'credit');
+    const debit = rows.find((r) => r._id === 'debit');
+    return {
+      total_credits: credit?.total ?? 0,
+      total_debits: debit?.total ?? 0,
+      transaction_count: (credit?.count ?? 0) + (debit?.count ?? 0),
     };
-    for (const c of credits)
-      Object.assign(row(c._id), { total_credits: c.total, transaction_count: row(c._id).transaction_count + c.count });
-    for (const d of debits)
-      Object.assign(row(d._id), { total_debits: d.total, transaction_count: row(d._id).transaction_count + d.count });
-    return [...byCurrency.values()]
-      .map((b) => ({ ...b, balance: b.total_credits - b.total_debits }))
-      .sort((a, b) => a.currency.localeCompare(b.currency));
   }
+}
+
+function toEntry(doc: LedgerDocument): LedgerEntry {
+  const {
+    _id,
+    outbox: _o,
+    wallet_id: _w,
+    wallet_seq: _s,
+    ...entry
+  } = doc as LedgerDocument & {
+    outbox_pending_since?: unknown;
+  };
+  delete (entry as { outbox_pending_since?: unknown }).outbox_pending_since;
+  return { ...entry, idempotency_key: _id };
 }

@@ -14,6 +14,9 @@ export const MERCHANT_DATA: readonly MerchantDataTarget[] = [
   { collection: 'charge_keys', filter: (id) => ({ merchant_id: id }), modeField: 'mode' },
   { collection: 'sessions', filter: (id) => ({ merchant_id: id }), modeField: 'mode' },
   { collection: 'ledger_entries', filter: (id) => ({ merchant_id: id }), modeField: 'mode' },
+  // Balances and staged payouts (a pending payout's reservation goes with its wallet).
+  { collection: 'wallets', filter: (id) => ({ merchant_id: id }), modeField: 'mode' },
+  { collection: 'payouts', filter: (id) => ({ merchant_id: id }), modeField: 'mode' },
   { collection: 'payment_methods', filter: (id) => ({ merchant_id: id }), modeField: 'mode' },
   // The projection of the business record (no mode): only a whole-business deletion removes it.
   { collection: 'merchant_profiles', filter: (id) => ({ _id: id }), modeField: null },

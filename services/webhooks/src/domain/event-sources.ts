@@ -81,6 +81,25 @@ const kycSource = (
     occurredAt: (e) => e.occurred_at,
   });
 
+type SettlementSubject =
+  | typeof SUBJECTS.settlementRequested
+  | typeof SUBJECTS.settlementApproved
+  | typeof SUBJECTS.settlementRejected
+  | typeof SUBJECTS.settlementPaid
+  | typeof SUBJECTS.settlementFailed;
+
+const settlementSource = (subject: SettlementSubject, type: string) =>
+  source({
+    subject,
+    event_type: type,
+    // Staged payouts are run by the marketplace (it approves them), like KYC; the sub-merchant sees
+    // its money move through wallet.debited when the withdrawal is paid.
+    merchant: (e) => e.data.marketplace_id,
+    // One counter per payout request, shared by its five event types.
+    object: (e) => ({ type: 'payout_request', id: String(e.data.payout_request_id) }),
+    occurredAt: (e) => e.occurred_at,
+  });
+
 export const WEBHOOK_SOURCES: readonly WebhookSource[] = [
   paymentSource(SUBJECTS.paymentSucceeded, 'payment.succeeded'),
   paymentSource(SUBJECTS.paymentFailed, 'payment.failed'),
@@ -95,6 +114,11 @@ export const WEBHOOK_SOURCES: readonly WebhookSource[] = [
   subscriptionSource(SUBJECTS.subscriptionCancelled, 'subscription.cancelled'),
   kycSource(SUBJECTS.kycSubmissionUpdated, 'kyc.submission.updated'),
   kycSource(SUBJECTS.kycPayoutAccountUpdated, 'kyc.payout_account.updated'),
+  settlementSource(SUBJECTS.settlementRequested, 'settlement.requested'),
+  settlementSource(SUBJECTS.settlementApproved, 'settlement.approved'),
+  settlementSource(SUBJECTS.settlementRejected, 'settlement.rejected'),
+  settlementSource(SUBJECTS.settlementPaid, 'settlement.paid'),
+  settlementSource(SUBJECTS.settlementFailed, 'settlement.failed'),
 ];
 
 export function sourceFor(subject: string): WebhookSource | undefined {

@@ -135,6 +135,12 @@ export const RENDERERS: Record<string, Renderer> = {
   'subscription.cancelled': { current: (d) => d },
   'kyc.submission.updated': { current: (d) => d },
   'kyc.payout_account.updated': { current: (d) => d },
+  // Staged payouts in their spec 2.10 shape (amount as a MoneyAmount), since 2026-03-27 only.
+  'settlement.requested': { current: (d) => d },
+  'settlement.approved': { current: (d) => d },
+  'settlement.rejected': { current: (d) => d },
+  'settlement.paid': { current: (d) => d },
+  'settlement.failed': { current: (d) => d },
 };
 
 /** Dates compare as strings (YYYY-MM-DD). */

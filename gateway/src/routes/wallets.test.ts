@@ -1,0 +1,204 @@
+import { PlatformError } from '@ppay/kernel';
+import { LIVE_KEY, SANDBOX_KEY, testGateway } from '../gateway-kit.test-util';
+
+const partner = (url: string) => `/api/v1/partner${url}`;
+const headers = { 'x-api-key': SANDBOX_KEY };
+
+const wireBalance = {
+  currency: 'NGN',
+  balance: 482_500,
+  formatted_balance: 'NGN\u00a04,825.00',
+  total_credits: 482_500,
+  total_debits: 0,
+  transaction_count: 1,
+  available: 400_000,
+  reserved: 82_500,
+};
+
+/** What payments answers for a request (proto3 optionals absent while null). */
+const wirePayout = {
+  payout_request_id: 7,
+  merchant_id: 2000,
+  reference: 'po-1',
+  amount: 10_000,
+  currency: 'NGN',
+  request_status: 'pending',
+  payment_gateway: 'naira_gateway',
+  payout_method: 'bank_transfer',
+  created_at: '2026-11-23T10:00:00.000Z',
+  status: 'pending',
+};
+
+describe('wallet and payout routes over fake services', () => {
+  it('GET /marketplace/merchants/{id}/balance: exactly the 4.9 shape, through marketplace', async () => {
+    const t = await testGateway({
+      marketplace: {
+        GetMerchantBalance: () => ({ merchant_id: 2000, balances: [{ ...wireBalance, internal: 'x' }] }),
+      },
+    });
+    const res = await t.app.inject({ method: 'GET', url: partner('/marketplace/merchants/2000/balance'), headers });
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toEqual({ success: true, data: { merchant_id: 2000, balances: [wireBalance] } });
+    expect(t.calls[0]).toMatchObject({ service: 'marketplace', request: { merchant_id: 2000 }, mode: 'sandbox' });
+  });
+
+  it('7.5 errors pass through with their statuses', async () => {
+    const t = await testGateway({
+      marketplace: {
+        GetMerchantBalance: (req: { merchant_id: number }) => {
+          throw new PlatformError(req.merchant_id === 1 ? 'MARKETPLACE_OPERATOR_REQUIRED' : 'RELATIONSHIP_NOT_FOUND');
+        },
+      },
+    });
+    const one = await t.app.inject({ method: 'GET', url: partner('/marketplace/merchants/1/balance'), headers });
+    expect([one.statusCode, one.json().message]).toEqual([403, 'This endpoint is restricted to marketplace operators']);
+    const two = await t.app.inject({ method: 'GET', url: partner('/marketplace/merchants/2/balance'), headers });
+    expect([two.statusCode, two.json().message]).toEqual([404, 'Active merchant relationship not found']);
+  });
+
+  it('GET /balance reads the caller’s own wallets from payments', async () => {
+    const t = await testGateway({ payments: { GetWalletBalances: () => ({ balances: [wireBalance] }) } });
+    const res = await t.app.inject({ method: 'GET', url: partner('/balance'), headers: { 'x-api-key': LIVE_KEY } });
+    expect(res.json()).toEqual({ success: true, data: { balances: [wireBalance] } });
+    expect(t.calls[0]).toMatchObject({
+      service: 'payments',
+      method: 'GetWalletBalances',
+      merchantId: '1000',
+      mode: 'live',
+    });
+  });
+
+  it('POST /marketplace/payouts sends Money and answers the 2.10 request with nulls for what is not set', async () => {
+    const t = await testGateway({ marketplace: { InitiatePayout: () => wirePayout } });
+    const res = await t.app.inject({
+      method: 'POST',
+      url: partner('/marketplace/payouts'),
+      headers,
+      payload: { amount: 10_000, currency: 'NGN', reference: 'po-1' },
+    });
+    expect(res.statusCode).toBe(200);
+    expect(t.calls[0]!.request).toEqual({ amount: { amount: 10_000, currency: 'NGN' }, reference: 'po-1' });
+    const { status: _status, ...spec } = wirePayout;
+    expect(res.json().data).toEqual({
+      ...spec,
+      withdrawal_id: null,
+      withdrawal_status: null,
+      approved_at: null,
+      rejected_at: null,
+      rejection_reason: null,
+      paid_at: null,
+      failed_at: null,
+      failure_reason: null,
+    });
+    for (const payload of [
+      { amount: 0, currency: 'NGN', reference: 'x' },
+      // A reference must fit a path parameter (approve, reject, settlement).
+      { amount: 1, currency: 'NGN', reference: 'r'.repeat(101) },
+    ]) {
+      const bad = await t.app.inject({ method: 'POST', url: partner('/marketplace/payouts'), headers, payload });
+      expect(bad.statusCode).toBe(400);
+    }
+  });
+
+  it('approve and reject: user token + X-Environment, the 4.10 response fields only, 7.8 statuses', async () => {
+    const approved = {
+      ...wirePayout,
+      withdrawal_id: 7,
+      request_status: 'approved',
+      withdrawal_status: 'payout_pending',
+      approved_at: '2026-11-23T10:05:00.000Z',
+      status: 'approved',
+    };
+    const rejected = {
+      ...wirePayout,
+      request_status: 'rejected',
+      status: 'rejected',
+      rejection_reason: 'Wrong account',
+      rejected_at: '2026-11-23T10:06:00.000Z',
+    };
+    const t = await testGateway({
+      marketplace: {
+        ApprovePayout: (req: { reference: string }) => {
+          if (req.reference === 'taken') throw new PlatformError('PAYOUT_ALREADY_CLAIMED');
+          if (req.reference === 'other') throw new PlatformError('PERMISSION_DENIED');
+          if (req.reference === 'gone') throw new PlatformError('PAYOUT_REQUEST_NOT_FOUND');
+          return approved;
+        },
+        RejectPayout: () => rejected,
+      },
+    });
+    const dash = { 'x-id-key': await t.userToken(1000), 'x-environment': 'live' };
+    const url = (ref: string, action: string) => `/api/v1/marketplace/merchants/2000/payouts/${ref}/${action}`;
+    const ok = await t.app.inject({ method: 'POST', url: url('po-1', 'approve'), headers: dash });
+    expect(ok.json().data).toEqual({
+      payout_request_id: 7,
+      withdrawal_id: 7,
+      merchant_id: 2000,
+      reference: 'po-1',
+      amount: 10_000,
+      currency: 'NGN',
+      request_status: 'approved',
+      withdrawal_status: 'payout_pending',
+      payment_gateway: 'naira_gateway',
+      payout_method: 'bank_transfer',
+      approved_at: '2026-11-23T10:05:00.000Z',
+    });
+    expect(t.calls[0]!.request).toEqual({ merchant_id: 2000, reference: 'po-1', environment: 'live' });
+    for (const [ref, status, message] of [
+      ['taken', 409, 'Already claimed'],
+      ['other', 403, 'Permission denied'],
+      ['gone', 404, 'Payout request not found'],
+    ] as const) {
+      const res = await t.app.inject({ method: 'POST', url: url(ref, 'approve'), headers: dash });
+      expect([res.statusCode, res.json().message]).toEqual([status, message]);
+    }
+    expect((await t.app.inject({ method: 'POST', url: url('po-1', 'approve'), headers: {} })).statusCode).toBe(401);
+
+    const rej = await t.app.inject({
+      method: 'POST',
+      url: url('po-1', 'reject'),
+      headers: dash,
+      payload: { reason: 'Wrong account' },
+    });
+    expect(rej.json().data).toEqual({
+      payout_request_id: 7,
+      merchant_id: 2000,
+      reference: 'po-1',
+      status: 'rejected',
+      rejection_reason: 'Wrong account',
+      rejected_at: '2026-11-23T10:06:00.000Z',
+    });
+    for (const reason of ['no', 'x'.repeat(501)]) {
+      const res = await t.app.inject({
+        method: 'POST',
+        url: url('po-1', 'reject'),
+        headers: dash,
+        payload: { reason },
+      });
+      expect(res.statusCode).toBe(400);
+    }
+  });
+
+  it('settlement: the sandbox helper and the admin route go to payments SettlePayout', async () => {
+    const t = await testGateway({
+      payments: {
+        SettlePayout: () => ({
+          ...wirePayout,
+          request_status: 'approved',
+          withdrawal_status: 'paid',
+          withdrawal_id: 7,
+        }),
+      },
+    });
+    const sandbox = await t.app.inject({ method: 'POST', url: partner('/sandbox/payouts/po-1/paid'), headers });
+    expect(sandbox.json().data).toMatchObject({ withdrawal_status: 'paid', paid_at: null });
+    expect(t.calls[0]!.request).toMatchObject({ reference: 'po-1', outcome: 'paid' });
+    expect(
+      (await t.app.inject({ method: 'POST', url: partner('/sandbox/payouts/po-1/refunded'), headers })).statusCode,
+    ).toBe(400);
+    const admin = { 'x-id-key': await t.tokenWith({ role: 'platform_admin' }, 'usr_admin') };
+    const res = await t.app.inject({ method: 'POST', url: '/api/v1/admin/payouts/2000/po-1/failed', headers: admin });
+    expect(res.statusCode).toBe(200);
+    expect(t.calls[1]!.request).toMatchObject({ merchant_id: 2000, reference: 'po-1', outcome: 'failed' });
+  });
+});

@@ -1,5 +1,7 @@
 import * as path from 'node:path';
 import { REPO_ROOT } from '../paths';
+import { infraDown, infraUp, Platform, type PlatformOptions } from '../platform';
+import { loadOrCreateSecrets, type LocalSecrets } from '../secrets';
 
 /**
  * Where benches run their infrastructure and processes. Several checkouts bench on one machine, so each
@@ -18,3 +20,49 @@ export function benchInfraOptions() {
 }
 
 export const benchPortBase = (): number => Number(process.env.BENCH_PORT_BASE ?? 19000);
+
+export interface BenchPlatform {
+  platform: Platform;
+  mongoUri: string;
+  natsUrl: string;
+  secrets: LocalSecrets;
+  /** The FerretDB and NATS state dir (their pid files: the benches count their CPU). */
+  infraDir: string;
+  /** Stops the platform, and the infrastructure if this bench started it. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Fresh infrastructure and the whole platform on the bench ports, logs under .infra/bench/logs. The
+ * sandbox rate limit stays in the measured path with a limit no bench reaches; `envFor` adds to it.
+ * `start: false` leaves starting the platform to the bench (e.g. after it has set up a receiver).
+ */
+export async function startBenchPlatform(
+  envFor: PlatformOptions['envFor'] = {},
+  o: { start?: boolean } = {},
+): Promise<BenchPlatform> {
+  const infraOptions = benchInfraOptions();
+  const infra = await infraUp(infraOptions);
+  const secrets = loadOrCreateSecrets(BENCH_STATE_DIR);
+  const platform = new Platform({
+    mongoUri: infra.mongoUri,
+    natsUrl: infra.natsUrl,
+    secrets,
+    portBase: benchPortBase(),
+    logDir: path.join(BENCH_STATE_DIR, 'logs'),
+    logLevel: 'warn',
+    envFor: { ...envFor, gateway: { RATE_LIMIT_SANDBOX_PER_SECOND: '1000000', ...envFor?.gateway } },
+  });
+  if (o.start !== false) await platform.start();
+  return {
+    platform,
+    mongoUri: infra.mongoUri,
+    natsUrl: infra.natsUrl,
+    secrets,
+    infraDir: infraOptions.dir,
+    async stop() {
+      await platform.stop();
+      if (infra.startedHere) await infraDown(infraOptions);
+    },
+  };
+}

@@ -3,10 +3,8 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import autocannon from 'autocannon';
 import { createMerchant, type NewMerchant } from '../merchants';
-import { infraDown, infraUp, Platform } from '../platform';
-import { REPO_ROOT } from '../paths';
-import { loadOrCreateSecrets } from '../secrets';
-import { benchInfraOptions, benchPortBase } from './bench-infra';
+import type { Platform } from '../platform';
+import { benchPortBase, startBenchPlatform } from './bench-infra';
 import { infraPids, mib, rssBytesOf, totalCpuSeconds } from './proc';
 import { printTable, type CaseResult } from './table';
 import { approveRaceBench, balanceBench } from './money';
@@ -231,23 +229,11 @@ const SCENARIOS: Record<string, { description: string; run(): Promise<CaseResult
 const MAX_CPU_RATIO = 1.25;
 const MAX_P99_RATIO_AT_HALF_LOAD = 1.5;
 
-async function runHttpCase(name: string, bench: BenchCase): Promise<CaseResult> {
+async function runHttpCase(name: string, spec: BenchCase): Promise<CaseResult> {
   const seconds = Number(process.env.BENCH_SECONDS ?? 10);
   const connections = Number(process.env.BENCH_CONNECTIONS ?? 50);
-  const stateDir = path.join(REPO_ROOT, '.infra', 'bench');
-  const infraOptions = benchInfraOptions();
-  const infra = await infraUp(infraOptions);
-  const secrets = loadOrCreateSecrets(stateDir);
-  const platform = new Platform({
-    mongoUri: infra.mongoUri,
-    natsUrl: infra.natsUrl,
-    secrets,
-    portBase: benchPortBase(),
-    logDir: path.join(stateDir, 'logs'),
-    logLevel: 'warn',
-    // The limiter stays in the measured path, with a limit this load never reaches.
-    envFor: { gateway: { RATE_LIMIT_SANDBOX_PER_SECOND: '1000000' } },
-  });
+  const bench = await startBenchPlatform({}, { start: false });
+  const { platform, secrets } = bench;
   const helpers: ChildProcess[] = [];
   try {
     await platform.start();
@@ -257,9 +243,9 @@ async function runHttpCase(name: string, bench: BenchCase): Promise<CaseResult> 
         webhooksAddr: platform.grpcAddress('webhooks'),
         jwtSecret: secrets.AUTH_JWT_SECRET,
       },
-      { email: `bench${Date.now()}@example.com`, ...bench.merchant },
+      { email: `bench${Date.now()}@example.com`, ...spec.merchant },
     );
-    const req = await bench.request(merchant, platform.gatewayUrl);
+    const req = await spec.request(merchant, platform.gatewayUrl);
     const first = await fetch(platform.gatewayUrl + req.path, {
       method: req.method,
       headers: { ...req.headers, ...(req.body ? { 'content-type': 'application/json' } : {}) },
@@ -275,17 +261,17 @@ async function runHttpCase(name: string, bench: BenchCase): Promise<CaseResult> 
     });
     helpers.push(baseline);
     const ceilingProcesses = await startCeiling(
-      bench.hops,
+      spec.hops,
       sample,
       req,
-      bench.writes ? { mongoUri: infra.mongoUri, natsUrl: infra.natsUrl } : undefined,
+      spec.writes ? { mongoUri: bench.mongoUri, natsUrl: bench.natsUrl } : undefined,
     );
     helpers.push(...ceilingProcesses);
     const platformUrl = platform.gatewayUrl + req.path;
     const ceilingUrl = `http://127.0.0.1:${CEILING_PORT}${req.path}`;
     const baselineUrl = `http://127.0.0.1:${BASELINE_PORT}${req.path}`;
     // CPU is summed over the processes that serve each side, the database and NATS included on both.
-    const shared = infraPids(infraOptions.dir);
+    const shared = infraPids(bench.infraDir);
     const platformPids = [...platform.pids().values(), ...shared];
     const ceilingPids = [...ceilingProcesses.map((c) => c.pid!), ...shared];
     const rssIdle = new Map([...platform.pids()].map(([k, pid]) => [k, rssBytesOf(pid)]));
@@ -309,22 +295,22 @@ async function runHttpCase(name: string, bench: BenchCase): Promise<CaseResult> 
     const ratio = real.rps / ceiling.rps;
     const cpuRatio = real.cpuMsPerRequest / Math.max(1e-9, ceiling.cpuMsPerRequest);
     const p99Ratio = realHalf.p99 / Math.max(1, ceilingHalf.p99);
-    const pass = ratio >= bench.target && cpuRatio <= MAX_CPU_RATIO && p99Ratio <= MAX_P99_RATIO_AT_HALF_LOAD;
-    const hopWord = bench.hops === 1 ? 'hop' : 'hops';
+    const pass = ratio >= spec.target && cpuRatio <= MAX_CPU_RATIO && p99Ratio <= MAX_P99_RATIO_AT_HALF_LOAD;
+    const hopWord = spec.hops === 1 ? 'hop' : 'hops';
     const memory = [...rssIdle].map(([k, idle]) => `${k} ${mib(idle)} → ${mib(rssEnd.get(k) ?? 0)}`).join(', ');
     process.stdout.write(
       [
         '',
-        `case ${name}: ${bench.description}`,
+        `case ${name}: ${spec.description}`,
         `  ${seconds}s per side, ${connections} connections, ${os.cpus().length} cores shared by load generator and servers`,
         `  platform  ${fmt(real)}`,
         `  ceiling   ${fmt(ceiling)}`,
-        `            (bare Fastify + bare grpc-js, ${bench.hops} unary ${hopWord} per request${bench.writes ? ', one insert and one JetStream publish' : ''}; no auth/protobuf/metrics)`,
+        `            (bare Fastify + bare grpc-js, ${spec.hops} unary ${hopWord} per request${spec.writes ? ', one insert and one JetStream publish' : ''}; no auth/protobuf/metrics)`,
         `  baseline  ${fmt(base)}`,
         `  at a fixed offered ${halfRate} req/s (half the ceiling's max, ${paced} paced connections):`,
         `  platform  ${fmtLatency(realHalf)}`,
         `  ceiling   ${fmtLatency(ceilingHalf)}`,
-        `  req/s     ${ratio.toFixed(2)}x the ceiling (target >= ${bench.target}x) ${verdict(ratio >= bench.target)}`,
+        `  req/s     ${ratio.toFixed(2)}x the ceiling (target >= ${spec.target}x) ${verdict(ratio >= spec.target)}`,
         `  cpu/req   ${cpuRatio.toFixed(2)}x the ceiling's (target <= ${MAX_CPU_RATIO}x) ${verdict(cpuRatio <= MAX_CPU_RATIO)}`,
         `  p99 @50%  ${p99Ratio.toFixed(2)}x the ceiling's (target <= ${MAX_P99_RATIO_AT_HALF_LOAD}x) ${verdict(p99Ratio <= MAX_P99_RATIO_AT_HALF_LOAD)}`,
         `  baseline  platform ${(real.rps / base.rps).toFixed(2)}x, ceiling ${(ceiling.rps / base.rps).toFixed(2)}x a bare Fastify route`,
@@ -338,15 +324,14 @@ async function runHttpCase(name: string, bench: BenchCase): Promise<CaseResult> 
       platform: `${real.rps.toFixed(0)} req/s, ${real.cpuMsPerRequest.toFixed(2)} ms cpu/req, p99@50% ${realHalf.p99} ms`,
       reference: `ceiling ${ceiling.rps.toFixed(0)} req/s, ${ceiling.cpuMsPerRequest.toFixed(2)} ms cpu/req, p99@50% ${ceilingHalf.p99} ms`,
       ratio: `${ratio.toFixed(2)}x req/s, ${cpuRatio.toFixed(2)}x cpu, ${p99Ratio.toFixed(2)}x p99`,
-      target: `>= ${bench.target}x, <= ${MAX_CPU_RATIO}x, <= ${MAX_P99_RATIO_AT_HALF_LOAD}x`,
+      target: `>= ${spec.target}x, <= ${MAX_CPU_RATIO}x, <= ${MAX_P99_RATIO_AT_HALF_LOAD}x`,
       pass,
       // A failed request on any side means the comparison is void (e.g. a route the bare servers lack).
       failed: real.non2xx + ceiling.non2xx + base.non2xx + realHalf.non2xx + ceilingHalf.non2xx > 0,
     };
   } finally {
     for (const child of helpers) child.kill('SIGTERM');
-    await platform.stop();
-    if (infra.startedHere) await infraDown(infraOptions);
+    await bench.stop();
   }
 }
 

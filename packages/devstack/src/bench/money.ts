@@ -1,12 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import * as path from 'node:path';
 import { connectMongo, createLogger } from '@ppay/kernel';
 import type { Connection } from 'mongoose';
 import { createMerchant, type NewMerchant } from '../merchants';
-import { infraDown, infraUp, Platform, type ProcessName } from '../platform';
-import { REPO_ROOT } from '../paths';
-import { loadOrCreateSecrets } from '../secrets';
-import { benchInfraOptions, benchPortBase } from './bench-infra';
+import type { Platform } from '../platform';
+import { startBenchPlatform } from './bench-infra';
+import { cpuSecondsOfProcesses } from './proc';
 import type { CaseResult } from './table';
 
 /**
@@ -32,25 +30,13 @@ interface Env {
 }
 
 async function startEnv(): Promise<Env> {
-  const stateDir = path.join(REPO_ROOT, '.infra', 'bench');
-  const infraOptions = benchInfraOptions();
-  const infra = await infraUp(infraOptions);
-  const secrets = loadOrCreateSecrets(stateDir);
-  const platform = new Platform({
-    mongoUri: infra.mongoUri,
-    natsUrl: infra.natsUrl,
-    secrets,
-    portBase: benchPortBase(),
-    logDir: path.join(stateDir, 'logs'),
-    logLevel: 'warn',
-    envFor: {
-      gateway: { RATE_LIMIT_SANDBOX_PER_SECOND: '1000000', RATE_LIMIT_DASHBOARD_PER_SECOND: '1000000' },
-      // The reconciler sums every entry of every wallet (it is O(history) by design and runs rarely):
-      // kept out of the measured minutes.
-      payments: { WALLET_RECONCILE_INTERVAL_MS: String(3_600_000) },
-    },
+  const bench = await startBenchPlatform({
+    gateway: { RATE_LIMIT_DASHBOARD_PER_SECOND: '1000000' },
+    // The reconciler sums every entry of every wallet (it is O(history) by design and runs rarely):
+    // kept out of the measured minutes.
+    payments: { WALLET_RECONCILE_INTERVAL_MS: String(3_600_000) },
   });
-  await platform.start();
+  const { platform, secrets } = bench;
   const target = {
     marketplaceAddr: platform.grpcAddress('marketplace'),
     webhooksAddr: platform.grpcAddress('webhooks'),
@@ -59,7 +45,7 @@ async function startEnv(): Promise<Env> {
   const email = () => `bench${randomBytes(4).toString('hex')}@example.com`;
   const operator = await createMerchant(target, { email: email(), country: 'NG', currency: 'NGN', marketplace: true });
   await call(platform, operator.api_key, 'POST', '/api/v1/partner/marketplace/setup', { marketplace_name: 'Bench' });
-  const payments = await connectMongo(infra.mongoUri, 'ppay_payments', createLogger('bench', 'silent'));
+  const payments = await connectMongo(bench.mongoUri, 'ppay_payments', createLogger('bench', 'silent'));
   return {
     platform,
     operator,
@@ -68,8 +54,7 @@ async function startEnv(): Promise<Env> {
       createMerchant(target, { email: email(), country: 'NG', currency: 'NGN', operator: operator.merchant_id }),
     async stop() {
       await payments.close();
-      await platform.stop();
-      if (infra.startedHere) await infraDown(infraOptions);
+      await bench.stop();
     },
   };
 }
@@ -148,16 +133,6 @@ async function seedWallet(env: Env, merchantId: number, count: number, amountEac
   );
 }
 
-async function cpuSeconds(platform: Platform, names: ProcessName[]): Promise<number> {
-  let total = 0;
-  for (const name of names) {
-    const text = await (await fetch(platform.metricsUrl(name))).text();
-    const line = text.split('\n').find((l) => l.startsWith('ppay_process_cpu_seconds_total'));
-    total += line ? Number(line.split(' ').pop()) : 0;
-  }
-  return total;
-}
-
 const quantile = (sorted: number[], q: number) =>
   sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)]!;
 
@@ -188,7 +163,7 @@ export async function balanceBench(): Promise<CaseResult> {
     // both sides alike.
     for (let i = 0; i < 10; i++) await Promise.all([read(smallSub), read(largeSub)]); // warm-up
     const times: [number[], number[]] = [[], []];
-    const cpuBefore = await cpuSeconds(env.platform, ['gateway', 'marketplace', 'payments']);
+    const cpuBefore = cpuSecondsOfProcesses(env.platform, ['gateway', 'marketplace', 'payments']);
     for (let i = 0; i < requests; i++) {
       for (const [side, m, expected] of [
         [0, smallSub, small],
@@ -200,7 +175,7 @@ export async function balanceBench(): Promise<CaseResult> {
         times[side].push(ms);
       }
     }
-    const cpu = (await cpuSeconds(env.platform, ['gateway', 'marketplace', 'payments'])) - cpuBefore;
+    const cpu = cpuSecondsOfProcesses(env.platform, ['gateway', 'marketplace', 'payments']) - cpuBefore;
     const figures = (list: number[]) => {
       const sorted = [...list].sort((a, b) => a - b);
       return { p50: quantile(sorted, 0.5), p99: quantile(sorted, 0.99) };
@@ -327,9 +302,9 @@ export async function approveRaceBench(): Promise<CaseResult> {
       );
       return Number(process.hrtime.bigint() - t0) / 1e9;
     };
-    const cpuBefore = await cpuSeconds(env.platform, ['gateway', 'marketplace', 'payments', 'kyc']);
+    const cpuBefore = cpuSecondsOfProcesses(env.platform, ['gateway', 'marketplace', 'payments', 'kyc']);
     const seconds = await run(cycle);
-    const cpu = (await cpuSeconds(env.platform, ['gateway', 'marketplace', 'payments', 'kyc'])) - cpuBefore;
+    const cpu = cpuSecondsOfProcesses(env.platform, ['gateway', 'marketplace', 'payments', 'kyc']) - cpuBefore;
     const baselineSeconds = await run(async () => {
       await Promise.all(
         Array.from({ length: 1 + approvers }, () => call(env.platform, sub.api_key, 'GET', '/api/v1/partner/account')),

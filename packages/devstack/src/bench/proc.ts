@@ -1,5 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import type { Platform } from '../platform';
 
 /**
  * CPU time and resident memory of processes, from /proc (Linux). CPU per request is the figure that
@@ -47,3 +48,9 @@ export function infraPids(infraDir: string): number[] {
 }
 
 export const mib = (bytes: number): string => `${(bytes / 1024 / 1024).toFixed(0)} MiB`;
+
+/** CPU seconds used so far by the named platform processes (`payments`, `gateway`, `payments#1`…). */
+export function cpuSecondsOfProcesses(platform: Platform, names: string[]): number {
+  const pids = platform.pids();
+  return totalCpuSeconds(names.map((name) => pids.get(name) ?? 0).filter((pid) => pid > 0));
+}

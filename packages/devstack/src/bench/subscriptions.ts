@@ -1,22 +1,16 @@
 import { randomBytes } from 'node:crypto';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import {
-  callerToMetadata,
-  connectMongo,
-  createLogger,
-  newRequestId,
-  ServiceClient,
-  type ComponentName,
-} from '@ppay/kernel';
+import { callerToMetadata, connectMongo, createLogger, newRequestId, ServiceClient } from '@ppay/kernel';
 import { loadPlatformProto, type types } from '@ppay/proto';
 import type { Connection } from 'mongoose';
 import type { CaseResult } from './table';
 import { createMerchant, type NewMerchant } from '../merchants';
-import { infraDown, infraUp, Platform } from '../platform';
+import type { Platform } from '../platform';
 import { REPO_ROOT } from '../paths';
 import { loadOrCreateSecrets } from '../secrets';
-import { benchInfraOptions, benchPortBase } from './bench-infra';
+import { startBenchPlatform } from './bench-infra';
+import { cpuSecondsOfProcesses } from './proc';
 
 /**
  * Subscription benchmarks (issue 13), each against a fresh local platform on loopback, bounded in count
@@ -39,24 +33,12 @@ interface Env {
 }
 
 async function startEnv(envFor: Record<string, NodeJS.ProcessEnv>): Promise<Env> {
-  const stateDir = path.join(REPO_ROOT, '.infra', 'bench');
-  const infraOptions = benchInfraOptions();
-  const infra = await infraUp(infraOptions);
-  const secrets = loadOrCreateSecrets(stateDir);
-  const platform = new Platform({
-    mongoUri: infra.mongoUri,
-    natsUrl: infra.natsUrl,
-    secrets,
-    portBase: benchPortBase(),
-    logDir: path.join(stateDir, 'logs'),
-    logLevel: 'warn',
-    envFor: { gateway: { RATE_LIMIT_SANDBOX_PER_SECOND: '1000000' }, ...envFor },
-  });
-  await platform.start();
+  const bench = await startBenchPlatform(envFor);
+  const { platform, secrets } = bench;
   const merchant = await newMerchant(platform, secrets.AUTH_JWT_SECRET);
   const log = createLogger('bench', 'silent');
-  const subs = await connectMongo(infra.mongoUri, 'ppay_subscriptions', log);
-  const payments = await connectMongo(infra.mongoUri, 'ppay_payments', log);
+  const subs = await connectMongo(bench.mongoUri, 'ppay_subscriptions', log);
+  const payments = await connectMongo(bench.mongoUri, 'ppay_payments', log);
   return {
     platform,
     merchant,
@@ -65,8 +47,7 @@ async function startEnv(envFor: Record<string, NodeJS.ProcessEnv>): Promise<Env>
     async stop() {
       await subs.close();
       await payments.close();
-      await platform.stop();
-      if (infra.startedHere) await infraDown(infraOptions);
+      await bench.stop();
     },
   };
 }
@@ -118,16 +99,6 @@ async function insertClones(
   }
 }
 
-async function cpuSeconds(platform: Platform, names: ComponentName[]): Promise<number> {
-  let total = 0;
-  for (const name of names) {
-    const text = await (await fetch(platform.metricsUrl(name))).text();
-    const line = text.split('\n').find((l) => l.startsWith('ppay_process_cpu_seconds_total'));
-    total += line ? Number(line.split(' ').pop()) : 0;
-  }
-  return total;
-}
-
 const say = (line: string) => process.stdout.write(`${line}\n`);
 
 export async function renewalsBench(): Promise<CaseResult> {
@@ -157,7 +128,7 @@ export async function renewalsBench(): Promise<CaseResult> {
       };
     });
     // All of them fall due at once: each now has its renewal due at `now` (period 1 of its anchor).
-    const cpuBefore = await cpuSeconds(env.platform, ['subscriptions', 'payments']);
+    const cpuBefore = cpuSecondsOfProcesses(env.platform, ['subscriptions', 'payments']);
     const started = Date.now();
     await env.subs
       .collection('subscriptions')
@@ -177,7 +148,7 @@ export async function renewalsBench(): Promise<CaseResult> {
       }
     }
     const seconds = (Date.now() - started) / 1000;
-    const cpu = (await cpuSeconds(env.platform, ['subscriptions', 'payments'])) - cpuBefore;
+    const cpu = cpuSecondsOfProcesses(env.platform, ['subscriptions', 'payments']) - cpuBefore;
 
     // Double charges: more than one successful charge for one (subscription, period start).
     const charges = await env.payments
@@ -317,10 +288,10 @@ export async function subscriptionsListBench(): Promise<CaseResult> {
       const at = (q: number) => times[Math.min(times.length - 1, Math.ceil(q * times.length) - 1)]!;
       return { p50: at(0.5), p99: at(0.99) };
     };
-    const cpuBefore = await cpuSeconds(env.platform, ['subscriptions']);
+    const cpuBefore = cpuSecondsOfProcesses(env.platform, ['subscriptions']);
     const a = await measure(smallMerchant);
     const b = await measure(largeMerchant);
-    const cpu = (await cpuSeconds(env.platform, ['subscriptions'])) - cpuBefore;
+    const cpu = cpuSecondsOfProcesses(env.platform, ['subscriptions']) - cpuBefore;
     const ratio = b.p99 / a.p99;
     say('');
     say(

@@ -2,7 +2,6 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as os from 'node:os';
-import * as path from 'node:path';
 import {
   connectNats,
   createLogger,
@@ -13,9 +12,8 @@ import {
   type PaymentOutcome,
 } from '@ppay/kernel';
 import { createMerchant, type NewMerchant } from '../merchants';
-import { infraDown, infraUp, Platform } from '../platform';
-import { loadOrCreateSecrets } from '../secrets';
-import { BENCH_STATE_DIR, benchInfraOptions, benchPortBase } from './bench-infra';
+import { startBenchPlatform } from './bench-infra';
+import { cpuSecondsOfProcesses } from './proc';
 
 /**
  * `npm run bench -- webhooks`: synthetic payment.failed events published to JetStream (failed, so
@@ -68,32 +66,18 @@ function quantile(sorted: number[], q: number): number {
   return sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]! : NaN;
 }
 
-async function cpuSeconds(platform: Platform): Promise<number> {
-  const text = await (await fetch(platform.metricsUrl('webhooks'))).text();
-  const line = text.split('\n').find((l) => /^ppay_process_cpu_seconds_total(\{[^}]*\})? /.test(l));
-  return line ? Number(line.split(' ').pop()) : NaN;
-}
-
 export async function runWebhooksBench(): Promise<number> {
-  const stateDir = BENCH_STATE_DIR;
-  const infraOptions = benchInfraOptions();
-  const infra = await infraUp(infraOptions);
-  const secrets = loadOrCreateSecrets(stateDir);
-  const platform = new Platform({
-    mongoUri: infra.mongoUri,
-    natsUrl: infra.natsUrl,
-    secrets,
-    portBase: benchPortBase(),
-    logDir: path.join(stateDir, 'logs'),
-    logLevel: 'warn',
-    envFor: {
+  const bench = await startBenchPlatform(
+    {
       gateway: { RATE_LIMIT_DASHBOARD_PER_SECOND: '0' },
       // e.g. BENCH_WEBHOOKS_NODE_OPTIONS='--cpu-prof --cpu-prof-dir=/tmp/prof' to profile the service.
       ...(process.env.BENCH_WEBHOOKS_NODE_OPTIONS
         ? { webhooks: { NODE_OPTIONS: process.env.BENCH_WEBHOOKS_NODE_OPTIONS } }
         : {}),
     },
-  });
+    { start: false },
+  );
+  const { platform, secrets } = bench;
 
   // The sink: verifies X-Service-Signature over the raw bytes, records receipt time per event.
   const received = new Map<string, number>();
@@ -150,7 +134,7 @@ export async function runWebhooksBench(): Promise<number> {
       sinks.push({ port, secret: m.webhook_secret });
       merchants.push(m);
     }
-    nats = await connectNats(infra.natsUrl, 'bench-webhooks', createLogger('bench', 'warn'));
+    nats = await connectNats(bench.natsUrl, 'bench-webhooks', createLogger('bench', 'warn'));
     const publish = (i: number) => {
       const m = merchants[i % SINKS]!;
       const at = new Date();
@@ -176,13 +160,13 @@ export async function runWebhooksBench(): Promise<number> {
 
     // 1. Throughput: N events published as fast as JetStream takes them.
     const before = received.size;
-    const cpu0 = await cpuSeconds(platform);
+    const cpu0 = cpuSecondsOfProcesses(platform, ['webhooks']);
     const t0 = Date.now();
     for (let i = 0; i < N; i += 100)
       await Promise.all(Array.from({ length: Math.min(100, N - i) }, (_, j) => publish(i + j)));
     const done = await waitFor(before + N, 120_000);
     const platformSeconds = (Date.now() - t0) / 1000;
-    const platformCpu = (await cpuSeconds(platform)) - cpu0;
+    const platformCpu = cpuSecondsOfProcesses(platform, ['webhooks']) - cpu0;
     const platformRate = (received.size - before) / platformSeconds;
 
     // 2. Baseline: the same bodies, HMAC + POST with keep-alive, 64 in flight (the platform's pool).
@@ -268,7 +252,6 @@ export async function runWebhooksBench(): Promise<number> {
       s.closeAllConnections();
       s.close();
     }
-    await platform.stop();
-    if (infra.startedHere) await infraDown(infraOptions);
+    await bench.stop();
   }
 }

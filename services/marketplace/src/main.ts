@@ -8,7 +8,6 @@ import {
   runService,
 } from '@ppay/kernel';
 import type { types } from '@ppay/proto';
-import { GrpcGatewayAccounts } from './adapters/kyc-gateway-accounts';
 import { marketplaceConfig } from './config';
 import { MerchantDeletionService } from './domain/deletions';
 import { MarketplaceService } from './domain/marketplace';
@@ -18,7 +17,7 @@ import { kycOutcomeConsumer } from './events/kyc-outcomes';
 import { relationshipSyncConsumer } from './events/relationship-sync';
 import { marketplaceHandlers } from './grpc/handlers';
 import { deletionModel, MongoDeletionRepository } from './repo/deletion-repo';
-import { GrpcPayoutAccounts, GrpcWalletPayouts } from './adapters/platform-clients';
+import { GrpcKyc, GrpcWalletPayouts } from './adapters/platform-clients';
 import { MarketplacePayouts } from './domain/payouts';
 import { invitationModel, MongoInvitationRepository } from './repo/invitation-repo';
 import { migrateLegacyMarketplaceData } from './repo/legacy-migration';
@@ -46,21 +45,20 @@ void runService<types.marketplace.MarketplaceServiceHandlers, (typeof marketplac
     });
     const relationshipRepo = new MongoRelationshipRepository(relationships, (id) => relationshipRelay.relaySoon(id));
     const walletPayouts = new GrpcWalletPayouts(config.PAYMENTS_GRPC_ADDR, metrics);
-    const payoutAccounts = new GrpcPayoutAccounts(config.KYC_GRPC_ADDR, metrics);
-    const payouts = new MarketplacePayouts(merchants, relationshipRepo, walletPayouts, payoutAccounts);
+    const kyc = new GrpcKyc(config.KYC_GRPC_ADDR, metrics);
+    const payouts = new MarketplacePayouts(merchants, relationshipRepo, walletPayouts, kyc);
     const marketplace = new MarketplaceService(
       merchants,
       relationshipRepo,
       new MongoInvitationRepository(invitations),
       (err, merchantId) => log.warn({ err, merchantId }, 'sub-merchant sync deferred to the relationship consumer'),
     );
-    const gatewayAccounts = new GrpcGatewayAccounts(config.KYC_GRPC_ADDR, metrics);
     const deletions = new MerchantDeletionService(
       {
         merchants,
         relationships: relationshipRepo,
         deletions: new MongoDeletionRepository(deletionDocs, (id) => deletionRelay.relaySoon(id)),
-        gatewayAccounts,
+        gatewayAccounts: kyc,
       },
       { waitMs: config.DELETE_MERCHANT_WAIT_MS, pollMs: 100 },
     );
@@ -94,9 +92,8 @@ void runService<types.marketplace.MarketplaceServiceHandlers, (typeof marketplac
         { name: 'invitation-acceptance-repair', intervalMs: 30_000, run: () => marketplace.completeAcceptances() },
       ],
       onShutdown: async () => {
-        gatewayAccounts.close();
         walletPayouts.close();
-        payoutAccounts.close();
+        kyc.close();
       },
     };
   },

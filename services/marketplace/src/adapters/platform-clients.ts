@@ -7,6 +7,7 @@ import {
   type PlatformMetrics,
 } from '@ppay/kernel';
 import { loadPlatformProto, type types } from '@ppay/proto';
+import type { GatewayAccountOutcome, GatewayAccounts } from '../domain/deletions';
 import type { BalanceEntry, PayoutAccountFacts, PayoutAccounts, PayoutView, WalletPayouts } from '../domain/ports';
 
 const breaker = {
@@ -83,21 +84,29 @@ export class GrpcWalletPayouts implements WalletPayouts {
   }
 }
 
-/** kyc's payout account (never the clear account number). */
-export class GrpcPayoutAccounts implements PayoutAccounts {
+/**
+ * kyc, one client for everything marketplace asks of it: the payout account (never the clear account
+ * number) and, for delete merchant, closing the connected gateway account kyc owns.
+ */
+export class GrpcKyc implements PayoutAccounts, GatewayAccounts {
   private readonly client: ServiceClient<types.kyc.KycServiceClient>;
 
-  constructor(address: string, metrics: PlatformMetrics, deadlineMs = 3_000) {
+  constructor(
+    address: string,
+    metrics: PlatformMetrics,
+    private readonly payoutAccountDeadlineMs = 3_000,
+  ) {
     this.client = new ServiceClient('kyc', loadPlatformProto().ppay.kyc.v1.KycService, address, {
-      deadlineMs,
+      deadlineMs: 5_000,
       breaker,
       metrics,
     });
   }
 
   async account(merchantId: number, mode: Mode): Promise<PayoutAccountFacts> {
+    const deadline = new Date(Date.now() + this.payoutAccountDeadlineMs);
     const res = await remote(() =>
-      this.client.call('GetPayoutAccount', { merchant_id: merchantId, mode }, internal(mode)),
+      this.client.call('GetPayoutAccount', { merchant_id: merchantId, mode }, internal(mode), { deadline }),
     );
     return {
       kyc_status: res.kyc_status,
@@ -105,6 +114,19 @@ export class GrpcPayoutAccounts implements PayoutAccounts {
       currency: res.currency,
       payment_gateway: res.payment_gateway,
       payout_method: res.payout_method,
+    };
+  }
+
+  async closeForDeletion(merchantId: number, mode: Mode, deadline?: Date): Promise<GatewayAccountOutcome> {
+    const res = await remote(() =>
+      this.client.call('CloseGatewayAccount', { merchant_id: merchantId, mode }, internal(mode), { deadline }),
+    );
+    return {
+      found: res.found,
+      closed: res.closed,
+      available: res.available ?? null,
+      pending: res.pending ?? null,
+      gateway_account_id: res.gateway_account_id ?? null,
     };
   }
 

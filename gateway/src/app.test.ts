@@ -1,5 +1,5 @@
 import { status } from '@grpc/grpc-js';
-import { PlatformError, RemoteCallError } from '@ppay/kernel';
+import { PlatformError, RemoteCallError, createLogger } from '@ppay/kernel';
 import { LIVE_KEY, SANDBOX_KEY, testGateway, type FakeServices } from './gateway-kit.test-util';
 
 const partner = (url: string) => `/api/v1/partner${url}`;
@@ -28,6 +28,29 @@ describe('gateway HTTP behaviour over fake services (app.inject)', () => {
     expect(ok.json()).toEqual({ success: true, data: { ...account, customer_pays_fees: true } });
     expect(t.calls).toEqual([expect.objectContaining({ method: 'GetAccount', merchantId: '1000', mode: 'live' })]);
     expect(ok.headers['x-request-id']).toMatch(/^req_/);
+  });
+
+  it('logs each request once with its request_id and never the API key', async () => {
+    const lines: string[] = [];
+    const log = createLogger('gateway-test', 'info', { write: (line: string) => void lines.push(line) });
+    const t = await testGateway(
+      { marketplace: { GetAccount: () => ({ ...account, customer_pays_fees: true }) } },
+      {},
+      log,
+    );
+    await t.app.inject({
+      method: 'GET',
+      url: partner('/account'),
+      headers: { 'x-api-key': LIVE_KEY, 'x-request-id': 'req_log_check_1' },
+    });
+    const completed = lines
+      .map((l) => JSON.parse(l) as Record<string, unknown>)
+      .filter((l) => l.msg === 'request completed');
+    expect(completed).toEqual([
+      expect.objectContaining({ request_id: 'req_log_check_1', route: '/api/v1/partner/account', status: 200 }),
+    ]);
+    expect(completed[0]).not.toHaveProperty('reqId');
+    expect(lines.join('')).not.toContain(LIVE_KEY);
   });
 
   it('user-token routes refuse API keys and expired or foreign tokens', async () => {

@@ -1,4 +1,5 @@
 import Fastify, {
+  LogController,
   type FastifyBaseLogger,
   type FastifyError,
   type FastifyInstance,
@@ -105,8 +106,8 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
   const { config, metrics } = deps;
   const app = Fastify({
     loggerInstance: deps.log as unknown as FastifyBaseLogger,
-    disableRequestLogging: true,
-    requestIdLogLabel: 'request_id',
+    // Request logging is ours (onResponse hook below); the request id is logged as request_id.
+    logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'request_id' }),
     genReqId: (req) => {
       const given = req.headers['x-request-id'];
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : newRequestId();

@@ -2,7 +2,7 @@ import { createSecretKey, randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { SignJWT } from 'jose';
 import type { KV, KvEntry } from 'nats';
-import { PlatformError, PlatformMetrics, SecretBox, createLogger, loadConfig } from '@ppay/kernel';
+import { PlatformError, PlatformMetrics, SecretBox, createLogger, loadConfig, type Logger } from '@ppay/kernel';
 import { buildGateway } from './app';
 import { ApiKeyCache, type ApiKeyPrincipal } from './auth/api-key-cache';
 import { AuthFailureLimiter } from './auth/failure-limiter';
@@ -107,7 +107,11 @@ const KEYS: Record<string, ApiKeyPrincipal> = {
   [LIVE_KEY]: { keyId: 'key_live', merchantId: 1000, mode: 'live', apiVersion: '2026-03-27' },
 };
 
-export async function testGateway(services: FakeServices = {}, env: NodeJS.ProcessEnv = {}): Promise<TestGateway> {
+export async function testGateway(
+  services: FakeServices = {},
+  env: NodeJS.ProcessEnv = {},
+  log: Logger = createLogger('gateway-test', 'silent'),
+): Promise<TestGateway> {
   const secret = randomBytes(32).toString('base64url');
   const config = loadConfig(gatewayConfigSchema, {
     AUTH_JWT_SECRET: secret,
@@ -124,7 +128,7 @@ export async function testGateway(services: FakeServices = {}, env: NodeJS.Proce
   const kv = new MemoryKv();
   const deps: GatewayDeps = {
     config,
-    log: createLogger('gateway-test', 'silent'),
+    log,
     metrics,
     clients: fakeClients(services, calls),
     apiKeys: new ApiKeyCache(

@@ -27,13 +27,15 @@ export const REDACT_PATHS = [
   'id_number',
 ];
 
-export function createLogger(service: string, level = 'info'): Logger {
-  return pino({
+/** `destination` defaults to stdout; tests pass a stream to read what was logged. */
+export function createLogger(service: string, level = 'info', destination?: pino.DestinationStream): Logger {
+  const options: pino.LoggerOptions = {
     name: service,
     level,
     base: { service },
     timestamp: pino.stdTimeFunctions.isoTime,
     redact: { paths: REDACT_PATHS, censor: '[redacted]' },
     formatters: { level: (label) => ({ level: label }) },
-  });
+  };
+  return destination ? pino(options, destination) : pino(options);
 }

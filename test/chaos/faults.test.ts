@@ -278,6 +278,7 @@ describe('fault injection: kill -9 under load keeps money exact', () => {
       const totalExpected = succeeded.reduce((n, j) => n + expectedCount(j), 0);
       const jobIds = jobs.map((j) => j.chargeId!);
       // The consumer (or the reconciler) catches up after the last fault.
+      const catchUpStarted = Date.now();
       await eventually(
         async () => {
           const n = await payments.collection('ledger_entries').countDocuments({ charge_id: { $in: jobIds } });
@@ -286,6 +287,7 @@ describe('fault injection: kill -9 under load keeps money exact', () => {
         120_000,
         500,
       );
+      const catchUpSeconds = (Date.now() - catchUpStarted) / 1000;
       const ledger = await entriesOf(jobIds);
       let missing = 0;
       let duplicated = 0;
@@ -365,7 +367,7 @@ describe('fault injection: kill -9 under load keeps money exact', () => {
             ` (${succeeded.length} succeeded, ${failed.length} failed; plain/split/converted by thirds)`,
           `  kills: ${TARGETS.map((x) => `${x} ${stats.kills[x]}`).join(', ')}; client retries ${stats.retries}`,
           `  charges stored ${stored} for ${jobs.length} requests (${distinct} distinct ids)`,
-          `  ledger entries expected ${totalExpected}: missing ${missing}, duplicated ${duplicated}, wrong ${wrong};` +
+          `  ledger entries expected ${totalExpected} (complete ${catchUpSeconds.toFixed(0)} s after the load): missing ${missing}, duplicated ${duplicated}, wrong ${wrong};` +
             ` failed charges credited ${creditedFailed}`,
           `  outbox documents pending ${pendingOutbox}, dead letters ${deadLetters}`,
           `  replays ${jobs.length * 2}: ${replays.identical} identical, ${replays.currentStatus} the same charge in` +

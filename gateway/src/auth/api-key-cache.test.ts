@@ -108,4 +108,15 @@ describe('ApiKeyCache', () => {
     for (const c of ['1', '2', '3', '4']) await cache.authenticate(key(c));
     expect(cache.size).toBe(3);
   });
+
+  it('keeps its key-id index bounded too, and still evicts the newest keys by id', async () => {
+    const { cache, calls } = setup(async (k) => ({ ...principal, keyId: `key_${k.slice(-1)}` }));
+    const ids = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'];
+    for (const c of ids) await cache.authenticate(key(c));
+    expect([cache.size, cache.indexSize]).toEqual([3, 3]);
+    cache.evictKeyId('key_h');
+    calls.length = 0;
+    await cache.authenticate(key('h'));
+    expect(calls).toEqual([key('h')]);
+  });
 });

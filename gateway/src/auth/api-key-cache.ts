@@ -35,6 +35,7 @@ const MAX_KEY_LENGTH = 64;
 export class ApiKeyCache {
   private readonly entries: TtlCache<string, ApiKeyPrincipal>;
   private readonly negative: TtlCache<string, true>;
+  /** keyId → cache key, to evict by key id when a key changes (bounded like the cache). */
   private readonly byKeyId = new Map<string, string>();
   /** keyId → generation of its last eviction (bounded like the cache). */
   private readonly evictedAt = new Map<string, number>();
@@ -107,6 +108,11 @@ export class ApiKeyCache {
     return this.entries.size;
   }
 
+  /** Entries of the key-id index (bounded by maxEntries like the cache itself). */
+  get indexSize(): number {
+    return this.byKeyId.size;
+  }
+
   private async resolve(apiKey: string, cacheKey: string): Promise<ApiKeyPrincipal> {
     for (let attempt = 0; ; attempt++) {
       const started = this.generation;
@@ -123,7 +129,10 @@ export class ApiKeyCache {
       }
       const changed = (this.evictedAt.get(principal.keyId) ?? 0) > started;
       if (!changed) {
+        this.byKeyId.delete(principal.keyId);
         this.byKeyId.set(principal.keyId, cacheKey);
+        // Bounded like the cache: an index entry whose cache entry is gone only costs a no-op eviction.
+        if (this.byKeyId.size > this.options.maxEntries) this.byKeyId.delete(this.byKeyId.keys().next().value!);
         return principal;
       }
       // The key changed while we were asking: the answer may be stale. Ask once more, then refuse to cache.

@@ -9,6 +9,7 @@ export * from './metrics';
 export * from './caller';
 export * from './events';
 export * from './nats';
+export * from './lease';
 export * from './mongo';
 export * from './outbox';
 export * from './grpc/server';

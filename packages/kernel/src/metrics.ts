@@ -23,6 +23,8 @@ export class PlatformMetrics {
   readonly grpcClientDuration: Histogram<'grpc_target' | 'grpc_method'>;
   readonly breakerState: Gauge<'target'>;
   readonly breakerEvents: Counter<'target' | 'event'>;
+  readonly leaseHeld: Gauge<'lease'>;
+  readonly leaseAcquired: Counter<'lease'>;
 
   constructor(readonly component: string) {
     this.registry.setDefaultLabels({ component });
@@ -118,6 +120,18 @@ export class PlatformMetrics {
       name: 'ppay_circuit_breaker_events_total',
       help: 'Circuit breaker transitions and rejections (open, half_open, close, reject, timeout)',
       labelNames: ['target', 'event'],
+      registers: r,
+    });
+    this.leaseHeld = new Gauge({
+      name: 'ppay_lease_held',
+      help: 'Whether this process holds the lease (1) and runs its work, or stands by (0)',
+      labelNames: ['lease'],
+      registers: r,
+    });
+    this.leaseAcquired = new Counter({
+      name: 'ppay_lease_acquired_total',
+      help: 'Times this process took the lease (a rising sum across replicas means holders keep changing)',
+      labelNames: ['lease'],
       registers: r,
     });
   }

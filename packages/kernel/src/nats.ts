@@ -119,6 +119,12 @@ export interface ConsumerSpec<S extends Subject = Subject> {
    * must not rely on order between messages; each message is still acked only after its own handler.
    */
   concurrency?: number;
+  /**
+   * A lease name (`runUnderLease`): consumers that share one run in a single replica at a time, the
+   * other replicas standing by. For handlers that are correct on any number of replicas but contend
+   * when they run side by side (compare-and-set on the same hot document).
+   */
+  exclusive?: string;
 }
 
 /** Lets specs of different subjects share one list without losing the typing inside each. */

@@ -16,6 +16,7 @@ import {
   type NatsContext,
   type RunningConsumer,
 } from './nats';
+import { runUnderLease } from './lease';
 import type { OutboxRelay } from './outbox';
 import { DEFAULT_PORTS } from './components';
 import { stopTracing } from './telemetry/tracing';
@@ -135,10 +136,19 @@ export async function runService<H, P extends TProperties = TProperties>(options
     { fullName: FULL_NAMES[name], definition, implementation: bound.implementation },
   ]);
   const consumers: RunningConsumer[] = [];
+  const exclusive = new Map<string, ConsumerSpec[]>();
   for (const spec of parts.consumers ?? []) {
     // The publisher owns the stream, but may boot after us; declaring it is idempotent.
     await ensureStream(nats.jsm, spec.stream);
-    consumers.push(await runDurableConsumer(nats, spec, log, metrics));
+    if (spec.exclusive) exclusive.set(spec.exclusive, [...(exclusive.get(spec.exclusive) ?? []), spec]);
+    else consumers.push(await runDurableConsumer(nats, spec, log, metrics));
+  }
+  for (const [lease, specs] of exclusive) {
+    const start = async () => {
+      const running = await Promise.all(specs.map((spec) => runDurableConsumer(nats, spec, log, metrics)));
+      return { stop: async () => void (await Promise.all(running.map((c) => c.stop()))) };
+    };
+    consumers.push(await runUnderLease(nats, { name: lease, start }, log, metrics));
   }
   for (const relay of parts.relays ?? []) relay.start();
   const stopJobs = startJobs(parts.jobs ?? [], log);

@@ -223,7 +223,94 @@ const SCENARIOS: Record<string, { description: string; run(): Promise<CaseResult
     description: 'reserve/approve cycles per second with concurrent approvals, and double spends (must be 0)',
     run: approveRaceBench,
   },
+  memory: {
+    description: 'RSS of every process after two consecutive 30 s (BENCH_MEMORY_SECONDS) runs of a mixed load',
+    run: () => memoryBench(),
+  },
 };
+
+/** Issue 14: no process grows more than this in RSS from one 30 s run to the next. */
+const MAX_RSS_GROWTH = 0.1;
+
+/**
+ * Two consecutive runs of the same mixed load (reads, an operator read, real charges) against one
+ * platform: RSS of every process after each. The first run also warms JIT, pools and caches, so what
+ * still grows in the second is what a leak would look like.
+ */
+async function memoryBench(): Promise<CaseResult> {
+  const seconds = Number(process.env.BENCH_MEMORY_SECONDS ?? 30);
+  const connections = Number(process.env.BENCH_CONNECTIONS ?? 50);
+  const bench = await startBenchPlatform({}, { start: false });
+  const { platform, secrets } = bench;
+  try {
+    await platform.start();
+    const merchant = await createMerchant(
+      {
+        marketplaceAddr: platform.grpcAddress('marketplace'),
+        webhooksAddr: platform.grpcAddress('webhooks'),
+        jwtSecret: secrets.AUTH_JWT_SECRET,
+      },
+      { email: `bench${Date.now()}@example.com`, country: 'NG', currency: 'NGN', marketplace: true },
+    );
+    const mix = await Promise.all(
+      (['account', 'payout-banks', 'charge-create'] as const).map((c) =>
+        CASES[c]!.request(merchant, platform.gatewayUrl),
+      ),
+    );
+    const rssNow = () => new Map([...platform.pids()].map(([k, pid]) => [k, rssBytesOf(pid)]));
+    const infraRss = () => infraPids(bench.infraDir).reduce((sum, pid) => sum + rssBytesOf(pid), 0);
+    const run = async () => {
+      const result = await autocannon({
+        url: platform.gatewayUrl,
+        connections,
+        duration: seconds,
+        requests: mix.map((r) => ({
+          method: r.method,
+          path: r.path,
+          headers: { ...r.headers, ...(r.body ? { 'content-type': 'application/json' } : {}) },
+          body: r.body,
+        })),
+      });
+      await new Promise((resolve) => setTimeout(resolve, 2_000)); // let in-flight work and a GC settle
+      return { total: result.requests.total, non2xx: result.non2xx, rss: rssNow(), infra: infraRss() };
+    };
+    const idle = rssNow();
+    const first = await run();
+    const second = await run();
+    const rows = [...idle.keys()].map((k) => {
+      const a = first.rss.get(k) ?? 0;
+      const b = second.rss.get(k) ?? 0;
+      return { name: k, idle: idle.get(k) ?? 0, a, b, growth: (b - a) / Math.max(1, a) };
+    });
+    const worst = rows.reduce((w, r) => (r.growth > w.growth ? r : w), rows[0]!);
+    const pass = rows.every((r) => r.growth <= MAX_RSS_GROWTH);
+    process.stdout.write(
+      [
+        '',
+        `case memory: two consecutive ${seconds} s runs of GET /account + GET /marketplace/payout/banks + POST /payments/charge, ${connections} connections`,
+        `  requests  first ${first.total} (${first.non2xx} non-2xx), second ${second.total} (${second.non2xx} non-2xx)`,
+        ...rows.map(
+          (r) =>
+            `  ${r.name.padEnd(14)} idle ${mib(r.idle).padStart(8)}   after 1st ${mib(r.a).padStart(8)}   after 2nd ${mib(r.b).padStart(8)}   ${(r.growth * 100).toFixed(1).padStart(5)} %`,
+        ),
+        `  database + NATS after 1st ${mib(first.infra)}, after 2nd ${mib(second.infra)} (grows with the stored charges; not judged)`,
+        `  largest growth ${worst.name} ${(worst.growth * 100).toFixed(1)} % (target <= ${MAX_RSS_GROWTH * 100} % for every process) ${verdict(pass)}`,
+        '',
+      ].join('\n'),
+    );
+    return {
+      name: 'memory',
+      platform: `largest RSS growth ${worst.name} ${(worst.growth * 100).toFixed(1)} % (${mib(worst.a)} → ${mib(worst.b)})`,
+      reference: 'the same process after the previous run',
+      ratio: `${(1 + worst.growth).toFixed(2)}x`,
+      target: `<= ${(1 + MAX_RSS_GROWTH).toFixed(2)}x per process`,
+      pass,
+      failed: first.non2xx + second.non2xx > 0,
+    };
+  } finally {
+    await bench.stop();
+  }
+}
 
 /** Targets of every HTTP case besides req/s, against the ceiling in the same run (issue 14). */
 const MAX_CPU_RATIO = 1.25;

@@ -3,6 +3,13 @@ import type { WalletCredits } from '../domain/wallet-credits';
 import { countLedgerWrites, type ledgerMetrics } from './metrics';
 
 /**
+ * The lease under which the consumers that write wallets run: one replica at a time. Every credit and
+ * refund debit lands on a few hot wallets (an operator's takes every commission); on two replicas their
+ * compare-and-sets on one wallet made the appliers retry each other (docs/architecture.md, "Wallets").
+ */
+export const WALLET_WRITERS_LEASE = 'payments-wallet-writers';
+
+/**
  * payment.succeeded → wallet credits. Safe to see the same event any number of times: every entry
  * carries an idempotency key per charge and beneficiary. A failure (e.g. marketplace unreachable
  * while resolving a split) throws, so JetStream redelivers later, without limit.
@@ -15,6 +22,7 @@ export function ledgerConsumer(
   return defineConsumer({
     stream: 'PAYMENTS',
     durable: 'payments_ledger',
+    exclusive: WALLET_WRITERS_LEASE,
     subjects: [SUBJECTS.paymentSucceeded],
     async handle(event) {
       // Sandbox and live money never share a wallet: an event without a mode is a bug, not a default.

@@ -1,5 +1,6 @@
 import { defineConsumer, SUBJECTS, type ConsumerSpec, type MerchantTombstones } from '@ppay/kernel';
 import type { RefundLedger } from '../domain/refund-ledger';
+import { WALLET_WRITERS_LEASE } from './ledger-consumer';
 import { countLedgerWrites, type ledgerMetrics } from './metrics';
 
 /**
@@ -15,6 +16,7 @@ export function refundLedgerConsumer(
   return defineConsumer({
     stream: 'PAYMENTS',
     durable: 'payments_refund_ledger',
+    exclusive: WALLET_WRITERS_LEASE,
     subjects: [SUBJECTS.paymentRefunded],
     async handle(event) {
       // Sandbox and live money never share a wallet: an event without a mode is a bug, not a default.

@@ -1,15 +1,29 @@
-import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { createHash, randomFillSync, randomUUID } from 'node:crypto';
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+
+/**
+ * Random bytes carved from a pool that the CSPRNG refills 4 KiB at a time, each byte used once: one
+ * `randomFillSync` per ~150 ids instead of one per id (a request id per request showed as 3 % of the
+ * gateway's CPU). `crypto.randomUUID` keeps the same kind of cache.
+ */
+const pool = Buffer.allocUnsafe(4096);
+let poolOffset = pool.length;
+
+function randomByte(): number {
+  if (poolOffset === pool.length) {
+    randomFillSync(pool);
+    poolOffset = 0;
+  }
+  return pool[poolOffset++]!;
+}
 
 /** Uniformly random base62 string (rejection sampling, no modulo bias). */
 export function randomBase62(length: number): string {
   let out = '';
   while (out.length < length) {
-    for (const byte of randomBytes(length * 2)) {
-      if (byte < 248) out += BASE62[byte % 62];
-      if (out.length === length) break;
-    }
+    const byte = randomByte();
+    if (byte < 248) out += BASE62[byte % 62];
   }
   return out;
 }

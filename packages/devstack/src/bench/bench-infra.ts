@@ -1,6 +1,6 @@
 import * as path from 'node:path';
 import { REPO_ROOT } from '../paths';
-import { infraDown, infraUp, Platform, type PlatformOptions } from '../platform';
+import { infraDown, infraUp, Platform, PROCESS_NAMES, type PlatformOptions } from '../platform';
 import { loadOrCreateSecrets, type LocalSecrets } from '../secrets';
 
 /**
@@ -20,6 +20,18 @@ export function benchInfraOptions() {
 }
 
 export const benchPortBase = (): number => Number(process.env.BENCH_PORT_BASE ?? 19000);
+
+/**
+ * BENCH_PROFILE_DIR=<dir>: every platform process writes a V8 CPU profile under <dir>/<process>/ when
+ * the bench stops it (open in Chrome DevTools or summarise the self time per function).
+ */
+function profileArgs(): PlatformOptions['nodeArgs'] {
+  const dir = process.env.BENCH_PROFILE_DIR;
+  if (!dir) return undefined;
+  return Object.fromEntries(
+    PROCESS_NAMES.map((name) => [name, ['--cpu-prof', `--cpu-prof-dir=${path.resolve(dir, name)}`]]),
+  );
+}
 
 export interface BenchPlatform {
   platform: Platform;
@@ -52,6 +64,7 @@ export async function startBenchPlatform(
     logDir: path.join(BENCH_STATE_DIR, 'logs'),
     logLevel: 'warn',
     envFor: { ...envFor, gateway: { RATE_LIMIT_SANDBOX_PER_SECOND: '1000000', ...envFor?.gateway } },
+    nodeArgs: profileArgs(),
   });
   if (o.start !== false) await platform.start();
   return {

@@ -5,11 +5,12 @@ import autocannon from 'autocannon';
 import { createMerchant, type NewMerchant } from '../merchants';
 import type { Platform } from '../platform';
 import { benchPortBase, startBenchPlatform } from './bench-infra';
-import { infraPids, mib, rssBytesOf, totalCpuSeconds } from './proc';
+import { commandOf, cpuSecondsOf, infraPids, mib, rssBytesOf, totalCpuSeconds } from './proc';
 import { printTable, type CaseResult } from './table';
 import { approveRaceBench, balanceBench } from './money';
 import { renewalsBench, subscriptionsListBench } from './subscriptions';
 import { runWebhooksBench } from './webhooks';
+import { grpcOptionsBench } from './grpc-options';
 
 /**
  * `npm run bench -- <case>`: measures a case through the real stack (gateway → gRPC → service) and a
@@ -223,6 +224,11 @@ const SCENARIOS: Record<string, { description: string; run(): Promise<CaseResult
     description: 'reserve/approve cycles per second with concurrent approvals, and double spends (must be 0)',
     run: approveRaceBench,
   },
+  'grpc-options': {
+    description:
+      'grpc-js channel and server options (channelz, retries, channels, streams): one hop, interleaved rounds',
+    run: grpcOptionsBench,
+  },
   memory: {
     description: 'RSS of every process after two consecutive 30 s (BENCH_MEMORY_SECONDS) runs of a mixed load',
     run: () => memoryBench(),
@@ -367,7 +373,15 @@ async function runHttpCase(name: string, spec: BenchCase): Promise<CaseResult> {
     const warm = { seconds: Math.min(2, seconds), connections, pids: [] };
     for (const url of [platformUrl, ceilingUrl, baselineUrl]) await measure(url, req, warm);
     const missesBefore = await cacheMisses(platform);
+    const named = namedPids(platform, bench.infraDir);
+    const cpuBefore = new Map([...named].map(([k, pid]) => [k, cpuSecondsOf(pid)]));
     const real = await measure(platformUrl, req, { seconds, connections, pids: platformPids });
+    const byProcess = [...named]
+      .map(([k, pid]) => ({ k, ms: ((cpuSecondsOf(pid) - cpuBefore.get(k)!) * 1000) / Math.max(1, real.total) }))
+      .filter((p) => p.ms >= 0.005)
+      .sort((a, b) => b.ms - a.ms)
+      .map((p) => `${p.k} ${p.ms.toFixed(2)}`)
+      .join(', ');
     const missesDuring = (await cacheMisses(platform)) - missesBefore;
     const ceiling = await measure(ceilingUrl, req, { seconds, connections, pids: ceilingPids });
     const base = await measure(baselineUrl, req, { seconds, connections, pids: [baseline.pid!] });
@@ -391,6 +405,7 @@ async function runHttpCase(name: string, spec: BenchCase): Promise<CaseResult> {
         `case ${name}: ${spec.description}`,
         `  ${seconds}s per side, ${connections} connections, ${os.cpus().length} cores shared by load generator and servers`,
         `  platform  ${fmt(real)}`,
+        `            cpu ms/req by process: ${byProcess}`,
         `  ceiling   ${fmt(ceiling)}`,
         `            (bare Fastify + bare grpc-js, ${spec.hops} unary ${hopWord} per request${spec.writes ? ', one insert and one JetStream publish' : ''}; no auth/protobuf/metrics)`,
         `  baseline  ${fmt(base)}`,
@@ -464,6 +479,12 @@ async function main(): Promise<number> {
   if (!name || (!CASES[name] && !SCENARIOS[name])) return usage();
   const result = await runCase(name);
   return result.failed ? 1 : 0;
+}
+
+/** Every platform process, and the database and NATS by their command names, for the CPU breakdown. */
+function namedPids(platform: Platform, infraDir: string): Map<string, number> {
+  const infra = infraPids(infraDir).map((pid) => [commandOf(pid), pid] as const);
+  return new Map([...platform.pids(), ...infra]);
 }
 
 async function cacheMisses(platform: Platform): Promise<number> {

@@ -47,6 +47,15 @@ export function infraPids(infraDir: string): number[] {
     .filter((pid) => pid > 0);
 }
 
+/** The process's command name (`ferretdb`, `nats-server`), or its pid when it has exited. */
+export function commandOf(pid: number): string {
+  try {
+    return fs.readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
+  } catch {
+    return String(pid);
+  }
+}
+
 export const mib = (bytes: number): string => `${(bytes / 1024 / 1024).toFixed(0)} MiB`;
 
 /** CPU seconds used so far by the named platform processes (`payments`, `gateway`, `payments#1`…). */

@@ -34,20 +34,33 @@ const SERVICE: grpc.ServiceDefinition = {
 };
 const Client = grpc.makeGenericClientConstructor(SERVICE, 'Ceiling');
 
+/** grpc-js channel and server options under test (`bench -- grpc-options`); none by default. */
+const GRPC_OPTIONS = JSON.parse(process.env.CEILING_GRPC_OPTIONS ?? '{}') as grpc.ChannelOptions;
+/** Channels per target, used round-robin (each its own HTTP/2 connection). */
+const CHANNELS = Math.max(1, Number(process.env.CEILING_CHANNELS ?? 1));
+
+type CeilingClient = {
+  Call(req: Buffer, md: grpc.Metadata, opts: grpc.CallOptions, cb: (err: Error | null, res: Buffer) => void): void;
+};
+
 function clientFor(address: string): (request: Buffer) => Promise<Buffer> {
-  const client = new Client(address, grpc.credentials.createInsecure()) as unknown as {
-    Call(req: Buffer, md: grpc.Metadata, opts: grpc.CallOptions, cb: (err: Error | null, res: Buffer) => void): void;
-  };
+  // A separate subchannel pool per client, or grpc-js shares one connection between them.
+  const options = CHANNELS > 1 ? { ...GRPC_OPTIONS, 'grpc.use_local_subchannel_pool': 1 } : GRPC_OPTIONS;
+  const clients = Array.from(
+    { length: CHANNELS },
+    () => new Client(address, grpc.credentials.createInsecure(), options) as unknown as CeilingClient,
+  );
+  let next = 0;
   return (request) =>
     new Promise((resolve, reject) =>
-      client.Call(request, new grpc.Metadata(), { deadline: Date.now() + 5_000 }, (err, res) =>
+      clients[next++ % CHANNELS]!.Call(request, new grpc.Metadata(), { deadline: Date.now() + 5_000 }, (err, res) =>
         err ? reject(err) : resolve(res),
       ),
     );
 }
 
 function serve(port: number, handle: (request: Buffer) => Promise<Buffer>): void {
-  const server = new grpc.Server();
+  const server = new grpc.Server(GRPC_OPTIONS);
   server.addService(SERVICE, {
     Call: (call: grpc.ServerUnaryCall<Buffer, Buffer>, callback: grpc.sendUnaryData<Buffer>) => {
       handle(call.request).then(

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
 import {
   connectNats,
   createLogger,
@@ -28,6 +29,7 @@ describe('kernel: runUnderLease', () => {
       {
         name: 'wallet-writers',
         bucket,
+        holderId: `replica-${name}:${process.pid}:x`, // another "host" each: never presumed dead
         ttlMs: TTL,
         start: async () => {
           running.add(name);
@@ -79,6 +81,28 @@ describe('kernel: runUnderLease', () => {
     expect(await eventually(async () => b.lease.held, 10_000, 50)).toBe(true);
     expect(Date.now() - diedAt).toBeLessThan(TTL * 2.5);
     expect(running.has('b')).toBe(true);
+  });
+
+  it('takes over at once from a holder on this host whose process is gone (a restart after kill -9)', async () => {
+    const running = new Set<string>();
+    const ctx = await connectNats(testInfraUrls().natsUrl, 'seed', log);
+    contexts.push(ctx);
+    const kv = await leaseBucket(ctx, 60_000, bucket); // a TTL that would keep a dead holder for a minute
+    await kv.put('wallet-writers', `${hostname()}:2147483646:dead`);
+    const restarted = await runUnderLease(
+      ctx,
+      { name: 'wallet-writers', bucket, ttlMs: TTL, start: async () => ({ stop: async () => undefined }) },
+      log,
+      new PlatformMetrics('restarted'),
+    );
+    leases.push(restarted);
+    expect(await eventually(async () => restarted.held, 2_000, 20)).toBe(true);
+    // A holder on another host is never presumed dead: only its TTL frees the key.
+    await restarted.stop();
+    await kv.put('wallet-writers', 'other-host:1:alive');
+    const standby = await replica('b', running);
+    await new Promise((r) => setTimeout(r, TTL));
+    expect(standby.lease.held).toBe(false);
   });
 
   it('stops the work when another holder took the key (its renewal compare-and-set fails)', async () => {

@@ -18,6 +18,8 @@ export interface LeaseOptions {
   /** The lease's key: one holder per name across every replica of every service. */
   name: string;
   ttlMs?: number;
+  /** `host:pid:nonce` of this holder (default: this process); tests play several replicas in one process. */
+  holderId?: string;
   /** The KV bucket (default LEASE_BUCKET); its TTL is fixed when it is first created. */
   bucket?: string;
   start(): Promise<LeasedWork>;
@@ -40,6 +42,31 @@ function isRevisionConflict(err: unknown): boolean {
   return code === 10071;
 }
 
+/** `host:pid:nonce` of a process on this host that is no longer running (or whose pid is now ours). */
+function diedHere(holder: string): boolean {
+  const [host, pidText] = holder.split(':');
+  const pid = Number(pidText);
+  if (host !== hostname() || !Number.isInteger(pid) || pid <= 0) return false;
+  if (pid === process.pid) return true; // a restarted container reuses its pid: the holder was our predecessor
+  try {
+    process.kill(pid, 0);
+    return false; // alive (or reused by another process: then wait for the TTL, as for any holder)
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'ESRCH';
+  }
+}
+
+/**
+ * A process restarted after a kill -9 on the same host (the launcher, a container restart) need not
+ * wait out its predecessor's TTL: when the holder's pid is gone, the key is deleted at the revision read.
+ */
+async function releaseIfHolderDiedHere(kv: KV, name: string): Promise<boolean> {
+  const entry = await kv.get(name).catch(() => null);
+  if (!entry || entry.operation !== 'PUT' || !diedHere(entry.string())) return false;
+  await kv.delete(name, { previousSeq: entry.revision }).catch(() => undefined);
+  return true;
+}
+
 /**
  * Runs `start()` on exactly one replica at a time (at most briefly two, see below) and moves it to
  * another replica when the holder dies. For work that is correct on any number of replicas but slow
@@ -50,7 +77,8 @@ function isRevisionConflict(err: unknown): boolean {
  * revision moved (someone else holds it) or when it could not renew for 0.8 × TTL, so a holder cut off
  * from NATS stops before its key expires. A holder paused for longer than the TTL (GC, SIGSTOP) may
  * overlap the next one until its first renewal fails; the work stays correct then, only slower.
- * A standby tries to take the lease every TTL/3: after a kill -9 the work resumes within ~1.3 × TTL.
+ * A standby tries to take the lease every TTL/3: after a kill -9 the work resumes within ~1.3 × TTL, or
+ * at once when the process restarted on the same host finds its predecessor's pid gone.
  */
 export async function runUnderLease(
   ctx: NatsContext,
@@ -60,7 +88,7 @@ export async function runUnderLease(
 ): Promise<RunningLease> {
   const ttlMs = options.ttlMs ?? DEFAULT_LEASE_TTL_MS;
   const kv = await leaseBucket(ctx, ttlMs, options.bucket);
-  const holder = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
+  const holder = options.holderId ?? `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
   const labels = { lease: options.name };
   let revision = 0;
   let lastRenewal = 0;
@@ -91,8 +119,16 @@ export async function runUnderLease(
     try {
       revision = await kv.create(options.name, holder);
     } catch (err) {
-      if (!isRevisionConflict(err)) log.debug({ err, lease: options.name }, 'lease not taken: NATS unavailable');
-      return; // held by another replica
+      if (!isRevisionConflict(err)) {
+        log.debug({ err, lease: options.name }, 'lease not taken: NATS unavailable');
+        return;
+      }
+      if (!(await releaseIfHolderDiedHere(kv, options.name))) return; // held by another replica
+      try {
+        revision = await kv.create(options.name, holder);
+      } catch {
+        return; // another standby was quicker
+      }
     }
     lastRenewal = Date.now();
     metrics.leaseHeld.set(labels, 1);

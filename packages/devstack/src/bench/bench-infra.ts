@@ -1,4 +1,5 @@
 import * as path from 'node:path';
+import type { BootstrapTarget } from '../merchants';
 import { REPO_ROOT } from '../paths';
 import { infraDown, infraUp, Platform, PROCESS_NAMES, type PlatformOptions } from '../platform';
 import { loadOrCreateSecrets, type LocalSecrets } from '../secrets';
@@ -40,6 +41,8 @@ export interface BenchPlatform {
   secrets: LocalSecrets;
   /** The FerretDB and NATS state dir (their pid files: the benches count their CPU). */
   infraDir: string;
+  /** Where `createMerchant` makes a bench merchant (marketplace, webhooks and the user-token secret). */
+  bootstrap: BootstrapTarget;
   /** Stops the platform, and the infrastructure if this bench started it. */
   stop(): Promise<void>;
 }
@@ -73,6 +76,11 @@ export async function startBenchPlatform(
     natsUrl: infra.natsUrl,
     secrets,
     infraDir: infraOptions.dir,
+    bootstrap: {
+      marketplaceAddr: platform.grpcAddress('marketplace'),
+      webhooksAddr: platform.grpcAddress('webhooks'),
+      jwtSecret: secrets.AUTH_JWT_SECRET,
+    },
     async stop() {
       await platform.stop();
       if (infra.startedHere) await infraDown(infraOptions);

@@ -39,12 +39,8 @@ async function startEnv(): Promise<Env> {
     // kept out of the measured minutes.
     payments: { WALLET_RECONCILE_INTERVAL_MS: String(3_600_000) },
   });
-  const { platform, secrets } = bench;
-  const target = {
-    marketplaceAddr: platform.grpcAddress('marketplace'),
-    webhooksAddr: platform.grpcAddress('webhooks'),
-    jwtSecret: secrets.AUTH_JWT_SECRET,
-  };
+  const { platform } = bench;
+  const target = bench.bootstrap;
   const email = () => `bench${randomBytes(4).toString('hex')}@example.com`;
   const operator = await createMerchant(target, { email: email(), country: 'NG', currency: 'NGN', marketplace: true });
   await call(platform, operator.api_key, 'POST', '/api/v1/partner/marketplace/setup', { marketplace_name: 'Bench' });

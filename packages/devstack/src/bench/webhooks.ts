@@ -77,7 +77,7 @@ export async function runWebhooksBench(): Promise<number> {
     },
     { start: false },
   );
-  const { platform, secrets } = bench;
+  const { platform } = bench;
 
   // The sink: verifies X-Service-Signature over the raw bytes, records receipt time per event.
   const received = new Map<string, number>();
@@ -116,14 +116,11 @@ export async function runWebhooksBench(): Promise<number> {
       servers.push(s);
       await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
       const port = (s.address() as AddressInfo).port;
-      const m = await createMerchant(
-        {
-          marketplaceAddr: platform.grpcAddress('marketplace'),
-          webhooksAddr: platform.grpcAddress('webhooks'),
-          jwtSecret: secrets.AUTH_JWT_SECRET,
-        },
-        { email: `wh${Date.now()}${i}@example.com`, country: 'NG', currency: 'NGN' },
-      );
+      const m = await createMerchant(bench.bootstrap, {
+        email: `wh${Date.now()}${i}@example.com`,
+        country: 'NG',
+        currency: 'NGN',
+      });
       const res = await fetch(`${platform.gatewayUrl}/api/v1/partner/api-keys/${m.api_key_id}/webhook`, {
         method: 'PUT',
         headers: { 'x-id-key': m.user_token, 'content-type': 'application/json' },

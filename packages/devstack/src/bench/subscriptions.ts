@@ -135,8 +135,18 @@ export async function renewalsBench(): Promise<CaseResult> {
       .updateMany({ merchant_id: env.merchant.merchant_id, _id: { $ne: template._id } } as never, {
         $set: { next_payment_date: now, next_action_at: now, wake_at: now },
       });
-    const renewed = () =>
-      env.subs.collection('renewals').countDocuments({ merchant_id: env.merchant.merchant_id, status: 'paid' });
+    // The count command with the pushdown comment is counted in SQL by the local FerretDB (scripts/infra.sh
+    // patch 6); countDocuments would decode every renewal in Go each second, competing with the scheduler.
+    const renewed = async () =>
+      Number(
+        (
+          await env.subs.db!.command({
+            count: 'renewals',
+            query: { merchant_id: env.merchant.merchant_id, status: 'paid' },
+            comment: 'ferretdb:sql-pushdown',
+          })
+        ).n,
+      );
     let done = 0;
     let lastReport = Date.now();
     while (done < count && Date.now() - started < timeoutMs) {

@@ -1,5 +1,12 @@
 import { Schema, type Connection, type Model } from 'mongoose';
-import { isDuplicateKeyError, moneySchema, outboxEntrySchema, type Mode, type OutboxEntry } from '@ppay/kernel';
+import {
+  FERRETDB_SQL_PUSHDOWN,
+  isDuplicateKeyError,
+  moneySchema,
+  outboxEntrySchema,
+  type Mode,
+  type OutboxEntry,
+} from '@ppay/kernel';
 import type { ListQuery, SortSpec } from '../domain/list-query';
 import type { SubscriptionRepository } from '../domain/ports';
 import { nextActionAt, type SubscriptionRecord } from '../domain/subscription';
@@ -84,13 +91,6 @@ export type SubscriptionModel = Model<SubscriptionDocument>;
 export function subscriptionModel(conn: Connection): SubscriptionModel {
   return conn.model<SubscriptionDocument>('Subscription', subscriptionSchema);
 }
-
-/**
- * Asks the local FerretDB to run a find or count in SQL (scripts/infra.sh patch 6). It promises that every
- * field the query filters or sorts on holds one scalar type in every document (never an array), which the
- * schema above guarantees for the list's fields.
- */
-const FERRETDB_SQL_PUSHDOWN = 'ferretdb:sql-pushdown';
 
 const EPOCH = new Date(0);
 const NO_OUTBOX = { outbox: 0 };
@@ -245,8 +245,9 @@ export class MongoSubscriptionRepository implements SubscriptionRepository {
     if (query.product_id !== undefined) filter['product.id'] = query.product_id;
     const order: Record<string, 1 | -1> = {};
     for (const [field, dir] of sort) order[field === 'id' ? '_id' : field] = dir;
-    // Equality on scalar fields and a sort on indexed fields: the local FerretDB runs both in SQL over the
-    // indexes above when asked by this comment (scripts/infra.sh patch 6); MongoDB ignores it. `count`
+    // Equality on scalar fields (the schema above holds no arrays there) and a sort on indexed fields: the
+    // local FerretDB runs both in SQL over the indexes above when asked by this comment (scripts/infra.sh
+    // patch 6); MongoDB ignores it. `count`
     // rather than countDocuments (an aggregation, which FerretDB runs in Go over every document).
     const [docs, counted] = await Promise.all([
       this.model

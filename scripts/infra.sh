@@ -40,7 +40,7 @@ set -euo pipefail
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 
 FERRETDB_VERSION="v1.24.2"   # newest FerretDB v1 on the Go proxy (v2 needs PostgreSQL+DocumentDB)
-FERRETDB_BUILD="$FERRETDB_VERSION-infra.4-sqlpushdown2"   # + local patches (patch_ferretdb); bump on change
+FERRETDB_BUILD="$FERRETDB_VERSION-infra.4-sqlpushdown3"   # + local patches (patch_ferretdb); bump on change
 NATS_VERSION="v2.10.27"      # newest 2.10.x on the Go proxy; 2.10+ needed by compose/Helm
 
 HOST="127.0.0.1"             # loopback only, never 0.0.0.0
@@ -405,7 +405,7 @@ func infraSQLQuery(ctx context.Context, db *fsql.DB, table, comment string, p *b
 }
 EOF
   patch_file "$d/internal/backends/sqlite/collection.go" \
-    's/(\tq := prepareSelectClause\(meta\.TableName, params\.Comment, meta\.Capped\(\), params\.OnlyRecordIDs\)\n)/\tif params.InfraSQL != nil && !meta.Capped() {\n\t\treturn infraSQLQuery(ctx, db, meta.TableName, params.Comment, params.InfraSQL, params.OnlyRecordIDs)\n\t}\n\n$1/'
+    's/(\tq := prepareSelectClause\(meta\.TableName, params\.Comment, meta\.Capped\(\), params\.OnlyRecordIDs\)\n)/\tif params.InfraSQL != nil && (!meta.Capped() || params.InfraSQL.Count) {\n\t\treturn infraSQLQuery(ctx, db, meta.TableName, params.Comment, params.InfraSQL, params.OnlyRecordIDs)\n\t}\n\n$1/'
   patch_file "$d/internal/backends/sqlite/metadata/registry.go" \
     's/(\t\t\tcolumns\[i\] = fmt\.Sprintf\("%s->%s", DefaultColumn, strings\.Join\(fields, "->"\)\)\n)/$1\t\t\tif !index.Unique {\n\t\t\t\tcolumns[i] = fmt.Sprintf("%s->%s", DefaultColumn, strings.Join(fields, "->"))\n\t\t\t\tif k := strings.LastIndex(columns[i], "->"); k >= 0 {\n\t\t\t\t\tcolumns[i] = columns[i][:k] + "->>" + columns[i][k+2:]\n\t\t\t\t}\n\t\t\t}\n/'
   # find: the skip is applied by SQL, so the handler must not skip again.

@@ -17,7 +17,8 @@ import { FERRETDB_SQL_PUSHDOWN } from './mongo';
  * Every aggregate schema with an `outbox` also gets `outbox_pending_since` (indexed) from the
  * `outboxPlugin` below, set by any write that adds events and cleared by the relay once the outbox
  * is empty, so the full sweep is an index range scan on MongoDB however large the collection grows
- * (FerretDB reads every document for it: see `OutboxRelay` for why it runs rarely).
+ * (and in SQL on the local FerretDB, with FERRETDB_SQL_PUSHDOWN; unpatched FerretDB reads every document
+ * for it: see `OutboxRelay` for why it runs rarely).
  */
 export interface OutboxEntry {
   event_id: string;

@@ -40,7 +40,7 @@ set -euo pipefail
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 
 FERRETDB_VERSION="v1.24.2"   # newest FerretDB v1 on the Go proxy (v2 needs PostgreSQL+DocumentDB)
-FERRETDB_BUILD="$FERRETDB_VERSION-infra.4-sqlpushdown3"   # + local patches (patch_ferretdb); bump on change
+FERRETDB_BUILD="$FERRETDB_VERSION-infra.4-sqlpushdown4"   # + local patches (patch_ferretdb); bump on change
 NATS_VERSION="v2.10.27"      # newest 2.10.x on the Go proxy; 2.10+ needed by compose/Helm
 
 HOST="127.0.0.1"             # loopback only, never 0.0.0.0
@@ -189,7 +189,8 @@ EOF
   #    (the caller's promise that every field it filters or sorts on holds one
   #    scalar type, never an array) is run in SQL instead when it is simple
   #    enough: equality or $lt/$lte/$gt/$gte on field paths with string,
-  #    number or date values (no _id, no other operator), a sort on field
+  #    number or date values, or equality with null (no _id, no other
+  #    operator), a sort on field
   #    paths, skip and limit; a count becomes
   #    SELECT COUNT(*). Non-unique indexes are created on `->>` (SQL values:
   #    numbers compare as numbers, null sorts first) so such a query is an index
@@ -226,7 +227,7 @@ type InfraSQLQuery struct {
 // InfraSQLTerm is path <op> value.
 type InfraSQLTerm struct {
 	Path  []string
-	Op    string // =, <, <=, >, >=
+	Op    string // =, <, <=, >, >=, IS NULL (no value)
 	Value any    // string, int64 or float64 (a date is its milliseconds, as sjson stores it)
 }
 
@@ -302,6 +303,11 @@ func InfraSQLPushdown(comment string, filter, sort *types.Document, skip, limit 
 				}
 				continue
 			}
+			if _, isNull := v.(types.NullType); isNull {
+				// {f: null} matches null and missing: both are SQL NULL through ->>.
+				q.Filter = append(q.Filter, InfraSQLTerm{Path: path, Op: "IS NULL"})
+				continue
+			}
 			value := infraSQLValue(v)
 			if value == nil {
 				return nil
@@ -372,6 +378,10 @@ func infraSQLQuery(ctx context.Context, db *fsql.DB, table, comment string, p *b
 			q += " WHERE "
 		} else {
 			q += " AND "
+		}
+		if t.Op == "IS NULL" {
+			q += infraSQLExpr(t.Path) + " IS NULL"
+			continue
 		}
 		q += infraSQLExpr(t.Path) + " " + t.Op + " ?"
 		args = append(args, t.Value)

@@ -34,6 +34,7 @@ describe('FerretDB SQL pushdown (patch 6) answers what the unpushed query answer
       amount: { amount: ((i * 7919) % 100_000) + (i % 7 === 0 ? 0.5 : 0), currency: 'NGN' },
       created_at: new Date(t0 - (i % 50) * 60_000),
       next: i % 9 === 0 ? null : new Date(t0 + ((i * 31) % 500) * 86_400_000),
+      ...(i % 4 === 0 ? {} : { checked: i % 4 === 1 ? null : new Date(t0) }),
     }));
     await col.insertMany(docs as never[], { ordered: true });
   });
@@ -52,6 +53,8 @@ describe('FerretDB SQL pushdown (patch 6) answers what the unpushed query answer
     { 'amount.amount': { $gt: 50_000 }, mode: 'live' },
     { ps: { $gte: 'none' } },
     { created_at: new Date(t0 - 3 * 60_000) },
+    { next: null, m: 12 }, // null matches null and a missing field
+    { checked: null, ps: 'paid' },
     { m: 12, status: { $in: ['due', 'paused'] } }, // not pushed down: the Go path answers
   ];
   const sorts: Record<string, 1 | -1>[] = [

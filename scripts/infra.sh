@@ -2,7 +2,7 @@
 # shellcheck disable=SC2016  # single-quoted $ is intended (perl, bash -c snippets)
 # Local infrastructure for development, tests and CI, on loopback only:
 #   - FerretDB v1 (MongoDB wire protocol) on SQLite, built from the Go module
-#     proxy with five small fixes (see patch_ferretdb)
+#     proxy with six small fixes (see patch_ferretdb)
 #   - NATS server 2.10 with JetStream (file storage, fsync before every ack)
 #
 # Usage: scripts/infra.sh up [--fresh] | down | status | install
@@ -40,7 +40,7 @@ set -euo pipefail
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 
 FERRETDB_VERSION="v1.24.2"   # newest FerretDB v1 on the Go proxy (v2 needs PostgreSQL+DocumentDB)
-FERRETDB_BUILD="$FERRETDB_VERSION-infra.3"   # + local patches (patch_ferretdb); bump on change
+FERRETDB_BUILD="$FERRETDB_VERSION-infra.4-sqlpushdown4"   # + local patches (patch_ferretdb); bump on change
 NATS_VERSION="v2.10.27"      # newest 2.10.x on the Go proxy; 2.10+ needed by compose/Helm
 
 HOST="127.0.0.1"             # loopback only, never 0.0.0.0
@@ -182,6 +182,286 @@ EOF
   #    growing with the collection). Spell the lookup like the index.
   patch_file "$d/internal/backends/sqlite/metadata/metadata.go" \
     's/IDColumn = DefaultColumn \+ "->\x27\$\._id\x27"/IDColumn = DefaultColumn + "->\\"_id\\""/'
+  # 6. Sorted pages and counts read the whole collection: any filter but _id
+  #    equality is decoded and filtered in Go, then sorted, skipped and limited
+  #    in Go (a sorted page of 20 out of 100,000 documents took seconds, and so
+  #    did its count). A find or count whose `comment` is "ferretdb:sql-pushdown"
+  #    (the caller's promise that every field it filters or sorts on holds one
+  #    scalar type, never an array) is run in SQL instead when it is simple
+  #    enough: equality or $lt/$lte/$gt/$gte on field paths with string,
+  #    number or date values, or equality with null (no _id, no other
+  #    operator), a sort on field
+  #    paths, skip and limit; a count becomes
+  #    SELECT COUNT(*). Non-unique indexes are created on `->>` (SQL values:
+  #    numbers compare as numbers, null sorts first) so such a query is an index
+  #    range scan. Anything else, and every query without the comment, runs as
+  #    before; the handler still filters and sorts what SQL returns. MongoDB
+  #    ignores the comment and serves the same query from the same indexes.
+  cat >"$d/internal/backends/infra_sql.go" <<'EOF'
+package backends
+
+import (
+	"math"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/FerretDB/FerretDB/internal/types"
+	"github.com/FerretDB/FerretDB/internal/util/must"
+)
+
+// Added by scripts/infra.sh (patch 6): SQL pushdown of simple finds and counts.
+
+// InfraSQLComment is the find/count comment that asks for the pushdown.
+const InfraSQLComment = "ferretdb:sql-pushdown"
+
+// InfraSQLQuery is a query the backend runs entirely in SQL.
+type InfraSQLQuery struct {
+	Filter []InfraSQLTerm // equalities, ANDed
+	Sort   []InfraSQLKey
+	Skip   int64
+	Limit  int64
+	Count  bool // one document {n: <count>} instead of the documents
+}
+
+// InfraSQLTerm is path <op> value.
+type InfraSQLTerm struct {
+	Path  []string
+	Op    string // =, <, <=, >, >=, IS NULL (no value)
+	Value any    // string, int64 or float64 (a date is its milliseconds, as sjson stores it)
+}
+
+var infraSQLOps = map[string]string{"$lt": "<", "$lte": "<=", "$gt": ">", "$gte": ">="}
+
+// infraSQLValue is a filter value as SQL compares it with ->>, or nil when it has no such form.
+func infraSQLValue(v any) any {
+	switch v := v.(type) {
+	case string:
+		return v
+	case int32:
+		return int64(v)
+	case int64:
+		return v
+	case float64:
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil
+		}
+		return v
+	case time.Time:
+		return v.UnixMilli()
+	default:
+		return nil
+	}
+}
+
+// InfraSQLKey is one sort key.
+type InfraSQLKey struct {
+	Path       []string
+	Descending bool
+}
+
+var infraSQLSegment = regexp.MustCompile(`^[A-Za-z0-9_]{1,64}$`)
+
+func infraSQLPath(key string) []string {
+	parts := strings.Split(key, ".")
+	if len(parts) > 8 {
+		return nil
+	}
+	for _, p := range parts {
+		if !infraSQLSegment.MatchString(p) {
+			return nil
+		}
+	}
+	return parts
+}
+
+// InfraSQLPushdown returns the SQL form of a query, or nil when it is not simple enough.
+func InfraSQLPushdown(comment string, filter, sort *types.Document, skip, limit int64) *InfraSQLQuery {
+	if comment != InfraSQLComment || skip < 0 || limit < 0 {
+		return nil
+	}
+	q := &InfraSQLQuery{Skip: skip, Limit: limit}
+	if filter != nil {
+		for _, k := range filter.Keys() {
+			v, _ := filter.Get(k)
+			path := infraSQLPath(k)
+			if path == nil || path[0] == "_id" {
+				return nil
+			}
+			if ops, ok := v.(*types.Document); ok {
+				// {$gte: a, $lt: b}: ranges only; any other operator is not pushed down.
+				if ops.Len() == 0 {
+					return nil
+				}
+				for _, op := range ops.Keys() {
+					sqlOp, known := infraSQLOps[op]
+					bound := infraSQLValue(must.NotFail(ops.Get(op)))
+					if !known || bound == nil {
+						return nil
+					}
+					q.Filter = append(q.Filter, InfraSQLTerm{Path: path, Op: sqlOp, Value: bound})
+				}
+				continue
+			}
+			if _, isNull := v.(types.NullType); isNull {
+				// {f: null} matches null and missing: both are SQL NULL through ->>.
+				q.Filter = append(q.Filter, InfraSQLTerm{Path: path, Op: "IS NULL"})
+				continue
+			}
+			value := infraSQLValue(v)
+			if value == nil {
+				return nil
+			}
+			q.Filter = append(q.Filter, InfraSQLTerm{Path: path, Op: "=", Value: value})
+		}
+	}
+	if sort != nil {
+		for _, k := range sort.Keys() {
+			v, _ := sort.Get(k)
+			path := infraSQLPath(k)
+			d, ok := v.(int64)
+			if path == nil || !ok || (d != 1 && d != -1) {
+				return nil
+			}
+			q.Sort = append(q.Sort, InfraSQLKey{Path: path, Descending: d == -1})
+		}
+	}
+	return q
+}
+EOF
+  patch_file "$d/internal/backends/collection.go" \
+    's/(type QueryParams struct \{\n(?:.*\n)*?\tComment       string\n)/$1\n\t\/\/ InfraSQL: added by scripts\/infra.sh (patch 6).\n\tInfraSQL *InfraSQLQuery\n/'
+  cat >"$d/internal/backends/sqlite/infra_sql.go" <<'EOF'
+package sqlite
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/FerretDB/FerretDB/internal/backends"
+	"github.com/FerretDB/FerretDB/internal/backends/sqlite/metadata"
+	"github.com/FerretDB/FerretDB/internal/util/fsql"
+	"github.com/FerretDB/FerretDB/internal/util/lazyerrors"
+)
+
+// Added by scripts/infra.sh (patch 6): runs a backends.InfraSQLQuery in SQL.
+
+// infraSQLExpr spells a path's SQL value as the non-unique indexes do: ->"a"->>"b".
+func infraSQLExpr(path []string) string {
+	var b strings.Builder
+	b.WriteString(metadata.DefaultColumn)
+	for i, p := range path {
+		if i == len(path)-1 {
+			b.WriteString("->>")
+		} else {
+			b.WriteString("->")
+		}
+		fmt.Fprintf(&b, "%q", p)
+	}
+	return b.String()
+}
+
+func infraSQLQuery(ctx context.Context, db *fsql.DB, table, comment string, p *backends.InfraSQLQuery, onlyRecordIDs bool) (*backends.QueryResult, error) { //nolint:lll // for readability
+	selectClause := prepareSelectClause(table, comment, false, onlyRecordIDs)
+	if p.Count {
+		// One sjson document {n: <long>}.
+		selectClause = fmt.Sprintf(
+			`SELECT '{"$s":{"$k":["n"],"p":{"n":{"t":"long"}}},"n":' || COUNT(*) || '}' AS %s FROM %q`,
+			metadata.DefaultColumn, table,
+		)
+	}
+	q := selectClause
+	var args []any
+	for i, t := range p.Filter {
+		if i == 0 {
+			q += " WHERE "
+		} else {
+			q += " AND "
+		}
+		if t.Op == "IS NULL" {
+			q += infraSQLExpr(t.Path) + " IS NULL"
+			continue
+		}
+		q += infraSQLExpr(t.Path) + " " + t.Op + " ?"
+		args = append(args, t.Value)
+	}
+	if !p.Count {
+		for i, k := range p.Sort {
+			if i == 0 {
+				q += " ORDER BY "
+			} else {
+				q += ", "
+			}
+			q += infraSQLExpr(k.Path)
+			if k.Descending {
+				q += " DESC"
+			}
+		}
+		if p.Limit > 0 || p.Skip > 0 {
+			limit := p.Limit
+			if limit == 0 {
+				limit = -1
+			}
+			q += " LIMIT ? OFFSET ?"
+			args = append(args, limit, p.Skip)
+		}
+	}
+	rows, err := db.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, lazyerrors.Error(err)
+	}
+	return &backends.QueryResult{Iter: newQueryIterator(ctx, rows, onlyRecordIDs)}, nil
+}
+EOF
+  patch_file "$d/internal/backends/sqlite/collection.go" \
+    's/(\tq := prepareSelectClause\(meta\.TableName, params\.Comment, meta\.Capped\(\), params\.OnlyRecordIDs\)\n)/\tif params.InfraSQL != nil && (!meta.Capped() || params.InfraSQL.Count) {\n\t\treturn infraSQLQuery(ctx, db, meta.TableName, params.Comment, params.InfraSQL, params.OnlyRecordIDs)\n\t}\n\n$1/'
+  patch_file "$d/internal/backends/sqlite/metadata/registry.go" \
+    's/(\t\t\tcolumns\[i\] = fmt\.Sprintf\("%s->%s", DefaultColumn, strings\.Join\(fields, "->"\)\)\n)/$1\t\t\tif !index.Unique {\n\t\t\t\tcolumns[i] = fmt.Sprintf("%s->%s", DefaultColumn, strings.Join(fields, "->"))\n\t\t\t\tif k := strings.LastIndex(columns[i], "->"); k >= 0 {\n\t\t\t\t\tcolumns[i] = columns[i][:k] + "->>" + columns[i][k+2:]\n\t\t\t\t}\n\t\t\t}\n/'
+  # find: the skip is applied by SQL, so the handler must not skip again.
+  patch_file "$d/internal/handler/msg_find.go" \
+    's/(\th\.L\.DebugContext\(ctx, fmt\.Sprintf\("Converted %\+v for %\+v to %\+v\.", params, cInfo, qp\)\)\n)/\tif !h.DisablePushdown \&\& !cInfo.Capped() {\n\t\tif p := backends.InfraSQLPushdown(params.Comment, params.Filter, params.Sort, params.Skip, params.Limit); p != nil {\n\t\t\tqp.InfraSQL = p\n\t\t\tqp.Limit = 0\n\t\t\tparams.Skip = 0\n\t\t}\n\t}\n\n$1/'
+  # count: the comment is read from the command (GetCountParams ignores it).
+  patch_file "$d/internal/handler/msg_count.go" \
+    's/(\tqueryRes, err := c\.Query\(connCtx, &qp\)\n)/\tif comment, _ := document.Get("comment"); !h.DisablePushdown \&\& params.Skip == 0 \&\& params.Limit == 0 {\n\t\tc2, _ := comment.(string)\n\t\tif p := backends.InfraSQLPushdown(c2, params.Filter, nil, 0, 0); p != nil {\n\t\t\tp.Count = true\n\t\t\tn, err := infraSQLCount(connCtx, c, \&backends.QueryParams{InfraSQL: p})\n\t\t\tif err != nil {\n\t\t\t\treturn nil, lazyerrors.Error(err)\n\t\t\t}\n\n\t\t\treturn documentOpMsg(must.NotFail(types.NewDocument("n", n, "ok", float64(1))))\n\t\t}\n\t}\n\n$1/'
+  cat >"$d/internal/handler/infra_sql_count.go" <<'EOF'
+package handler
+
+import (
+	"context"
+	"errors"
+	"math"
+
+	"github.com/FerretDB/FerretDB/internal/backends"
+	"github.com/FerretDB/FerretDB/internal/util/iterator"
+	"github.com/FerretDB/FerretDB/internal/util/lazyerrors"
+)
+
+// Added by scripts/infra.sh (patch 6): the count of a pushed-down count query.
+func infraSQLCount(ctx context.Context, c backends.Collection, qp *backends.QueryParams) (int32, error) {
+	res, err := c.Query(ctx, qp)
+	if err != nil {
+		return 0, lazyerrors.Error(err)
+	}
+	defer res.Iter.Close()
+
+	_, doc, err := res.Iter.Next()
+	if errors.Is(err, iterator.ErrIteratorDone) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, lazyerrors.Error(err)
+	}
+
+	n, _ := doc.Get("n")
+	v, _ := n.(int64)
+	if v > math.MaxInt32 {
+		return math.MaxInt32, nil
+	}
+
+	return int32(v), nil
+}
+EOF
 }
 
 build_nats() {

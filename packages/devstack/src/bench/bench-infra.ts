@@ -6,9 +6,10 @@ import { loadOrCreateSecrets, type LocalSecrets } from '../secrets';
 
 /**
  * Where benches run their infrastructure and processes. Several checkouts bench on one machine, so each
- * may move them: BENCH_MONGO_PORT, BENCH_NATS_PORT, BENCH_NATS_HTTP_PORT, BENCH_PORT_BASE.
+ * may move them: BENCH_MONGO_PORT, BENCH_NATS_PORT, BENCH_NATS_HTTP_PORT, BENCH_PORT_BASE, and BENCH_STATE_DIR (to run
+ * two benches of one checkout at once).
  */
-export const BENCH_STATE_DIR = path.join(REPO_ROOT, '.infra', 'bench');
+export const BENCH_STATE_DIR = process.env.BENCH_STATE_DIR ?? path.join(REPO_ROOT, '.infra', 'bench');
 
 export function benchInfraOptions() {
   return {

@@ -1,5 +1,6 @@
 import { Schema, type Connection, type Model } from 'mongoose';
 import {
+  FERRETDB_SQL_PUSHDOWN,
   isDuplicateKeyError,
   moneySchema,
   outboxEntrySchema,
@@ -351,6 +352,7 @@ export class MongoChargeRepository implements ChargeRepository {
       .find({ status: 'succeeded', ledger_checked_at: null, completed_at: { $lte: before } }, NO_OUTBOX)
       .sort({ completed_at: 1 })
       .limit(limit)
+      .comment(FERRETDB_SQL_PUSHDOWN) // in SQL on the local FerretDB, not a read of every document
       .lean()
       .exec()) as ChargeDocument[];
     return docs.map(toRecord);

@@ -1,5 +1,11 @@
 import { Schema, type Connection, type Model } from 'mongoose';
-import { isDuplicateKeyError, moneySchema, outboxEntrySchema, type OutboxEntry } from '@ppay/kernel';
+import {
+  FERRETDB_SQL_PUSHDOWN,
+  isDuplicateKeyError,
+  moneySchema,
+  outboxEntrySchema,
+  type OutboxEntry,
+} from '@ppay/kernel';
 import { walletEntryEvent, type LedgerEntry } from '../domain/wallet';
 import { entryWalletId } from '../domain/wallets';
 import type { LedgerEntryStore } from '../domain/ports';
@@ -90,12 +96,19 @@ export class MongoLedgerEntries implements LedgerEntryStore {
   }
 
   async unapplied(limit: number): Promise<LedgerEntry[]> {
-    const docs = await this.model.find({ wallet_seq: null }, { outbox: 0 }).limit(limit).lean().exec();
+    const docs = await this.model
+      .find({ wallet_seq: null }, { outbox: 0 })
+      .limit(limit)
+      .comment(FERRETDB_SQL_PUSHDOWN)
+      .lean()
+      .exec();
     return docs.map(toEntry);
   }
 
   async hasEntriesFor(chargeId: string): Promise<boolean> {
-    return (await this.model.exists({ charge_id: chargeId }).exec()) !== null;
+    // Once per charge checked by the reconciler: in SQL over the charge_id index on the local FerretDB
+    // (otherwise a read of every ledger entry per charge, which made the reconciler quadratic).
+    return (await this.model.exists({ charge_id: chargeId }).comment(FERRETDB_SQL_PUSHDOWN).exec()) !== null;
   }
 
   async entriesForCharge(chargeId: string): Promise<LedgerEntry[]> {

@@ -1,5 +1,4 @@
-import type { NewMerchant } from '@ppay/devstack';
-import { nubanCheckDigit } from '../../services/kyc/src/domain/account-numbers';
+import { approvableKycSubmission, type NewMerchant } from '@ppay/devstack';
 import { eventually, http, startTestPlatform, type TestPlatform } from '../support/platform';
 
 /**
@@ -7,8 +6,6 @@ import { eventually, http, startTestPlatform, type TestPlatform } from '../suppo
  * from wallet documents, reservations that cannot overdraw under concurrency, approve races, reject,
  * and settlement (sandbox helper) with its wallet debit and events.
  */
-const ACCESS = '069012345' + String(nubanCheckDigit('044', '069012345'));
-
 describe('wallets and staged payouts', () => {
   let t: TestPlatform;
   let op: NewMerchant;
@@ -43,23 +40,12 @@ describe('wallets and staged payouts', () => {
   /** A sub-merchant with its own sandbox key, approved KYC and a naira payout account. */
   const payableSubMerchant = async (o: NewMerchant = op) => {
     const sub = await t.merchant({ operator: o.merchant_id, country: 'NG', currency: 'NGN' });
-    const kyc = await api(o.api_key, 'POST', `/marketplace/merchants/${sub.merchant_id}/kyc`, {
-      id_country: 'NG',
-      account_type: 'individual',
-      owner: {
-        first_name: 'John',
-        last_name: 'Adebayo',
-        date_of_birth: '1990-05-17',
-        phone_number: '08031234567',
-        email: 'john@example.com',
-        id_type: 'nin',
-        id_number: '12345678901',
-        id_document_url: 'https://files.example.com/id.png',
-        selfie_url: 'https://files.example.com/selfie.png',
-        address: { street: '1 Marina', city: 'Lagos', state: 'Lagos', postal_code: '101001', country: 'NG' },
-      },
-      bank_account: { country: 'NG', bank_name: 'Access Bank', account_number: ACCESS, account_name: 'ADEBAYO JOHN' },
-    });
+    const kyc = await api(
+      o.api_key,
+      'POST',
+      `/marketplace/merchants/${sub.merchant_id}/kyc`,
+      approvableKycSubmission(),
+    );
     expect([kyc.status, kyc.body.data?.status, kyc.body.message]).toEqual([200, 'approved', expect.any(String)]);
     expect((await api(o.api_key, 'POST', `/marketplace/merchants/${sub.merchant_id}/payout`, {})).status).toBe(200);
     return sub;

@@ -3,3 +3,4 @@ export * from './platform';
 export * from './secrets';
 export * from './tokens';
 export * from './merchants';
+export * from './kyc-fixtures';

@@ -1,4 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
+import { approvableKycSubmission } from '../kyc-fixtures';
 import { connectMongo, createLogger } from '@ppay/kernel';
 import type { Connection } from 'mongoose';
 import { createMerchant, type NewMerchant } from '../merchants';
@@ -19,8 +20,6 @@ import type { CaseResult } from './table';
  */
 
 const say = (line: string) => process.stdout.write(`${line}\n`);
-/** Access Bank, a valid NUBAN (check digit included): the sandbox KYC auto-approves it. */
-const ACCESS = '0690123456';
 
 interface Env {
   platform: Platform;
@@ -284,23 +283,7 @@ export async function approveRaceBench(): Promise<CaseResult> {
       env.operator.api_key,
       'POST',
       `/api/v1/partner/marketplace/merchants/${sub.merchant_id}/kyc`,
-      {
-        id_country: 'NG',
-        account_type: 'individual',
-        owner: {
-          first_name: 'John',
-          last_name: 'Adebayo',
-          date_of_birth: '1990-05-17',
-          phone_number: '08031234567',
-          email: 'john@example.com',
-          id_type: 'nin',
-          id_number: '12345678901',
-          id_document_url: 'https://files.example.com/id.png',
-          selfie_url: 'https://files.example.com/selfie.png',
-          address: { street: '1 Marina', city: 'Lagos', state: 'Lagos', postal_code: '101001', country: 'NG' },
-        },
-        bank_account: { country: 'NG', bank_name: 'Access Bank', account_number: ACCESS, account_name: 'ADEBAYO JOHN' },
-      },
+      approvableKycSubmission(),
     );
     if (kyc.body.data?.status !== 'approved') throw new Error(`KYC not approved: ${JSON.stringify(kyc.body)}`);
     const setup = await call(

@@ -1,4 +1,4 @@
-import { defineConsumer, SUBJECTS, type ConsumerSpec, type MerchantTombstones } from '@ppay/kernel';
+import { defineConsumer, SUBJECTS, type ConsumerSpec, type MerchantTombstones, type Mode } from '@ppay/kernel';
 import type { WalletCredits } from '../domain/wallet-credits';
 import { countLedgerWrites, type ledgerMetrics } from './metrics';
 
@@ -8,6 +8,19 @@ import { countLedgerWrites, type ledgerMetrics } from './metrics';
  * compare-and-sets on one wallet made the appliers retry each other (docs/architecture.md, "Wallets").
  */
 export const WALLET_WRITERS_LEASE = 'payments-wallet-writers';
+
+/**
+ * The wallet mode of a money event, or null when its merchant was deleted meanwhile (its wallets went
+ * with its data, so the event credits or debits nobody). Sandbox and live money never share a wallet:
+ * an event without a mode is a bug, not a default, and throws.
+ */
+export async function walletModeOf(
+  event: { event_id: string; mode?: string; data: { merchant_id: number } },
+  tombstones: Pick<MerchantTombstones, 'isDeleted'>,
+): Promise<Mode | null> {
+  if (event.mode !== 'sandbox' && event.mode !== 'live') throw new Error(`money event ${event.event_id} has no mode`);
+  return (await tombstones.isDeleted(event.data.merchant_id, event.mode)) ? null : event.mode;
+}
 
 /**
  * payment.succeeded → wallet credits. Safe to see the same event any number of times: every entry
@@ -25,16 +38,9 @@ export function ledgerConsumer(
     exclusive: WALLET_WRITERS_LEASE,
     subjects: [SUBJECTS.paymentSucceeded],
     async handle(event) {
-      // Sandbox and live money never share a wallet: an event without a mode is a bug, not a default.
-      if (event.mode !== 'sandbox' && event.mode !== 'live')
-        throw new Error(`payment event ${event.event_id} has no mode`);
-      // A payment of a merchant deleted meanwhile credits nobody: its wallet is gone with its data.
-      if (await tombstones.isDeleted(event.data.merchant_id, event.mode)) return;
-      countLedgerWrites(
-        metrics,
-        await credits.record(event.data, event.mode, event.event_id),
-        'payment_event_replayed',
-      );
+      const mode = await walletModeOf(event, tombstones);
+      if (mode)
+        countLedgerWrites(metrics, await credits.record(event.data, mode, event.event_id), 'payment_event_replayed');
     },
   });
 }

@@ -1,6 +1,6 @@
 import { defineConsumer, SUBJECTS, type ConsumerSpec, type MerchantTombstones } from '@ppay/kernel';
 import type { RefundLedger } from '../domain/refund-ledger';
-import { WALLET_WRITERS_LEASE } from './ledger-consumer';
+import { WALLET_WRITERS_LEASE, walletModeOf } from './ledger-consumer';
 import { countLedgerWrites, type ledgerMetrics } from './metrics';
 
 /**
@@ -19,12 +19,9 @@ export function refundLedgerConsumer(
     exclusive: WALLET_WRITERS_LEASE,
     subjects: [SUBJECTS.paymentRefunded],
     async handle(event) {
-      // Sandbox and live money never share a wallet: an event without a mode is a bug, not a default.
-      if (event.mode !== 'sandbox' && event.mode !== 'live')
-        throw new Error(`refund event ${event.event_id} has no mode`);
-      // A refund of a merchant deleted meanwhile debits nobody: its wallet is gone with its data.
-      if (await tombstones.isDeleted(event.data.merchant_id, event.mode)) return;
-      countLedgerWrites(metrics, await refunds.record(event.data, event.mode, event.event_id), 'refund_event_replayed');
+      const mode = await walletModeOf(event, tombstones);
+      if (mode)
+        countLedgerWrites(metrics, await refunds.record(event.data, mode, event.event_id), 'refund_event_replayed');
     },
   });
 }

@@ -118,6 +118,7 @@ describe('webhook delivery survives kill -9 with two replicas', () => {
           claim_token: null,
           attempts: [failed(1), failed(2)],
         },
+        $unset: { due_tracked: '' },
       },
     );
     await db.collection<{ _id: string }>('webhook_due').deleteOne({ _id: doc._id });

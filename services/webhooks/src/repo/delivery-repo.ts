@@ -24,6 +24,12 @@ import { deleteBatch } from './batch-delete';
 
 export interface DeliveryDocument extends Omit<DeliveryRecord, 'delivery_id'> {
   _id: string;
+  /**
+   * True on every log document written since `webhook_due` exists: its scheduling lives there, so the
+   * boot migration must never give it an entry. A log that shows `pending` may be one a live replica
+   * is finishing right now; recreating its entry from that stale read sent it a second time.
+   */
+  due_tracked?: boolean;
 }
 
 /** The due-work entry: a delivery's scheduling state, without its attempts. */
@@ -78,6 +84,7 @@ const deliverySchema = new Schema<DeliveryDocument>(
     last_error_class: { type: String, default: null },
     created_at: { type: Date, required: true },
     updated_at: { type: Date, required: true },
+    due_tracked: { type: Boolean },
   },
   { versionKey: false, collection: 'webhook_deliveries' },
 );
@@ -122,7 +129,7 @@ export function deliveryModels(conn: Connection) {
 }
 
 function toDelivery(doc: DeliveryDocument): DeliveryRecord {
-  const { _id, ...rest } = doc;
+  const { _id, due_tracked: _scheduledInDue, ...rest } = doc;
   return { delivery_id: _id, ...rest, attempts: rest.attempts ?? [] };
 }
 
@@ -214,6 +221,7 @@ export class MongoDeliveryStore implements DeliveryStore {
         next_attempt_at: d.created_at,
         claim_token: null,
         claimed_at: null,
+        due_tracked: true,
       })),
     );
     let work = docs.filter((_, i) => !duplicates.has(i));
@@ -479,7 +487,8 @@ export class MongoDeliveryStore implements DeliveryStore {
     await this.model
       .updateMany(
         { _id: { $in: ids } },
-        { $set: { status: 'pending', next_attempt_at: now, round_attempts: 0, updated_at: now } },
+        // A resent legacy document is scheduled in webhook_due from now on (see due_tracked).
+        { $set: { status: 'pending', next_attempt_at: now, round_attempts: 0, updated_at: now, due_tracked: true } },
       )
       .exec();
     // Entries still waiting start their new round now; finished ones get a new entry.
@@ -518,11 +527,12 @@ export class MongoDeliveryStore implements DeliveryStore {
   /**
    * Boot migration: deliveries written before `webhook_due` existed (or by a replica of that version
    * during a rolling upgrade) that are not finished get their due entry, with their lease and counters
-   * as stored. Idempotent; runs at every start. Returns how many entries it created.
+   * as stored. Idempotent; runs at every start. Returns how many entries it created. Documents this
+   * version wrote (`due_tracked`) are never touched: see DeliveryDocument.due_tracked.
    */
   async ensureDueEntries(): Promise<number> {
     const unfinished = (await this.model
-      .find({ status: { $in: ['pending', 'delivering'] } }, { attempts: 0 })
+      .find({ status: { $in: ['pending', 'delivering'] }, due_tracked: { $ne: true } }, { attempts: 0 })
       .lean()
       .exec()) as DeliveryDocument[];
     if (!unfinished.length) return 0;

@@ -1,0 +1,88 @@
+import mongoose, { type Connection } from 'mongoose';
+import { randomBytes } from 'node:crypto';
+import { newDelivery } from '../../services/webhooks/src/domain/fan-out';
+import type { WebhookEventRecord } from '../../services/webhooks/src/domain/webhook-event';
+import { deliveryModels, MongoDeliveryStore } from '../../services/webhooks/src/repo/delivery-repo';
+import { testInfraUrls } from '../support/infra';
+
+/**
+ * The boot migration (`ensureDueEntries`) gives deliveries written before `webhook_due` existed their
+ * due entry. It runs while other replicas deliver: a log document this version wrote shows `pending`
+ * until its outcome is written, so a stale read of one a replica just finished must not bring it back
+ * (that sent it a second time, with its attempt number repeated).
+ */
+describe('webhook delivery store: the boot migration leaves current deliveries alone', () => {
+  let conn: Connection;
+  let store: MongoDeliveryStore;
+  let models: ReturnType<typeof deliveryModels>;
+  let seq = 0;
+
+  const event = (): WebhookEventRecord => ({
+    event_id: `evt_${randomBytes(8).toString('hex')}`,
+    event_type: 'payment.succeeded',
+    merchant_id: 4242,
+    mode: 'sandbox',
+    occurred_at: new Date(),
+    object_type: 'charge',
+    object_id: `ch_${++seq}`,
+    sequence: 1,
+    data: {},
+    source_event_id: `src_${seq}`,
+    created_at: new Date(),
+  });
+
+  beforeAll(async () => {
+    conn = await mongoose
+      .createConnection(testInfraUrls().mongoUri, { dbName: `p${randomBytes(3).toString('hex')}_wh_store` })
+      .asPromise();
+    models = deliveryModels(conn);
+    await Promise.all([models.deliveries.init(), models.due.init()]);
+    store = new MongoDeliveryStore(models.deliveries, models.due);
+  });
+  afterAll(async () => {
+    await conn?.dropDatabase();
+    await conn?.close();
+  });
+
+  it('does not recreate the entry of a delivery whose log still reads pending when it ran', async () => {
+    const d = newDelivery(event(), 'key_a', new Date());
+    expect([...(await store.insertMany([d]))]).toEqual([d.delivery_id]);
+    // What a migration reading just before a replica's completion sees: the log says pending, and by
+    // the time it inserts, the entry is gone (the replica deleted it when the delivery succeeded).
+    await models.due.deleteOne({ _id: d.delivery_id });
+
+    expect(await store.ensureDueEntries()).toBe(0);
+    expect(await models.due.countDocuments({ _id: d.delivery_id })).toBe(0);
+  });
+
+  it('still queues an unfinished delivery an older version wrote, with its counters as stored', async () => {
+    const d = newDelivery(event(), 'key_b', new Date());
+    const { delivery_id, ...legacy } = d;
+    await models.deliveries.collection.insertOne({
+      ...legacy,
+      _id: delivery_id,
+      attempt_count: 2,
+      round_attempts: 2,
+    } as never);
+
+    expect(await store.ensureDueEntries()).toBe(1);
+    const due = await models.due.findById(delivery_id).lean();
+    expect([due?.status, due?.attempt_count, due?.round_attempts]).toEqual(['pending', 2, 2]);
+    // Idempotent: a second boot adds nothing.
+    expect(await store.ensureDueEntries()).toBe(0);
+  });
+
+  it('a resend schedules a legacy delivery in webhook_due from then on', async () => {
+    const d = newDelivery(event(), 'key_c', new Date());
+    const { delivery_id, ...legacy } = d;
+    await models.deliveries.collection.insertOne({ ...legacy, _id: delivery_id, status: 'failed' } as never);
+
+    const requeued = await store.requeue(
+      { merchant_id: 4242, mode: 'sandbox', statuses: ['failed'], event_id: d.event_id },
+      new Date(),
+    );
+    expect(requeued).toBe(1);
+    await models.due.deleteOne({ _id: delivery_id });
+    expect(await store.ensureDueEntries()).toBe(0);
+  });
+});

@@ -19,6 +19,7 @@
 #   NATS_HTTP_PORT  NATS monitoring port (/healthz, /varz)      (default: 8222)
 #   INFRA_FRESH=1   same as `up --fresh`: wipe data and logs before starting
 #   INFRA_TIMEOUT   seconds `up` waits for both servers          (default: 60)
+#   FERRETDB_LOG_LEVEL  FerretDB log level; debug logs every command (default: warn)
 #   INFRA_TOOLS_DIR where binaries go                            (default: $REPO/.tools)
 #   INFRA_CACHE_DIR per-machine build cache shared by clones     (default: ~/.cache/infra-tools)
 #
@@ -554,7 +555,7 @@ start_ferretdb() {
     --listen-addr="$HOST:$MONGO_PORT" \
     --debug-addr=- \
     --telemetry=disable \
-    --log-level=warn
+    --log-level="${FERRETDB_LOG_LEVEL:-warn}"
 }
 
 write_nats_conf() {

@@ -30,6 +30,16 @@ export function isDuplicateKeyError(err: unknown): boolean {
 }
 
 /**
+ * Inserts a document the domain built whole (every schema path, with its type): a lean insert, which
+ * skips mongoose's hydration, casting, defaults and validation (measured on the local FerretDB: 0.90 →
+ * 0.37 ms of Node CPU per charge). Only for documents whose record type already requires every path;
+ * the repository's test validates such a document against the schema, so the two cannot drift apart.
+ */
+export async function insertBuilt(model: Model<any>, doc: Record<string, unknown>): Promise<void> {
+  await model.insertMany([doc], { lean: true });
+}
+
+/**
  * A sweep's `updateMany(filter, update)` as a read and then one conditional update per document by
  * `_id` (the filter repeated, so a document that changed meanwhile is left alone). Same outcome, but
  * a MongoDB-wire server that serialises writes and cannot push a range filter down (FerretDB) no
@@ -40,9 +50,15 @@ export async function updateEachMatching(
   model: Model<any>,
   filter: Record<string, unknown>,
   update: Record<string, unknown>,
-  limit = 500,
+  options: {
+    limit?: number;
+    /** The filter qualifies for FERRETDB_SQL_PUSHDOWN (its promise: scalar fields only, never arrays). */
+    sqlPushdown?: boolean;
+  } = {},
 ): Promise<number> {
-  const ids = (await model.find(filter, { _id: 1 }).limit(limit).lean().exec()) as { _id: unknown }[];
+  const query = model.find(filter, { _id: 1 }).limit(options.limit ?? 500);
+  if (options.sqlPushdown) query.comment(FERRETDB_SQL_PUSHDOWN);
+  const ids = (await query.lean().exec()) as { _id: unknown }[];
   let modified = 0;
   for (const { _id } of ids) {
     modified += (await model.updateOne({ ...filter, _id }, update).exec()).modifiedCount;

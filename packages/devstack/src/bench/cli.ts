@@ -148,7 +148,16 @@ const routeOf = (req: BenchRequest): string => req.path.split('?')[0]!;
 
 /** Starts a bench helper process and resolves once it prints its first line ("ready"). */
 function startHelper(script: string, args: string[], env: Record<string, string>): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [path.join(__dirname, script), ...args], {
+  // BENCH_PROFILE_DIR profiles the ceiling and baseline too (under <dir>/<script>-<role>/), so a hop's
+  // profile can be read beside the platform process that takes its place.
+  const dir = process.env.BENCH_PROFILE_DIR;
+  const profile = dir
+    ? [
+        '--cpu-prof',
+        `--cpu-prof-dir=${path.resolve(dir, [path.basename(script, '.js'), ...args.slice(0, 1)].join('-'))}`,
+      ]
+    : [];
+  const child = spawn(process.execPath, [...profile, path.join(__dirname, script), ...args], {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
@@ -372,17 +381,19 @@ async function runHttpCase(name: string, spec: BenchCase): Promise<CaseResult> {
     const warm = { seconds: Math.min(2, seconds), connections, pids: [] };
     for (const url of [platformUrl, ceilingUrl, baselineUrl]) await measure(url, req, warm);
     const missesBefore = await cacheMisses(platform);
-    const named = namedPids(platform, bench.infraDir);
-    const cpuBefore = new Map([...named].map(([k, pid]) => [k, cpuSecondsOf(pid)]));
+    const platformCpu = cpuByProcess(namedPids(platform, bench.infraDir));
     const real = await measure(platformUrl, req, { seconds, connections, pids: platformPids });
-    const byProcess = [...named]
-      .map(([k, pid]) => ({ k, ms: ((cpuSecondsOf(pid) - cpuBefore.get(k)!) * 1000) / Math.max(1, real.total) }))
-      .filter((p) => p.ms >= 0.005)
-      .sort((a, b) => b.ms - a.ms)
-      .map((p) => `${p.k} ${p.ms.toFixed(2)}`)
-      .join(', ');
+    const byProcess = platformCpu.perRequest(real.total);
     const missesDuring = (await cacheMisses(platform)) - missesBefore;
+    // The ceiling's processes by role, so each hop compares with the platform process in its place.
+    const ceilingCpu = cpuByProcess(
+      new Map([
+        ...ceilingProcesses.map((c, i) => [ceilingRole(i, ceilingProcesses.length), c.pid!] as const),
+        ...infraPids(bench.infraDir).map((pid) => [commandOf(pid), pid] as const),
+      ]),
+    );
     const ceiling = await measure(ceilingUrl, req, { seconds, connections, pids: ceilingPids });
+    const ceilingByProcess = ceilingCpu.perRequest(ceiling.total);
     const base = await measure(baselineUrl, req, { seconds, connections, pids: [baseline.pid!] });
     // Latency at a fixed offered load: half of what the ceiling sustains, the same rate for both.
     const paced = Math.min(connections, 10);
@@ -407,6 +418,7 @@ async function runHttpCase(name: string, spec: BenchCase): Promise<CaseResult> {
         `            cpu ms/req by process: ${byProcess}`,
         `  ceiling   ${fmt(ceiling)}`,
         `            (bare Fastify + bare grpc-js, ${spec.hops} unary ${hopWord} per request${spec.writes ? ', one insert and one JetStream publish' : ''}; no auth/protobuf/metrics)`,
+        `            cpu ms/req by process: ${ceilingByProcess}`,
         `  baseline  ${fmt(base)}`,
         `  at a fixed offered ${halfRate} req/s (half the ceiling's max, ${paced} paced connections):`,
         `  platform  ${fmtLatency(realHalf)}`,
@@ -481,6 +493,27 @@ async function main(): Promise<number> {
 }
 
 /** Every platform process, and the database and NATS by their command names, for the CPU breakdown. */
+/** CPU seconds of named processes from now; `perRequest(n)` prints each one's ms per request since. */
+function cpuByProcess(named: Map<string, number>) {
+  const before = new Map([...named].map(([k, pid]) => [k, cpuSecondsOf(pid)]));
+  return {
+    perRequest: (requests: number) =>
+      [...named]
+        .map(([k, pid]) => ({ k, ms: ((cpuSecondsOf(pid) - before.get(k)!) * 1000) / Math.max(1, requests) }))
+        .filter((p) => p.ms >= 0.005)
+        .sort((a, b) => b.ms - a.ms)
+        .map((p) => `${p.k} ${p.ms.toFixed(2)}`)
+        .join(', '),
+  };
+}
+
+/** startCeiling's children in order: the leaf, the relays from the last hop back, the front. */
+function ceilingRole(index: number, count: number): string {
+  if (index === 0) return 'leaf';
+  if (index === count - 1) return 'front';
+  return `relay${count - 1 - index}`;
+}
+
 function namedPids(platform: Platform, infraDir: string): Map<string, number> {
   const infra = infraPids(infraDir).map((pid) => [commandOf(pid), pid] as const);
   return new Map([...platform.pids(), ...infra]);

@@ -15,6 +15,8 @@ interface Variant {
   name: string;
   options: Record<string, number>;
   channels?: number;
+  /** Not an option: each call carries the platform's caller metadata (see transport-ceiling). */
+  callerMetadata?: boolean;
 }
 
 const VARIANTS: Variant[] = [
@@ -24,6 +26,7 @@ const VARIANTS: Variant[] = [
   { name: 'channelz + retries off', options: { 'grpc.enable_channelz': 0, 'grpc.enable_retries': 0 } },
   { name: '2 channels per target', options: {}, channels: 2 },
   { name: 'max_concurrent_streams 1000', options: { 'grpc.max_concurrent_streams': 1000 } },
+  { name: 'defaults + caller metadata', options: {}, callerMetadata: true },
 ];
 
 function start(role: string, args: string[], env: Record<string, string>): Promise<ChildProcess> {
@@ -54,6 +57,7 @@ export async function grpcOptionsBench(): Promise<CaseResult> {
         CEILING_URL: '/account',
         CEILING_GRPC_OPTIONS: JSON.stringify(v.options),
         CEILING_CHANNELS: String(v.channels ?? 1),
+        CEILING_CALL_METADATA: v.callerMetadata ? '1' : '0',
       };
       const leaf = await start('leaf', [String(base + 2 * i + 1)], env);
       const front = await start('front', [String(base + 2 * i), `127.0.0.1:${base + 2 * i + 1}`], env);

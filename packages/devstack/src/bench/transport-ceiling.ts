@@ -38,6 +38,23 @@ const Client = grpc.makeGenericClientConstructor(SERVICE, 'Ceiling');
 const GRPC_OPTIONS = JSON.parse(process.env.CEILING_GRPC_OPTIONS ?? '{}') as grpc.ChannelOptions;
 /** Channels per target, used round-robin (each its own HTTP/2 connection). */
 const CHANNELS = Math.max(1, Number(process.env.CEILING_CHANNELS ?? 1));
+/**
+ * CEILING_CALL_METADATA=1 (`bench -- grpc-options` only): each call carries the caller context the
+ * platform sends (request id, merchant, mode, auth kind, key id; kernel callerToMetadata), so the cost
+ * of those HTTP/2 headers is measured apart from everything else the platform does per call.
+ */
+const CALLER_METADATA = process.env.CEILING_CALL_METADATA === '1';
+
+function metadataForCall(): grpc.Metadata {
+  const md = new grpc.Metadata();
+  if (!CALLER_METADATA) return md;
+  md.set('x-request-id', `req_${randomUUID().replace(/-/g, '')}`);
+  md.set('x-ppay-merchant-id', '1000');
+  md.set('x-ppay-mode', 'sandbox');
+  md.set('x-ppay-auth', 'api_key');
+  md.set('x-ppay-key-id', 'key_0123456789abcdef');
+  return md;
+}
 
 type CeilingClient = {
   Call(req: Buffer, md: grpc.Metadata, opts: grpc.CallOptions, cb: (err: Error | null, res: Buffer) => void): void;
@@ -53,7 +70,7 @@ function clientFor(address: string): (request: Buffer) => Promise<Buffer> {
   let next = 0;
   return (request) =>
     new Promise((resolve, reject) =>
-      clients[next++ % CHANNELS]!.Call(request, new grpc.Metadata(), { deadline: Date.now() + 5_000 }, (err, res) =>
+      clients[next++ % CHANNELS]!.Call(request, metadataForCall(), { deadline: Date.now() + 5_000 }, (err, res) =>
         err ? reject(err) : resolve(res),
       ),
     );

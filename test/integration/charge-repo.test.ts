@@ -1,7 +1,12 @@
 import mongoose, { type Connection } from 'mongoose';
 import { randomBytes } from 'node:crypto';
 import { newCharge, type ChargeRecord } from '../../services/payments/src/domain/charge';
-import { chargeKeyModel, chargeModel, MongoChargeRepository } from '../../services/payments/src/repo/charge-repo';
+import {
+  chargeDocumentOf,
+  chargeKeyModel,
+  chargeModel,
+  MongoChargeRepository,
+} from '../../services/payments/src/repo/charge-repo';
 import { testInfraUrls } from '../support/infra';
 
 /**
@@ -52,6 +57,17 @@ describe('charge lookup by Idempotency-Key and reference (pointer index over the
   afterAll(async () => {
     await conn?.dropDatabase();
     await conn?.close();
+  });
+
+  it('a new charge is inserted lean: the document is what mongoose would store (every path, valid, nothing added)', async () => {
+    const c = charge(nextMerchant++, { key: 'whole', reference: 'whole-ref' });
+    const doc = chargeDocumentOf(c);
+    const hydrated = new repo.model(doc);
+    expect(hydrated.validateSync()).toBeUndefined();
+    expect(Object.keys(hydrated.toObject()).sort()).toEqual(Object.keys(doc).sort());
+    expect(await repo.insert(c)).toBe(true);
+    const stored = await repo.model.findById(c.charge_id).lean();
+    expect(stored).toEqual(hydrated.toObject());
   });
 
   it('finds a charge by its key and by its reference; nothing for keys no charge holds', async () => {
@@ -110,5 +126,51 @@ describe('charge lookup by Idempotency-Key and reference (pointer index over the
     expect((await repo.findByKeys(m, 'sandbox', { idempotencyKey: null, reference: 'reuse-me' }))?.charge_id).toBe(
       next.charge_id,
     );
+  });
+
+  /**
+   * The 5 s sweeps run in SQL on the local FerretDB (FERRETDB_SQL_PUSHDOWN): they must find exactly
+   * what the unpushed query finds, whatever else the collection holds (fresh, other statuses, null
+   * and missing fields).
+   */
+  it('the abandoned-charge sweep fails exactly the charges stuck initializing since before the cut-off', async () => {
+    const m = nextMerchant++;
+    const cut = new Date(Date.now() - 60_000);
+    const at = (c: ChargeRecord, updated: Date) => ({ ...c, updated_at: updated });
+    const stuck = at(charge(m, {}), new Date(cut.getTime() - 1));
+    const onTheCut = at(charge(m, {}), cut);
+    const fresh = at(charge(m, {}), new Date());
+    const oldPending = at(charge(m, {}, 'pending'), new Date(cut.getTime() - 5_000));
+    for (const c of [stuck, onTheCut, fresh, oldPending]) expect(await repo.insert(c)).toBe(true);
+
+    expect(await repo.abandonStale(cut, new Date())).toBe(2);
+    const status = async (c: ChargeRecord) => (await repo.model.findById(c.charge_id).lean())?.status;
+    expect(await Promise.all([stuck, onTheCut, fresh, oldPending].map(status))).toEqual([
+      'failed',
+      'failed',
+      'initializing',
+      'pending',
+    ]);
+    expect(await repo.abandonStale(cut, new Date())).toBe(0);
+  });
+
+  it('the pending-refund sweep returns the charges whose refunds wait since before the cut-off, oldest first', async () => {
+    const m = nextMerchant++;
+    const cut = new Date(Date.now() + 3_600_000); // after every other test's charges, so only these can match
+    const since = (offsetMs: number | null | undefined) => {
+      const c = charge(m, {}, 'succeeded');
+      return {
+        c,
+        since: offsetMs === undefined ? undefined : offsetMs === null ? null : new Date(cut.getTime() + offsetMs),
+      };
+    };
+    const rows = [since(-10_000), since(-20_000), since(0), since(5_000), since(null), since(undefined)];
+    for (const { c, since: s } of rows) {
+      expect(await repo.insert(c)).toBe(true);
+      if (s === undefined) await repo.model.updateOne({ _id: c.charge_id }, { $unset: { refund_pending_since: '' } });
+      else await repo.model.updateOne({ _id: c.charge_id }, { $set: { refund_pending_since: s } });
+    }
+    const found = (await repo.withStalePendingRefunds(cut, 50)).filter((c) => c.merchant_id === m);
+    expect(found.map((c) => c.charge_id)).toEqual([rows[1]!.c.charge_id, rows[0]!.c.charge_id, rows[2]!.c.charge_id]);
   });
 });

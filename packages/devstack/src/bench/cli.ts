@@ -83,7 +83,8 @@ const CASES: Record<string, BenchCase> = {
     },
   },
   'charge-create': {
-    description: 'POST /api/v1/partner/payments/charge: a real sandbox charge (stored, outbox, JetStream publish)',
+    description:
+      'POST /api/v1/partner/payments/charge: a real sandbox charge (stored, processor called, marked initialised; its first event is on completion)',
     target: 0.8,
     hops: 1, // gateway → payments (same currency: no conversion call; the merchant facts are a local projection)
     writes: true,

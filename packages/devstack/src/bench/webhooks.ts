@@ -14,6 +14,7 @@ import {
 import { createMerchant, type NewMerchant } from '../merchants';
 import { startBenchPlatform } from './bench-infra';
 import { cpuSecondsOfProcesses } from './proc';
+import type { CaseResult } from './table';
 
 /**
  * `npm run bench -- webhooks`: synthetic payment.failed events published to JetStream (failed, so
@@ -66,7 +67,7 @@ function quantile(sorted: number[], q: number): number {
   return sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]! : NaN;
 }
 
-export async function runWebhooksBench(): Promise<number> {
+export async function runWebhooksBench(): Promise<CaseResult> {
   const bench = await startBenchPlatform(
     {
       gateway: { RATE_LIMIT_DASHBOARD_PER_SECOND: '0' },
@@ -242,7 +243,17 @@ export async function runWebhooksBench(): Promise<number> {
         '',
       ].join('\n'),
     );
-    return badSignatures > 0 || !done ? 1 : 0;
+    const perDeliveryUs = (platformCpu / N) * 1e6;
+    const baseUs = (baseCpu.user + baseCpu.system) / N;
+    return {
+      name: 'webhooks',
+      platform: `${platformRate.toFixed(0)} deliveries/s, ${perDeliveryUs.toFixed(0)} µs cpu/delivery, p99 ${p99} ms at ${RATE}/s`,
+      reference: `bare HMAC + POST loop ${baseRate.toFixed(0)} deliveries/s, ${baseUs.toFixed(0)} µs cpu/delivery`,
+      ratio: `${ratio.toFixed(2)}x deliveries/s`,
+      target: '>= 0.5x, >= 1,000/s, p99 <= 500 ms',
+      pass: ratio >= 0.5 && platformRate >= 1000 && p99 <= 500,
+      failed: badSignatures > 0 || !done,
+    };
   } finally {
     await nats?.nc.drain().catch(() => undefined);
     for (const s of servers) {

@@ -79,6 +79,21 @@ function validationError(err: FastifyError, route?: string): PlatformError {
 }
 
 const DELETE_MERCHANT_ROUTE = '/api/v1/partner/marketplace/merchants/:merchantId/delete';
+const APPROVE_PAYOUT_ROUTE = `${DASHBOARD_PREFIX}/merchants/:merchantId/payouts/:reference/approve`;
+
+/**
+ * Spec 7.8: an approval whose request cannot be validated (path parameters, X-Environment) answers 400
+ * `Approval failed`; the detail and param still say what to fix.
+ */
+function asApprovalFailure(error: unknown): unknown {
+  if (error instanceof PlatformError && (error.code === 'VALIDATION_FAILED' || error.code === 'INVALID_ENVIRONMENT')) {
+    return new PlatformError('APPROVAL_FAILED', undefined, {
+      param: error.param,
+      detail: error.detail ?? error.message,
+    });
+  }
+  return error;
+}
 
 const pathOf = (url: string) => url.split('?')[0]!;
 
@@ -189,9 +204,10 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
   });
 
   app.setErrorHandler((err: FastifyError, req: FastifyRequest, reply: FastifyReply) => {
-    const error: unknown = err.validation
+    const general: unknown = err.validation
       ? validationError(err, req.routeOptions.url)
       : (platformErrorForFastify(err) ?? err);
+    const error = req.routeOptions.url === APPROVE_PAYOUT_ROUTE ? asApprovalFailure(general) : general;
     const http = toHttpError(error, req.id, () => Math.ceil(config.BREAKER_RESET_TIMEOUT_MS / 1000));
     if (http.statusCode >= 500 && http.statusCode !== 501) {
       req.log.error({ err, status: http.statusCode, code: http.body.error.code }, 'request failed');

@@ -119,8 +119,9 @@ describe('platform foundation', () => {
     const badEnv = await http(t.url, 'POST', '/api/v1/marketplace/merchants/5/payouts/ref-1/approve', {
       headers: { 'x-id-key': m.user_token },
     });
+    // Spec 7.8: approve answers every request it cannot validate with 400 `Approval failed`.
     expect(badEnv.status).toBe(400);
-    expect(badEnv.body.error.code).toBe('INVALID_ENVIRONMENT');
+    expect(badEnv.body.error).toMatchObject({ code: 'APPROVAL_FAILED', param: 'X-Environment' });
   });
 
   it('exports Prometheus metrics from the gateway and every service', async () => {

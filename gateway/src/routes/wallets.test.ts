@@ -179,6 +179,40 @@ describe('wallet and payout routes over fake services', () => {
     }
   });
 
+  it('7.8 400 Approval failed: an approval that cannot be validated names what to fix and reaches no service', async () => {
+    const t = await testGateway();
+    const token = await t.userToken(1000);
+    const url = (merchant: string, ref: string) => `/api/v1/marketplace/merchants/${merchant}/payouts/${ref}/approve`;
+    for (const [merchant, ref, env, param] of [
+      ['abc', 'po-1', 'live', 'merchantId'],
+      ['0', 'po-1', 'live', 'merchantId'],
+      ['2000', 'po-1', 'staging', 'X-Environment'],
+      ['2000', 'po-1', undefined, 'X-Environment'],
+    ] as const) {
+      const res = await t.app.inject({
+        method: 'POST',
+        url: url(merchant, ref),
+        headers: { 'x-id-key': token, ...(env ? { 'x-environment': env } : {}) },
+      });
+      expect([res.statusCode, res.json().message, res.json().error.code, res.json().error.param]).toEqual([
+        400,
+        'Approval failed',
+        'APPROVAL_FAILED',
+        param,
+      ]);
+      expect(res.json().error.detail).toEqual(expect.any(String));
+    }
+    // Reject's errors are not shown in the spec: its validation keeps the general answer.
+    const reject = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/marketplace/merchants/abc/payouts/po-1/reject',
+      headers: { 'x-id-key': token, 'x-environment': 'live' },
+      payload: { reason: 'Wrong account' },
+    });
+    expect([reject.statusCode, reject.json().error.code]).toEqual([400, 'VALIDATION_FAILED']);
+    expect(t.calls).toEqual([]);
+  });
+
   it('settlement: the sandbox helper and the admin route go to payments SettlePayout', async () => {
     const t = await testGateway({
       payments: {

@@ -27,12 +27,29 @@ export const benchPortBase = (): number => Number(process.env.BENCH_PORT_BASE ??
  * BENCH_PROFILE_DIR=<dir>: every platform process writes a V8 CPU profile under <dir>/<process>/ when
  * the bench stops it (open in Chrome DevTools or summarise the self time per function).
  */
-function profileArgs(): PlatformOptions['nodeArgs'] {
+/** `extra` for every process, plus `--cpu-prof` into BENCH_PROFILE_DIR/<process> when that is set. */
+function nodeArgsFor(extra: string[]): PlatformOptions['nodeArgs'] {
   const dir = process.env.BENCH_PROFILE_DIR;
-  if (!dir) return undefined;
   return Object.fromEntries(
-    PROCESS_NAMES.map((name) => [name, ['--cpu-prof', `--cpu-prof-dir=${path.resolve(dir, name)}`]]),
+    PROCESS_NAMES.map((name) => [
+      name,
+      [...extra, ...(dir ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(dir, name)}`] : [])],
+    ]),
   );
+}
+
+/** Node flags that let `collectGarbage` force a full GC in a platform process (memory bench only). */
+export const GC_ON_SIGNAL_ARGS = [
+  '--expose-gc',
+  '--require',
+  // The built file, also when this module runs from source (jest): `npm test` builds first.
+  path.resolve(__dirname, '..', '..', 'dist', 'bench', 'gc-on-signal.js'),
+];
+
+/** A full GC in each process (started with GC_ON_SIGNAL_ARGS), then a moment for it to finish. */
+export async function collectGarbage(pids: Iterable<number>): Promise<void> {
+  for (const pid of pids) process.kill(pid, 'SIGUSR2');
+  await new Promise((resolve) => setTimeout(resolve, 1_000));
 }
 
 export interface BenchPlatform {
@@ -55,7 +72,7 @@ export interface BenchPlatform {
  */
 export async function startBenchPlatform(
   envFor: PlatformOptions['envFor'] = {},
-  o: { start?: boolean } = {},
+  o: { start?: boolean; nodeArgs?: string[] } = {},
 ): Promise<BenchPlatform> {
   const infraOptions = benchInfraOptions();
   const infra = await infraUp(infraOptions);
@@ -68,7 +85,7 @@ export async function startBenchPlatform(
     logDir: path.join(BENCH_STATE_DIR, 'logs'),
     logLevel: 'warn',
     envFor: { ...envFor, gateway: { RATE_LIMIT_SANDBOX_PER_SECOND: '1000000', ...envFor?.gateway } },
-    nodeArgs: profileArgs(),
+    nodeArgs: nodeArgsFor(o.nodeArgs ?? []),
   });
   if (o.start !== false) await platform.start();
   return {

@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import autocannon from 'autocannon';
 import { createMerchant, type NewMerchant } from '../merchants';
 import type { Platform, ProcessName } from '../platform';
-import { benchPortBase, startBenchPlatform } from './bench-infra';
+import { benchPortBase, collectGarbage, GC_ON_SIGNAL_ARGS, startBenchPlatform } from './bench-infra';
 import { commandOf, cpuSecondsOf, infraPids, mib, rssBytesOf, totalCpuSeconds } from './proc';
 import { printTable, type CaseResult } from './table';
 import { approveRaceBench, balanceBench } from './money';
@@ -238,13 +238,13 @@ const MAX_RSS_GROWTH = 0.1;
 
 /**
  * Two consecutive runs of the same mixed load (reads, an operator read, real charges) against one
- * platform: RSS of every process after each. The first run also warms JIT, pools and caches, so what
- * still grows in the second is what a leak would look like.
+ * platform: RSS of every process after each, read after a forced full GC. The first run also warms JIT,
+ * pools and caches, so what still grows in the second is what a leak would look like.
  */
 async function memoryBench(): Promise<CaseResult> {
   const seconds = Number(process.env.BENCH_MEMORY_SECONDS ?? 30);
   const connections = Number(process.env.BENCH_CONNECTIONS ?? 50);
-  const bench = await startBenchPlatform({}, { start: false });
+  const bench = await startBenchPlatform({}, { start: false, nodeArgs: GC_ON_SIGNAL_ARGS });
   const { platform } = bench;
   try {
     await platform.start();
@@ -273,11 +273,14 @@ async function memoryBench(): Promise<CaseResult> {
           body: r.body,
         })),
       });
-      await new Promise((resolve) => setTimeout(resolve, 2_000)); // let in-flight work and a GC settle
-      const heap = new Map<string, number>();
-      for (const name of platform.pids().keys()) heap.set(name, await heapUsed(platform, name as ProcessName));
+      await new Promise((resolve) => setTimeout(resolve, 2_000)); // let in-flight work finish
+      // A full GC everywhere first: what is left is what the process holds, not where its GC cycle was.
+      await collectGarbage(platform.pids().values());
+      const heap = new Map<string, NodeMemory>();
+      for (const name of platform.pids().keys()) heap.set(name, await nodeMemory(platform, name as ProcessName));
       return { total: result.requests.total, non2xx: result.non2xx, rss: rssNow(), heap, infra: infraRss() };
     };
+    await collectGarbage(platform.pids().values());
     const idle = rssNow();
     // One unmeasured run first: V8 sizes its heap, JIT and pools warm up; then the two that are compared.
     const warm = await run();
@@ -286,7 +289,9 @@ async function memoryBench(): Promise<CaseResult> {
     const rows = [...idle.keys()].map((k) => {
       const a = first.rss.get(k) ?? 0;
       const b = second.rss.get(k) ?? 0;
-      const heap = `${mib(warm.heap.get(k) ?? 0)} → ${mib(first.heap.get(k) ?? 0)} → ${mib(second.heap.get(k) ?? 0)}`;
+      const across = (pick: (m: NodeMemory) => number) =>
+        [warm, first, second].map((r) => mib(pick(r.heap.get(k) ?? { heapUsed: 0, external: 0 }))).join(' → ');
+      const heap = `V8 heap used ${across((m) => m.heapUsed)}, external ${across((m) => m.external)}`;
       return { name: k, idle: idle.get(k) ?? 0, a, b, heap, growth: (b - a) / Math.max(1, a) };
     });
     const worst = rows.reduce((w, r) => (r.growth > w.growth ? r : w), rows[0]!);
@@ -294,11 +299,11 @@ async function memoryBench(): Promise<CaseResult> {
     process.stdout.write(
       [
         '',
-        `case memory: a warm-up and two consecutive ${seconds} s runs of GET /account + GET /marketplace/payout/banks + POST /payments/charge, ${connections} connections`,
+        `case memory: a warm-up and two consecutive ${seconds} s runs of GET /account + GET /marketplace/payout/banks + POST /payments/charge, ${connections} connections; RSS and heap read after a full GC in every process`,
         `  requests  warm-up ${warm.total}, first ${first.total} (${first.non2xx} non-2xx), second ${second.total} (${second.non2xx} non-2xx)`,
         ...rows.map(
           (r) =>
-            `  ${r.name.padEnd(14)} idle ${mib(r.idle).padStart(8)}   after 1st ${mib(r.a).padStart(8)}   after 2nd ${mib(r.b).padStart(8)}   ${(r.growth * 100).toFixed(1).padStart(5)} %   (V8 heap used ${r.heap})`,
+            `  ${r.name.padEnd(14)} idle ${mib(r.idle).padStart(8)}   after 1st ${mib(r.a).padStart(8)}   after 2nd ${mib(r.b).padStart(8)}   ${(r.growth * 100).toFixed(1).padStart(5)} %   (${r.heap})`,
         ),
         `  database + NATS after 1st ${mib(first.infra)}, after 2nd ${mib(second.infra)} (grows with the stored charges; not judged)`,
         `  largest growth ${worst.name} ${(worst.growth * 100).toFixed(1)} % (target <= ${MAX_RSS_GROWTH * 100} % for every process) ${verdict(pass)}`,
@@ -508,11 +513,22 @@ function namedPids(platform: Platform, infraDir: string): Map<string, number> {
   return new Map([...platform.pids(), ...infra]);
 }
 
-/** The V8 heap in use (prom-client's default metric): what a leak grows, where RSS also holds free heap. */
-async function heapUsed(platform: Platform, name: ProcessName): Promise<number> {
-  const text = await (await fetch(platform.metricsUrl(name))).text();
-  const line = text.split('\n').find((l) => l.startsWith('ppay_nodejs_heap_size_used_bytes'));
-  return line ? Number(line.split(' ').pop()) : 0;
+interface NodeMemory {
+  heapUsed: number;
+  external: number;
+}
+
+/**
+ * The V8 heap in use and the memory outside it that V8 tracks (Buffers): prom-client's default metrics.
+ * A leak of objects grows the first, of Buffers the second; RSS also holds free heap and malloc's arenas.
+ */
+async function nodeMemory(platform: Platform, name: ProcessName): Promise<NodeMemory> {
+  const lines = (await (await fetch(platform.metricsUrl(name))).text()).split('\n');
+  const gauge = (metric: string) => {
+    const line = lines.find((l) => l.startsWith(`${metric} `) || l.startsWith(`${metric}{`));
+    return line ? Number(line.split(' ').pop()) : 0;
+  };
+  return { heapUsed: gauge('ppay_nodejs_heap_size_used_bytes'), external: gauge('ppay_nodejs_external_memory_bytes') };
 }
 
 async function cacheMisses(platform: Platform): Promise<number> {

@@ -142,13 +142,14 @@ export class Platform {
   /** Running processes by name, `name#r` for extra replicas. */
   private readonly children = new Map<string, ChildProcess>();
 
-  constructor(readonly options: PlatformOptions) {
-    // If the launcher dies (crash, killed test runner), take the platform down with it rather than
-    // leaving orphans holding the ports.
-    process.once('exit', () => {
-      for (const child of this.children.values()) if (child.exitCode === null) child.kill('SIGKILL');
-    });
-  }
+  /**
+   * If the launcher dies (crash, killed test runner), take the platform down with it rather than leave
+   * orphans holding the ports. Held only while something runs: a bench run makes one platform per case,
+   * and a listener per platform for the whole run tripped Node's MaxListeners warning.
+   */
+  private killOnExit: (() => void) | undefined;
+
+  constructor(readonly options: PlatformOptions) {}
 
   get gatewayUrl(): string {
     return `http://127.0.0.1:${portsFor('gateway', this.options.portBase).http}`;
@@ -210,6 +211,12 @@ export class Platform {
   /** Starts a process, or another replica of it (replica ≥ 1: same config and database, its own ports). */
   async startProcess(name: ProcessName, replica = 0): Promise<void> {
     if (this.isRunning(name, replica)) return;
+    if (!this.killOnExit) {
+      this.killOnExit = () => {
+        for (const child of this.children.values()) if (child.exitCode === null) child.kill('SIGKILL');
+      };
+      process.once('exit', this.killOnExit);
+    }
     const o = this.options;
     let stdio: ('ignore' | 'inherit' | number)[] = ['ignore', 'inherit', 'inherit'];
     if (o.logDir) {
@@ -265,6 +272,8 @@ export class Platform {
     );
     await this.stopProcess('gateway');
     await Promise.all(COMPONENTS.map((c) => this.stopProcess(c)));
+    if (this.killOnExit) process.removeListener('exit', this.killOnExit);
+    this.killOnExit = undefined;
   }
 }
 

@@ -24,10 +24,10 @@ export function benchInfraOptions() {
 export const benchPortBase = (): number => Number(process.env.BENCH_PORT_BASE ?? 19000);
 
 /**
- * BENCH_PROFILE_DIR=<dir>: every platform process writes a V8 CPU profile under <dir>/<process>/ when
- * the bench stops it (open in Chrome DevTools or summarise the self time per function).
+ * `extra` for every process, plus, with BENCH_PROFILE_DIR=<dir>, a V8 CPU profile that every platform
+ * process writes under <dir>/<process>/ when the bench stops it (open in Chrome DevTools or summarise
+ * the self time per function).
  */
-/** `extra` for every process, plus `--cpu-prof` into BENCH_PROFILE_DIR/<process> when that is set. */
 function nodeArgsFor(extra: string[]): PlatformOptions['nodeArgs'] {
   const dir = process.env.BENCH_PROFILE_DIR;
   return Object.fromEntries(

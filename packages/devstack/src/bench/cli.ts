@@ -241,9 +241,9 @@ const SCENARIOS: Record<string, { description: string; run(): Promise<CaseResult
 const MAX_HELD_GROWTH = 0.1;
 
 /**
- * Two consecutive runs of the same mixed load (reads, an operator read, real charges) against one
- * platform: RSS of every process after each, read after a forced full GC. The first run also warms JIT,
- * pools and caches, so what still grows in the second is what a leak would look like.
+ * Consecutive runs of the same mixed load (reads, an operator read, real charges) against one platform:
+ * the memory of every process after each, read after a forced full GC. An unmeasured first run warms JIT,
+ * pools and caches, so what still grows from one measured run to the next is what a leak would look like.
  */
 async function memoryBench(): Promise<CaseResult> {
   const seconds = Number(process.env.BENCH_MEMORY_SECONDS ?? 30);
@@ -524,29 +524,36 @@ function namedPids(platform: Platform, infraDir: string): Map<string, number> {
   return new Map([...platform.pids(), ...infra]);
 }
 
+/** A process's Prometheus exposition, as lines. */
+async function metricLines(platform: Platform, name: ProcessName): Promise<string[]> {
+  return (await (await fetch(platform.metricsUrl(name))).text()).split('\n');
+}
+
+/** The value of `metric`'s first sample whose labels include `label` (e.g. `result="miss"`); 0 if none. */
+function sampleValue(lines: string[], metric: string, label = ''): number {
+  const line = lines.find((l) => (l.startsWith(`${metric} `) || l.startsWith(`${metric}{`)) && l.includes(label));
+  return line ? Number(line.split(' ').pop()) : 0;
+}
+
 /**
- * The V8 heap in use and the memory outside it that V8 tracks (Buffers): prom-client's default metrics.
- * A leak of objects grows the first, of Buffers the second; RSS also holds free heap and malloc's arenas.
+ * The V8 heap in use and committed, and the memory outside it that V8 tracks (Buffers): prom-client's
+ * default metrics. A leak of objects grows the first, of Buffers the last.
  */
 async function nodeMemory(platform: Platform, name: ProcessName): Promise<NodeMemory> {
-  const lines = (await (await fetch(platform.metricsUrl(name))).text()).split('\n');
-  const gauge = (metric: string) => {
-    const line = lines.find((l) => l.startsWith(`${metric} `) || l.startsWith(`${metric}{`));
-    return line ? Number(line.split(' ').pop()) : 0;
-  };
+  const lines = await metricLines(platform, name);
   return {
-    heapUsed: gauge('ppay_nodejs_heap_size_used_bytes'),
-    heapTotal: gauge('ppay_nodejs_heap_size_total_bytes'),
-    external: gauge('ppay_nodejs_external_memory_bytes'),
+    heapUsed: sampleValue(lines, 'ppay_nodejs_heap_size_used_bytes'),
+    heapTotal: sampleValue(lines, 'ppay_nodejs_heap_size_total_bytes'),
+    external: sampleValue(lines, 'ppay_nodejs_external_memory_bytes'),
   };
 }
 
 async function cacheMisses(platform: Platform): Promise<number> {
-  const text = await (await fetch(platform.metricsUrl('gateway'))).text();
-  const line = text
-    .split('\n')
-    .find((l) => l.startsWith('ppay_gateway_apikey_cache_lookups_total') && l.includes('result="miss"'));
-  return line ? Number(line.split(' ').pop()) : 0;
+  return sampleValue(
+    await metricLines(platform, 'gateway'),
+    'ppay_gateway_apikey_cache_lookups_total',
+    'result="miss"',
+  );
 }
 
 void main().then(

@@ -1,6 +1,6 @@
 import mongoose, { type Connection } from 'mongoose';
 import { randomBytes } from 'node:crypto';
-import { newDelivery } from '../../services/webhooks/src/domain/fan-out';
+import { newDelivery } from '../../services/webhooks/src/domain/webhook-event';
 import type { WebhookEventRecord } from '../../services/webhooks/src/domain/webhook-event';
 import { deliveryModels, MongoDeliveryStore } from '../../services/webhooks/src/repo/delivery-repo';
 import { testInfraUrls } from '../support/infra';

@@ -2,6 +2,10 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import * as path from 'node:path';
 import { NGN_CHARGE } from '../support/fixtures';
 import { eventually, http, startTestPlatform, type TestPlatform } from '../support/platform';
+
+/** An attempt as stored: a JSON string, or an object in documents of earlier versions. */
+type StoredAttempt = string | { number: number };
+const attemptNumber = (a: StoredAttempt) => (typeof a === 'string' ? (JSON.parse(a) as { number: number }) : a).number;
 import { startReceiver } from '../support/webhook-receiver';
 
 const WEBHOOKS_MAIN = path.resolve(__dirname, '..', '..', 'services', 'webhooks', 'dist', 'main.js');
@@ -76,7 +80,7 @@ describe('webhook delivery survives kill -9 with two replicas', () => {
     expect(docs).toHaveLength(4 * charges);
     expect(docs.filter((d) => d.status !== 'succeeded').map((d) => [d.status, d.attempts.length])).toEqual([]);
     for (const d of docs) {
-      const numbers = (d.attempts as { number: number }[]).map((a) => a.number);
+      const numbers = (d.attempts as StoredAttempt[]).map(attemptNumber);
       expect(numbers).toEqual(numbers.map((_, i) => i + 1));
     }
   }, 120_000);
@@ -93,15 +97,17 @@ describe('webhook delivery survives kill -9 with two replicas', () => {
     // Rewrite its payment.succeeded delivery as the previous version left an unfinished one: all its
     // state in the log document, two failed attempts made, and no due entry.
     const db = await t.db('webhooks');
-    const logs = db.collection<{ _id: string; attempts: { number: number }[] } & Record<string, unknown>>(
+    const logs = db.collection<{ _id: string; attempts: StoredAttempt[] } & Record<string, unknown>>(
       'webhook_deliveries',
     );
     const paid = () => logs.findOne({ merchant_id: m.merchant_id, event_type: 'payment.succeeded' });
     // Received is not yet recorded: wait for the outcome to be written before rewriting the document.
     expect(await eventually(async () => (await paid())?.status === 'succeeded', 20_000, 250)).toBe(true);
     const doc = (await paid())!;
+    const first = doc.attempts[0]!;
     const failed = (n: number) => ({
-      ...doc.attempts[0],
+      // As the previous version stored attempts: objects (this one stores JSON strings).
+      ...(typeof first === 'string' ? (JSON.parse(first) as object) : first),
       number: n,
       status: 500,
       success: false,
@@ -137,7 +143,7 @@ describe('webhook delivery survives kill -9 with two replicas', () => {
       await eventually(async () => (await logs.findOne({ _id: doc._id }))!.status === 'succeeded', 20_000, 250),
     ).toBe(true);
     const after = (await logs.findOne({ _id: doc._id }))!;
-    expect([after.attempt_count, after.attempts.map((a) => a.number)]).toEqual([3, [1, 2, 3]]);
+    expect([after.attempt_count, after.attempts.map(attemptNumber)]).toEqual([3, [1, 2, 3]]);
     expect(await db.collection<{ _id: string }>('webhook_due').countDocuments({ _id: doc._id })).toBe(0);
   }, 90_000);
 });

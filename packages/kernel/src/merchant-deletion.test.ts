@@ -1,4 +1,5 @@
-import { deletionAckEventId, scopedFilter, type MerchantDataTarget } from './merchant-deletion';
+import type { Connection } from 'mongoose';
+import { deletionAckEventId, MerchantTombstones, scopedFilter, type MerchantDataTarget } from './merchant-deletion';
 
 const perMode: MerchantDataTarget = { collection: 'charges', filter: (id) => ({ merchant_id: id }), modeField: 'mode' };
 const modeless: MerchantDataTarget = { collection: 'products', filter: (id) => ({ merchant_id: id }), modeField: null };
@@ -23,5 +24,42 @@ describe('merchant data purge scope', () => {
   it('acknowledgements have one event id per deletion and service (repeats are the same event)', () => {
     expect(deletionAckEventId('del_1', 'kyc')).toBe(deletionAckEventId('del_1', 'kyc'));
     expect(deletionAckEventId('del_1', 'kyc')).not.toBe(deletionAckEventId('del_1', 'payments'));
+  });
+});
+
+describe('MerchantTombstones', () => {
+  /** A connection whose tombstone collection is an array, counting the reads. */
+  function store() {
+    const docs: { _id: string; deleted_at: Date }[] = [];
+    let reads = 0;
+    const collection = {
+      find: ({ _id }: { _id: { $in: string[] } }) => ({
+        toArray: async () => (reads++, docs.filter((d) => _id.$in.includes(d._id))),
+      }),
+      updateOne: async ({ _id }: { _id: string }, update: { $setOnInsert: { deleted_at: Date } }) =>
+        void docs.push({ _id, deleted_at: update.$setOnInsert.deleted_at }),
+    };
+    return { conn: { collection: () => collection } as unknown as Connection, reads: () => reads };
+  }
+
+  it('keeps a "not deleted" answer for aliveTtlMs, and forgets it when this process records a deletion', async () => {
+    const s = store();
+    const tombstones = new MerchantTombstones(s.conn, undefined, 60_000);
+    expect(await tombstones.isDeleted(7, 'sandbox')).toBe(false);
+    expect(await tombstones.isDeleted(7, 'sandbox')).toBe(false);
+    expect(s.reads()).toBe(1);
+    await tombstones.record({ deletion_id: 'del_7', merchant_id: 7, mode: 'sandbox', every_mode: false });
+    expect(await tombstones.isDeleted(7, 'sandbox')).toBe(true);
+    expect(s.reads()).toBe(2);
+  });
+
+  it('reads every time by default; checks made while a read is in flight share it', async () => {
+    const s = store();
+    const tombstones = new MerchantTombstones(s.conn);
+    await tombstones.isDeleted(7, 'live');
+    await tombstones.isDeleted(7, 'live');
+    expect(s.reads()).toBe(2);
+    await Promise.all([tombstones.isDeleted(7, 'live'), tombstones.isDeleted(7, 'live')]);
+    expect(s.reads()).toBe(3);
   });
 });

@@ -4,6 +4,7 @@ import type { ComponentName } from './components';
 import { SUBJECTS, type MerchantDeletionScope } from './events/catalogue';
 import type { Logger } from './logger';
 import { defineConsumer, publishEvent, type ConsumerSpec, type NatsContext } from './nats';
+import { TtlCache } from './ttl-cache';
 
 /**
  * Delete merchant (spec 3.5, 4.9): each service declares, in ONE place
@@ -76,10 +77,17 @@ const tombstoneId = (merchantId: number, mode: Mode | '*') => `${merchantId}:${m
  */
 export class MerchantTombstones {
   private readonly known = new Set<string>();
+  private readonly alive = new TtlCache<string, boolean>(10_000);
 
+  /**
+   * `aliveTtlMs` (default 0: every check reads) keeps a "not deleted" answer that long, for consumers
+   * that check once per event at high rates. Safe because a document a consumer writes after the purge
+   * is purged again by `tombstoneSweepJob`, which repeats every recent deletion.
+   */
   constructor(
     private readonly conn: Connection,
     private readonly now: () => Date = () => new Date(),
+    private readonly aliveTtlMs = 0,
   ) {}
 
   private get collection() {
@@ -104,6 +112,7 @@ export class MerchantTombstones {
       { upsert: true },
     );
     if (mode === '*') this.known.add(_id);
+    this.alive.clear();
   }
 
   /**
@@ -113,6 +122,15 @@ export class MerchantTombstones {
   async isDeleted(merchantId: number, mode: Mode | undefined): Promise<boolean> {
     const whole = tombstoneId(merchantId, '*');
     if (this.known.has(whole)) return true;
+    // Concurrent checks for one merchant share one read; only "not deleted" is kept (aliveTtlMs).
+    return this.alive.getOrLoad(
+      tombstoneId(merchantId, mode ?? '*'),
+      () => this.readDeleted(merchantId, mode, whole),
+      (deleted) => (deleted ? 0 : this.aliveTtlMs),
+    );
+  }
+
+  private async readDeleted(merchantId: number, mode: Mode | undefined, whole: string): Promise<boolean> {
     const ids = [whole, ...(mode ? [tombstoneId(merchantId, mode)] : [])];
     const found = await this.collection.find({ _id: { $in: ids } }).toArray();
     if (found.some((t) => t._id === whole)) {

@@ -23,12 +23,13 @@ import { EventStream } from './domain/event-stream';
 import { EventFanOut } from './domain/fan-out';
 import { checkWebhookUrl } from './domain/ssrf';
 import { deliveryMetrics, deliveryMetricsPort } from './events/metrics';
+import { onApiKeyChanges } from './events/key-changes';
 import { webhookConsumers } from './events/webhook-consumer';
 import { webhooksHandlers } from './grpc/handlers';
 import { apiKeyModel, MongoApiKeyRepository } from './repo/api-key-repo';
 import { beforeWebhooksPurge, MERCHANT_DATA } from './repo/merchant-data';
 import { MongoDeliveryStore } from './repo/delivery-repo';
-import { MongoEventStore, MongoSequenceCounter, webhookModels } from './repo/event-repo';
+import { MongoEventStore, webhookModels } from './repo/event-repo';
 
 const rejectAfter = (ms: number) =>
   new Promise<never>((_, reject) => setTimeout(() => reject(new Error('DNS lookup timed out')), ms).unref());
@@ -40,9 +41,13 @@ void runService<types.webhooks.WebhooksServiceHandlers, (typeof webhooksConfig)[
     const counters = deliveryMetrics(metrics.registry);
     const model = apiKeyModel(mongo);
     const models = webhookModels(mongo);
-    await ensureIndexes([model, models.events, models.deliveries, models.due, models.counters]);
+    await ensureIndexes([model, models.events, models.deliveries, models.due]);
     const relay = new OutboxRelay(model, nats, log, metrics);
-    const repo = new MongoApiKeyRepository(model, (id) => relay.relaySoon(id));
+    // A key written here is forgotten by this replica's delivery caches before the call returns.
+    const repo = new MongoApiKeyRepository(model, (id) => {
+      deliveryKeys.keysChanged();
+      relay.relaySoon(id);
+    });
     const box = new SecretBox(Buffer.from(config.SECRETS_ENCRYPTION_KEY, 'base64'), config.SECRETS_ENCRYPTION_KEY_ID);
     const allowPrivateTargets = config.WEBHOOKS_ALLOW_PRIVATE_TARGETS;
     const keys = new ApiKeyService(
@@ -64,6 +69,7 @@ void runService<types.webhooks.WebhooksServiceHandlers, (typeof webhooksConfig)[
     const migrated = await deliveries.ensureDueEntries();
     if (migrated) log.info({ migrated }, 'unfinished webhook deliveries queued in webhook_due');
     const deliveryKeys = new RepositoryDeliveryKeys(repo, box);
+    const keyChanges = onApiKeyChanges(nats, () => deliveryKeys.keysChanged());
     const sender = new HttpWebhookSender();
     const worker = new DeliveryWorker(
       {
@@ -88,7 +94,6 @@ void runService<types.webhooks.WebhooksServiceHandlers, (typeof webhooksConfig)[
       {
         events,
         deliveries,
-        sequences: new MongoSequenceCounter(models.counters),
         keys: deliveryKeys,
         dispatch: worker,
       },
@@ -100,12 +105,13 @@ void runService<types.webhooks.WebhooksServiceHandlers, (typeof webhooksConfig)[
       () => worker.wake(),
     );
     worker.start();
-    const tombstones = new MerchantTombstones(mongo);
+    // Checked once per webhook event: a "not deleted" answer is kept for a second (see MerchantTombstones).
+    const tombstones = new MerchantTombstones(mongo, undefined, 1_000);
     return {
       handlers: webhooksHandlers(keys, eventLog, new EventStream({ events, keys: deliveryKeys })),
       relays: [relay],
       consumers: [
-        ...webhookConsumers(fanOut, counters, tombstones),
+        ...webhookConsumers(fanOut, counters, tombstones, config.WEBHOOKS_CONCURRENCY),
         merchantDeletionConsumer({
           service: 'webhooks',
           conn: mongo,
@@ -131,6 +137,7 @@ void runService<types.webhooks.WebhooksServiceHandlers, (typeof webhooksConfig)[
         },
       ],
       onShutdown: async () => {
+        keyChanges.stop();
         await worker.stop();
         destroyAgents();
       },

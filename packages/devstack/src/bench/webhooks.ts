@@ -13,7 +13,7 @@ import {
 } from '@ppay/kernel';
 import { createMerchant, type NewMerchant } from '../merchants';
 import { startBenchPlatform } from './bench-infra';
-import { cpuSecondsOfProcesses } from './proc';
+import { commandOf, cpuSecondsOf, cpuSecondsOfProcesses, infraPids } from './proc';
 import type { CaseResult } from './table';
 
 /**
@@ -159,12 +159,14 @@ export async function runWebhooksBench(): Promise<CaseResult> {
     // 1. Throughput: N events published as fast as JetStream takes them.
     const before = received.size;
     const cpu0 = cpuSecondsOfProcesses(platform, ['webhooks']);
+    const infra = infraPids(bench.infraDir).map((pid) => ({ name: commandOf(pid), pid, cpu0: cpuSecondsOf(pid) }));
     const t0 = Date.now();
     for (let i = 0; i < N; i += 100)
       await Promise.all(Array.from({ length: Math.min(100, N - i) }, (_, j) => publish(i + j)));
     const done = await waitFor(before + N, 120_000);
     const platformSeconds = (Date.now() - t0) / 1000;
     const platformCpu = cpuSecondsOfProcesses(platform, ['webhooks']) - cpu0;
+    const infraCpu = infra.map((p) => `${p.name} ${(((cpuSecondsOf(p.pid) - p.cpu0) / N) * 1e6).toFixed(0)} µs`);
     const platformRate = (received.size - before) / platformSeconds;
 
     // 2. Baseline: the same bodies, HMAC + POST with keep-alive, 64 in flight (the platform's pool).
@@ -236,6 +238,7 @@ export async function runWebhooksBench(): Promise<CaseResult> {
         'case webhooks: payment.failed events on JetStream → webhooks service → signed POST to a verifying loopback sink',
         `  ${N} events over ${SINKS} merchants/sinks, ${os.cpus().length} cores shared by publisher, sink, platform and baseline`,
         `  platform  ${platformRate.toFixed(0).padStart(6)} deliveries/s   ${((platformCpu / N) * 1e6).toFixed(0)} µs webhooks-process CPU per delivery${done ? '' : '   (INCOMPLETE)'}`,
+        `            beside it, per delivery: ${infraCpu.join(', ')}`,
         `  baseline  ${baseRate.toFixed(0).padStart(6)} deliveries/s   ${((baseCpu.user + baseCpu.system) / N).toFixed(0)} µs CPU per delivery (bare HMAC + keep-alive POST loop, 64 in flight; sink in the same process)`,
         `  ratio     ${ratio.toFixed(2)}x baseline (target >= 0.5x) ${ratio >= 0.5 ? 'PASS' : 'BELOW TARGET'};   >= 1000 deliveries/s: ${platformRate >= 1000 ? 'PASS' : 'BELOW TARGET'}`,
         `  latency   outcome → receipt at ${RATE} events/s for ${RATE_SECONDS}s: p50 ${p50} ms, p99 ${p99} ms (target p99 <= 500 ms) ${p99 <= 500 ? 'PASS' : 'BELOW TARGET'}`,

@@ -4,12 +4,17 @@ import type { DeliveryKey, DeliveryKeys } from '../domain/ports';
 import { signingSecrets } from '../domain/signing';
 
 /**
- * API keys as the delivery worker needs them, secrets opened in memory only. A key read for a send
- * is cached for `ttlMs` (1 s): a burst to one receiver costs one read and one decryption, and a
- * disabled key or a new URL takes effect within a second.
+ * API keys as the fan-out and the delivery worker need them, secrets opened in memory only. Reads are
+ * cached for `ttlMs` (1 s), so a burst to one merchant costs one read and one decryption, and every
+ * cached read is dropped as soon as any key changes (`keysChanged`: at once on the replica that wrote
+ * the change, and on every replica when the change's event is published). The TTL bounds how stale
+ * a replica can be if that event is late.
  */
 export class RepositoryDeliveryKeys implements DeliveryKeys {
   private readonly cache: TtlCache<string, DeliveryKey | null>;
+  private readonly receiverCache = new TtlCache<string, DeliveryKey[]>(10_000);
+  /** Bumped by `keysChanged`: part of every cache key, so a read that started before a change is never reused after it. */
+  private generation = 0;
 
   constructor(
     private readonly repo: ApiKeyRepository,
@@ -20,21 +25,33 @@ export class RepositoryDeliveryKeys implements DeliveryKeys {
     this.cache = new TtlCache(10_000);
   }
 
-  async receivers(merchantId: number, mode: Mode): Promise<DeliveryKey[]> {
-    // Never cached: whether a key exists and is enabled decides whether a delivery is created at all.
-    const keys = await this.repo.listByMerchant(merchantId);
-    return keys
-      .filter((k) => k.status === 'active' && k.mode === mode && k.webhook_url)
-      .map((k) => this.toDeliveryKey(k));
+  receivers(merchantId: number, mode: Mode): Promise<DeliveryKey[]> {
+    return this.receiverCache.getOrLoad(
+      `${this.generation}:${merchantId}:${mode}`,
+      async () =>
+        (await this.repo.listByMerchant(merchantId))
+          .filter((k) => k.status === 'active' && k.mode === mode && k.webhook_url)
+          .map((k) => this.toDeliveryKey(k)),
+      () => this.ttlMs,
+    );
   }
 
-  async get(keyId: string): Promise<DeliveryKey | null> {
-    const hit = this.cache.peek(keyId);
-    if (hit) return hit.value;
-    const record = await this.repo.findById(keyId);
-    const key = record ? this.toDeliveryKey(record) : null;
-    this.cache.set(keyId, key, this.ttlMs);
-    return key;
+  get(keyId: string): Promise<DeliveryKey | null> {
+    return this.cache.getOrLoad(
+      `${this.generation}:${keyId}`,
+      async () => {
+        const record = await this.repo.findById(keyId);
+        return record ? this.toDeliveryKey(record) : null;
+      },
+      () => this.ttlMs,
+    );
+  }
+
+  /** Some key was created or changed (status, URL, version, secret): forget every cached read. */
+  keysChanged(): void {
+    this.generation++;
+    this.cache.clear();
+    this.receiverCache.clear();
   }
 
   private toDeliveryKey(k: ApiKeyRecord): DeliveryKey {

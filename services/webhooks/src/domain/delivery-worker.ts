@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type {
+  AttemptOutcome,
   ClaimedDelivery,
   DeliveryKey,
   DeliveryKeys,
@@ -11,7 +12,13 @@ import type {
 } from './ports';
 import { renderEvent } from './renderers';
 import { signDelivery } from './signing';
-import type { AttemptRecord, DeliveryRecord, WebhookEventRecord } from './webhook-event';
+import {
+  interruptedAttempt,
+  newDelivery,
+  type AttemptRecord,
+  type DeliveryRecord,
+  type WebhookEventRecord,
+} from './webhook-event';
 
 /** Spec 6.3 and the worker's own limits. */
 export interface DeliveryPolicy {
@@ -32,6 +39,8 @@ export interface DeliveryPolicy {
    * and a write, so under load a few ms of finished sends are claimed for at once, not one by one.
    */
   claimGapMs?: number;
+  /** How long a new delivery's first attempt waits for a send slot (default 1 s; see `acquire`). */
+  slotWaitMs?: number;
 }
 
 export const SPEC_POLICY: Pick<DeliveryPolicy, 'timeoutMs' | 'maxAttempts' | 'retryDelayMs'> = {
@@ -82,9 +91,13 @@ export class DeliveryWorker {
   private loopDone: Promise<void> = Promise.resolve();
   private readonly inflight = new Set<Promise<void>>();
   private readonly perKey = new Map<string, number>();
-  /** Slots promised to the fan-out (see `reserve`), counted like sends in flight. */
+  /** Slots promised to the fan-out (see `acquire`), counted like sends in flight. */
   private reserved = 0;
+  /** First attempts waiting for a slot (see `acquire`), oldest first. */
+  private readonly waiters: SlotWaiter[] = [];
   private wakeUp: (() => void) | undefined;
+  /** Whether the last claim found work (or new work was announced since): see `slotFreed`. */
+  private lastClaimFound = true;
   private woken = false;
   private readonly timers = new Set<NodeJS.Timeout>();
 
@@ -110,6 +123,7 @@ export class DeliveryWorker {
   /** Stops claiming and waits for the sends in flight (their outcomes are recorded). */
   async stop(): Promise<void> {
     this.running = false;
+    for (const w of this.waiters.splice(0)) w.deny();
     this.wake();
     for (const t of this.timers) clearTimeout(t);
     this.timers.clear();
@@ -117,8 +131,13 @@ export class DeliveryWorker {
     await Promise.all(this.inflight);
   }
 
-  /** New work is due now (a fan-out, a resend, a slot freed). */
+  /** New work is due now (stored by the fan-out, a resend, a retry whose time came). */
   wake(): void {
+    this.lastClaimFound = true;
+    this.resume();
+  }
+
+  private resume(): void {
     const resume = this.wakeUp;
     this.wakeUp = undefined;
     if (resume) resume();
@@ -178,7 +197,9 @@ export class DeliveryWorker {
             perKeyLimit: this.policy.perKeyConcurrency,
           });
           claimed = batch.length;
-          for (const c of batch) this.launch(c);
+          this.lastClaimFound = claimed > 0;
+          // A claimed attempt's failure is reported through onError (see launch); its claim expires.
+          for (const c of batch) this.launch(c).catch(() => undefined);
         } catch (err) {
           this.ports.onError?.(err);
           await this.idle(this.policy.pollIntervalMs);
@@ -191,34 +212,97 @@ export class DeliveryWorker {
   }
 
   /**
-   * A claim for a delivery the fan-out is about to create, when the pool and the key's cap have room:
-   * the fan-out inserts it already claimed (attempt counted, lease set) and hands it over with
-   * `adopt`, so work created on this replica costs no claim query. Null when there is no room (the
-   * delivery is inserted pending and claimed by whichever replica has room). Every reservation ends
-   * in `adopt` or `release`.
+   * A send slot for the first attempt of a new delivery (see EventFanOut): true at once when the pool
+   * and the key's cap have room, or as soon as they do within `slotWaitMs`; false when not (the
+   * delivery is then stored as due work and claimed like a retry). Waiting is bounded: at most the
+   * key's cap of waiters per key and the pool's size in all, so a hanging receiver holds no more than
+   * its cap in sends and its cap in short waits. Every true must be followed by `sendFirst`.
    */
-  reserve(keyId: string): { claim_token: string; claimed_at: Date; lease_until: Date } | null {
-    if (!this.running) return null;
-    if (this.inflight.size + this.reserved >= this.policy.concurrency) return null;
-    if ((this.perKey.get(keyId) ?? 0) >= this.policy.perKeyConcurrency) return null;
-    this.reserved++;
-    this.perKey.set(keyId, (this.perKey.get(keyId) ?? 0) + 1);
+  acquire(keyId: string): Promise<boolean> {
+    if (!this.running) return Promise.resolve(false);
+    if (this.hasRoom(keyId)) {
+      this.takeSlot(keyId);
+      return Promise.resolve(true);
+    }
+    const waitingForKey = this.waiters.reduce((n, w) => n + (w.keyId === keyId ? 1 : 0), 0);
+    const waitMs = this.policy.slotWaitMs ?? DEFAULT_SLOT_WAIT_MS;
+    if (waitMs <= 0 || waitingForKey >= this.policy.perKeyConcurrency || this.waiters.length >= this.policy.concurrency)
+      return Promise.resolve(false);
+    return new Promise((resolve) => {
+      const waiter: SlotWaiter = {
+        keyId,
+        grant: () => {
+          clearTimeout(timer);
+          resolve(true);
+        },
+        deny: () => {
+          clearTimeout(timer);
+          resolve(false);
+        },
+      };
+      const timer = setTimeout(() => {
+        this.waiters.splice(this.waiters.indexOf(waiter), 1);
+        resolve(false);
+      }, waitMs);
+      timer.unref();
+      this.waiters.push(waiter);
+    });
+  }
+
+  /**
+   * The first attempt of a new delivery, in a slot from `acquire`, sent now with the key and event
+   * the fan-out already holds. Nothing is written before the send: the platform event that caused it
+   * stays unacknowledged on JetStream until the outcome is stored (`recordFirst`), and a redelivery
+   * finds the event stored without this delivery and records the attempt as interrupted (see
+   * EventFanOut). Resolves once the outcome is stored; rejects when it could not be.
+   */
+  sendFirst(event: WebhookEventRecord, key: DeliveryKey): Promise<void> {
+    this.reserved--;
     const now = this.now();
     const leaseUntil = new Date(now.getTime() + this.policy.leaseMs);
-    return { claim_token: claimToken(this.owner, leaseUntil), claimed_at: now, lease_until: leaseUntil };
+    const token = claimToken(this.owner, leaseUntil);
+    const delivery: DeliveryRecord = {
+      ...newDelivery(event, key.key_id, now),
+      status: 'delivering',
+      attempt_count: 1,
+      round_attempts: 1,
+      next_attempt_at: leaseUntil,
+      claim_token: token,
+      claimed_at: now,
+    };
+    return this.launch({ delivery, claim_token: token, interrupted: null }, true, { event, key });
   }
 
-  /** Sends a delivery the fan-out inserted with a `reserve`d claim. */
-  adopt(delivery: DeliveryRecord): void {
-    this.reserved--;
-    this.launch({ delivery, claim_token: delivery.claim_token!, interrupted: null }, true);
+  private hasRoom(keyId: string): boolean {
+    return (
+      this.inflight.size + this.reserved < this.policy.concurrency &&
+      (this.perKey.get(keyId) ?? 0) < this.policy.perKeyConcurrency
+    );
   }
 
-  /** Gives back a reservation the fan-out did not use (the delivery existed already). */
-  release(keyId: string): void {
-    this.reserved--;
-    this.freeKeySlot(keyId);
-    this.wake();
+  private takeSlot(keyId: string): void {
+    this.reserved++;
+    this.perKey.set(keyId, (this.perKey.get(keyId) ?? 0) + 1);
+  }
+
+  /**
+   * A slot came free: waiting first attempts take it before the claim loop does, and the loop claims
+   * again only if its last claim found work (or it was woken since). A claim that found nothing is
+   * not repeated on every finished send (a query each); work held back then by a full key is claimed
+   * at the next poll.
+   */
+  private slotFreed(): void {
+    for (let i = 0; i < this.waiters.length;) {
+      const w = this.waiters[i]!;
+      if (!this.hasRoom(w.keyId)) {
+        i++;
+        continue;
+      }
+      this.waiters.splice(i, 1);
+      this.takeSlot(w.keyId);
+      w.grant();
+    }
+    if (this.lastClaimFound) this.resume();
   }
 
   private freeKeySlot(key: string): void {
@@ -227,31 +311,39 @@ export class DeliveryWorker {
     else this.perKey.set(key, left);
   }
 
-  private launch(c: ClaimedDelivery, slotTaken = false): void {
+  /** Runs one attempt in the pool; the returned promise settles like the attempt (claims ignore it). */
+  private launch(c: ClaimedDelivery, slotTaken = false, first?: FirstAttempt): Promise<void> {
     const key = c.delivery.key_id;
     if (!slotTaken) this.perKey.set(key, (this.perKey.get(key) ?? 0) + 1);
-    const run = this.attempt(c)
+    const attempt = this.attempt(c, first);
+    const run = attempt
       .catch((err: unknown) => this.ports.onError?.(err))
       .finally(() => {
         this.freeKeySlot(key);
         this.inflight.delete(run);
-        this.wake();
+        this.slotFreed();
       });
     this.inflight.add(run);
+    return attempt;
   }
 
-  /** One attempt of one claimed delivery, then its outcome, conditional on the claim still being ours. */
-  async attempt(c: ClaimedDelivery): Promise<void> {
+  /**
+   * One attempt of one claimed delivery, then its outcome: conditional on the claim still being ours
+   * for due work, inserted with the whole delivery for a first attempt (`first`).
+   */
+  async attempt(c: ClaimedDelivery, first?: FirstAttempt): Promise<void> {
     const d = c.delivery;
-    const interrupted = c.interrupted ? interruptedAttempt(d, c.interrupted.started_at) : null;
+    const interrupted = c.interrupted ? interruptedAttempt(d.attempt_count - 1, c.interrupted.started_at) : null;
     const earlier = interrupted ? [interrupted] : [];
     const refund = interrupted ? -1 : 0;
-    const [key, event] = await Promise.all([this.ports.keys.get(d.key_id), this.ports.events.get(d.event_id)]);
+    const [key, event] = first
+      ? [first.key, first.event]
+      : await Promise.all([this.ports.keys.get(d.key_id), this.ports.events.get(d.event_id)]);
     if (!key || !key.active || !key.webhook_url || key.mode !== d.mode || !event) {
       // Disabled, revoked or URL removed since the event: nothing is sent (a resend after re-enabling works).
-      await this.ports.deliveries.complete(
-        d.delivery_id,
-        c.claim_token,
+      await this.record(
+        c,
+        first !== undefined,
         {
           status: 'failed',
           next_attempt_at: this.now(),
@@ -293,9 +385,9 @@ export class DeliveryWorker {
     const completedInRound = d.round_attempts + refund;
     const outcome = nextState(result, completedInRound, this.policy.maxAttempts);
     const nextAt = new Date(finishedAt.getTime() + this.policy.retryDelayMs);
-    const recorded = await this.ports.deliveries.complete(
-      d.delivery_id,
-      c.claim_token,
+    const recorded = await this.record(
+      c,
+      first !== undefined,
       {
         status: outcome,
         next_attempt_at: outcome === 'pending' ? nextAt : finishedAt,
@@ -311,7 +403,38 @@ export class DeliveryWorker {
     if (outcome === 'pending') this.wakeAt(nextAt);
     else this.ports.metrics?.finished(d.event_type, outcome === 'succeeded' ? 'delivered' : 'failed', completedInRound);
   }
+
+  /** Due work: the outcome updates the stored delivery. A first attempt: the delivery is stored with it. */
+  private record(c: ClaimedDelivery, first: boolean, outcome: AttemptOutcome, now: Date): Promise<boolean> {
+    if (!first) return this.ports.deliveries.complete(c.delivery.delivery_id, c.claim_token, outcome, now);
+    return this.ports.deliveries.recordFirst({
+      ...c.delivery,
+      status: outcome.status,
+      next_attempt_at: outcome.next_attempt_at,
+      attempt_count: outcome.attempt_count,
+      round_attempts: outcome.round_attempts,
+      claim_token: null,
+      attempts: outcome.attempts,
+      last_error_class: outcome.last_error_class,
+      updated_at: now,
+    });
+  }
 }
+
+/** A new delivery's first attempt: the fan-out hands over the event and key it just read. */
+interface FirstAttempt {
+  event: WebhookEventRecord;
+  key: DeliveryKey;
+}
+
+interface SlotWaiter {
+  keyId: string;
+  grant: () => void;
+  deny: () => void;
+}
+
+/** How long a first attempt waits for a send slot before it is stored as due work instead. */
+const DEFAULT_SLOT_WAIT_MS = 1_000;
 
 /**
  * A claim token: unique per claim, and carrying its lease's end so whoever records the outcome knows,
@@ -336,20 +459,4 @@ export function nextState(
   if (result.success) return 'succeeded';
   if (result.error_class === 'blocked_target') return 'failed';
   return completedInRound >= maxAttempts ? 'failed' : 'pending';
-}
-
-function interruptedAttempt(d: DeliveryRecord, startedAt: Date): AttemptRecord {
-  return {
-    number: d.attempt_count - 1,
-    started_at: startedAt,
-    duration_ms: null,
-    status: null,
-    error_class: 'interrupted',
-    success: false,
-    response_excerpt: '',
-    url: '',
-    api_version: '',
-    request_headers: {},
-    request_body: '',
-  };
 }

@@ -3,13 +3,7 @@ import type { EventEnvelope, PaymentOutcome } from '@ppay/kernel';
 import { DeliveryWorker, SPEC_POLICY, type DeliveryPolicy } from './delivery-worker';
 import { EventLog } from './event-log';
 import { EventFanOut } from './fan-out';
-import {
-  MemoryDeliveryStore,
-  MemoryEventStore,
-  MemoryKeys,
-  MemorySequences,
-  ScriptedSender,
-} from './memory-ports.test-util';
+import { MemoryDeliveryStore, MemoryEventStore, MemoryKeys, ScriptedSender } from './memory-ports.test-util';
 import { webhookEventId } from './webhook-event';
 
 const outcome = (over: Partial<PaymentOutcome> = {}): PaymentOutcome => ({
@@ -58,7 +52,6 @@ const paymentEvent = (id: string, over: Partial<PaymentOutcome> = {}, mode: 'san
 function setup(policy: Partial<DeliveryPolicy> = {}, options: { handOff?: boolean } = {}) {
   const events = new MemoryEventStore();
   const deliveries = new MemoryDeliveryStore();
-  const sequences = new MemorySequences();
   const keys = new MemoryKeys();
   const sender = new ScriptedSender();
   const worker = new DeliveryWorker(
@@ -74,16 +67,18 @@ function setup(policy: Partial<DeliveryPolicy> = {}, options: { handOff?: boolea
       ...policy,
     },
   );
-  const fanOut = new EventFanOut(
-    { events, deliveries, sequences, keys, ...(options.handOff ? { dispatch: worker } : {}) },
-    () => worker.wake(),
+  const fanOut = new EventFanOut({ events, deliveries, keys, ...(options.handOff ? { dispatch: worker } : {}) }, () =>
+    worker.wake(),
   );
   const log = new EventLog(
     { events, deliveries, keys, sender, fanOut },
     { allowPrivateTargets: true, timeoutMs: 10_000 },
     () => worker.wake(),
   );
-  return { events, deliveries, keys, sender, worker, fanOut, log };
+  // Each call as a new JetStream message would arrive: the next stream sequence, unless given.
+  let streamSequence = 0;
+  const ingest = (envelope: EventEnvelope, sequence = ++streamSequence) => fanOut.ingest(envelope, sequence);
+  return { events, deliveries, keys, sender, worker, fanOut, log, ingest };
 }
 
 async function until(check: () => boolean, ms = 2_000) {
@@ -101,33 +96,36 @@ describe('EventFanOut', () => {
     t.keys.add({ key_id: 'k_no_url', webhook_url: null });
     t.keys.add({ key_id: 'k_live', mode: 'live' });
     t.keys.add({ key_id: 'k_other', merchant_id: 2 });
-    const first = await t.fanOut.ingest(paymentEvent('src_1'));
+    const first = await t.ingest(paymentEvent('src_1'));
     expect(first!.event.event_id).toBe(webhookEventId('src_1', 1));
     expect(first!.event.event_id).toMatch(/^evt_[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     expect(first!.created).toBe(2);
     expect([...t.deliveries.rows.values()].map((d) => d.key_id).sort()).toEqual(['k_a', 'k_b']);
 
     // A redelivered JetStream message: same event, same sequence, nothing new.
-    const again = await t.fanOut.ingest(paymentEvent('src_1'));
+    const again = await t.ingest(paymentEvent('src_1'));
     expect(again!.created).toBe(0);
     expect(again!.event.sequence).toBe(1); // the stored one, although the repeat used a number
     expect(t.events.events.size).toBe(1);
   });
 
-  it('counts sequence per object: the same charge gets 1, 2; another charge starts at 1', async () => {
+  it('takes sequence from the source message: each charge event keeps its stream position, also on a repeat', async () => {
     const t = setup();
-    const a = await t.fanOut.ingest(paymentEvent('s1'));
-    const b = await t.fanOut.ingest({ ...paymentEvent('s2'), subject: 'payments.payment.failed' } as EventEnvelope);
-    const c = await t.fanOut.ingest(paymentEvent('s3', { charge_id: 'ch_2' }));
-    expect([a!.event.sequence, b!.event.sequence, c!.event.sequence]).toEqual([1, 2, 1]);
+    t.keys.add({ key_id: 'k' });
+    const a = await t.ingest(paymentEvent('s1'), 40);
+    const b = await t.ingest({ ...paymentEvent('s2'), subject: 'payments.payment.failed' } as EventEnvelope, 57);
+    const again = await t.ingest(paymentEvent('s1'), 40);
+    expect([a!.event.sequence, b!.event.sequence, again!.event.sequence]).toEqual([40, 57, 40]);
+    expect([a!.event.object_id, b!.event.object_id]).toEqual(['ch_1', 'ch_1']);
     expect(b!.event.event_type).toBe('payment.failed');
+    expect(again!.created).toBe(0);
   });
 
   it('keeps wallet events from keys on versions before 2026-03-27 (the type did not exist)', async () => {
     const t = setup();
     t.keys.add({ key_id: 'k_new' });
     t.keys.add({ key_id: 'k_old', api_version: '2025-12-31' });
-    const res = await t.fanOut.ingest({
+    const res = await t.ingest({
       event_id: 'w1',
       subject: 'payments.wallet.credited',
       occurred_at: '2026-05-01T10:00:00.000Z',
@@ -166,17 +164,18 @@ describe('EventFanOut', () => {
         mode: 'sandbox',
         data: { submission_id: 5, merchant_id: 77, marketplace_id: 1, mode: 'sandbox', status: 'approved', version },
       }) as unknown as EventEnvelope;
-    const a = await t.fanOut.ingest(kyc('kyc_1', 'kyc.submission.updated', 1));
-    const b = await t.fanOut.ingest(kyc('kyc_2', 'kyc.payout_account.updated', 2));
+    const a = await t.ingest(kyc('kyc_1', 'kyc.submission.updated', 1));
+    const b = await t.ingest(kyc('kyc_2', 'kyc.payout_account.updated', 2));
     expect([a!.event.event_type, b!.event.event_type]).toEqual([
       'kyc.submission.updated',
       'kyc.payout_account.updated',
     ]);
-    expect([a!.event.sequence, b!.event.sequence]).toEqual([1, 2]); // one KYC case, one counter
+    expect(a!.event.object_id).toBe(b!.event.object_id); // one KYC case: both types order against each other
+    expect(b!.event.sequence).toBeGreaterThan(a!.event.sequence);
     expect([...t.deliveries.rows.values()].map((d) => d.key_id)).toEqual(['k_operator', 'k_operator']);
 
     t.keys.add({ key_id: 'k_merchant', merchant_id: 9 });
-    const sub = await t.fanOut.ingest({
+    const sub = await t.ingest({
       event_id: 'sub_1',
       subject: 'subscriptions.subscription.created',
       occurred_at: '2026-05-01T10:00:00.000Z',
@@ -184,14 +183,14 @@ describe('EventFanOut', () => {
       mode: 'sandbox',
       data: { subscription_id: 'sub_abc', merchant_id: 9, status: 'active', effective_at: '2026-06-01T00:00:00.000Z' },
     } as unknown as EventEnvelope);
-    expect(sub!.event).toMatchObject({ event_type: 'subscription.created', sequence: 1, merchant_id: 9 });
+    expect(sub!.event).toMatchObject({ event_type: 'subscription.created', object_id: 'sub_abc', merchant_id: 9 });
     expect(sub!.event.occurred_at.toISOString()).toBe('2026-06-01T00:00:00.000Z');
     expect(sub!.created).toBe(1);
   });
 
   it('refuses an event without a mode (retried, never defaulted)', async () => {
     const t = setup();
-    await expect(t.fanOut.ingest({ ...paymentEvent('s1'), mode: undefined } as EventEnvelope)).rejects.toThrow(/mode/);
+    await expect(t.ingest({ ...paymentEvent('s1'), mode: undefined } as EventEnvelope)).rejects.toThrow(/mode/);
   });
 });
 
@@ -200,7 +199,7 @@ describe('DeliveryWorker', () => {
     const t = setup();
     t.keys.add({ key_id: 'k_new', webhook_url: 'http://127.0.0.1:1/new' });
     t.keys.add({ key_id: 'k_old', webhook_url: 'http://127.0.0.1:1/old', api_version: '2025-06-01' });
-    await t.fanOut.ingest(paymentEvent('src_1'));
+    await t.ingest(paymentEvent('src_1'));
     t.worker.start();
     await until(() => t.sender.sent.length === 2);
     await t.worker.stop();
@@ -258,7 +257,7 @@ describe('DeliveryWorker', () => {
     const t = setup();
     t.keys.add({ key_id: 'k' });
     t.sender.answer = () => ({ status: 500, error_class: 'http_error', response_excerpt: 'boom' });
-    const { event } = (await t.fanOut.ingest(paymentEvent('src_1')))!;
+    const { event } = (await t.ingest(paymentEvent('src_1')))!;
     t.worker.start();
     await until(() => [...t.deliveries.rows.values()][0]!.status === 'failed');
     expect(t.sender.sent).toHaveLength(3);
@@ -284,7 +283,7 @@ describe('DeliveryWorker', () => {
     const t = setup();
     t.keys.add({ key_id: 'k' });
     t.sender.answer = () => ({ error_class: 'blocked_target' });
-    await t.fanOut.ingest(paymentEvent('src_1'));
+    await t.ingest(paymentEvent('src_1'));
     t.worker.start();
     await until(() => [...t.deliveries.rows.values()][0]!.status === 'failed');
     await new Promise((r) => setTimeout(r, 100));
@@ -295,7 +294,7 @@ describe('DeliveryWorker', () => {
   it('sends nothing to a key disabled after the event was fanned out', async () => {
     const t = setup();
     const key = t.keys.add({ key_id: 'k' });
-    await t.fanOut.ingest(paymentEvent('src_1'));
+    await t.ingest(paymentEvent('src_1'));
     key.active = false;
     t.worker.start();
     await until(() => [...t.deliveries.rows.values()][0]!.status === 'failed');
@@ -308,7 +307,7 @@ describe('DeliveryWorker', () => {
     const t = setup();
     t.keys.add({ key_id: 'k' });
     t.sender.answer = () => ({ status: 500, error_class: 'http_error' });
-    await t.fanOut.ingest(paymentEvent('src_1'));
+    await t.ingest(paymentEvent('src_1'));
     // A worker that claimed and died: its lease is already over.
     const dead = await t.deliveries.claim({
       now: new Date(),
@@ -345,8 +344,8 @@ describe('DeliveryWorker', () => {
       }
       return { status: 200, success: true, duration_ms: 1, error_class: null, response_excerpt: '' };
     };
-    for (let i = 0; i < 6; i++) await t.fanOut.ingest(paymentEvent(`slow${i}`, { charge_id: `c${i}` }));
-    for (let i = 0; i < 3; i++) await t.fanOut.ingest(paymentEvent(`fast${i}`, { merchant_id: 2, charge_id: `f${i}` }));
+    for (let i = 0; i < 6; i++) await t.ingest(paymentEvent(`slow${i}`, { charge_id: `c${i}` }));
+    for (let i = 0; i < 3; i++) await t.ingest(paymentEvent(`fast${i}`, { merchant_id: 2, charge_id: `f${i}` }));
     t.worker.start();
     await until(() => t.sender.sent.filter((s) => s.url.endsWith('/fast')).length === 3);
     expect(maxSlow).toBe(2);
@@ -357,7 +356,7 @@ describe('DeliveryWorker', () => {
 });
 
 describe('EventFanOut batching and the hand-off to the local worker', () => {
-  it('writes concurrent events in batches, reserving sequence numbers in call order', async () => {
+  it('writes concurrent events in batches', async () => {
     const t = setup();
     t.keys.add({ key_id: 'k' });
     const inserts: number[] = [];
@@ -367,12 +366,12 @@ describe('EventFanOut batching and the hand-off to the local worker', () => {
       return insertMany(events);
     };
     const results = await Promise.all(
-      Array.from({ length: 10 }, (_, i) => t.fanOut.ingest(paymentEvent(`s${i}`, { charge_id: 'ch_same' }))),
+      Array.from({ length: 10 }, (_, i) => t.ingest(paymentEvent(`s${i}`, { charge_id: 'ch_same' }))),
     );
     expect(results.map((r) => r!.event.sequence)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
     expect(results.map((r) => r!.created)).toEqual(Array(10).fill(1));
-    // The first call starts a batch alone; the nine made meanwhile go together.
-    expect(inserts).toEqual([1, 9]);
+    // Calls made in the same turn of the event loop go together (see EventFanOut.drain).
+    expect(inserts).toEqual([10]);
   });
 
   it('fails every event of a batch when a write fails, and the repeat fills in what is missing', async () => {
@@ -384,15 +383,15 @@ describe('EventFanOut batching and the hand-off to the local worker', () => {
       if (failures-- > 0) throw new Error('mongo down');
       return insertMany(ds);
     };
-    const first = await Promise.allSettled([t.fanOut.ingest(paymentEvent('a')), t.fanOut.ingest(paymentEvent('b'))]);
+    const first = await Promise.allSettled([t.ingest(paymentEvent('a')), t.ingest(paymentEvent('b'))]);
     expect(first.map((r) => r.status)).toEqual(['rejected', 'fulfilled']);
-    const again = await t.fanOut.ingest(paymentEvent('a'));
+    const again = await t.ingest(paymentEvent('a'));
     expect(again!.created).toBe(1);
     expect(t.deliveries.rows.size).toBe(2);
   });
 
-  it('creates deliveries already claimed by the local worker when it has room, with the attempt counted', async () => {
-    const t = setup({ perKeyConcurrency: 2 }, { handOff: true });
+  it('sends first attempts before storing anything about them, and resolves once their outcomes are stored', async () => {
+    const t = setup({ perKeyConcurrency: 2, slotWaitMs: 50 }, { handOff: true });
     t.keys.add({ key_id: 'k' });
     let release!: () => void;
     const hang = new Promise<void>((r) => (release = r));
@@ -405,36 +404,111 @@ describe('EventFanOut batching and the hand-off to the local worker', () => {
     t.worker.start();
     await new Promise((r) => setTimeout(r, 30)); // the idle worker's first poll
     claims.mockClear();
-    await Promise.all([1, 2, 3].map((i) => t.fanOut.ingest(paymentEvent(`s${i}`, { charge_id: `c${i}` }))));
-    // Two (the key's cap) went straight to the worker, claimed when inserted; the third waits, pending.
-    const rows = [...t.deliveries.rows.values()];
-    expect(rows.map((d) => [d.status, d.attempt_count]).sort()).toEqual([
-      ['delivering', 1],
-      ['delivering', 1],
-      ['pending', 0],
-    ]);
-    await until(() => t.sender.sent.length === 2);
-    // No claim query handed those two out (the key is full: claims skip it and find nothing).
+    let resolved = 0;
+    const ingests = [1, 2, 3].map((i) =>
+      t.ingest(paymentEvent(`s${i}`, { charge_id: `c${i}` })).then((r) => (resolved++, r)),
+    );
+    // Two (the key's cap) are being sent and nothing about them is stored yet; the third found no
+    // slot within slotWaitMs and was stored as due work (pending, unattempted), which the full key
+    // keeps the claim loop from handing out.
+    await until(() => t.sender.sent.length === 2 && t.deliveries.rows.size === 1);
+    expect([...t.deliveries.rows.values()].map((d) => [d.status, d.attempt_count])).toEqual([['pending', 0]]);
+    expect(resolved).toBe(1);
     for (const r of claims.mock.results) expect(await r.value).toEqual([]);
     release();
-    await until(() => [...t.deliveries.rows.values()].every((d) => d.status === 'succeeded'));
+    expect((await Promise.all(ingests)).map((r) => r!.created)).toEqual([1, 1, 1]);
+    await until(
+      () => t.deliveries.rows.size === 3 && [...t.deliveries.rows.values()].every((d) => d.status === 'succeeded'),
+    );
     await t.worker.stop();
     expect(t.sender.sent).toHaveLength(3);
     expect([...t.deliveries.rows.values()].map((d) => d.attempts.map((a) => a.number))).toEqual([[1], [1], [1]]);
   });
 
-  it('gives the reservation back when the delivery already existed (a redelivered event)', async () => {
-    const t = setup({ perKeyConcurrency: 1 }, { handOff: true });
+  it('a first attempt waits briefly for its key to have a slot instead of becoming due work', async () => {
+    const t = setup({ perKeyConcurrency: 2, slotWaitMs: 2_000 }, { handOff: true });
     t.keys.add({ key_id: 'k' });
-    await t.fanOut.ingest(paymentEvent('src_1'));
+    const insertMany = jest.spyOn(t.deliveries, 'insertMany');
     t.worker.start();
-    await until(() => [...t.deliveries.rows.values()][0]!.status === 'succeeded');
-    await t.fanOut.ingest(paymentEvent('src_1'));
-    await t.fanOut.ingest(paymentEvent('src_2'));
-    // Had the repeat kept its slot, the key (cap 1) could never send src_2.
-    await until(() => t.sender.sent.length === 2);
+    // Two sending, two waiting (up to the key's cap of waiters).
+    await Promise.all([1, 2, 3, 4].map((i) => t.ingest(paymentEvent(`s${i}`, { charge_id: `c${i}` }))));
     await t.worker.stop();
-    expect(new Set(t.sender.sent.map((s) => s.headers['x-service-event-id'])).size).toBe(2);
+    expect(insertMany).not.toHaveBeenCalled(); // every one went the fast way
+    expect([...t.deliveries.rows.values()].map((d) => [d.status, d.attempt_count])).toEqual(
+      Array(4).fill(['succeeded', 1]),
+    );
+  });
+
+  it('a hanging receiver holds its cap and its waiters spill to due work; another merchant is not held up', async () => {
+    const t = setup({ concurrency: 4, perKeyConcurrency: 2, slotWaitMs: 50 }, { handOff: true });
+    t.keys.add({ key_id: 'slow', webhook_url: 'http://127.0.0.1:1/slow' });
+    t.keys.add({ key_id: 'fast', merchant_id: 2, webhook_url: 'http://127.0.0.1:1/fast' });
+    let release!: () => void;
+    const hang = new Promise<void>((r) => (release = r));
+    let slowInFlight = 0;
+    let maxSlow = 0;
+    t.sender.send = async (input) => {
+      t.sender.sent.push(input);
+      if (input.url.endsWith('/slow')) {
+        maxSlow = Math.max(maxSlow, ++slowInFlight);
+        await hang;
+        slowInFlight--;
+      }
+      return { status: 200, success: true, duration_ms: 1, error_class: null, response_excerpt: '' };
+    };
+    t.worker.start();
+    const slow = Array.from({ length: 6 }, (_, i) => t.ingest(paymentEvent(`slow${i}`, { charge_id: `c${i}` })));
+    const fast = await Promise.all(
+      Array.from({ length: 3 }, (_, i) => t.ingest(paymentEvent(`fast${i}`, { merchant_id: 2, charge_id: `f${i}` }))),
+    );
+    expect(fast.map((r) => r!.created)).toEqual([1, 1, 1]);
+    expect(maxSlow).toBe(2);
+    // The four slow ones beyond the cap were stored as due work within slotWaitMs.
+    await until(() => [...t.deliveries.rows.values()].filter((d) => d.key_id === 'slow').length === 4);
+    release();
+    await Promise.all(slow);
+    await until(() => t.sender.sent.length === 9);
+    await t.worker.stop();
+    expect(maxSlow).toBe(2);
+  });
+
+  it('a repeat of a message whose first attempt was sent but not stored records it as interrupted and sends attempt 2', async () => {
+    const t = setup({}, { handOff: true });
+    t.keys.add({ key_id: 'k' });
+    const recordFirst = t.deliveries.recordFirst.bind(t.deliveries);
+    let failures = 1;
+    t.deliveries.recordFirst = async (d) => {
+      if (failures-- > 0) throw new Error('mongo down'); // or a kill -9 right after the send
+      return recordFirst(d);
+    };
+    t.worker.start();
+    await expect(t.ingest(paymentEvent('src_1'), 7)).rejects.toThrow('mongo down');
+    expect(t.sender.sent).toHaveLength(1);
+    expect(t.deliveries.rows.size).toBe(0);
+    const again = await t.ingest(paymentEvent('src_1'), 7); // JetStream redelivers it
+    expect(again!.created).toBe(1);
+    await until(() => [...t.deliveries.rows.values()][0]?.status === 'succeeded');
+    await t.worker.stop();
+    const d = [...t.deliveries.rows.values()][0]!;
+    expect(d.attempts.map((a) => [a.number, a.error_class])).toEqual([
+      [1, 'interrupted'],
+      [2, null],
+    ]);
+    expect(d.round_attempts).toBe(1); // the interrupted one does not spend the round
+    expect(t.sender.sent).toHaveLength(2);
+    expect(new Set(t.sender.sent.map((s) => s.headers['x-service-event-id'])).size).toBe(1);
+  });
+
+  it('sends nothing again for a repeat of a message whose deliveries are stored', async () => {
+    const t = setup({}, { handOff: true });
+    t.keys.add({ key_id: 'k' });
+    t.worker.start();
+    await t.ingest(paymentEvent('src_1'), 3);
+    const again = await t.ingest(paymentEvent('src_1'), 3);
+    await new Promise((r) => setTimeout(r, 50));
+    await t.worker.stop();
+    expect(again!.created).toBe(0);
+    expect(t.sender.sent).toHaveLength(1);
   });
 });
 
@@ -443,9 +517,9 @@ describe('EventLog', () => {
     const t = setup();
     t.keys.add({ key_id: 'k' });
     for (let i = 0; i < 5; i++) {
-      await t.fanOut.ingest(paymentEvent(`s${i}`, { charge_id: `c${i}`, completed_at: `2026-05-01T10:00:0${i}.000Z` }));
+      await t.ingest(paymentEvent(`s${i}`, { charge_id: `c${i}`, completed_at: `2026-05-01T10:00:0${i}.000Z` }));
     }
-    await t.fanOut.ingest(paymentEvent('live', {}, 'live'));
+    await t.ingest(paymentEvent('live', {}, 'live'));
     const p1 = await t.log.list(1, 'sandbox', { limit: 2 });
     expect(p1.events.map((e) => e.object_id)).toEqual(['c4', 'c3']);
     expect(p1.has_more).toBe(true);
@@ -466,7 +540,7 @@ describe('EventLog', () => {
   it('recover resends failed deliveries in the window (dry run counts only)', async () => {
     const t = setup();
     t.keys.add({ key_id: 'k' });
-    await t.fanOut.ingest(paymentEvent('s1'));
+    await t.ingest(paymentEvent('s1'));
     for (const d of t.deliveries.rows.values()) d.status = 'failed';
     const since = new Date(Date.now() - 60_000);
     expect(await t.log.recover(1, 'sandbox', { since, dry_run: true })).toEqual({ count: 1, dry_run: true });
@@ -481,10 +555,10 @@ describe('EventLog', () => {
   it('purges events and deliveries older than 30 days', async () => {
     const t = setup();
     t.keys.add({ key_id: 'k' });
-    await t.fanOut.ingest(paymentEvent('s1'));
+    await t.ingest(paymentEvent('s1'));
     for (const e of t.events.events.values()) e.created_at = new Date(Date.now() - 31 * 86_400_000);
     for (const d of t.deliveries.rows.values()) d.created_at = new Date(Date.now() - 31 * 86_400_000);
-    await t.fanOut.ingest(paymentEvent('s2', { charge_id: 'c2' }));
+    await t.ingest(paymentEvent('s2', { charge_id: 'c2' }));
     expect(await t.log.purgeExpired()).toBe(2);
     expect(t.events.events.size).toBe(1);
   });

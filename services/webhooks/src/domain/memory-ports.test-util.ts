@@ -12,7 +12,6 @@ import type {
   RequeueFilter,
   SendInput,
   SendResult,
-  SequenceCounter,
   WebhookSender,
 } from './ports';
 import type { DeliveryRecord, DeliveryStatus, WebhookEventRecord } from './webhook-event';
@@ -74,31 +73,19 @@ export class MemoryEventStore implements EventStore {
   }
 }
 
-export class MemorySequences implements SequenceCounter {
-  readonly values = new Map<string, number>();
-  async next(key: string) {
-    const v = (this.values.get(key) ?? 0) + 1;
-    this.values.set(key, v);
-    return v;
-  }
-  async reserve(key: string, count: number) {
-    const first = (this.values.get(key) ?? 0) + 1;
-    this.values.set(key, first + count - 1);
-    return first;
-  }
-}
-
 export class MemoryDeliveryStore implements DeliveryStore {
   readonly rows = new Map<string, DeliveryRecord>();
   private tokens = 0;
+  private insert(d: DeliveryRecord): boolean {
+    if ([...this.rows.values()].some((r) => r.event_id === d.event_id && r.key_id === d.key_id)) return false;
+    this.rows.set(d.delivery_id, clone(d));
+    return true;
+  }
   async insertMany(ds: DeliveryRecord[]) {
-    const fresh = new Set<string>();
-    for (const d of ds) {
-      if ([...this.rows.values()].some((r) => r.event_id === d.event_id && r.key_id === d.key_id)) continue;
-      this.rows.set(d.delivery_id, clone(d));
-      fresh.add(d.delivery_id);
-    }
-    return fresh;
+    return new Set(ds.filter((d) => this.insert(d)).map((d) => d.delivery_id));
+  }
+  async recordFirst(d: DeliveryRecord) {
+    return this.insert(d);
   }
   async claim(o: ClaimOptions): Promise<ClaimedDelivery[]> {
     const room = new Map(o.keyRoom);

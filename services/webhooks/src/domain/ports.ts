@@ -46,13 +46,6 @@ export interface CreatedAfterQuery {
   limit: number;
 }
 
-/** The next number of a per-object counter (1, 2, …); gaps are allowed, order is not broken. */
-export interface SequenceCounter {
-  next(key: string): Promise<number>;
-  /** Reserves `count` consecutive numbers in one write; returns the first. */
-  reserve(key: string, count: number): Promise<number>;
-}
-
 export interface ClaimOptions {
   now: Date;
   owner: string;
@@ -88,6 +81,11 @@ export interface DeliveryStore {
    * due (new ones, and unfinished ones a crashed fan-out left without due work).
    */
   insertMany(deliveries: DeliveryRecord[]): Promise<Set<string>>;
+  /**
+   * Inserts a new delivery as it stands after its first attempt (sent before anything was stored),
+   * with a due entry when it is unfinished; false (nothing written) when it is stored already.
+   */
+  recordFirst(delivery: DeliveryRecord): Promise<boolean>;
   /** Claims due deliveries (pending and due, or delivering with an expired lease), counting the attempt. */
   claim(options: ClaimOptions): Promise<ClaimedDelivery[]>;
   /** Records an attempt's outcome, only while the claim is still ours. */

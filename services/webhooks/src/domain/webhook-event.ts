@@ -92,3 +92,45 @@ export function webhookEventId(sourceEventId: string, merchantId: number): strin
 export function deliveryId(eventId: string, keyId: string): string {
   return `dlv_${createHash('sha256').update(`${eventId}\n${keyId}`).digest('hex').slice(0, 32)}`;
 }
+
+/** A delivery as it is first stored: pending, due now, never attempted. */
+export function newDelivery(event: WebhookEventRecord, keyId: string, now: Date): DeliveryRecord {
+  return {
+    delivery_id: deliveryId(event.event_id, keyId),
+    event_id: event.event_id,
+    key_id: keyId,
+    merchant_id: event.merchant_id,
+    mode: event.mode,
+    event_type: event.event_type,
+    status: 'pending',
+    attempt_count: 0,
+    round_attempts: 0,
+    next_attempt_at: now,
+    claim_token: null,
+    claimed_at: null,
+    attempts: [],
+    last_error_class: null,
+    created_at: now,
+    updated_at: now,
+  };
+}
+
+/**
+ * An attempt whose outcome is unknown: its worker died (kill -9, node lost) while it was in flight,
+ * or before it could store what the receiver answered.
+ */
+export function interruptedAttempt(number: number, startedAt: Date): AttemptRecord {
+  return {
+    number,
+    started_at: startedAt,
+    duration_ms: null,
+    status: null,
+    error_class: 'interrupted',
+    success: false,
+    response_excerpt: '',
+    url: '',
+    api_version: '',
+    request_headers: {},
+    request_body: '',
+  };
+}

@@ -9,6 +9,12 @@ import {
 } from '@ppay/kernel';
 
 /**
+ * Events about a merchant (their payload's `merchant_id`): `about_merchant_id` since the payload is
+ * stored as a JSON string (see the event repository), `data.merchant_id` in earlier documents.
+ */
+const aboutMerchant = (id: number) => [{ about_merchant_id: id }, { 'data.merchant_id': id }];
+
+/**
  * Every collection of webhooks holding a merchant's data (delete merchant, spec 3.5 / 4.9): the ONE
  * list the deletion consumer purges. A new collection with merchant data is added here, or the
  * delete-merchant integration test (which scans every collection) fails.
@@ -23,7 +29,7 @@ export const MERCHANT_DATA: readonly MerchantDataTarget[] = [
   // identity: names, the business's country) — the sub-merchant's data, wherever it was delivered.
   {
     collection: 'webhook_events',
-    filter: (id) => ({ $or: [{ merchant_id: id }, { 'data.merchant_id': id }] }),
+    filter: (id) => ({ $or: [{ merchant_id: id }, ...aboutMerchant(id)] }),
     modeField: 'mode',
   },
 ];
@@ -58,7 +64,7 @@ export async function beforeWebhooksPurge(
     });
   }
   const aboutIt = scopedFilter(
-    { collection: 'webhook_events', filter: (id) => ({ 'data.merchant_id': id }), modeField: 'mode' },
+    { collection: 'webhook_events', filter: (id) => ({ $or: aboutMerchant(id) }), modeField: 'mode' },
     scope,
   )!;
   const eventIds = (await conn.collection('webhook_events').find(aboutIt).project({ _id: 1 }).toArray()).map(

@@ -73,7 +73,8 @@ const eventFields = {
   is_live: Type.Boolean(),
   business_id: Type.String(),
   sequence: Type.Integer({
-    description: 'Per-object counter (charge, wallet …): drop an update older than one you have',
+    description:
+      'Grows with every change of the object (charge, wallet …), not by one: drop an update whose sequence is lower than one you have',
   }),
   object_type: Type.String(),
   object_id: Type.String(),

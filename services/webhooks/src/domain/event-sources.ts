@@ -2,8 +2,8 @@ import { SUBJECTS, type EventEnvelope, type Subject } from '@ppay/kernel';
 
 /**
  * Which platform events become webhooks, in one table. Adding an event type is one entry here (its
- * subject, type name and the object its `sequence` counts) plus its renderers in `renderers.ts`.
- * The subject must be in the kernel catalogue; `webhookSubjects` feeds the consumers.
+ * subject, type name and the object it is about) plus its renderers in `renderers.ts`. The subject
+ * must be in the kernel catalogue; `webhookSubjects` feeds the consumers.
  */
 export interface WebhookSource<S extends Subject = Subject> {
   subject: S;
@@ -11,7 +11,10 @@ export interface WebhookSource<S extends Subject = Subject> {
   event_type: string;
   /** The merchant who receives it (the event's own merchant unless the payload says otherwise). */
   merchant(envelope: EventEnvelope<S>): number | undefined;
-  /** The object whose per-object counter the envelope's `sequence` carries. */
+  /**
+   * The object the event changes. `sequence` (the source's stream position) orders one object's events
+   * only if all of them come from one stream: `event-sources.test.ts` checks it per object type.
+   */
   object(envelope: EventEnvelope<S>): { type: string; id: string };
   /** When the thing happened (not when we stored it). */
   occurredAt(envelope: EventEnvelope<S>): string;

@@ -12,9 +12,10 @@ export interface WebhookEventRecord {
   merchant_id: number;
   mode: Mode;
   occurred_at: Date;
-  /** What `sequence` counts: one counter per object (a charge, a wallet …). */
+  /** The object the event changes (a charge, a wallet …): `sequence` orders one object's events. */
   object_type: string;
   object_id: string;
+  /** The source event's position in its JetStream stream (see EventFanOut.ingest). */
   sequence: number;
   /** The canonical payload (the internal event's data). Renderers turn it into each version's shape. */
   data: Record<string, unknown>;

@@ -11,7 +11,7 @@ import { testInfraUrls } from '../support/infra';
  * until its outcome is written, so a stale read of one a replica just finished must not bring it back
  * (that sent it a second time, with its attempt number repeated).
  */
-describe('webhook delivery store: the boot migration leaves current deliveries alone', () => {
+describe('webhook delivery store: due work rebuilt from the log never resends or renumbers', () => {
   let conn: Connection;
   let store: MongoDeliveryStore;
   let models: ReturnType<typeof deliveryModels>;
@@ -84,5 +84,40 @@ describe('webhook delivery store: the boot migration leaves current deliveries a
     expect(requeued).toBe(1);
     await models.due.deleteOne({ _id: delivery_id });
     expect(await store.ensureDueEntries()).toBe(0);
+  });
+
+  const claimNow = () =>
+    store.claim({
+      now: new Date(),
+      owner: 'w_test',
+      leaseUntil: new Date(Date.now() + 20_000),
+      limit: 100,
+      keyRoom: new Map(),
+      perKeyLimit: 8,
+    });
+
+  it('a repeat rebuilds due work from the log; a claim of it checks the log first (stale reads)', async () => {
+    // A delivery with one failed attempt, pending in the log, whose due entry a crash lost.
+    const d = { ...newDelivery(event(), 'key_d', new Date()), attempt_count: 1, round_attempts: 1 };
+    expect(await store.recordFirst(d)).toBe(true);
+    await models.due.deleteOne({ _id: d.delivery_id }); // the crash, between the log and the due insert
+    expect([...(await store.insertMany([d]))]).toEqual([d.delivery_id]); // the repeat rebuilds the entry
+    const rebuilt = await models.due.findById(d.delivery_id).lean();
+    expect([rebuilt?.rebuilt, rebuilt?.attempt_count]).toEqual([true, 1]);
+
+    // By the time of the claim another replica made attempt 2 and 3 (the log moved on): numbers continue.
+    await models.deliveries.updateOne({ _id: d.delivery_id }, { $set: { attempt_count: 3 } });
+    const [claimed] = (await claimNow()).filter((c) => c.delivery.delivery_id === d.delivery_id);
+    expect(claimed?.delivery.attempt_count).toBe(4);
+    expect((await models.due.findById(d.delivery_id).lean())?.attempt_count).toBe(4);
+
+    // And once the log says succeeded, a rebuilt entry is closed without being handed out.
+    await models.due.updateOne(
+      { _id: d.delivery_id },
+      { $set: { status: 'pending', next_attempt_at: new Date(0), claim_token: null } },
+    );
+    await models.deliveries.updateOne({ _id: d.delivery_id }, { $set: { status: 'succeeded' } });
+    expect((await claimNow()).filter((c) => c.delivery.delivery_id === d.delivery_id)).toEqual([]);
+    expect(await models.due.countDocuments({ _id: d.delivery_id })).toBe(0);
   });
 });

@@ -53,6 +53,15 @@ describe('MerchantTombstones', () => {
     expect(s.reads()).toBe(2);
   });
 
+  it('does not keep a "not deleted" answer whose read was in flight when a deletion was recorded', async () => {
+    const s = store();
+    const tombstones = new MerchantTombstones(s.conn, undefined, 60_000);
+    const before = tombstones.isDeleted(8, 'live'); // reads before the tombstone exists
+    await tombstones.record({ deletion_id: 'del_8', merchant_id: 8, mode: 'live', every_mode: false });
+    expect(await before).toBe(false);
+    expect(await tombstones.isDeleted(8, 'live')).toBe(true);
+  });
+
   it('reads every time by default; checks made while a read is in flight share it', async () => {
     const s = store();
     const tombstones = new MerchantTombstones(s.conn);

@@ -78,6 +78,8 @@ const tombstoneId = (merchantId: number, mode: Mode | '*') => `${merchantId}:${m
 export class MerchantTombstones {
   private readonly known = new Set<string>();
   private readonly alive = new TtlCache<string, boolean>(10_000);
+  /** Bumped by `record`: part of the cache key, so a check already reading when a tombstone is written is not kept. */
+  private generation = 0;
 
   /**
    * `aliveTtlMs` (default 0: every check reads) keeps a "not deleted" answer that long, for consumers
@@ -112,6 +114,7 @@ export class MerchantTombstones {
       { upsert: true },
     );
     if (mode === '*') this.known.add(_id);
+    this.generation++;
     this.alive.clear();
   }
 
@@ -124,7 +127,7 @@ export class MerchantTombstones {
     if (this.known.has(whole)) return true;
     // Concurrent checks for one merchant share one read; only "not deleted" is kept (aliveTtlMs).
     return this.alive.getOrLoad(
-      tombstoneId(merchantId, mode ?? '*'),
+      `${this.generation}:${tombstoneId(merchantId, mode ?? '*')}`,
       () => this.readDeleted(merchantId, mode, whole),
       (deleted) => (deleted ? 0 : this.aliveTtlMs),
     );

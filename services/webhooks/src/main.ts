@@ -10,7 +10,6 @@ import {
   SecretBox,
 } from '@ppay/kernel';
 import type { types } from '@ppay/proto';
-import { CachedEventStore } from './adapters/cached-events';
 import { RepositoryDeliveryKeys } from './adapters/delivery-keys';
 import { destroyAgents } from './adapters/http-sender';
 import { HttpWebhookSender } from './adapters/sender';
@@ -63,7 +62,9 @@ void runService<types.webhooks.WebhooksServiceHandlers, (typeof webhooksConfig)[
             (await Promise.race([lookup(host, { all: true }), rejectAfter(2_000)])).map((a) => a.address),
         }),
     );
-    const events = new CachedEventStore(new MongoEventStore(models.events));
+    // Not cached: a first attempt carries its event, and a retry reads it, so an event purged by
+    // delete merchant is never sent again from memory.
+    const events = new MongoEventStore(models.events);
     const deliveries = new MongoDeliveryStore(models.deliveries, models.due);
     // Deliveries stored before the due-work collection existed (or by an older replica) are sent too.
     const migrated = await deliveries.ensureDueEntries();
@@ -97,7 +98,7 @@ void runService<types.webhooks.WebhooksServiceHandlers, (typeof webhooksConfig)[
         keys: deliveryKeys,
         dispatch: worker,
       },
-      () => worker.wake(),
+      (keyIds) => worker.wake(keyIds),
     );
     const eventLog = new EventLog(
       { events, deliveries, keys: deliveryKeys, sender, fanOut },

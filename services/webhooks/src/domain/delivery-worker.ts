@@ -80,10 +80,12 @@ export function signedRequest(event: WebhookEventRecord, key: DeliveryKey, now: 
 }
 
 /**
- * Sends due deliveries. Claims are conditional updates with a lease (see DeliveryStore.claim), so
- * any number of replicas can run this and a killed one's claims come back after `leaseMs`; the
- * attempt is counted when claimed, before anything is sent. A global pool bounds the sends in
- * flight, and a per-key cap keeps one slow receiver from taking the whole pool.
+ * Sends deliveries. New ones are sent at once when a slot is free (`acquire`, `sendFirst`: nothing is
+ * written before that send; see EventFanOut). Due work (retries, resends, deliveries that found no
+ * slot) is claimed: claims are conditional updates with a lease (see DeliveryStore.claim), so any
+ * number of replicas can run this and a killed one's claims come back after `leaseMs`; such an
+ * attempt is counted when claimed, before anything is sent. A global pool bounds the sends in flight,
+ * and a per-key cap keeps one slow receiver from taking the whole pool.
  */
 export class DeliveryWorker {
   readonly owner = `w_${randomUUID()}`;
@@ -96,6 +98,8 @@ export class DeliveryWorker {
   /** First attempts waiting for a slot (see `acquire`), oldest first. */
   private readonly waiters: SlotWaiter[] = [];
   private wakeUp: (() => void) | undefined;
+  /** Keys with due work waiting (see `wake`). */
+  private readonly keysWithDueWork = new Set<string>();
   /** Whether the last claim found work (or new work was announced since): see `slotFreed`. */
   private lastClaimFound = true;
   private woken = false;
@@ -131,8 +135,14 @@ export class DeliveryWorker {
     await Promise.all(this.inflight);
   }
 
-  /** New work is due now (stored by the fan-out, a resend, a retry whose time came). */
-  wake(): void {
+  /**
+   * New work is due now (stored by the fan-out, a resend, a retry whose time came), for `keyIds` when
+   * known: until a claim finds no more due work for such a key, its freed slots go to the claim loop
+   * and new deliveries for it do not wait for a slot (see `acquire`), so first attempts cannot keep a
+   * busy key's retries (spec 6.3: 2 s apart) and earlier deliveries waiting for ever.
+   */
+  wake(keyIds: Iterable<string> = []): void {
+    for (const key of keyIds) this.keysWithDueWork.add(key);
     this.lastClaimFound = true;
     this.resume();
   }
@@ -144,12 +154,12 @@ export class DeliveryWorker {
     else this.woken = true;
   }
 
-  private wakeAt(at: Date): void {
+  private wakeAt(at: Date, keyId: string): void {
     // A few ms late rather than early: a claim made before `next_attempt_at` finds nothing.
     const timer = setTimeout(
       () => {
         this.timers.delete(timer);
-        this.wake();
+        this.wake([keyId]);
       },
       Math.max(0, at.getTime() - this.now().getTime()) + 5,
     );
@@ -198,6 +208,10 @@ export class DeliveryWorker {
           });
           claimed = batch.length;
           this.lastClaimFound = claimed > 0;
+          if (claimed < room) {
+            // Everything due was claimed for the keys that had room: they have no due work left.
+            for (const key of this.keysWithDueWork) if ((keyRoom.get(key) ?? 1) > 0) this.keysWithDueWork.delete(key);
+          }
           // A claimed attempt's failure is reported through onError (see launch); its claim expires.
           for (const c of batch) this.launch(c).catch(() => undefined);
         } catch (err) {
@@ -226,7 +240,12 @@ export class DeliveryWorker {
     }
     const waitingForKey = this.waiters.reduce((n, w) => n + (w.keyId === keyId ? 1 : 0), 0);
     const waitMs = this.policy.slotWaitMs ?? DEFAULT_SLOT_WAIT_MS;
-    if (waitMs <= 0 || waitingForKey >= this.policy.perKeyConcurrency || this.waiters.length >= this.policy.concurrency)
+    if (
+      waitMs <= 0 ||
+      this.keysWithDueWork.has(keyId) ||
+      waitingForKey >= this.policy.perKeyConcurrency ||
+      this.waiters.length >= this.policy.concurrency
+    )
       return Promise.resolve(false);
     return new Promise((resolve) => {
       const waiter: SlotWaiter = {
@@ -294,6 +313,12 @@ export class DeliveryWorker {
   private slotFreed(): void {
     for (let i = 0; i < this.waiters.length;) {
       const w = this.waiters[i]!;
+      if (this.keysWithDueWork.has(w.keyId)) {
+        // Its key has due work: the waiter joins it (stored as due work), in order, behind it.
+        this.waiters.splice(i, 1);
+        w.deny();
+        continue;
+      }
       if (!this.hasRoom(w.keyId)) {
         i++;
         continue;
@@ -302,7 +327,7 @@ export class DeliveryWorker {
       this.takeSlot(w.keyId);
       w.grant();
     }
-    if (this.lastClaimFound) this.resume();
+    if (this.lastClaimFound || this.keysWithDueWork.size > 0) this.resume();
   }
 
   private freeKeySlot(key: string): void {
@@ -400,7 +425,7 @@ export class DeliveryWorker {
       finishedAt,
     );
     if (!recorded) return; // our lease expired and someone else owns it now: their record wins
-    if (outcome === 'pending') this.wakeAt(nextAt);
+    if (outcome === 'pending') this.wakeAt(nextAt, d.key_id);
     else this.ports.metrics?.finished(d.event_type, outcome === 'succeeded' ? 'delivered' : 'failed', completedInRound);
   }
 

@@ -67,8 +67,9 @@ function setup(policy: Partial<DeliveryPolicy> = {}, options: { handOff?: boolea
       ...policy,
     },
   );
-  const fanOut = new EventFanOut({ events, deliveries, keys, ...(options.handOff ? { dispatch: worker } : {}) }, () =>
-    worker.wake(),
+  const fanOut = new EventFanOut(
+    { events, deliveries, keys, ...(options.handOff ? { dispatch: worker } : {}) },
+    (keyIds) => worker.wake(keyIds),
   );
   const log = new EventLog(
     { events, deliveries, keys, sender, fanOut },
@@ -497,6 +498,64 @@ describe('EventFanOut batching and the hand-off to the local worker', () => {
     expect(d.round_attempts).toBe(1); // the interrupted one does not spend the round
     expect(t.sender.sent).toHaveLength(2);
     expect(new Set(t.sender.sent.map((s) => s.headers['x-service-event-id'])).size).toBe(1);
+  });
+
+  it('a retry due for a busy key is not starved by new events that keep it busy', async () => {
+    const t = setup({ perKeyConcurrency: 2, slotWaitMs: 2_000 }, { handOff: true });
+    t.keys.add({ key_id: 'k' });
+    const sends: { charge: string; at: number }[] = [];
+    t.sender.send = async (input) => {
+      t.sender.sent.push(input);
+      const charge = JSON.parse(input.body).data.charge_id as string;
+      sends.push({ charge, at: Date.now() });
+      if (charge === 'A' && sends.length === 1) {
+        return { status: 500, success: false, duration_ms: 1, error_class: 'http_error', response_excerpt: '' };
+      }
+      await new Promise((r) => setTimeout(r, 20));
+      return { status: 200, success: true, duration_ms: 20, error_class: null, response_excerpt: '' };
+    };
+    t.worker.start();
+    const ingests = [t.ingest(paymentEvent('a', { charge_id: 'A' }))];
+    // New events for the same key every 5 ms for 400 ms: its 2 slots and 2 waiters never run dry.
+    for (let i = 0; i < 80; i++) {
+      ingests.push(t.ingest(paymentEvent(`e${i}`, { charge_id: `E${i}` })));
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    await Promise.all(ingests);
+    await until(() => sends.filter((s) => s.charge === 'A').length === 2, 5_000);
+    await t.worker.stop();
+    const [first, retry] = sends.filter((s) => s.charge === 'A');
+    // Due 30 ms after the failure (retryDelayMs in this setup); sent at the next free slot, long before
+    // the stream of new events ends.
+    expect(retry!.at - first!.at).toBeLessThan(150);
+  });
+
+  it('a resend while a first attempt is in flight stores it as interrupted, so both sends show', async () => {
+    const t = setup({}, { handOff: true });
+    t.keys.add({ key_id: 'k' });
+    let release!: () => void;
+    const hang = new Promise<void>((r) => (release = r));
+    let calls = 0;
+    t.sender.send = async (input) => {
+      t.sender.sent.push(input);
+      if (calls++ === 0) await hang;
+      return { status: 200, success: true, duration_ms: 1, error_class: null, response_excerpt: '' };
+    };
+    t.worker.start();
+    const first = t.ingest(paymentEvent('src_1'));
+    await until(() => t.sender.sent.length === 1);
+    const eventId = webhookEventId('src_1', 1);
+    await t.log.resend(1, 'sandbox', eventId); // the partner sees no delivery yet and resends
+    await until(() => t.sender.sent.length === 2);
+    release();
+    await first;
+    await until(() => [...t.deliveries.rows.values()][0]?.status === 'succeeded');
+    await t.worker.stop();
+    const d = [...t.deliveries.rows.values()][0]!;
+    expect(d.attempts.map((a) => [a.number, a.error_class])).toEqual([
+      [1, 'interrupted'],
+      [2, null],
+    ]);
   });
 
   it('sends nothing again for a repeat of a message whose deliveries are stored', async () => {

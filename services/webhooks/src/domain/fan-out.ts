@@ -34,8 +34,8 @@ export class EventFanOut {
       /** The local worker, which sends first attempts before they are stored (see above). */
       dispatch?: LocalDispatch;
     },
-    /** Tells the local worker there is due work (other replicas find it by polling). */
-    private readonly wake: () => void = () => undefined,
+    /** Tells the local worker there is due work for these keys (other replicas find it by polling). */
+    private readonly wake: (keyIds: string[]) => void = () => undefined,
     private readonly now: () => Date = () => new Date(),
   ) {}
 
@@ -83,23 +83,25 @@ export class EventFanOut {
       // have sent what it did not record.
       return { event, created: await this.storeDue(event, keys, !isNew && dispatch !== undefined) };
     }
-    const slots = await Promise.all(keys.map((k) => dispatch.acquire(k.key_id)));
-    const outcomes = await Promise.allSettled([
-      ...keys.filter((_, i) => slots[i]).map((k) => dispatch.sendFirst(event, k)),
-      this.storeDue(
-        event,
-        keys.filter((_, i) => !slots[i]),
-        false,
+    // Each key on its own: one waiting for a slot does not hold back another's send.
+    const outcomes = await Promise.allSettled(
+      keys.map(async (k) =>
+        (await dispatch.acquire(k.key_id)) ? dispatch.sendFirst(event, k) : this.storeDue(event, [k], false),
       ),
-    ]);
+    );
     const failed = outcomes.find((o) => o.status === 'rejected');
     if (failed) throw failed.reason;
     return { event, created: keys.length };
   }
 
-  /** Deliveries for every receiving key that has none yet (resend, for keys added since); stored as due work. */
+  /**
+   * Deliveries for every receiving key that has none yet (resend, for keys added since); stored as due
+   * work. For a recent event a first attempt may still be in flight (or its message about to be
+   * redelivered), so a missing delivery is stored with attempt 1 `interrupted`, like a repeat's.
+   */
   async fanOut(event: WebhookEventRecord): Promise<number> {
-    return this.storeDue(event, await this.receivers(event), false);
+    const recent = this.now().getTime() - event.created_at.getTime() < FIRST_ATTEMPT_WINDOW_MS;
+    return this.storeDue(event, await this.receivers(event), recent && this.ports.dispatch !== undefined);
   }
 
   private async receivers(event: WebhookEventRecord): Promise<DeliveryKey[]> {
@@ -117,7 +119,7 @@ export class EventFanOut {
       return maybeSent ? withInterruptedFirstAttempt(d, event.created_at) : d;
     });
     const due = await this.ports.deliveries.insertMany(deliveries);
-    if (due.size) this.wake();
+    if (due.size) this.wake(deliveries.filter((d) => due.has(d.delivery_id)).map((d) => d.key_id));
     return due.size;
   }
 
@@ -153,6 +155,12 @@ export class EventFanOut {
     this.draining = undefined;
   }
 }
+
+/**
+ * How long after an event's storage its first attempts may still be unrecorded: a slot wait, a 10 s
+ * attempt and the batch writes, or a redelivery after the consumer's 30 s ack wait.
+ */
+const FIRST_ATTEMPT_WINDOW_MS = 60_000;
 
 /** Events inserted together at most. */
 const MAX_BATCH = 200;

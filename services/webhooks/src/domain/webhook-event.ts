@@ -61,6 +61,11 @@ export interface DeliveryRecord {
   event_id: string;
   key_id: string;
   merchant_id: number;
+  /**
+   * The merchant the event is about (its payload's `merchant_id`; a sub-merchant for KYC events sent to
+   * its operator): delete merchant removes deliveries about a merchant too. Null when the payload has none.
+   */
+  about_merchant_id: number | null;
   mode: Mode;
   event_type: string;
   status: DeliveryStatus;
@@ -101,6 +106,7 @@ export function newDelivery(event: WebhookEventRecord, keyId: string, now: Date)
     event_id: event.event_id,
     key_id: keyId,
     merchant_id: event.merchant_id,
+    about_merchant_id: aboutMerchant(event),
     mode: event.mode,
     event_type: event.event_type,
     status: 'pending',
@@ -134,4 +140,10 @@ export function interruptedAttempt(number: number, startedAt: Date): AttemptReco
     request_headers: {},
     request_body: '',
   };
+}
+
+/** The merchant an event is about: its payload's `merchant_id`, when it has one. */
+export function aboutMerchant(event: Pick<WebhookEventRecord, 'data'>): number | null {
+  const about = event.data.merchant_id;
+  return typeof about === 'number' ? about : null;
 }

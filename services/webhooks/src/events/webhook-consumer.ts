@@ -9,6 +9,8 @@ import { WEBHOOK_SOURCES } from '../domain/event-sources';
 import type { EventFanOut } from '../domain/fan-out';
 import type { DeliveryMetrics } from './metrics';
 
+const IN_PROGRESS_EVERY_MS = 10_000;
+
 /**
  * Every webhook source subject → the event store and its deliveries. One durable consumer per
  * stream the sources live on (PAYMENTS, SUBSCRIPTIONS, KYC). The message is acknowledged only once
@@ -39,8 +41,15 @@ export function webhookConsumers(
         // An event about a merchant deleted meanwhile (delete merchant) is not stored for anyone.
         const about = (envelope.data as { merchant_id?: unknown }).merchant_id;
         if (typeof about === 'number' && (await tombstones.isDeleted(about, envelope.mode))) return;
-        const stored = await fanOut.ingest(envelope, msg.info.streamSequence);
-        if (stored) metrics.events.inc({ event_type: stored.event.event_type });
+        // The handler holds the message through first attempts (a slot wait, 10 s, the writes): it
+        // tells JetStream it is still at work, so the 30 s ack wait never redelivers under a live handler.
+        const inProgress = setInterval(() => msg.working(), IN_PROGRESS_EVERY_MS);
+        try {
+          const stored = await fanOut.ingest(envelope, msg.info.streamSequence);
+          if (stored) metrics.events.inc({ event_type: stored.event.event_type });
+        } finally {
+          clearInterval(inProgress);
+        }
       },
     }),
   );

@@ -45,6 +45,8 @@ export interface DueDocument {
   event_id: string;
   key_id: string;
   merchant_id: number;
+  /** See DeliveryRecord.about_merchant_id; absent in entries written before 2026-11-27. */
+  about_merchant_id?: number | null;
   mode: Mode;
   event_type: string;
   status: 'pending' | 'delivering';
@@ -54,6 +56,8 @@ export interface DueDocument {
   claim_token: string | null;
   claimed_at: Date | null;
   created_at: Date;
+  /** Rebuilt by a repeat from a log read that may be stale: the claim checks the log (checkRebuilt). */
+  rebuilt?: boolean;
 }
 
 /**
@@ -79,6 +83,7 @@ const deliverySchema = new Schema<DeliveryDocument>(
     event_id: { type: String, required: true },
     key_id: { type: String, required: true },
     merchant_id: { type: Number, required: true },
+    about_merchant_id: { type: Number, default: null },
     mode: { type: String, required: true },
     event_type: { type: String, required: true },
     status: { type: String, required: true },
@@ -107,6 +112,7 @@ const dueSchema = new Schema<DueDocument>(
     event_id: { type: String, required: true },
     key_id: { type: String, required: true },
     merchant_id: { type: Number, required: true },
+    about_merchant_id: { type: Number, default: null },
     mode: { type: String, required: true },
     event_type: { type: String, required: true },
     status: { type: String, required: true },
@@ -116,6 +122,7 @@ const dueSchema = new Schema<DueDocument>(
     claim_token: { type: String, default: null },
     claimed_at: { type: Date, default: null },
     created_at: { type: Date, required: true },
+    rebuilt: { type: Boolean },
   },
   { versionKey: false, collection: 'webhook_due' },
 );
@@ -136,8 +143,13 @@ export function deliveryModels(conn: Connection) {
 }
 
 function toDelivery(doc: DeliveryDocument): DeliveryRecord {
-  const { _id, due_tracked: _scheduledInDue, attempts, ...rest } = doc;
-  return { delivery_id: _id, ...rest, attempts: (attempts ?? []).map(decodeAttempt) };
+  const { _id, due_tracked: _scheduledInDue, attempts, about_merchant_id, ...rest } = doc;
+  return {
+    delivery_id: _id,
+    ...rest,
+    about_merchant_id: about_merchant_id ?? null,
+    attempts: (attempts ?? []).map(decodeAttempt),
+  };
 }
 
 function toDocument({ delivery_id, attempts, ...rest }: DeliveryRecord): DeliveryDocument {
@@ -150,6 +162,7 @@ function dueOf(d: Omit<DeliveryDocument, 'attempts' | 'last_error_class' | 'upda
     event_id: d.event_id,
     key_id: d.key_id,
     merchant_id: d.merchant_id,
+    about_merchant_id: d.about_merchant_id ?? null,
     mode: d.mode,
     event_type: d.event_type,
     status: d.status === 'delivering' ? 'delivering' : 'pending',
@@ -221,19 +234,21 @@ export class MongoDeliveryStore implements DeliveryStore {
   async insertMany(deliveries: DeliveryRecord[]): Promise<Set<string>> {
     const docs = deliveries.map(toDocument);
     const duplicates = await insertIgnoringDuplicates(this.model, docs);
-    let work = docs.filter((_, i) => !duplicates.has(i));
+    const entries = docs.filter((_, i) => !duplicates.has(i)).map(dueOf);
     if (duplicates.size) {
       // Stored already (a repeat): an unfinished one gets its due entry back, with its counters and
-      // lease as stored (an expired lease is taken over like a crashed worker's claim).
+      // lease as stored (an expired lease is taken over like a crashed worker's claim). The read may
+      // be stale by the time the entry is inserted (a replica finishing a retry meanwhile deletes
+      // the real entry): `rebuilt` makes the claim check the log first (`checkRebuilt`).
       const existing = await Promise.all(
         docs
           .filter((_, i) => duplicates.has(i))
           .map((d) => this.model.findById(d._id, { attempts: 0 }).lean().exec() as Promise<DeliveryDocument | null>),
       );
-      work = [...work, ...existing.filter((d): d is DeliveryDocument => d !== null && !FINAL.includes(d.status))];
+      for (const d of existing) if (d && !FINAL.includes(d.status)) entries.push({ ...dueOf(d), rebuilt: true });
     }
-    const dueDuplicates = await insertIgnoringDuplicates(this.due, work.map(dueOf));
-    return new Set(work.filter((_, i) => !dueDuplicates.has(i)).map((d) => d._id));
+    const dueDuplicates = await insertIgnoringDuplicates(this.due, entries);
+    return new Set(entries.filter((_, i) => !dueDuplicates.has(i)).map((d) => d._id));
   }
 
   private firsts: { delivery: DeliveryRecord; resolve: (inserted: boolean) => void; reject: (err: unknown) => void }[] =
@@ -316,6 +331,7 @@ export class MongoDeliveryStore implements DeliveryStore {
         event_id: was.event_id,
         key_id: was.key_id,
         merchant_id: was.merchant_id,
+        about_merchant_id: was.about_merchant_id ?? null,
         mode: was.mode,
         event_type: was.event_type,
         status: 'delivering' as const,
@@ -332,14 +348,38 @@ export class MongoDeliveryStore implements DeliveryStore {
     }));
     const out: ClaimedDelivery[] = [];
     for (const { was, delivery } of claimed) {
-      if (was.status !== 'delivering') {
-        out.push({ delivery, claim_token: token, interrupted: null });
-        continue;
-      }
-      const taken = await this.takeOver(was, delivery, token);
+      const taken =
+        was.status === 'delivering'
+          ? await this.takeOver(was, delivery, token)
+          : was.rebuilt
+            ? await this.checkRebuilt(was, delivery, token)
+            : { delivery, claim_token: token, interrupted: null };
       if (taken) out.push(taken);
     }
     return out;
+  }
+
+  /**
+   * A due entry rebuilt from a read of the log (see insertMany) that may have been stale: a delivery
+   * finished since is closed without sending; one that made attempts since continues their numbers.
+   */
+  private async checkRebuilt(
+    was: DueDocument,
+    delivery: DeliveryRecord,
+    token: string,
+  ): Promise<ClaimedDelivery | null> {
+    const log = (await this.model.findById(was._id, { status: 1, attempt_count: 1 }).lean().exec()) as Pick<
+      DeliveryDocument,
+      'status' | 'attempt_count'
+    > | null;
+    if (!log || FINAL.includes(log.status)) {
+      await this.due.deleteOne({ _id: was._id, claim_token: token }).exec();
+      return null;
+    }
+    if (log.attempt_count <= was.attempt_count) return { delivery, claim_token: token, interrupted: null };
+    const attempt_count = log.attempt_count + 1;
+    await this.due.updateOne({ _id: was._id, claim_token: token }, { $set: { attempt_count } }).exec();
+    return { delivery: { ...delivery, attempt_count }, claim_token: token, interrupted: null };
   }
 
   /**

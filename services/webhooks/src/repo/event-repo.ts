@@ -1,7 +1,7 @@
 import { Schema, type Connection, type FilterQuery, type Model } from 'mongoose';
 import { isDuplicateKeyError, type Mode } from '@ppay/kernel';
 import type { CreatedAfterQuery, EventQuery, EventStore } from '../domain/ports';
-import type { WebhookEventRecord } from '../domain/webhook-event';
+import { aboutMerchant, type WebhookEventRecord } from '../domain/webhook-event';
 import { deleteBatch } from './batch-delete';
 import { deliveryModels } from './delivery-repo';
 
@@ -57,14 +57,9 @@ function toEvent(doc: EventDocument): WebhookEventRecord {
   };
 }
 
-function toDocument({ event_id, data, ...rest }: WebhookEventRecord): EventDocument {
-  const about = data.merchant_id;
-  return {
-    _id: event_id,
-    ...rest,
-    data: JSON.stringify(data),
-    about_merchant_id: typeof about === 'number' ? about : null,
-  };
+function toDocument(event: WebhookEventRecord): EventDocument {
+  const { event_id, data, ...rest } = event;
+  return { _id: event_id, ...rest, data: JSON.stringify(data), about_merchant_id: aboutMerchant(event) };
 }
 
 export class MongoEventStore implements EventStore {

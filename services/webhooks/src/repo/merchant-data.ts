@@ -11,6 +11,8 @@ import {
 /**
  * Events about a merchant (their payload's `merchant_id`): `about_merchant_id` since the payload is
  * stored as a JSON string (see the event repository), `data.merchant_id` in earlier documents.
+ * Deliveries and due entries carry `about_merchant_id` since the same day; earlier ones are found
+ * through their events (beforeWebhooksPurge).
  */
 const aboutMerchant = (id: number) => [{ about_merchant_id: id }, { 'data.merchant_id': id }];
 
@@ -21,10 +23,20 @@ const aboutMerchant = (id: number) => [{ about_merchant_id: id }, { 'data.mercha
  */
 export const MERCHANT_DATA: readonly MerchantDataTarget[] = [
   { collection: 'api_keys', filter: (id) => ({ merchant_id: id }), modeField: 'mode' },
-  // Due work before its log entry, so no worker picks up a delivery whose log is gone.
-  { collection: 'webhook_due', filter: (id) => ({ merchant_id: id }), modeField: 'mode' },
-  // Deliveries before events (see deleteOperatorCopies): a crash in between leaves the events to find again.
-  { collection: 'webhook_deliveries', filter: (id) => ({ merchant_id: id }), modeField: 'mode' },
+  // Due work before its log entry, so no worker picks up a delivery whose log is gone. Both also by
+  // `about_merchant_id`: an operator's delivery about the merchant may be stored after the purge (its
+  // first attempt was in flight), and the tombstone sweep repeats this list, not beforeWebhooksPurge.
+  {
+    collection: 'webhook_due',
+    filter: (id) => ({ $or: [{ merchant_id: id }, { about_merchant_id: id }] }),
+    modeField: 'mode',
+  },
+  // Deliveries before events (see beforeWebhooksPurge): a crash in between leaves the events to find again.
+  {
+    collection: 'webhook_deliveries',
+    filter: (id) => ({ $or: [{ merchant_id: id }, { about_merchant_id: id }] }),
+    modeField: 'mode',
+  },
   // The merchant's own events, and the events about it its operator received (KYC events carry its
   // identity: names, the business's country) — the sub-merchant's data, wherever it was delivered.
   {

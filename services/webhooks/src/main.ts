@@ -98,7 +98,7 @@ void runService<types.webhooks.WebhooksServiceHandlers, (typeof webhooksConfig)[
         keys: deliveryKeys,
         dispatch: worker,
       },
-      (keyIds) => worker.wake(keyIds),
+      () => worker.wake(),
     );
     const eventLog = new EventLog(
       { events, deliveries, keys: deliveryKeys, sender, fanOut },

@@ -98,7 +98,7 @@ export class DeliveryWorker {
   /** First attempts waiting for a slot (see `acquire`), oldest first. */
   private readonly waiters: SlotWaiter[] = [];
   private wakeUp: (() => void) | undefined;
-  /** Keys with due work waiting (see `wake`). */
+  /** Keys with a retry due (see `retryDue`). */
   private readonly keysWithDueWork = new Set<string>();
   /** Whether the last claim found work (or new work was announced since): see `slotFreed`. */
   private lastClaimFound = true;
@@ -135,16 +135,23 @@ export class DeliveryWorker {
     await Promise.all(this.inflight);
   }
 
-  /**
-   * New work is due now (stored by the fan-out, a resend, a retry whose time came), for `keyIds` when
-   * known: until a claim finds no more due work for such a key, its freed slots go to the claim loop
-   * and new deliveries for it do not wait for a slot (see `acquire`), so first attempts cannot keep a
-   * busy key's retries (spec 6.3: 2 s apart) and earlier deliveries waiting for ever.
-   */
-  wake(keyIds: Iterable<string> = []): void {
-    for (const key of keyIds) this.keysWithDueWork.add(key);
+  /** New work is due now (stored by the fan-out, a resend, a retry whose time came). */
+  wake(): void {
     this.lastClaimFound = true;
     this.resume();
+  }
+
+  /**
+   * A retry of `keyId` fell due. Until a claim finds no more due work for that key, its freed slots go
+   * to the claim loop and new deliveries for it do not wait for a slot (see `acquire`): first attempts
+   * arriving without pause would otherwise keep a busy key full and its retry (spec 6.3: 2 s after the
+   * previous attempt) waiting for as long as they come. Deliveries stored because they found no slot
+   * do not do this (they would turn every later one of the key into due work under a burst); the
+   * claim loop reaches them whenever the key has room at a claim (at the latest the next poll).
+   */
+  private retryDue(keyId: string): void {
+    this.keysWithDueWork.add(keyId);
+    this.wake();
   }
 
   private resume(): void {
@@ -159,7 +166,7 @@ export class DeliveryWorker {
     const timer = setTimeout(
       () => {
         this.timers.delete(timer);
-        this.wake([keyId]);
+        this.retryDue(keyId);
       },
       Math.max(0, at.getTime() - this.now().getTime()) + 5,
     );
@@ -314,7 +321,7 @@ export class DeliveryWorker {
     for (let i = 0; i < this.waiters.length;) {
       const w = this.waiters[i]!;
       if (this.keysWithDueWork.has(w.keyId)) {
-        // Its key has due work: the waiter joins it (stored as due work), in order, behind it.
+        // Its key has a retry due: the waiter is stored as due work, behind it.
         this.waiters.splice(i, 1);
         w.deny();
         continue;

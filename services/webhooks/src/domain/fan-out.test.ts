@@ -67,9 +67,8 @@ function setup(policy: Partial<DeliveryPolicy> = {}, options: { handOff?: boolea
       ...policy,
     },
   );
-  const fanOut = new EventFanOut(
-    { events, deliveries, keys, ...(options.handOff ? { dispatch: worker } : {}) },
-    (keyIds) => worker.wake(keyIds),
+  const fanOut = new EventFanOut({ events, deliveries, keys, ...(options.handOff ? { dispatch: worker } : {}) }, () =>
+    worker.wake(),
   );
   const log = new EventLog(
     { events, deliveries, keys, sender, fanOut },

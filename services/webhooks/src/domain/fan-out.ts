@@ -34,8 +34,8 @@ export class EventFanOut {
       /** The local worker, which sends first attempts before they are stored (see above). */
       dispatch?: LocalDispatch;
     },
-    /** Tells the local worker there is due work for these keys (other replicas find it by polling). */
-    private readonly wake: (keyIds: string[]) => void = () => undefined,
+    /** Tells the local worker there is due work (other replicas find it by polling). */
+    private readonly wake: () => void = () => undefined,
     private readonly now: () => Date = () => new Date(),
   ) {}
 
@@ -119,7 +119,7 @@ export class EventFanOut {
       return maybeSent ? withInterruptedFirstAttempt(d, event.created_at) : d;
     });
     const due = await this.ports.deliveries.insertMany(deliveries);
-    if (due.size) this.wake(deliveries.filter((d) => due.has(d.delivery_id)).map((d) => d.key_id));
+    if (due.size) this.wake();
     return due.size;
   }
 

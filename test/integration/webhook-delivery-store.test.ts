@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { newDelivery } from '../../services/webhooks/src/domain/webhook-event';
 import type { WebhookEventRecord } from '../../services/webhooks/src/domain/webhook-event';
 import { deliveryModels, MongoDeliveryStore } from '../../services/webhooks/src/repo/delivery-repo';
+import { dropSequenceCounters } from '../../services/webhooks/src/repo/event-repo';
 import { testInfraUrls } from '../support/infra';
 
 /**
@@ -119,5 +120,12 @@ describe('webhook delivery store: due work rebuilt from the log never resends or
     await models.deliveries.updateOne({ _id: d.delivery_id }, { $set: { status: 'succeeded' } });
     expect((await claimNow()).filter((c) => c.delivery.delivery_id === d.delivery_id)).toEqual([]);
     expect(await models.due.countDocuments({ _id: d.delivery_id })).toBe(0);
+  });
+
+  it('drops the per-object counters of the previous version at boot, once', async () => {
+    await conn.collection('webhook_sequences').insertOne({ _id: 'sandbox:charge:ch_1', value: 3 } as never);
+    expect(await dropSequenceCounters(conn)).toBe(true);
+    expect(await conn.db!.listCollections({ name: 'webhook_sequences' }).toArray()).toEqual([]);
+    expect(await dropSequenceCounters(conn)).toBe(false);
   });
 });

@@ -28,7 +28,7 @@ import { webhooksHandlers } from './grpc/handlers';
 import { apiKeyModel, MongoApiKeyRepository } from './repo/api-key-repo';
 import { beforeWebhooksPurge, MERCHANT_DATA } from './repo/merchant-data';
 import { MongoDeliveryStore } from './repo/delivery-repo';
-import { MongoEventStore, webhookModels } from './repo/event-repo';
+import { dropSequenceCounters, MongoEventStore, webhookModels } from './repo/event-repo';
 
 const rejectAfter = (ms: number) =>
   new Promise<never>((_, reject) => setTimeout(() => reject(new Error('DNS lookup timed out')), ms).unref());
@@ -41,6 +41,7 @@ void runService<types.webhooks.WebhooksServiceHandlers, (typeof webhooksConfig)[
     const model = apiKeyModel(mongo);
     const models = webhookModels(mongo);
     await ensureIndexes([model, models.events, models.deliveries, models.due]);
+    if (await dropSequenceCounters(mongo)) log.info('dropped webhook_sequences (sequence is the stream position now)');
     const relay = new OutboxRelay(model, nats, log, metrics);
     // A key written here is forgotten by this replica's delivery caches before the call returns.
     const repo = new MongoApiKeyRepository(model, (id) => {

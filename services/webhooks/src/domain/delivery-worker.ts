@@ -98,8 +98,8 @@ export class DeliveryWorker {
   /** First attempts waiting for a slot (see `acquire`), oldest first. */
   private readonly waiters: SlotWaiter[] = [];
   private wakeUp: (() => void) | undefined;
-  /** Keys with a retry due (see `retryDue`). */
-  private readonly keysWithDueWork = new Set<string>();
+  /** Retries this worker scheduled whose time came, waiting for a slot, oldest first (see `retryDue`). */
+  private readonly readyRetries: { deliveryId: string; keyId: string }[] = [];
   /** Whether the last claim found work (or new work was announced since): see `slotFreed`. */
   private lastClaimFound = true;
   private woken = false;
@@ -127,6 +127,7 @@ export class DeliveryWorker {
   /** Stops claiming and waits for the sends in flight (their outcomes are recorded). */
   async stop(): Promise<void> {
     this.running = false;
+    this.readyRetries.length = 0; // still due in the store: any replica's claim takes them
     for (const w of this.waiters.splice(0)) w.deny();
     this.wake();
     for (const t of this.timers) clearTimeout(t);
@@ -142,16 +143,54 @@ export class DeliveryWorker {
   }
 
   /**
-   * A retry of `keyId` fell due. Until a claim finds no more due work for that key, its freed slots go
-   * to the claim loop and new deliveries for it do not wait for a slot (see `acquire`): first attempts
-   * arriving without pause would otherwise keep a busy key full and its retry (spec 6.3: 2 s after the
-   * previous attempt) waiting for as long as they come. Deliveries stored because they found no slot
-   * do not do this (they would turn every later one of the key into due work under a burst); the
-   * claim loop reaches them whenever the key has room at a claim (at the latest the next poll).
+   * A retry this worker scheduled fell due. It takes its key's next free slot, before new deliveries
+   * waiting for one, and is claimed by id (`claimOne`, no query over the due work), so a busy key's
+   * retry goes out on time (spec 6.3: 2 s after the previous attempt) however many new deliveries
+   * keep the key busy. If another replica claimed it first, the claim finds nothing and the slot is
+   * given back.
    */
-  private retryDue(keyId: string): void {
-    this.keysWithDueWork.add(keyId);
-    this.wake();
+  private retryDue(deliveryId: string, keyId: string): void {
+    this.readyRetries.push({ deliveryId, keyId });
+    this.serveRetries();
+  }
+
+  /** Ready retries that have a slot now get it (see `retryDue`). */
+  private serveRetries(): void {
+    for (let i = 0; i < this.readyRetries.length;) {
+      const r = this.readyRetries[i]!;
+      if (!this.running) return;
+      if (!this.hasRoom(r.keyId)) {
+        i++;
+        continue;
+      }
+      this.readyRetries.splice(i, 1);
+      this.takeSlot(r.keyId);
+      this.claimRetry(r);
+    }
+  }
+
+  private claimRetry(r: { deliveryId: string; keyId: string }): void {
+    const now = this.now();
+    const giveBack = () => {
+      this.reserved--;
+      this.freeKeySlot(r.keyId);
+      this.slotFreed();
+    };
+    this.ports.deliveries
+      .claimOne(r.deliveryId, { now, owner: this.owner, leaseUntil: new Date(now.getTime() + this.policy.leaseMs) })
+      .then(
+        (claimed) => {
+          if (!claimed) return giveBack();
+          this.reserved--;
+          // Its failure is reported through onError (see launch); its claim expires.
+          this.launch(claimed, true).catch(() => undefined);
+        },
+        (err: unknown) => {
+          // Still due in the store: the claim loop takes it at a later claim.
+          this.ports.onError?.(err);
+          giveBack();
+        },
+      );
   }
 
   private resume(): void {
@@ -161,12 +200,12 @@ export class DeliveryWorker {
     else this.woken = true;
   }
 
-  private wakeAt(at: Date, keyId: string): void {
+  private retryAt(at: Date, deliveryId: string, keyId: string): void {
     // A few ms late rather than early: a claim made before `next_attempt_at` finds nothing.
     const timer = setTimeout(
       () => {
         this.timers.delete(timer);
-        this.retryDue(keyId);
+        this.retryDue(deliveryId, keyId);
       },
       Math.max(0, at.getTime() - this.now().getTime()) + 5,
     );
@@ -215,10 +254,6 @@ export class DeliveryWorker {
           });
           claimed = batch.length;
           this.lastClaimFound = claimed > 0;
-          if (claimed < room) {
-            // Everything due was claimed for the keys that had room: they have no due work left.
-            for (const key of this.keysWithDueWork) if ((keyRoom.get(key) ?? 1) > 0) this.keysWithDueWork.delete(key);
-          }
           // A claimed attempt's failure is reported through onError (see launch); its claim expires.
           for (const c of batch) this.launch(c).catch(() => undefined);
         } catch (err) {
@@ -247,12 +282,7 @@ export class DeliveryWorker {
     }
     const waitingForKey = this.waiters.reduce((n, w) => n + (w.keyId === keyId ? 1 : 0), 0);
     const waitMs = this.policy.slotWaitMs ?? DEFAULT_SLOT_WAIT_MS;
-    if (
-      waitMs <= 0 ||
-      this.keysWithDueWork.has(keyId) ||
-      waitingForKey >= this.policy.perKeyConcurrency ||
-      this.waiters.length >= this.policy.concurrency
-    )
+    if (waitMs <= 0 || waitingForKey >= this.policy.perKeyConcurrency || this.waiters.length >= this.policy.concurrency)
       return Promise.resolve(false);
     return new Promise((resolve) => {
       const waiter: SlotWaiter = {
@@ -312,20 +342,15 @@ export class DeliveryWorker {
   }
 
   /**
-   * A slot came free: waiting first attempts take it before the claim loop does, and the loop claims
-   * again only if its last claim found work (or it was woken since). A claim that found nothing is
-   * not repeated on every finished send (a query each); work held back then by a full key is claimed
-   * at the next poll.
+   * A slot came free: a retry whose time came takes it first (`retryDue`), then waiting first
+   * attempts, then the claim loop, which claims again only if its last claim found work (or it was
+   * woken since): a claim that found nothing is not repeated on every finished send (a query each);
+   * other due work held back by a full key is claimed at the next poll.
    */
   private slotFreed(): void {
+    this.serveRetries();
     for (let i = 0; i < this.waiters.length;) {
       const w = this.waiters[i]!;
-      if (this.keysWithDueWork.has(w.keyId)) {
-        // Its key has a retry due: the waiter is stored as due work, behind it.
-        this.waiters.splice(i, 1);
-        w.deny();
-        continue;
-      }
       if (!this.hasRoom(w.keyId)) {
         i++;
         continue;
@@ -334,7 +359,7 @@ export class DeliveryWorker {
       this.takeSlot(w.keyId);
       w.grant();
     }
-    if (this.lastClaimFound || this.keysWithDueWork.size > 0) this.resume();
+    if (this.lastClaimFound) this.resume();
   }
 
   private freeKeySlot(key: string): void {
@@ -432,7 +457,7 @@ export class DeliveryWorker {
       finishedAt,
     );
     if (!recorded) return; // our lease expired and someone else owns it now: their record wins
-    if (outcome === 'pending') this.wakeAt(nextAt, d.key_id);
+    if (outcome === 'pending') this.retryAt(nextAt, d.delivery_id, d.key_id);
     else this.ports.metrics?.finished(d.event_type, outcome === 'succeeded' ? 'delivered' : 'failed', completedInRound);
   }
 

@@ -529,6 +529,32 @@ describe('EventFanOut batching and the hand-off to the local worker', () => {
     expect(retry!.at - first!.at).toBeLessThan(150);
   });
 
+  it('a retry another replica claimed first is left to it, and its slot is given back', async () => {
+    const t = setup({ perKeyConcurrency: 1, slotWaitMs: 50 }, { handOff: true });
+    t.keys.add({ key_id: 'k' });
+    t.sender.answer = (input) =>
+      JSON.parse(input.body).data.charge_id === 'A'
+        ? { status: 500, error_class: 'http_error' }
+        : { status: 200, success: true };
+    t.worker.start();
+    await t.ingest(paymentEvent('a', { charge_id: 'A' }));
+    // Another replica's claim loop takes A's retry (due in 30 ms) before this worker's timer fires.
+    const other = await t.deliveries.claim({
+      now: new Date(Date.now() + 1_000),
+      owner: 'other',
+      leaseUntil: new Date(Date.now() + 60_000),
+      limit: 10,
+      keyRoom: new Map(),
+      perKeyLimit: 8,
+    });
+    expect(other.map((c) => c.delivery.attempt_count)).toEqual([2]);
+    await new Promise((r) => setTimeout(r, 100)); // the timer fired, the claim by id found nothing
+    await t.ingest(paymentEvent('b', { charge_id: 'B' })); // the key's only slot is free again
+    await t.worker.stop();
+    expect(t.sender.sent.map((s) => JSON.parse(s.body).data.charge_id)).toEqual(['A', 'B']);
+    expect([...t.deliveries.rows.values()].find((d) => d.attempts[0]?.status === 200)?.status).toBe('succeeded');
+  });
+
   it('a resend while a first attempt is in flight stores it as interrupted, so both sends show', async () => {
     const t = setup({}, { handOff: true });
     t.keys.add({ key_id: 'k' });

@@ -98,19 +98,27 @@ export class MemoryDeliveryStore implements DeliveryStore {
       const left = room.get(d.key_id) ?? o.perKeyLimit;
       if (left <= 0) continue;
       room.set(d.key_id, left - 1);
-      const interrupted = d.status === 'delivering' ? { started_at: d.claimed_at ?? d.created_at } : null;
-      const token = `t${++this.tokens}`;
-      Object.assign(d, {
-        status: 'delivering',
-        claim_token: token,
-        claimed_at: o.now,
-        next_attempt_at: o.leaseUntil,
-        attempt_count: d.attempt_count + 1,
-        round_attempts: d.round_attempts + 1,
-      });
-      out.push({ delivery: clone(d), claim_token: token, interrupted });
+      out.push(this.take(d, o));
     }
     return out;
+  }
+  async claimOne(id: string, o: Pick<ClaimOptions, 'now' | 'owner' | 'leaseUntil'>) {
+    const d = this.rows.get(id);
+    if (!d || (d.status !== 'pending' && d.status !== 'delivering') || d.next_attempt_at > o.now) return null;
+    return this.take(d, o);
+  }
+  private take(d: DeliveryRecord, o: Pick<ClaimOptions, 'now' | 'leaseUntil'>): ClaimedDelivery {
+    const interrupted = d.status === 'delivering' ? { started_at: d.claimed_at ?? d.created_at } : null;
+    const token = `t${++this.tokens}`;
+    Object.assign(d, {
+      status: 'delivering',
+      claim_token: token,
+      claimed_at: o.now,
+      next_attempt_at: o.leaseUntil,
+      attempt_count: d.attempt_count + 1,
+      round_attempts: d.round_attempts + 1,
+    });
+    return { delivery: clone(d), claim_token: token, interrupted };
   }
   async complete(id: string, token: string, o: AttemptOutcome, now: Date) {
     const d = this.rows.get(id);

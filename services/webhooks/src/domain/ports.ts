@@ -88,6 +88,11 @@ export interface DeliveryStore {
   recordFirst(delivery: DeliveryRecord): Promise<boolean>;
   /** Claims due deliveries (pending and due, or delivering with an expired lease), counting the attempt. */
   claim(options: ClaimOptions): Promise<ClaimedDelivery[]>;
+  /** Claims this delivery if it is due, like `claim`; null when it is not due or someone else has it. */
+  claimOne(
+    deliveryId: string,
+    options: Pick<ClaimOptions, 'now' | 'owner' | 'leaseUntil'>,
+  ): Promise<ClaimedDelivery | null>;
   /** Records an attempt's outcome, only while the claim is still ours. */
   complete(deliveryId: string, claimToken: string, outcome: AttemptOutcome, now: Date): Promise<boolean>;
   forEvent(eventId: string): Promise<DeliveryRecord[]>;

@@ -324,39 +324,66 @@ export class MongoDeliveryStore implements DeliveryStore {
       const ids = new Set(ours.map((d) => d._id));
       mine = picked.filter((c) => ids.has(c._id));
     }
-    const claimed = mine.map((was) => ({
-      was,
-      delivery: {
-        delivery_id: was._id,
-        event_id: was.event_id,
-        key_id: was.key_id,
-        merchant_id: was.merchant_id,
-        about_merchant_id: was.about_merchant_id ?? null,
-        mode: was.mode,
-        event_type: was.event_type,
-        status: 'delivering' as const,
-        attempt_count: was.attempt_count + 1,
-        round_attempts: was.round_attempts + 1,
-        next_attempt_at: o.leaseUntil,
-        claim_token: token,
-        claimed_at: o.now,
-        attempts: [],
-        last_error_class: null,
-        created_at: was.created_at,
-        updated_at: o.now,
-      } satisfies DeliveryRecord,
-    }));
     const out: ClaimedDelivery[] = [];
-    for (const { was, delivery } of claimed) {
-      const taken =
-        was.status === 'delivering'
-          ? await this.takeOver(was, delivery, token)
-          : was.rebuilt
-            ? await this.checkRebuilt(was, delivery, token)
-            : { delivery, claim_token: token, interrupted: null };
+    for (const was of mine) {
+      const taken = await this.claimed(was, token, o);
       if (taken) out.push(taken);
     }
     return out;
+  }
+
+  /**
+   * Claims one delivery by id if it is due (a retry whose time came, see DeliveryWorker): a
+   * conditional update of its entry alone, no query over the due work. Null when it is not due or
+   * another replica has it.
+   */
+  async claimOne(
+    deliveryId: string,
+    o: Pick<ClaimOptions, 'now' | 'owner' | 'leaseUntil'>,
+  ): Promise<ClaimedDelivery | null> {
+    const token = claimToken(o.owner, o.leaseUntil);
+    const was = (await this.due
+      .findOneAndUpdate(
+        { _id: deliveryId, next_attempt_at: { $lte: o.now } },
+        {
+          $set: { status: 'delivering', claim_token: token, claimed_at: o.now, next_attempt_at: o.leaseUntil },
+          $inc: { attempt_count: 1, round_attempts: 1 },
+        },
+        { new: false },
+      )
+      .lean()
+      .exec()) as DueDocument | null;
+    return was ? this.claimed(was, token, o) : null;
+  }
+
+  /** A due entry just claimed (`was`: as it was before): the delivery to send, or null when there is none. */
+  private async claimed(
+    was: DueDocument,
+    token: string,
+    o: Pick<ClaimOptions, 'now' | 'leaseUntil'>,
+  ): Promise<ClaimedDelivery | null> {
+    const delivery: DeliveryRecord = {
+      delivery_id: was._id,
+      event_id: was.event_id,
+      key_id: was.key_id,
+      merchant_id: was.merchant_id,
+      about_merchant_id: was.about_merchant_id ?? null,
+      mode: was.mode,
+      event_type: was.event_type,
+      status: 'delivering',
+      attempt_count: was.attempt_count + 1,
+      round_attempts: was.round_attempts + 1,
+      next_attempt_at: o.leaseUntil,
+      claim_token: token,
+      claimed_at: o.now,
+      attempts: [],
+      last_error_class: null,
+      created_at: was.created_at,
+      updated_at: o.now,
+    };
+    if (was.status === 'delivering') return this.takeOver(was, delivery, token);
+    if (was.rebuilt) return this.checkRebuilt(was, delivery, token);
+    return { delivery, claim_token: token, interrupted: null };
   }
 
   /**

@@ -62,6 +62,18 @@ function toDocument(event: WebhookEventRecord): EventDocument {
   return { _id: event_id, ...rest, data: JSON.stringify(data), about_merchant_id: aboutMerchant(event) };
 }
 
+/**
+ * Boot clean-up: `webhook_sequences` held one counter per object (charge, wallet, subscription ids)
+ * until `sequence` became the source's stream position (2026-11-27). Nothing reads it any more and
+ * delete merchant never covered it, so it goes. A replica of the older version still running during a
+ * rolling upgrade recreates it with its next event; the next start drops it again.
+ */
+export async function dropSequenceCounters(conn: Connection): Promise<boolean> {
+  const exists = (await conn.db!.listCollections({ name: 'webhook_sequences' }).toArray()).length > 0;
+  if (exists) await conn.db!.dropCollection('webhook_sequences');
+  return exists;
+}
+
 export class MongoEventStore implements EventStore {
   constructor(readonly model: EventModel) {}
 

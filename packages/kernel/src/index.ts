@@ -18,6 +18,7 @@ export * from './grpc/wire';
 export * from './runtime';
 export * from './countries';
 export * from './ttl-cache';
+export * from './write-batcher';
 export * from './secret-box';
 export * from './subscriptions';
 export * from './merchant-deletion';

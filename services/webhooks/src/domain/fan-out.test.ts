@@ -81,6 +81,29 @@ function setup(policy: Partial<DeliveryPolicy> = {}, options: { handOff?: boolea
   return { events, deliveries, keys, sender, worker, fanOut, log, ingest };
 }
 
+/**
+ * Key `slow` (merchant 1), whose receiver hangs until `release`, and key `fast` (merchant 2), which
+ * answers at once; `maxSlow` is the most sends the hanging one had in flight at once.
+ */
+function hangingAndFastReceivers(t: ReturnType<typeof setup>) {
+  t.keys.add({ key_id: 'slow', webhook_url: 'http://127.0.0.1:1/slow' });
+  t.keys.add({ key_id: 'fast', merchant_id: 2, webhook_url: 'http://127.0.0.1:1/fast' });
+  let release!: () => void;
+  const hang = new Promise<void>((r) => (release = r));
+  let slowInFlight = 0;
+  let maxSlow = 0;
+  t.sender.send = async (input) => {
+    t.sender.sent.push(input);
+    if (input.url.endsWith('/slow')) {
+      maxSlow = Math.max(maxSlow, ++slowInFlight);
+      await hang;
+      slowInFlight--;
+    }
+    return { status: 200, success: true, duration_ms: 1, error_class: null, response_excerpt: '' };
+  };
+  return { release, maxSlow: () => maxSlow };
+}
+
 async function until(check: () => boolean, ms = 2_000) {
   const end = Date.now() + ms;
   while (!check() && Date.now() < end) await new Promise((r) => setTimeout(r, 5));
@@ -329,26 +352,12 @@ describe('DeliveryWorker', () => {
 
   it('caps sends in flight per key so a hanging receiver cannot take the pool', async () => {
     const t = setup({ concurrency: 4, perKeyConcurrency: 2 });
-    t.keys.add({ key_id: 'slow', webhook_url: 'http://127.0.0.1:1/slow' });
-    t.keys.add({ key_id: 'fast', merchant_id: 2, webhook_url: 'http://127.0.0.1:1/fast' });
-    let release!: () => void;
-    const hang = new Promise<void>((r) => (release = r));
-    let slowInFlight = 0;
-    let maxSlow = 0;
-    t.sender.send = async (input) => {
-      t.sender.sent.push(input);
-      if (input.url.endsWith('/slow')) {
-        maxSlow = Math.max(maxSlow, ++slowInFlight);
-        await hang;
-        slowInFlight--;
-      }
-      return { status: 200, success: true, duration_ms: 1, error_class: null, response_excerpt: '' };
-    };
+    const { release, maxSlow } = hangingAndFastReceivers(t);
     for (let i = 0; i < 6; i++) await t.ingest(paymentEvent(`slow${i}`, { charge_id: `c${i}` }));
     for (let i = 0; i < 3; i++) await t.ingest(paymentEvent(`fast${i}`, { merchant_id: 2, charge_id: `f${i}` }));
     t.worker.start();
     await until(() => t.sender.sent.filter((s) => s.url.endsWith('/fast')).length === 3);
-    expect(maxSlow).toBe(2);
+    expect(maxSlow()).toBe(2);
     release();
     await until(() => t.sender.sent.length === 9);
     await t.worker.stop();
@@ -441,35 +450,21 @@ describe('EventFanOut batching and the hand-off to the local worker', () => {
 
   it('a hanging receiver holds its cap and its waiters spill to due work; another merchant is not held up', async () => {
     const t = setup({ concurrency: 4, perKeyConcurrency: 2, slotWaitMs: 50 }, { handOff: true });
-    t.keys.add({ key_id: 'slow', webhook_url: 'http://127.0.0.1:1/slow' });
-    t.keys.add({ key_id: 'fast', merchant_id: 2, webhook_url: 'http://127.0.0.1:1/fast' });
-    let release!: () => void;
-    const hang = new Promise<void>((r) => (release = r));
-    let slowInFlight = 0;
-    let maxSlow = 0;
-    t.sender.send = async (input) => {
-      t.sender.sent.push(input);
-      if (input.url.endsWith('/slow')) {
-        maxSlow = Math.max(maxSlow, ++slowInFlight);
-        await hang;
-        slowInFlight--;
-      }
-      return { status: 200, success: true, duration_ms: 1, error_class: null, response_excerpt: '' };
-    };
+    const { release, maxSlow } = hangingAndFastReceivers(t);
     t.worker.start();
     const slow = Array.from({ length: 6 }, (_, i) => t.ingest(paymentEvent(`slow${i}`, { charge_id: `c${i}` })));
     const fast = await Promise.all(
       Array.from({ length: 3 }, (_, i) => t.ingest(paymentEvent(`fast${i}`, { merchant_id: 2, charge_id: `f${i}` }))),
     );
     expect(fast.map((r) => r!.created)).toEqual([1, 1, 1]);
-    expect(maxSlow).toBe(2);
+    expect(maxSlow()).toBe(2);
     // The four slow ones beyond the cap were stored as due work within slotWaitMs.
     await until(() => [...t.deliveries.rows.values()].filter((d) => d.key_id === 'slow').length === 4);
     release();
     await Promise.all(slow);
     await until(() => t.sender.sent.length === 9);
     await t.worker.stop();
-    expect(maxSlow).toBe(2);
+    expect(maxSlow()).toBe(2);
   });
 
   it('a repeat of a message whose first attempt was sent but not stored records it as interrupted and sends attempt 2', async () => {

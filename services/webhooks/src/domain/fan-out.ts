@@ -1,4 +1,4 @@
-import type { EventEnvelope } from '@ppay/kernel';
+import { WriteBatcher, type EventEnvelope } from '@ppay/kernel';
 import { sourceFor } from './event-sources';
 import type { DeliveryKey, DeliveryKeys, DeliveryStore, EventStore } from './ports';
 import { deliverableTo } from './renderers';
@@ -39,8 +39,8 @@ export class EventFanOut {
     private readonly now: () => Date = () => new Date(),
   ) {}
 
-  private queue: Pending[] = [];
-  private draining: Promise<void> | undefined;
+  /** Events inserted together: calls made while a batch is written join the next one. */
+  private readonly events = new WriteBatcher((candidates: WebhookEventRecord[]) => this.insertEvents(candidates));
 
   /**
    * Stores the event, sends or stores its deliveries and resolves once every delivery's state is
@@ -123,36 +123,25 @@ export class EventFanOut {
     return due.size;
   }
 
-  /** Inserts the event (or finds it stored); calls made while a batch is written join the next batch. */
-  private store(candidate: WebhookEventRecord): Promise<{ event: WebhookEventRecord; isNew: boolean }> {
-    return new Promise((resolve, reject) => {
-      this.queue.push({ candidate, resolve, reject });
-      this.draining ??= this.drain();
-    });
+  /** Inserts the event (or finds it stored). */
+  private async store(candidate: WebhookEventRecord): Promise<{ event: WebhookEventRecord; isNew: boolean }> {
+    const { stored, isNew } = await this.events.add(candidate);
+    if (!stored) throw new Error(`event ${candidate.event_id} vanished while being stored`);
+    return { event: stored, isNew };
   }
 
-  private async drain(): Promise<void> {
-    // Let every message already read from the socket join the first batch (without this pause it
-    // went out alone, the rest one write later: batches of 1, 31, 1, 31 in the bench).
-    await new Promise((resolve) => setImmediate(resolve));
-    while (this.queue.length) {
-      const batch = this.queue.splice(0, MAX_BATCH);
-      try {
-        const inserted = await this.ports.events.insertMany(batch.map((p) => p.candidate));
-        await Promise.all(
-          batch.map(async (p) => {
-            if (inserted.has(p.candidate.event_id)) return p.resolve({ event: p.candidate, isNew: true });
-            const stored = await this.ports.events.get(p.candidate.event_id);
-            if (stored) p.resolve({ event: stored, isNew: false });
-            else p.reject(new Error(`event ${p.candidate.event_id} vanished while being stored`));
-          }),
-        );
-      } catch (err) {
-        // The whole batch is retried (redelivered); the insert is idempotent.
-        for (const p of batch) p.reject(err);
-      }
-    }
-    this.draining = undefined;
+  /** One batch: the whole batch fails (is redelivered) if the insert does; the insert is idempotent. */
+  private async insertEvents(
+    candidates: WebhookEventRecord[],
+  ): Promise<{ stored: WebhookEventRecord | null; isNew: boolean }[]> {
+    const inserted = await this.ports.events.insertMany(candidates);
+    return Promise.all(
+      candidates.map(async (c) =>
+        inserted.has(c.event_id)
+          ? { stored: c, isNew: true }
+          : { stored: await this.ports.events.get(c.event_id), isNew: false },
+      ),
+    );
   }
 }
 
@@ -162,19 +151,10 @@ export class EventFanOut {
  */
 const FIRST_ATTEMPT_WINDOW_MS = 60_000;
 
-/** Events inserted together at most. */
-const MAX_BATCH = 200;
-
 /** The local delivery worker as the fan-out sees it (see DeliveryWorker.acquire and sendFirst). */
 export interface LocalDispatch {
   acquire(keyId: string): Promise<boolean>;
   sendFirst(event: WebhookEventRecord, key: DeliveryKey): Promise<void>;
-}
-
-interface Pending {
-  candidate: WebhookEventRecord;
-  resolve: (result: { event: WebhookEventRecord; isNew: boolean }) => void;
-  reject: (err: unknown) => void;
 }
 
 /** A delivery whose first attempt may have been sent and not recorded: attempt 1 is interrupted and does not count in the round. */

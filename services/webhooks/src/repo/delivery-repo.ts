@@ -1,5 +1,5 @@
 import { Schema, type Connection, type FilterQuery, type Model } from 'mongoose';
-import { isDuplicateKeyError, type Mode } from '@ppay/kernel';
+import { isDuplicateKeyError, WriteBatcher, type Mode } from '@ppay/kernel';
 import { claimToken, leaseEndOf } from '../domain/delivery-worker';
 import type { AttemptOutcome, ClaimedDelivery, ClaimOptions, DeliveryStore, RequeueFilter } from '../domain/ports';
 import type { AttemptRecord, DeliveryRecord, DeliveryStatus } from '../domain/webhook-event';
@@ -214,8 +214,6 @@ interface Completion {
   claimToken: string;
   outcome: AttemptOutcome;
   now: Date;
-  resolve: (recorded: boolean) => void;
-  reject: (err: unknown) => void;
 }
 /** Below this much lease left, an outcome's writes are conditional on the claim token. */
 const LEASE_MARGIN_MS = 2_000;
@@ -251,9 +249,7 @@ export class MongoDeliveryStore implements DeliveryStore {
     return new Set(entries.filter((_, i) => !dueDuplicates.has(i)).map((d) => d._id));
   }
 
-  private firsts: { delivery: DeliveryRecord; resolve: (inserted: boolean) => void; reject: (err: unknown) => void }[] =
-    [];
-  private recordingFirsts: Promise<void> | undefined;
+  private readonly firsts = new WriteBatcher((deliveries: DeliveryRecord[]) => this.insertFirsts(deliveries));
 
   /**
    * Deliveries after their first attempt, inserted in batches (calls made while a batch is written
@@ -262,29 +258,15 @@ export class MongoDeliveryStore implements DeliveryStore {
    * redelivered, which gives it one (insertMany above).
    */
   recordFirst(delivery: DeliveryRecord): Promise<boolean> {
-    return new Promise((resolve, reject) => {
-      this.firsts.push({ delivery, resolve, reject });
-      this.recordingFirsts ??= this.drainFirsts();
-    });
+    return this.firsts.add(delivery);
   }
 
-  private async drainFirsts(): Promise<void> {
-    // Let every message already read from the socket join the first batch (without this pause it
-    // went out alone, the rest one write later: batches of 1, 31, 1, 31 in the bench).
-    await new Promise((resolve) => setImmediate(resolve));
-    while (this.firsts.length) {
-      const batch = this.firsts.splice(0, 200);
-      try {
-        const docs = batch.map((f) => toDocument(f.delivery));
-        const duplicates = await insertIgnoringDuplicates(this.model, docs);
-        const unfinished = docs.filter((d, i) => !duplicates.has(i) && !FINAL.includes(d.status));
-        await insertIgnoringDuplicates(this.due, unfinished.map(dueOf));
-        batch.forEach((f, i) => f.resolve(!duplicates.has(i)));
-      } catch (err) {
-        for (const f of batch) f.reject(err);
-      }
-    }
-    this.recordingFirsts = undefined;
+  private async insertFirsts(deliveries: DeliveryRecord[]): Promise<boolean[]> {
+    const docs = deliveries.map(toDocument);
+    const duplicates = await insertIgnoringDuplicates(this.model, docs);
+    const unfinished = docs.filter((d, i) => !duplicates.has(i) && !FINAL.includes(d.status));
+    await insertIgnoringDuplicates(this.due, unfinished.map(dueOf));
+    return docs.map((_, i) => !duplicates.has(i));
   }
 
   async claim(o: ClaimOptions): Promise<ClaimedDelivery[]> {
@@ -428,8 +410,7 @@ export class MongoDeliveryStore implements DeliveryStore {
     return { delivery, claim_token: token, interrupted: null };
   }
 
-  private completions: Completion[] = [];
-  private completing: Promise<void> | undefined;
+  private readonly completions = new WriteBatcher((batch: Completion[]) => this.writeOutcomes(batch));
 
   /**
    * Records an outcome while the claim is ours. Outcomes arriving while a batch is being written join
@@ -437,23 +418,7 @@ export class MongoDeliveryStore implements DeliveryStore {
    * deliveries it holds.
    */
   complete(deliveryId: string, claimToken: string, outcome: AttemptOutcome, now: Date): Promise<boolean> {
-    return new Promise((resolve, reject) => {
-      this.completions.push({ deliveryId, claimToken, outcome, now, resolve, reject });
-      this.completing ??= this.drainCompletions();
-    });
-  }
-
-  private async drainCompletions(): Promise<void> {
-    while (this.completions.length) {
-      const batch = this.completions.splice(0, 200);
-      try {
-        const results = await this.writeOutcomes(batch);
-        batch.forEach((c, i) => c.resolve(results[i]!));
-      } catch (err) {
-        for (const c of batch) c.reject(err);
-      }
-    }
-    this.completing = undefined;
+    return this.completions.add({ deliveryId, claimToken, outcome, now });
   }
 
   private async writeOutcomes(batch: Completion[]): Promise<boolean[]> {

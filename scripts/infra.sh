@@ -547,13 +547,14 @@ spawn() {
 start_ferretdb() {
   mkdir -p "$FDB_DIR/data" "$FDB_DIR/state"
   : >"$FDB_PID"
-  # --debug-addr=-: its default 127.0.0.1:8088 would clash between instances.
+  # --debug-addr=- unless FERRETDB_DEBUG_ADDR is set: its default 127.0.0.1:8088 would clash between
+  # instances (set it to read its command counters at /debug/metrics).
   FERRETDB_TELEMETRY=disable DO_NOT_TRACK=1 spawn "$FDB_PID" "$FDB_LOG" "$FERRETDB_BIN" \
     --handler=sqlite \
     --sqlite-url="file:$FDB_DIR/data/" \
     --state-dir="$FDB_DIR/state" \
     --listen-addr="$HOST:$MONGO_PORT" \
-    --debug-addr=- \
+    --debug-addr="${FERRETDB_DEBUG_ADDR:--}" \
     --telemetry=disable \
     --log-level="${FERRETDB_LOG_LEVEL:-warn}"
 }

@@ -164,7 +164,10 @@ export async function runDurableConsumer(
   });
   const consumer = await ctx.js.consumers.get(spec.stream, spec.durable);
   const labels = { stream: spec.stream, consumer: spec.durable };
-  let messages: ConsumerMessages | undefined = await consumer.consume({ max_messages: 64 });
+  // Pulls at least as many as the handler takes at once, so a high `concurrency` is fed.
+  let messages: ConsumerMessages | undefined = await consumer.consume({
+    max_messages: Math.max(64, spec.concurrency ?? 1),
+  });
   const inflight = new Set<Promise<void>>();
   const limit = Math.max(1, spec.concurrency ?? 1);
   const handleOne = async (msg: JsMsg) => {

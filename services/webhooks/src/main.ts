@@ -86,6 +86,7 @@ void runService<types.webhooks.WebhooksServiceHandlers, (typeof webhooksConfig)[
         ...SPEC_POLICY,
         concurrency: config.WEBHOOKS_CONCURRENCY,
         perKeyConcurrency: config.WEBHOOKS_PER_ENDPOINT_CONCURRENCY,
+        maxWaiting: config.WEBHOOKS_EVENTS_IN_FLIGHT,
         leaseMs: config.WEBHOOKS_LEASE_MS,
         pollIntervalMs: config.WEBHOOKS_POLL_INTERVAL_MS,
         allowPrivateTargets,
@@ -113,7 +114,7 @@ void runService<types.webhooks.WebhooksServiceHandlers, (typeof webhooksConfig)[
       handlers: webhooksHandlers(keys, eventLog, new EventStream({ events, keys: deliveryKeys })),
       relays: [relay],
       consumers: [
-        ...webhookConsumers(fanOut, counters, tombstones, config.WEBHOOKS_CONCURRENCY),
+        ...webhookConsumers(fanOut, counters, tombstones, config.WEBHOOKS_EVENTS_IN_FLIGHT),
         merchantDeletionConsumer({
           service: 'webhooks',
           conn: mongo,

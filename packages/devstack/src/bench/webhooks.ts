@@ -22,7 +22,11 @@ import type { CaseResult } from './table';
  * verifies every signature. Baseline in the same run: a bare keep-alive loop that HMACs and POSTs
  * the same bodies to the same sink. Then outcome → receipt latency at a steady 200 events/s.
  */
-const SINKS = 4; // one merchant (key) per sink port: the per-host socket pool is per host:port
+/**
+ * One merchant (key) per sink port: the per-host socket pool is per host:port. BENCH_WEBHOOK_SINKS=1
+ * puts the whole burst on one key (one busy merchant).
+ */
+const SINKS = Number(process.env.BENCH_WEBHOOK_SINKS ?? 4);
 const N = Number(process.env.BENCH_WEBHOOK_EVENTS ?? 2000);
 const RATE = 200;
 const RATE_SECONDS = Number(process.env.BENCH_WEBHOOK_RATE_SECONDS ?? 5);

@@ -54,8 +54,15 @@ function setup(policy: Partial<DeliveryPolicy> = {}, options: { handOff?: boolea
   const deliveries = new MemoryDeliveryStore();
   const keys = new MemoryKeys();
   const sender = new ScriptedSender();
+  /** How each first attempt got its slot (DeliveryMetricsPort.firstAttempt), in order. */
+  const firstAttempts: string[] = [];
+  const metrics = {
+    attempt: () => undefined,
+    finished: () => undefined,
+    firstAttempt: (p: string) => firstAttempts.push(p),
+  };
   const worker = new DeliveryWorker(
-    { deliveries, events, keys, sender },
+    { deliveries, events, keys, sender, metrics },
     {
       ...SPEC_POLICY,
       retryDelayMs: 30,
@@ -78,7 +85,7 @@ function setup(policy: Partial<DeliveryPolicy> = {}, options: { handOff?: boolea
   // Each call as a new JetStream message would arrive: the next stream sequence, unless given.
   let streamSequence = 0;
   const ingest = (envelope: EventEnvelope, sequence = ++streamSequence) => fanOut.ingest(envelope, sequence);
-  return { events, deliveries, keys, sender, worker, fanOut, log, ingest };
+  return { events, deliveries, keys, sender, worker, fanOut, log, ingest, firstAttempts };
 }
 
 /**
@@ -434,6 +441,32 @@ describe('EventFanOut batching and the hand-off to the local worker', () => {
     expect([...t.deliveries.rows.values()].map((d) => d.attempts.map((a) => a.number))).toEqual([[1], [1], [1]]);
   });
 
+  it("gives a key's slot back once its receiver has answered, not once the outcome is written", async () => {
+    const t = setup({ perKeyConcurrency: 1, slotWaitMs: 2_000 }, { handOff: true });
+    t.keys.add({ key_id: 'k' });
+    let storeOutcomes!: () => void;
+    const writesHeld = new Promise<void>((r) => (storeOutcomes = r));
+    const recordFirst = t.deliveries.recordFirst.bind(t.deliveries);
+    t.deliveries.recordFirst = async (d) => {
+      await writesHeld;
+      return recordFirst(d);
+    };
+    const insertMany = jest.spyOn(t.deliveries, 'insertMany');
+    t.worker.start();
+    const ingests = [1, 2].map((i) => t.ingest(paymentEvent(`w${i}`, { charge_id: `c${i}` })));
+    // With a cap of 1 and no outcome written yet, the second was sent well within its slot wait: the
+    // first's answer freed the slot, though the store still holds neither.
+    await until(() => t.sender.sent.length === 2, 1_000);
+    expect(t.deliveries.rows.size).toBe(0);
+    storeOutcomes();
+    expect((await Promise.all(ingests)).map((r) => r!.created)).toEqual([1, 1]);
+    await t.worker.stop();
+    expect(insertMany).not.toHaveBeenCalled(); // neither waited long enough to become due work
+    expect([...t.deliveries.rows.values()].map((d) => [d.status, d.attempt_count])).toEqual(
+      Array(2).fill(['succeeded', 1]),
+    );
+  });
+
   it('a first attempt waits briefly for its key to have a slot instead of becoming due work', async () => {
     const t = setup({ perKeyConcurrency: 2, slotWaitMs: 2_000 }, { handOff: true });
     t.keys.add({ key_id: 'k' });
@@ -446,6 +479,41 @@ describe('EventFanOut batching and the hand-off to the local worker', () => {
     expect([...t.deliveries.rows.values()].map((d) => [d.status, d.attempt_count])).toEqual(
       Array(4).fill(['succeeded', 1]),
     );
+  });
+
+  it('a burst for one key waits for its slots instead of becoming due work, up to the pool', async () => {
+    const t = setup({ concurrency: 8, perKeyConcurrency: 2, slotWaitMs: 2_000 }, { handOff: true });
+    t.keys.add({ key_id: 'k' });
+    const insertMany = jest.spyOn(t.deliveries, 'insertMany');
+    t.worker.start();
+    // Two are sent and eight wait (the pool's size, well beyond the key's cap of 2); two go the slow way.
+    await Promise.all(Array.from({ length: 12 }, (_, i) => t.ingest(paymentEvent(`b${i}`, { charge_id: `b${i}` }))));
+    await until(
+      () => t.deliveries.rows.size === 12 && [...t.deliveries.rows.values()].every((d) => d.status === 'succeeded'),
+    );
+    await t.worker.stop();
+    expect(insertMany).toHaveBeenCalledTimes(2);
+    expect(t.sender.sent).toHaveLength(12);
+    const count = (path: string) => t.firstAttempts.filter((p) => p === path).length;
+    expect([count('at_once'), count('after_wait'), count('stored')]).toEqual([2, 8, 2]);
+  });
+
+  it('a key whose receiver stopped answering gets only its cap of waiters; the rest become due work at once', async () => {
+    const t = setup({ concurrency: 8, perKeyConcurrency: 2, slotWaitMs: 2_000 }, { handOff: true });
+    const { release } = hangingAndFastReceivers(t);
+    t.worker.start();
+    const first = [0, 1].map((i) => t.ingest(paymentEvent(`h${i}`, { charge_id: `h${i}` })));
+    await until(() => t.sender.sent.length === 2);
+    await new Promise((r) => setTimeout(r, 300)); // full, and nothing answered: stuck
+    const started = Date.now();
+    const later = [2, 3, 4, 5].map((i) => t.ingest(paymentEvent(`h${i}`, { charge_id: `h${i}` })));
+    // Two wait (the cap); two are stored as due work without waiting out the 2 s.
+    await until(() => t.deliveries.rows.size === 2, 1_000);
+    expect(Date.now() - started).toBeLessThan(1_000);
+    release();
+    await Promise.all([...first, ...later]);
+    await until(() => t.sender.sent.length === 6);
+    await t.worker.stop();
   });
 
   it('a hanging receiver holds its cap and its waiters spill to due work; another merchant is not held up', async () => {

@@ -154,4 +154,6 @@ export interface WebhookSender {
 export interface DeliveryMetricsPort {
   attempt(eventType: string, result: SendResult): void;
   finished(eventType: string, outcome: 'delivered' | 'failed', attempts: number): void;
+  /** How a new delivery's first attempt got its send slot: at once, after a wait, or none (stored as due work). */
+  firstAttempt(path: 'at_once' | 'after_wait' | 'stored'): void;
 }

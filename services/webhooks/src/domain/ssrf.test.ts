@@ -117,6 +117,16 @@ describe('classifyAddress', () => {
       expect(() => classifyAddress(value)).toThrow(TypeError);
     },
   );
+
+  it('answers the same for an address asked again, also after more addresses than its memo holds', () => {
+    const asked = [...TABLE.map(([ip]) => ip)];
+    for (let i = 0; i < 3_000; i++) asked.push(`10.${(i >> 8) & 255}.${i & 255}.1`, `8.8.${(i >> 8) & 255}.${i & 255}`);
+    const answers = asked.map((ip) => classifyAddress(ip));
+    expect(asked.map((ip) => classifyAddress(ip))).toEqual(answers);
+    expect(answers.slice(0, TABLE.length)).toEqual(TABLE.map(([, category]) => category));
+    expect(new Set(answers.slice(TABLE.length))).toEqual(new Set(['private', 'public']));
+    expect(classifyAddress('169.254.169.254')).toBe('metadata');
+  });
 });
 
 describe('isAllowedTarget', () => {

@@ -37,6 +37,12 @@ export function deliveryMetrics(registry: Registry) {
       help: 'Deliveries waiting for an attempt or being sent (sampled every few seconds)',
       registers: [registry],
     }),
+    firstAttempts: new Counter({
+      name: 'ppay_webhook_first_attempts_total',
+      help: "New deliveries' first attempts by how they got a send slot: at_once, after_wait, or stored (none within 1 s: stored as due work and claimed, several times the database work)",
+      labelNames: ['path'],
+      registers: [registry],
+    }),
     events: new Counter({
       name: 'ppay_webhook_events_total',
       help: 'Platform events stored for webhook delivery, by event type',
@@ -60,6 +66,9 @@ export function deliveryMetricsPort(m: DeliveryMetrics): DeliveryMetricsPort {
     finished(eventType: string, outcome: 'delivered' | 'failed', attempts: number) {
       m.deliveries.inc({ event_type: eventType, outcome });
       if (attempts > 0) m.attemptsPerEvent.observe(attempts);
+    },
+    firstAttempt(path) {
+      m.firstAttempts.inc({ path });
     },
   };
 }

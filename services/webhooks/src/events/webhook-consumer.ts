@@ -16,8 +16,9 @@ const IN_PROGRESS_EVERY_MS = 10_000;
  * stream the sources live on (PAYMENTS, SUBSCRIPTIONS, KYC). The message is acknowledged only once
  * the event is stored and every delivery is either answered and stored or stored as due work; any
  * failure throws, so JetStream redelivers it (without limit) and the repeat fills in what is missing
- * (see EventFanOut). `concurrency` messages are handled at once: as many as the worker's send pool,
- * since each one holds its first attempts' slots until they are answered.
+ * (see EventFanOut). `concurrency` messages are handled at once (WEBHOOKS_EVENTS_IN_FLIGHT): each holds
+ * its first attempts while they wait for a slot, are sent and are recorded, so more than the send pool
+ * keeps the pool busy while others are written, and the writes go in bigger batches.
  */
 export function webhookConsumers(
   fanOut: EventFanOut,

@@ -10,6 +10,7 @@ import type {
   SendResult,
   WebhookSender,
 } from './ports';
+import { RecentResponses } from './recent-responses';
 import { renderEvent } from './renderers';
 import { signDelivery } from './signing';
 import {
@@ -97,6 +98,11 @@ export class DeliveryWorker {
   private readonly inflight = new Set<Promise<void>>();
   /** Attempts whose receiver has not answered yet: these hold a slot of the pool (see `launch`). */
   private sending = 0;
+  /**
+   * Claimed attempts (not first attempts) not finished yet, outcome written or not: at most the pool's
+   * size, so claims never run ahead of the outcomes' writes.
+   */
+  private claimedInFlight = 0;
   private readonly perKey = new Map<string, number>();
   /** Slots promised to the fan-out (see `acquire`), counted like sends in flight. */
   private reserved = 0;
@@ -109,10 +115,10 @@ export class DeliveryWorker {
   private lastClaimFound = true;
   private woken = false;
   private readonly timers = new Set<NodeJS.Timeout>();
-  /** Since when each key has had every slot of its cap taken (see `stuck`). */
-  private readonly fullSince = new Map<string, number>();
-  /** When each key with sends in flight last had one answered (see `stuck`). */
-  private readonly answeredAt = new Map<string, number>();
+  /** Since when each key has had sends in flight without a break (see `mayWait`). */
+  private readonly busySince = new Map<string, number>();
+  /** HTTP responses per key lately (see `mayWait`). */
+  private readonly responses: RecentResponses;
 
   constructor(
     private readonly ports: {
@@ -125,7 +131,9 @@ export class DeliveryWorker {
     },
     private readonly policy: DeliveryPolicy,
     private readonly now: () => Date = () => new Date(),
-  ) {}
+  ) {
+    this.responses = new RecentResponses(Math.max(1, policy.slotWaitMs ?? DEFAULT_SLOT_WAIT_MS));
+  }
 
   start(): void {
     if (this.running) return;
@@ -168,7 +176,7 @@ export class DeliveryWorker {
     for (let i = 0; i < this.readyRetries.length;) {
       const r = this.readyRetries[i]!;
       if (!this.running) return;
-      if (!this.hasRoom(r.keyId)) {
+      if (!this.hasRoom(r.keyId) || this.claimedInFlight >= this.policy.concurrency) {
         i++;
         continue;
       }
@@ -246,7 +254,10 @@ export class DeliveryWorker {
       const gap = (this.policy.claimGapMs ?? 0) - (Date.now() - lastClaim);
       if (gap > 0 && this.sending > 0) await new Promise((r) => setTimeout(r, gap));
       lastClaim = Date.now();
-      const room = this.policy.concurrency - this.sending - this.reserved;
+      const room = Math.min(
+        this.policy.concurrency - this.sending - this.reserved,
+        this.policy.concurrency - this.claimedInFlight,
+      );
       let claimed = 0;
       if (room > 0) {
         try {
@@ -280,11 +291,8 @@ export class DeliveryWorker {
    * A send slot for the first attempt of a new delivery (see EventFanOut): true at once when the pool
    * and the key's cap have room, or as soon as they do within `slotWaitMs`; false when not (the
    * delivery is then stored as due work and claimed like a retry, several times the database work).
-   * Any number of first attempts may wait for a key whose receiver is answering, up to `maxWaiting` in
-   * all: a big merchant's burst waits its turn instead of going the slow way (one busy key made
-   * 105 deliveries/s in the bench when only its cap's worth could wait). A key that is `stuck` (a
-   * hanging receiver) gets no more waiters than its cap, so it holds few messages, for a short time.
-   * Every true must be followed by `sendFirst`.
+   * How many may wait for one key: see `mayWait`; `maxWaiting` in all. Every true must be followed by
+   * `sendFirst`.
    */
   async acquire(keyId: string): Promise<boolean> {
     const waited = !this.hasRoom(keyId);
@@ -302,8 +310,8 @@ export class DeliveryWorker {
     const waitingForKey = this.waiters.reduce((n, w) => n + (w.keyId === keyId ? 1 : 0), 0);
     const waitMs = this.policy.slotWaitMs ?? DEFAULT_SLOT_WAIT_MS;
     const maxWaiting = this.policy.maxWaiting ?? this.policy.concurrency;
-    const mayWait = this.stuck(keyId) ? this.policy.perKeyConcurrency : maxWaiting;
-    if (waitMs <= 0 || waitingForKey >= mayWait || this.waiters.length >= maxWaiting) return Promise.resolve(false);
+    if (waitMs <= 0 || waitingForKey >= this.mayWait(keyId) || this.waiters.length >= maxWaiting)
+      return Promise.resolve(false);
     return new Promise((resolve) => {
       const waiter: SlotWaiter = {
         keyId,
@@ -364,17 +372,28 @@ export class DeliveryWorker {
   private addKeySlot(key: string): void {
     const taken = (this.perKey.get(key) ?? 0) + 1;
     this.perKey.set(key, taken);
-    if (taken >= this.policy.perKeyConcurrency && !this.fullSince.has(key)) this.fullSince.set(key, Date.now());
+    if (taken === 1) this.busySince.set(key, Date.now());
   }
 
   /**
-   * Every slot of the key has been taken for STUCK_MS without one send answered: its receiver is
-   * hanging or very slow, and a first attempt waiting for it would likely wait in vain.
+   * How many first attempts may wait for a slot of this key: about as many as it can serve within one
+   * slot wait, i.e. its receiver's HTTP responses per `slotWaitMs` lately (timeouts and network errors
+   * are none; early in a busy spell, the spell's rate so far), at least its cap. A big merchant's burst
+   * then waits its turn instead of going the slow way (one busy key made 105 deliveries/s in the bench
+   * when only its cap could wait), while a hanging or very slow receiver gets about its cap of waiters,
+   * so it holds few messages, for at most a slot wait each. In the first BUSY_SPELL_GRACE_MS of a busy
+   * spell (nothing was in flight to the key before) its receiver has had no time to answer: up to
+   * `maxWaiting` may wait.
    */
-  private stuck(key: string): boolean {
-    const full = this.fullSince.get(key);
-    if (full === undefined) return false;
-    return Date.now() - Math.max(full, this.answeredAt.get(key) ?? 0) >= STUCK_MS;
+  private mayWait(key: string): number {
+    const maxWaiting = this.policy.maxWaiting ?? this.policy.concurrency;
+    const now = Date.now();
+    const since = this.busySince.get(key);
+    if (since !== undefined && now - since < BUSY_SPELL_GRACE_MS) return maxWaiting;
+    const window = this.responses.windowMs;
+    const observedMs = since === undefined ? window : Math.min(window, now - since);
+    const servable = Math.ceil((this.responses.count(key) * window) / observedMs);
+    return Math.min(maxWaiting, Math.max(this.policy.perKeyConcurrency, servable));
   }
 
   /**
@@ -400,11 +419,10 @@ export class DeliveryWorker {
 
   private freeKeySlot(key: string): void {
     const left = (this.perKey.get(key) ?? 1) - 1;
-    if (left < this.policy.perKeyConcurrency) this.fullSince.delete(key);
     if (left > 0) this.perKey.set(key, left);
     else {
       this.perKey.delete(key);
-      this.answeredAt.delete(key);
+      this.busySince.delete(key);
     }
   }
 
@@ -418,6 +436,8 @@ export class DeliveryWorker {
     const key = c.delivery.key_id;
     if (!slotTaken) this.addKeySlot(key);
     this.sending++;
+    const claimed = first === undefined;
+    if (claimed) this.claimedInFlight++;
     let slotHeld = true;
     const freeSlot = () => {
       if (!slotHeld) return;
@@ -426,8 +446,8 @@ export class DeliveryWorker {
       this.freeKeySlot(key);
       this.slotFreed();
     };
-    const answered = () => {
-      if (slotHeld) this.answeredAt.set(key, Date.now());
+    const answered = (responded: boolean) => {
+      if (slotHeld && responded) this.responses.responded(key);
       freeSlot();
     };
     const attempt = this.attempt(c, first, answered);
@@ -435,6 +455,7 @@ export class DeliveryWorker {
       .catch((err: unknown) => this.ports.onError?.(err))
       .finally(() => {
         this.inflight.delete(run);
+        if (claimed) this.claimedInFlight--;
         freeSlot();
       });
     this.inflight.add(run);
@@ -445,7 +466,12 @@ export class DeliveryWorker {
    * One attempt of one claimed delivery, then its outcome: conditional on the claim still being ours
    * for due work, inserted with the whole delivery for a first attempt (`first`).
    */
-  async attempt(c: ClaimedDelivery, first?: FirstAttempt, answered: () => void = () => undefined): Promise<void> {
+  async attempt(
+    c: ClaimedDelivery,
+    first?: FirstAttempt,
+    /** The receiver is done with this attempt (true: it gave an HTTP response); its slot can go. */
+    answered: (responded: boolean) => void = () => undefined,
+  ): Promise<void> {
     const d = c.delivery;
     const interrupted = c.interrupted ? interruptedAttempt(d.attempt_count - 1, c.interrupted.started_at) : null;
     const earlier = interrupted ? [interrupted] : [];
@@ -454,7 +480,7 @@ export class DeliveryWorker {
       ? [first.key, first.event]
       : await Promise.all([this.ports.keys.get(d.key_id), this.ports.events.get(d.event_id)]);
     if (!key || !key.active || !key.webhook_url || key.mode !== d.mode || !event) {
-      answered();
+      answered(false);
       // Disabled, revoked or URL removed since the event: nothing is sent (a resend after re-enabling works).
       await this.record(
         c,
@@ -482,7 +508,7 @@ export class DeliveryWorker {
       allowPrivateTargets: key.mode === 'sandbox' && this.policy.allowPrivateTargets,
       timeoutMs: this.policy.timeoutMs,
     });
-    answered();
+    answered(result.status !== null);
     this.ports.metrics?.attempt(request.event_type, result);
     const finishedAt = this.now();
     const attempt: AttemptRecord = {
@@ -552,8 +578,11 @@ interface SlotWaiter {
 /** How long a first attempt waits for a send slot before it is stored as due work instead. */
 const DEFAULT_SLOT_WAIT_MS = 1_000;
 
-/** A key full this long without an answer is `stuck`: far beyond a receiver's usual answer time. */
-const STUCK_MS = 250;
+/**
+ * The start of a key's busy spell during which any number of first attempts may wait for it (see
+ * `mayWait`): far beyond a receiver's usual answer time.
+ */
+const BUSY_SPELL_GRACE_MS = 250;
 
 /**
  * A claim token: unique per claim, and carrying its lease's end so whoever records the outcome knows,

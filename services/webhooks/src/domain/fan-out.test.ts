@@ -498,6 +498,72 @@ describe('EventFanOut batching and the hand-off to the local worker', () => {
     expect([count('at_once'), count('after_wait'), count('stored')]).toEqual([2, 8, 2]);
   });
 
+  it('a key whose sends time out gets only its cap of waiters, also right after a timeout freed a slot', async () => {
+    const t = setup({ concurrency: 8, perKeyConcurrency: 2, slotWaitMs: 2_000 }, { handOff: true });
+    t.keys.add({ key_id: 'k', webhook_url: 'http://127.0.0.1:1/slow' });
+    let timingOut = true;
+    t.sender.send = async (input) => {
+      t.sender.sent.push(input);
+      if (!timingOut) return { status: 200, success: true, duration_ms: 1, error_class: null, response_excerpt: '' };
+      await new Promise((r) => setTimeout(r, 400));
+      return { status: null, success: false, duration_ms: 400, error_class: 'timeout', response_excerpt: '' };
+    };
+    t.worker.start();
+    // Two sending and two waiting from the start of the spell; at 400 ms the two sends time out and the
+    // waiting two take their slots, so the key never stops being busy.
+    const early = [0, 1, 2, 3].map((i) => t.ingest(paymentEvent(`t${i}`, { charge_id: `t${i}` })));
+    await until(() => t.sender.sent.length === 4, 1_000);
+    const stored = () => t.firstAttempts.filter((p) => p === 'stored').length;
+    const storedBefore = stored();
+    // Just after the timeouts: no response in the spell, so only the cap (2) may wait; two are stored.
+    const later = [4, 5, 6, 7].map((i) => t.ingest(paymentEvent(`t${i}`, { charge_id: `t${i}` })));
+    await until(() => stored() - storedBefore === 2, 300);
+    timingOut = false;
+    await Promise.all([...early, ...later]);
+    await t.worker.stop();
+  });
+
+  it("lets as many wait as the key's response rate so far in its busy spell serves within a slot wait", async () => {
+    const t = setup({ concurrency: 16, perKeyConcurrency: 2, slotWaitMs: 2_000 }, { handOff: true });
+    t.keys.add({ key_id: 'k' });
+    t.sender.send = async (input) => {
+      t.sender.sent.push(input);
+      await new Promise((r) => setTimeout(r, 100)); // 2 slots: about 20 responses per second
+      return { status: 200, success: true, duration_ms: 100, error_class: null, response_excerpt: '' };
+    };
+    t.worker.start();
+    const first = Array.from({ length: 10 }, (_, i) => t.ingest(paymentEvent(`r${i}`, { charge_id: `r${i}` })));
+    await new Promise((r) => setTimeout(r, 350)); // past the spell's first 250 ms, about 6 responses in
+    // 6 responses in 350 ms is ~34 per 2 s slot wait: all twelve more may wait (only 6 if the count were
+    // not scaled to the spell), and each gets its slot within the wait.
+    const later = Array.from({ length: 12 }, (_, i) => t.ingest(paymentEvent(`s${i}`, { charge_id: `s${i}` })));
+    await Promise.all([...first, ...later]);
+    await t.worker.stop();
+    expect(t.firstAttempts.filter((p) => p === 'stored')).toEqual([]);
+    expect(t.sender.sent).toHaveLength(22);
+  });
+
+  it('claims no more than the pool while outcomes wait to be written', async () => {
+    const t = setup({ concurrency: 3, perKeyConcurrency: 3 });
+    t.keys.add({ key_id: 'k' });
+    for (let i = 0; i < 8; i++) await t.ingest(paymentEvent(`q${i}`, { charge_id: `q${i}` }));
+    let writeOutcomes!: () => void;
+    const held = new Promise<void>((r) => (writeOutcomes = r));
+    const complete = t.deliveries.complete.bind(t.deliveries);
+    t.deliveries.complete = async (...args) => {
+      await held;
+      return complete(...args);
+    };
+    t.worker.start();
+    await until(() => t.sender.sent.length === 3);
+    await new Promise((r) => setTimeout(r, 100)); // several polls: the receiver is idle, the writes are not
+    expect(t.sender.sent).toHaveLength(3);
+    writeOutcomes();
+    await until(() => t.sender.sent.length === 8);
+    await until(() => [...t.deliveries.rows.values()].every((d) => d.status === 'succeeded'));
+    await t.worker.stop();
+  });
+
   it('a key whose receiver stopped answering gets only its cap of waiters; the rest become due work at once', async () => {
     const t = setup({ concurrency: 8, perKeyConcurrency: 2, slotWaitMs: 2_000 }, { handOff: true });
     const { release } = hangingAndFastReceivers(t);

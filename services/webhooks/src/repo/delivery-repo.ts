@@ -425,8 +425,12 @@ export class MongoDeliveryStore implements DeliveryStore {
     // A claim changes hands only once its lease has expired, and the token carries the lease's end:
     // while ours has time left, the writes go by _id alone (FerretDB finds nothing else without
     // reading the whole collection). Near the end of the lease, ownership is read first and the due
-    // entry's write stays conditional on the token.
-    const late = batch.filter((c) => (leaseEndOf(c.claimToken) ?? 0) - c.now.getTime() <= LEASE_MARGIN_MS);
+    // entry's write stays conditional on the token. Judged at the time of writing: an outcome may have
+    // waited for its batch.
+    const writingAt = Date.now();
+    const late = batch.filter(
+      (c) => (leaseEndOf(c.claimToken) ?? 0) - Math.max(writingAt, c.now.getTime()) <= LEASE_MARGIN_MS,
+    );
     const lost = new Set<Completion>();
     await Promise.all(
       late.map(async (c) => {

@@ -309,8 +309,7 @@ export class DeliveryWorker {
     }
     const waitingForKey = this.waiters.reduce((n, w) => n + (w.keyId === keyId ? 1 : 0), 0);
     const waitMs = this.policy.slotWaitMs ?? DEFAULT_SLOT_WAIT_MS;
-    const maxWaiting = this.policy.maxWaiting ?? this.policy.concurrency;
-    if (waitMs <= 0 || waitingForKey >= this.mayWait(keyId) || this.waiters.length >= maxWaiting)
+    if (waitMs <= 0 || waitingForKey >= this.mayWait(keyId) || this.waiters.length >= this.maxWaiting)
       return Promise.resolve(false);
     return new Promise((resolve) => {
       const waiter: SlotWaiter = {
@@ -357,6 +356,10 @@ export class DeliveryWorker {
     return this.launch({ delivery, claim_token: token, interrupted: null }, true, { event, key });
   }
 
+  private get maxWaiting(): number {
+    return this.policy.maxWaiting ?? this.policy.concurrency;
+  }
+
   private hasRoom(keyId: string): boolean {
     return (
       this.sending + this.reserved < this.policy.concurrency &&
@@ -386,7 +389,7 @@ export class DeliveryWorker {
    * `maxWaiting` may wait.
    */
   private mayWait(key: string): number {
-    const maxWaiting = this.policy.maxWaiting ?? this.policy.concurrency;
+    const maxWaiting = this.maxWaiting;
     const now = Date.now();
     const since = this.busySince.get(key);
     if (since !== undefined && now - since < BUSY_SPELL_GRACE_MS) return maxWaiting;

@@ -111,6 +111,13 @@ function hangingAndFastReceivers(t: ReturnType<typeof setup>) {
   return { release, maxSlow: () => maxSlow };
 }
 
+/** The test's one delivery, once it has succeeded and the worker has stopped. */
+async function onlyDeliveryOnceSucceeded(t: ReturnType<typeof setup>) {
+  await until(() => [...t.deliveries.rows.values()][0]?.status === 'succeeded');
+  await t.worker.stop();
+  return [...t.deliveries.rows.values()][0]!;
+}
+
 async function until(check: () => boolean, ms = 2_000) {
   const end = Date.now() + ms;
   while (!check() && Date.now() < end) await new Promise((r) => setTimeout(r, 5));
@@ -616,9 +623,7 @@ describe('EventFanOut batching and the hand-off to the local worker', () => {
     expect(t.deliveries.rows.size).toBe(0);
     const again = await t.ingest(paymentEvent('src_1'), 7); // JetStream redelivers it
     expect(again!.created).toBe(1);
-    await until(() => [...t.deliveries.rows.values()][0]?.status === 'succeeded');
-    await t.worker.stop();
-    const d = [...t.deliveries.rows.values()][0]!;
+    const d = await onlyDeliveryOnceSucceeded(t);
     expect(d.attempts.map((a) => [a.number, a.error_class])).toEqual([
       [1, 'interrupted'],
       [2, null],
@@ -703,9 +708,7 @@ describe('EventFanOut batching and the hand-off to the local worker', () => {
     await until(() => t.sender.sent.length === 2);
     release();
     await first;
-    await until(() => [...t.deliveries.rows.values()][0]?.status === 'succeeded');
-    await t.worker.stop();
-    const d = [...t.deliveries.rows.values()][0]!;
+    const d = await onlyDeliveryOnceSucceeded(t);
     expect(d.attempts.map((a) => [a.number, a.error_class])).toEqual([
       [1, 'interrupted'],
       [2, null],

@@ -7,6 +7,7 @@ import {
 } from '@ppay/kernel';
 import { WEBHOOK_SOURCES } from '../domain/event-sources';
 import type { EventFanOut } from '../domain/fan-out';
+import { aboutMerchant } from '../domain/webhook-event';
 import type { DeliveryMetrics } from './metrics';
 
 const IN_PROGRESS_EVERY_MS = 10_000;
@@ -40,8 +41,8 @@ export function webhookConsumers(
       concurrency,
       async handle(envelope, msg) {
         // An event about a merchant deleted meanwhile (delete merchant) is not stored for anyone.
-        const about = (envelope.data as { merchant_id?: unknown }).merchant_id;
-        if (typeof about === 'number' && (await tombstones.isDeleted(about, envelope.mode))) return;
+        const about = aboutMerchant({ data: envelope.data as unknown as Record<string, unknown> });
+        if (about !== null && (await tombstones.isDeleted(about, envelope.mode))) return;
         // The handler holds the message through first attempts (a slot wait, 10 s, the writes): it
         // tells JetStream it is still at work, so the 30 s ack wait never redelivers under a live handler.
         const inProgress = setInterval(() => msg.working(), IN_PROGRESS_EVERY_MS);

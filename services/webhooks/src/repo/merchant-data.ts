@@ -16,6 +16,9 @@ import {
  */
 const aboutMerchant = (id: number) => [{ about_merchant_id: id }, { 'data.merchant_id': id }];
 
+/** Deliveries and due entries to one of the merchant's keys, or about the merchant. */
+const ownedOrAbout = (id: number) => ({ $or: [{ merchant_id: id }, { about_merchant_id: id }] });
+
 /**
  * Every collection of webhooks holding a merchant's data (delete merchant, spec 3.5 / 4.9): the ONE
  * list the deletion consumer purges. A new collection with merchant data is added here, or the
@@ -26,17 +29,9 @@ export const MERCHANT_DATA: readonly MerchantDataTarget[] = [
   // Due work before its log entry, so no worker picks up a delivery whose log is gone. Both also by
   // `about_merchant_id`: an operator's delivery about the merchant may be stored after the purge (its
   // first attempt was in flight), and the tombstone sweep repeats this list, not beforeWebhooksPurge.
-  {
-    collection: 'webhook_due',
-    filter: (id) => ({ $or: [{ merchant_id: id }, { about_merchant_id: id }] }),
-    modeField: 'mode',
-  },
+  { collection: 'webhook_due', filter: ownedOrAbout, modeField: 'mode' },
   // Deliveries before events (see beforeWebhooksPurge): a crash in between leaves the events to find again.
-  {
-    collection: 'webhook_deliveries',
-    filter: (id) => ({ $or: [{ merchant_id: id }, { about_merchant_id: id }] }),
-    modeField: 'mode',
-  },
+  { collection: 'webhook_deliveries', filter: ownedOrAbout, modeField: 'mode' },
   // The merchant's own events, and the events about it its operator received (KYC events carry its
   // identity: names, the business's country) — the sub-merchant's data, wherever it was delivered.
   {

@@ -1,5 +1,6 @@
 import { status } from '@grpc/grpc-js';
-import { PlatformError, RemoteCallError, createLogger } from '@ppay/kernel';
+import { PlatformError } from '@ppay/kernel';
+import { RemoteCallError, createLogger } from '@ppay/runtime';
 import { LIVE_KEY, SANDBOX_KEY, testGateway, type FakeServices } from './gateway-kit.test-util';
 
 const partner = (url: string) => `/api/v1/partner${url}`;

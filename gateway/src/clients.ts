@@ -1,12 +1,12 @@
 import type * as grpc from '@grpc/grpc-js';
+import { type ComponentName } from '@ppay/kernel';
 import {
   grpcAddrEnvVar,
   ServiceClient,
   type BreakerOptions,
   type ClientConstructor,
-  type ComponentName,
   type PlatformMetrics,
-} from '@ppay/kernel';
+} from '@ppay/runtime';
 import { loadPlatformProto } from '@ppay/proto';
 import type { GatewayConfig } from './config';
 

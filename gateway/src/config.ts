@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { COMPONENTS, DEFAULT_PORTS, grpcAddrEnvVar, LogLevel, Port } from '@ppay/kernel';
+import { COMPONENTS } from '@ppay/kernel';
+import { DEFAULT_PORTS, grpcAddrEnvVar, LogLevel, Port } from '@ppay/runtime';
 
 const serviceAddresses = Object.fromEntries(
   COMPONENTS.map((c) => [grpcAddrEnvVar(c), Type.String({ default: `127.0.0.1:${DEFAULT_PORTS[c].grpc}` })]),

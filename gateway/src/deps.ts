@@ -1,4 +1,5 @@
-import type { CallerInfo, Logger, PlatformMetrics } from '@ppay/kernel';
+import type { CallerInfo } from '@ppay/kernel';
+import type { Logger, PlatformMetrics } from '@ppay/runtime';
 import type { ApiKeyCache } from './auth/api-key-cache';
 import type { AuthFailureLimiter } from './auth/failure-limiter';
 import type { UserTokenVerifier } from './auth/user-token';

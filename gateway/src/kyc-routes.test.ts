@@ -1,5 +1,6 @@
 import { status } from '@grpc/grpc-js';
-import { PlatformError, RemoteCallError } from '@ppay/kernel';
+import { PlatformError } from '@ppay/kernel';
+import { RemoteCallError } from '@ppay/runtime';
 import { LIVE_KEY, SANDBOX_KEY, testGateway } from './gateway-kit.test-util';
 
 const partner = (url: string) => `/api/v1/partner${url}`;

@@ -1,14 +1,14 @@
 import './instrument';
+import { SecretBox } from '@ppay/kernel';
 import {
   connectNats,
   createLogger,
   loadConfig,
   PlatformMetrics,
-  SecretBox,
   startMetricsServer,
   stopMetricsServer,
-} from '@ppay/kernel';
-import { stopTracing } from '@ppay/kernel/telemetry';
+} from '@ppay/runtime';
+import { stopTracing } from '@ppay/runtime/telemetry';
 import { buildGateway } from './app';
 import { ApiKeyCache } from './auth/api-key-cache';
 import { AuthFailureLimiter } from './auth/failure-limiter';

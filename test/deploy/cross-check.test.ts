@@ -1,6 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { COMPONENTS, DEFAULT_PORTS, grpcAddrEnvVar } from '@ppay/kernel';
+import { COMPONENTS } from '@ppay/kernel';
+import { DEFAULT_PORTS, grpcAddrEnvVar } from '@ppay/runtime';
 import {
   CHART,
   helmBinary,
@@ -14,7 +15,7 @@ import {
 
 /**
  * Every component named in docker-compose.yml, the Prometheus config and the Helm chart is a real
- * workspace, runs that workspace's entry point, and uses the ports of packages/kernel/src/ports.ts.
+ * workspace, runs that workspace's entry point, and uses the ports of packages/runtime/src/ports.ts.
  */
 describe('deployment files match the code', () => {
   const workspaces = processWorkspaces();

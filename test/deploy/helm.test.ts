@@ -1,7 +1,8 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { COMPONENTS, DEFAULT_PORTS } from '@ppay/kernel';
+import { COMPONENTS } from '@ppay/kernel';
+import { DEFAULT_PORTS } from '@ppay/runtime';
 import { parse } from 'yaml';
 import {
   CHART,

@@ -1,4 +1,4 @@
-import { connectNats, createLogger, type NatsContext } from '@ppay/kernel';
+import { connectNats, createLogger, type NatsContext } from '@ppay/runtime';
 import { testInfraUrls } from '../support/infra';
 import { http, startTestPlatform, type TestPlatform } from '../support/platform';
 import { NGN_CHARGE } from '../support/fixtures';

@@ -1,12 +1,6 @@
 import type { Browser, Page } from 'playwright-core';
-import {
-  connectNats,
-  createLogger,
-  formatMoney,
-  type EventEnvelope,
-  type NatsContext,
-  type PaymentOutcome,
-} from '@ppay/kernel';
+import { formatMoney, type EventEnvelope, type PaymentOutcome } from '@ppay/kernel';
+import { connectNats, createLogger, type NatsContext } from '@ppay/runtime';
 import { testInfraUrls } from '../support/infra';
 import { launchChromium, recordingSite } from '../support/browser';
 import { eventually, http, startTestPlatform, type TestPlatform } from '../support/platform';

@@ -1,16 +1,12 @@
+import { COMPONENTS, newEventId, newRequestId, SUBJECTS, type ComponentName } from '@ppay/kernel';
 import {
   callerToMetadata,
-  COMPONENTS,
   connectNats,
   createLogger,
-  newEventId,
-  newRequestId,
   publishEvent,
   ServiceClient,
-  SUBJECTS,
-  type ComponentName,
   type NatsContext,
-} from '@ppay/kernel';
+} from '@ppay/runtime';
 import { loadPlatformProto, type types } from '@ppay/proto';
 import type { NewMerchant } from '@ppay/devstack';
 import { testInfraUrls } from '../support/infra';

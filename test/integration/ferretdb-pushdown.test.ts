@@ -1,6 +1,6 @@
 import mongoose, { type Connection } from 'mongoose';
 import { randomBytes } from 'node:crypto';
-import { FERRETDB_SQL_PUSHDOWN } from '@ppay/kernel';
+import { FERRETDB_SQL_PUSHDOWN } from '@ppay/runtime';
 import { testInfraUrls } from '../support/infra';
 
 /**

@@ -1,5 +1,6 @@
 import mongoose, { Schema, type Connection } from 'mongoose';
 import { randomBytes } from 'node:crypto';
+import { newEventId, outboxEvent, SUBJECTS, type EventEnvelope } from '@ppay/kernel';
 import {
   connectNats,
   createLogger,
@@ -7,18 +8,14 @@ import {
   ensureIndexes,
   ensureStream,
   isDuplicateKeyError,
-  newEventId,
   nextSequence,
   OutboxRelay,
   outboxEntrySchema,
-  outboxEvent,
   PlatformMetrics,
   publishEvent,
   runDurableConsumer,
-  SUBJECTS,
-  type EventEnvelope,
   type NatsContext,
-} from '@ppay/kernel';
+} from '@ppay/runtime';
 import { eventually } from '../support/platform';
 import { testInfraUrls } from '../support/infra';
 

@@ -1,16 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import {
-  callerToMetadata,
-  connectNats,
-  createLogger,
-  newRequestId,
-  ServiceClient,
-  type EventEnvelope,
-  type KycSubmissionUpdated,
-  type NatsContext,
-} from '@ppay/kernel';
+import { newRequestId, type EventEnvelope, type KycSubmissionUpdated } from '@ppay/kernel';
+import { callerToMetadata, connectNats, createLogger, ServiceClient, type NatsContext } from '@ppay/runtime';
 import { loadPlatformProto, type types } from '@ppay/proto';
 import type { NewMerchant } from '@ppay/devstack';
 import { nubanCheckDigit } from '../../services/kyc/src/domain/account-numbers';

@@ -8,7 +8,7 @@ import {
   runUnderLease,
   type NatsContext,
   type RunningLease,
-} from '@ppay/kernel';
+} from '@ppay/runtime';
 import { eventually } from '../support/platform';
 import { testInfraUrls } from '../support/infra';
 

@@ -1,5 +1,6 @@
 import { headers as natsHeaders } from 'nats';
-import { connectNats, createLogger, type EventEnvelope, type NatsContext, type PaymentOutcome } from '@ppay/kernel';
+import { type EventEnvelope, type PaymentOutcome } from '@ppay/kernel';
+import { connectNats, createLogger, type NatsContext } from '@ppay/runtime';
 import { testInfraUrls } from '../support/infra';
 import { eventually, http, startTestPlatform, type TestPlatform } from '../support/platform';
 import { NGN_CHARGE } from '../support/fixtures';

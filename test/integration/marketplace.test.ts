@@ -1,4 +1,5 @@
-import { callerToMetadata, newRequestId, RemoteCallError, ServiceClient } from '@ppay/kernel';
+import { newRequestId } from '@ppay/kernel';
+import { callerToMetadata, RemoteCallError, ServiceClient } from '@ppay/runtime';
 import { loadPlatformProto, type types } from '@ppay/proto';
 import type { NewMerchant } from '@ppay/devstack';
 import { eventually, http, startTestPlatform, type TestPlatform } from '../support/platform';

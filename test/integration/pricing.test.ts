@@ -4,7 +4,8 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { status as GrpcStatus } from '@grpc/grpc-js';
-import { callerToMetadata, newRequestId, ServiceClient } from '@ppay/kernel';
+import { newRequestId } from '@ppay/kernel';
+import { callerToMetadata, ServiceClient } from '@ppay/runtime';
 import { loadPlatformProto, type types } from '@ppay/proto';
 import { http, startTestPlatform, type TestPlatform } from '../support/platform';
 

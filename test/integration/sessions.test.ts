@@ -1,4 +1,5 @@
-import { callerToMetadata, newRequestId, ServiceClient } from '@ppay/kernel';
+import { newRequestId } from '@ppay/kernel';
+import { callerToMetadata, ServiceClient } from '@ppay/runtime';
 import { loadPlatformProto, type types } from '@ppay/proto';
 import { eventually, http, startTestPlatform, type TestPlatform } from '../support/platform';
 

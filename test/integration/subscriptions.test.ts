@@ -1,4 +1,5 @@
-import { connectNats, createLogger, type EventEnvelope, type NatsContext } from '@ppay/kernel';
+import { type EventEnvelope } from '@ppay/kernel';
+import { connectNats, createLogger, type NatsContext } from '@ppay/runtime';
 import { testInfraUrls } from '../support/infra';
 import { eventually, http, startTestPlatform, type TestPlatform } from '../support/platform';
 

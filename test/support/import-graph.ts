@@ -16,7 +16,7 @@ export interface ImportGraph {
 
 const WORKSPACE_ENTRY: Record<string, string> = {
   '@ppay/kernel': 'packages/kernel/src/index.ts',
-  '@ppay/kernel/telemetry': 'packages/kernel/src/telemetry/tracing.ts',
+  '@ppay/runtime/telemetry': 'packages/kernel/src/telemetry/tracing.ts',
   '@ppay/proto': 'proto/src/index.ts',
   '@ppay/devstack': 'packages/devstack/src/index.ts',
 };
@@ -100,4 +100,17 @@ export function importCycles(graph: ImportGraph): string[][] {
   };
   for (const v of graph.edges.keys()) if (!indexOf.has(v)) visit(v);
   return cycles;
+}
+
+/** Every project file `file` reaches through its imports, workspace packages included (not itself). */
+export function reachableFrom(graph: ImportGraph, file: string): Set<string> {
+  const seen = new Set<string>();
+  const pending = [...(graph.edges.get(file) ?? [])];
+  while (pending.length > 0) {
+    const next = pending.pop()!;
+    if (seen.has(next) || next === file) continue;
+    seen.add(next);
+    pending.push(...(graph.edges.get(next) ?? []));
+  }
+  return seen;
 }

@@ -3,7 +3,8 @@ import { createHash, randomBytes } from 'node:crypto';
 import * as net from 'node:net';
 import * as path from 'node:path';
 import mongoose, { type Connection } from 'mongoose';
-import { callerToMetadata, grpcAddrEnvVar, newRequestId, ServiceClient, type ComponentName } from '@ppay/kernel';
+import { newRequestId, type ComponentName } from '@ppay/kernel';
+import { callerToMetadata, grpcAddrEnvVar, ServiceClient } from '@ppay/runtime';
 import { loadPlatformProto, type types } from '@ppay/proto';
 import {
   createMerchant,

@@ -1,4 +1,5 @@
-import { PlatformError, PlatformMetrics, RemoteCallError } from '@ppay/kernel';
+import { PlatformError } from '@ppay/kernel';
+import { PlatformMetrics, RemoteCallError } from '@ppay/runtime';
 import { status } from '@grpc/grpc-js';
 import { ApiKeyCache, type ApiKeyPrincipal } from './api-key-cache';
 

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Counter } from 'prom-client';
-import { PlatformError, RemoteCallError, TtlCache, type Mode, type PlatformMetrics } from '@ppay/kernel';
+import { PlatformError, TtlCache, type Mode } from '@ppay/kernel';
+import { RemoteCallError, type PlatformMetrics } from '@ppay/runtime';
 
 export interface ApiKeyPrincipal {
   keyId: string;

@@ -1,5 +1,6 @@
 import { Counter } from 'prom-client';
-import { PlatformError, TtlCache, type PlatformMetrics } from '@ppay/kernel';
+import { PlatformError, TtlCache } from '@ppay/kernel';
+import { type PlatformMetrics } from '@ppay/runtime';
 
 /**
  * Failed authentications per client address, counted before any key lookup: a client that keeps

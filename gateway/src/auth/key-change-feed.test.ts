@@ -1,4 +1,4 @@
-import { createLogger, type NatsContext } from '@ppay/kernel';
+import { createLogger, type NatsContext } from '@ppay/runtime';
 import type { ApiKeyCache } from './api-key-cache';
 import { KeyChangeFeed } from './key-change-feed';
 

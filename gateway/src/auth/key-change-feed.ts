@@ -1,5 +1,5 @@
 import { DeliverPolicy } from 'nats';
-import { decodeEnvelope, type Logger, type NatsContext } from '@ppay/kernel';
+import { decodeEnvelope, type Logger, type NatsContext } from '@ppay/runtime';
 import type { ApiKeyCache } from './api-key-cache';
 
 /**

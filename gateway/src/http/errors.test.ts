@@ -1,5 +1,6 @@
 import { status } from '@grpc/grpc-js';
-import { ERROR_CATALOGUE, PlatformError, RemoteCallError, type ErrorCode } from '@ppay/kernel';
+import { ERROR_CATALOGUE, PlatformError, type ErrorCode } from '@ppay/kernel';
+import { RemoteCallError } from '@ppay/runtime';
 import { toHttpError } from './errors';
 
 const retryAfter = () => 5;

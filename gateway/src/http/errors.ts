@@ -1,4 +1,5 @@
-import { ERROR_CATALOGUE, PlatformError, RemoteCallError, type ErrorCode, type ErrorGroup } from '@ppay/kernel';
+import { ERROR_CATALOGUE, PlatformError, type ErrorCode, type ErrorGroup } from '@ppay/kernel';
+import { RemoteCallError } from '@ppay/runtime';
 
 /**
  * Error → HTTP answer: the gateway half of the error mapping. Services send the catalogue code in a

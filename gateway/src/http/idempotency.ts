@@ -2,14 +2,8 @@ import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { KV } from 'nats';
 import { Counter } from 'prom-client';
-import {
-  canonicalJson,
-  PlatformError,
-  type EncryptedSecret,
-  type Logger,
-  type PlatformMetrics,
-  type SecretBox,
-} from '@ppay/kernel';
+import { canonicalJson, PlatformError, type EncryptedSecret, type SecretBox } from '@ppay/kernel';
+import { type Logger, type PlatformMetrics } from '@ppay/runtime';
 
 /**
  * `Idempotency-Key` on every partner POST (Stripe semantics): the first final answer (2xx or a 4xx

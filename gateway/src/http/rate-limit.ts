@@ -1,7 +1,8 @@
 import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Counter } from 'prom-client';
-import { PlatformError, type PlatformMetrics } from '@ppay/kernel';
+import { PlatformError } from '@ppay/kernel';
+import { type PlatformMetrics } from '@ppay/runtime';
 import type { GatewayConfig } from '../config';
 
 /** Who a request is counted against (docs/decisions.md "Rate limits"). */

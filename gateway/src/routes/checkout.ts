@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { callerToMetadata } from '@ppay/kernel';
+import { callerToMetadata } from '@ppay/runtime';
 import type { types } from '@ppay/proto';
 import type { GatewayDeps } from '../deps';
 import { toHttpError } from '../http/errors';

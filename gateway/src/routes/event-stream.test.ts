@@ -1,4 +1,5 @@
-import { PlatformError, type PlatformMetrics } from '@ppay/kernel';
+import { PlatformError } from '@ppay/kernel';
+import { type PlatformMetrics } from '@ppay/runtime';
 import { SANDBOX_KEY, testGateway } from '../gateway-kit.test-util';
 import { errorFrame, eventFrame, HEARTBEAT_FRAME, readyFrame, STREAM_LIMITS } from './event-stream';
 

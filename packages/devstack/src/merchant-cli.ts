@@ -1,6 +1,6 @@
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
-import { DEFAULT_PORTS, grpcAddrEnvVar, RemoteCallError } from '@ppay/kernel';
+import { DEFAULT_PORTS, grpcAddrEnvVar, RemoteCallError } from '@ppay/runtime';
 import { listen } from './listen';
 import { createMerchant } from './merchants';
 import { REPO_ROOT } from './paths';

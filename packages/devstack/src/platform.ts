@@ -2,7 +2,8 @@ import { spawn, execFile, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
-import { COMPONENTS, DEFAULT_PORTS, grpcAddrEnvVar, type ComponentName } from '@ppay/kernel';
+import { COMPONENTS, type ComponentName } from '@ppay/kernel';
+import { DEFAULT_PORTS, grpcAddrEnvVar } from '@ppay/runtime';
 import { INFRA_SCRIPT, REPO_ROOT } from './paths';
 import { loadOrCreateSecrets, type LocalSecrets } from './secrets';
 

@@ -1,5 +1,5 @@
 import * as path from 'node:path';
-import { DEFAULT_PORTS } from '@ppay/kernel';
+import { DEFAULT_PORTS } from '@ppay/runtime';
 import { infraDown, infraUp, Platform, type InfraOptions } from './platform';
 import { REPO_ROOT } from './paths';
 import { loadOrCreateSecrets } from './secrets';

@@ -1,5 +1,5 @@
 import { status } from '@grpc/grpc-js';
-import { ERROR_CATALOGUE, isErrorCode, PlatformError, type ErrorGroup } from './errors';
+import { ERROR_CATALOGUE, Grpc, isErrorCode, PlatformError, type ErrorGroup } from './errors';
 
 /** What each group may answer, over HTTP and gRPC: the catalogue cannot drift out of its own rules. */
 const GROUP_RULES: Record<ErrorGroup, { http: number[]; grpc: status[] }> = {
@@ -17,6 +17,13 @@ const GROUP_RULES: Record<ErrorGroup, { http: number[]; grpc: status[] }> = {
     grpc: [status.INTERNAL, status.UNIMPLEMENTED, status.UNAVAILABLE, status.DEADLINE_EXCEEDED],
   },
 };
+
+describe("the kernel's gRPC status codes", () => {
+  it('are the numbers grpc-js uses', () => {
+    for (const [name, code] of Object.entries(Grpc))
+      expect([name, code]).toEqual([name, status[name as keyof typeof status]]);
+  });
+});
 
 describe('error catalogue', () => {
   it('gives every code a group, an HTTP status and a gRPC status that fit the group, and a message', () => {

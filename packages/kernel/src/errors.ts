@@ -1,4 +1,22 @@
-import { status as Grpc } from '@grpc/grpc-js';
+/**
+ * The gRPC status codes the catalogue uses: the standard numeric codes (grpc/doc/statuscodes.md),
+ * written here so the kernel needs no gRPC library.
+ */
+export const Grpc = {
+  INVALID_ARGUMENT: 3,
+  DEADLINE_EXCEEDED: 4,
+  NOT_FOUND: 5,
+  ALREADY_EXISTS: 6,
+  PERMISSION_DENIED: 7,
+  RESOURCE_EXHAUSTED: 8,
+  FAILED_PRECONDITION: 9,
+  ABORTED: 10,
+  UNIMPLEMENTED: 12,
+  INTERNAL: 13,
+  UNAVAILABLE: 14,
+  UNAUTHENTICATED: 16,
+} as const;
+export type GrpcStatusCode = (typeof Grpc)[keyof typeof Grpc];
 
 /**
  * Error groups, shown to partners as `error.type` (like Stripe's error types). A partner's code can
@@ -19,12 +37,12 @@ export interface CatalogueEntry {
   /** What the gateway answers. */
   http: number;
   /** What services answer over gRPC: also decides what counts against circuit breakers. */
-  grpc: Grpc;
+  grpc: GrpcStatusCode;
   /** Default partner-facing message (the spec's wording where the spec gives one). */
   message: string;
 }
 
-const entry = (group: ErrorGroup, http: number, grpc: Grpc, message: string): CatalogueEntry => ({
+const entry = (group: ErrorGroup, http: number, grpc: GrpcStatusCode, message: string): CatalogueEntry => ({
   group,
   http,
   grpc,
@@ -33,7 +51,7 @@ const entry = (group: ErrorGroup, http: number, grpc: Grpc, message: string): Ca
 const invalid = (message: string, http = 400) =>
   entry('invalid_request', http, http === 422 ? Grpc.FAILED_PRECONDITION : Grpc.INVALID_ARGUMENT, message);
 const notFound = (message: string) => entry('not_found', 404, Grpc.NOT_FOUND, message);
-const conflict = (message: string, grpc: Grpc = Grpc.ABORTED) => entry('state_conflict', 409, grpc, message);
+const conflict = (message: string, grpc: GrpcStatusCode = Grpc.ABORTED) => entry('state_conflict', 409, grpc, message);
 
 /**
  * The platform's one error catalogue. Every error a partner can see has a stable `code` here, and
@@ -189,7 +207,7 @@ export class PlatformError extends Error {
     this.detail = options.detail;
   }
 
-  get grpcStatus(): Grpc {
+  get grpcStatus(): GrpcStatusCode {
     return ERROR_CATALOGUE[this.code].grpc;
   }
 

@@ -1,6 +1,12 @@
-import { newRequestId, prefixedId, randomBase62 } from './ids';
+import { newEventId, newRequestId, prefixedId, randomBase62 } from './ids';
 
 describe('random ids', () => {
+  it('makes prefixed random ids and spec-shaped event ids', () => {
+    expect(prefixedId('key')).toMatch(/^key_[0-9A-Za-z]{24}$/);
+    expect(newEventId()).toMatch(/^evt_[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(new Set(Array.from({ length: 1000 }, () => randomBase62(12))).size).toBe(1000);
+  });
+
   it('are base62 of the asked length, unique across many pool refills', () => {
     const ids = Array.from({ length: 20_000 }, () => newRequestId()); // ~100 refills of the 4 KiB pool
     for (const id of ids) expect(id).toMatch(/^req_[0-9A-Za-z]{20}$/);

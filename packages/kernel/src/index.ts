@@ -1,24 +1,14 @@
+// The pure kernel: what domain code may import. Nothing here loads gRPC, HTTP, database or messaging
+// libraries (test/architecture checks the whole import graph); the runtime lives in @ppay/runtime.
 export * from './money';
 export * from './errors';
 export * from './ids';
-export * from './config';
 export * from './components';
 export * from './deadline';
-export * from './logger';
-export * from './metrics';
 export * from './caller';
 export * from './events';
-export * from './nats';
-export * from './lease';
-export * from './mongo';
-export * from './outbox';
-export * from './grpc/server';
-export * from './grpc/client';
-export * from './grpc/wire';
-export * from './runtime';
 export * from './countries';
 export * from './ttl-cache';
 export * from './write-batcher';
 export * from './secret-box';
 export * from './subscriptions';
-export * from './merchant-deletion';

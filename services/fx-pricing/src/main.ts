@@ -5,7 +5,7 @@ import {
   MerchantTombstones,
   runService,
   tombstoneSweepJob,
-} from '@ppay/kernel';
+} from '@ppay/runtime';
 import type { types } from '@ppay/proto';
 import { fxPricingConfig } from './config';
 import bundledTable from './data/rates-2026-11-01.json';

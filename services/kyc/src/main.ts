@@ -1,4 +1,5 @@
 import './instrument';
+import { SecretBox } from '@ppay/kernel';
 import {
   ensureIndexes,
   merchantDeletionConsumer,
@@ -6,8 +7,7 @@ import {
   MerchantTombstones,
   OutboxRelay,
   runService,
-  SecretBox,
-} from '@ppay/kernel';
+} from '@ppay/runtime';
 import type { types } from '@ppay/proto';
 import { GrpcSubMerchantDirectory } from './adapters/marketplace-directory';
 import { kycMetrics } from './adapters/metrics';

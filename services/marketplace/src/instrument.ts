@@ -1,4 +1,4 @@
 // Loaded first by main.ts so instrumentation is in place before grpc and http are required.
-import { startTracing } from '@ppay/kernel/telemetry';
+import { startTracing } from '@ppay/runtime/telemetry';
 
 startTracing('marketplace');

@@ -6,7 +6,7 @@ import {
   MerchantTombstones,
   OutboxRelay,
   runService,
-} from '@ppay/kernel';
+} from '@ppay/runtime';
 import type { types } from '@ppay/proto';
 import { GrpcFxConverter, GrpcSplitResolver } from './adapters/platform-clients';
 import { StaticProcessorRegistry } from './adapters/sandbox-processors';

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { DEFAULT_PORTS } from '@ppay/kernel';
+import { DEFAULT_PORTS } from '@ppay/runtime';
 
 /** subscriptions-specific settings; the shared ones come from the kernel's baseServiceConfig. */
 export const serviceConfig = Type.Object({

@@ -1,14 +1,14 @@
 import './instrument';
 import { hostname } from 'node:os';
+import { prefixedId } from '@ppay/kernel';
 import {
   ensureIndexes,
   merchantDeletionConsumer,
   tombstoneSweepJob,
   MerchantTombstones,
   OutboxRelay,
-  prefixedId,
   runService,
-} from '@ppay/kernel';
+} from '@ppay/runtime';
 import type { types } from '@ppay/proto';
 import { GrpcPayments } from './adapters/payments-client';
 import { serviceConfig } from './config';

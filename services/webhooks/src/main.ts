@@ -1,5 +1,6 @@
 import './instrument';
 import { lookup } from 'node:dns/promises';
+import { SecretBox } from '@ppay/kernel';
 import {
   ensureIndexes,
   merchantDeletionConsumer,
@@ -7,8 +8,7 @@ import {
   MerchantTombstones,
   OutboxRelay,
   runService,
-  SecretBox,
-} from '@ppay/kernel';
+} from '@ppay/runtime';
 import type { types } from '@ppay/proto';
 import { RepositoryDeliveryKeys } from './adapters/delivery-keys';
 import { destroyAgents } from './adapters/http-sender';

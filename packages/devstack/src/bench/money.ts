@@ -1,6 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { approvableKycSubmission } from '../kyc-fixtures';
-import { connectMongo, createLogger } from '@ppay/kernel';
+import { connectMongo, createLogger } from '@ppay/runtime';
 import type { Connection } from 'mongoose';
 import { createMerchant, type NewMerchant } from '../merchants';
 import type { Platform } from '../platform';

@@ -1,13 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import * as os from 'node:os';
-import {
-  callerToMetadata,
-  connectMongo,
-  FERRETDB_SQL_PUSHDOWN,
-  createLogger,
-  newRequestId,
-  ServiceClient,
-} from '@ppay/kernel';
+import { newRequestId } from '@ppay/kernel';
+import { callerToMetadata, connectMongo, FERRETDB_SQL_PUSHDOWN, createLogger, ServiceClient } from '@ppay/runtime';
 import { loadPlatformProto, type types } from '@ppay/proto';
 import type { Connection } from 'mongoose';
 import type { CaseResult } from './table';

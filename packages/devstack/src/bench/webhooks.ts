@@ -2,15 +2,8 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as os from 'node:os';
-import {
-  connectNats,
-  createLogger,
-  newEventId,
-  publishEvent,
-  type EventEnvelope,
-  type NatsContext,
-  type PaymentOutcome,
-} from '@ppay/kernel';
+import { newEventId, type EventEnvelope, type PaymentOutcome } from '@ppay/kernel';
+import { connectNats, createLogger, publishEvent, type NatsContext } from '@ppay/runtime';
 import { createMerchant, type NewMerchant } from '../merchants';
 import { startBenchPlatform } from './bench-infra';
 import { commandOf, cpuSecondsOf, cpuSecondsOfProcesses, infraPids } from './proc';

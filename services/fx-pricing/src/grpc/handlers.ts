@@ -1,4 +1,5 @@
-import { money, PlatformError, requireInternal, requireMerchant, toWire, type UnaryHandlers } from '@ppay/kernel';
+import { money, PlatformError, requireInternal, requireMerchant } from '@ppay/kernel';
+import { toWire, type UnaryHandlers } from '@ppay/runtime';
 import type { types } from '@ppay/proto';
 import type { Catalogue } from '../domain/catalogue';
 import type { PricingService } from '../domain/pricing';

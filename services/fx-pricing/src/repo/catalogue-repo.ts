@@ -1,5 +1,6 @@
 import { Schema, type Connection, type Model } from 'mongoose';
-import { isDuplicateKeyError, nextSequence, PlatformError } from '@ppay/kernel';
+import { PlatformError } from '@ppay/kernel';
+import { isDuplicateKeyError, nextSequence } from '@ppay/runtime';
 import type { CatalogueRepository, PriceRuleRecord, ProductRecord, ProductType } from '../domain/catalogue';
 
 interface ProductDocument {

@@ -1,4 +1,4 @@
-import type { MerchantDataTarget } from '@ppay/kernel';
+import type { MerchantDataTarget } from '@ppay/runtime';
 
 /**
  * Every collection of fx-pricing holding a merchant's data (delete merchant, spec 3.5 / 4.9): the ONE

@@ -1,13 +1,5 @@
-import {
-  callerToMetadata,
-  newRequestId,
-  PlatformError,
-  RemoteCallError,
-  ServiceClient,
-  TtlCache,
-  type Mode,
-  type PlatformMetrics,
-} from '@ppay/kernel';
+import { newRequestId, PlatformError, TtlCache, type Mode } from '@ppay/kernel';
+import { callerToMetadata, RemoteCallError, ServiceClient, type PlatformMetrics } from '@ppay/runtime';
 import { loadPlatformProto, type types } from '@ppay/proto';
 import type { SubMerchant, SubMerchantDirectory } from '../domain/ports';
 

@@ -4,10 +4,9 @@ import {
   requireInternal,
   requireMerchant,
   requireMode,
-  toWire,
   type CallerInfo,
-  type UnaryHandlers,
 } from '@ppay/kernel';
+import { toWire, type UnaryHandlers } from '@ppay/runtime';
 import type { types } from '@ppay/proto';
 import type { GatewayAccountService } from '../domain/gateway-accounts';
 import { payoutAccountResource, reviewResource, submissionResource } from '../domain/kyc-case';

@@ -1,5 +1,6 @@
 import { Schema, type Connection, type Model } from 'mongoose';
-import { isDuplicateKeyError, nextSequence, outboxEntrySchema, type Mode, type OutboxEntry } from '@ppay/kernel';
+import { type Mode, type OutboxEntry } from '@ppay/kernel';
+import { isDuplicateKeyError, nextSequence, outboxEntrySchema } from '@ppay/runtime';
 import type { KycCaseRecord } from '../domain/kyc-case';
 import type { KycStatus } from '../domain/kyc-status';
 import type { KycCaseRepository } from '../domain/ports';

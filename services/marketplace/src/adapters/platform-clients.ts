@@ -1,11 +1,5 @@
-import {
-  callerToMetadata,
-  newRequestId,
-  RemoteCallError,
-  ServiceClient,
-  type Mode,
-  type PlatformMetrics,
-} from '@ppay/kernel';
+import { newRequestId, type Mode } from '@ppay/kernel';
+import { callerToMetadata, RemoteCallError, ServiceClient, type PlatformMetrics } from '@ppay/runtime';
 import { loadPlatformProto, type types } from '@ppay/proto';
 import type { GatewayAccountOutcome, GatewayAccounts } from '../domain/deletions';
 import type { BalanceEntry, PayoutAccountFacts, PayoutAccounts, PayoutView, WalletPayouts } from '../domain/ports';

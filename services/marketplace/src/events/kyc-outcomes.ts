@@ -1,4 +1,5 @@
-import { defineConsumer, SUBJECTS, type ConsumerSpec } from '@ppay/kernel';
+import { SUBJECTS } from '@ppay/kernel';
+import { defineConsumer, type ConsumerSpec } from '@ppay/runtime';
 import type { MarketplaceService } from '../domain/marketplace';
 
 /**

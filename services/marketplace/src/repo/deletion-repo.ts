@@ -1,5 +1,6 @@
 import { Schema, type Connection, type Model } from 'mongoose';
-import { isDuplicateKeyError, outboxEntrySchema, type ComponentName, type Mode, type OutboxEntry } from '@ppay/kernel';
+import { type ComponentName, type Mode, type OutboxEntry } from '@ppay/kernel';
+import { isDuplicateKeyError, outboxEntrySchema } from '@ppay/runtime';
 import type { MerchantDeletionRecord, MerchantDeletionRepository } from '../domain/deletions';
 
 interface DeletionDocument extends Omit<MerchantDeletionRecord, 'id'> {

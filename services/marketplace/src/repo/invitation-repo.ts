@@ -1,5 +1,6 @@
 import { Schema, type Connection, type FilterQuery, type Model } from 'mongoose';
-import { isDuplicateKeyError, type Mode } from '@ppay/kernel';
+import { type Mode } from '@ppay/kernel';
+import { isDuplicateKeyError } from '@ppay/runtime';
 import type { InvitationQuery, InvitationRecord, InvitationRepository, InvitationStatus } from '../domain/invitations';
 
 interface InvitationDocument extends Omit<InvitationRecord, 'id'> {

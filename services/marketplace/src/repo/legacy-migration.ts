@@ -1,4 +1,4 @@
-import type { Logger } from '@ppay/kernel';
+import type { Logger } from '@ppay/runtime';
 import { INVITATION_TTL_MS } from '../domain/invitations';
 import type { InvitationModel } from './invitation-repo';
 import type { RelationshipModel } from './relationship-repo';

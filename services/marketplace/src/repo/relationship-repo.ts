@@ -1,12 +1,6 @@
 import { Schema, type Connection, type Model } from 'mongoose';
-import {
-  isDuplicateKeyError,
-  nextSequence,
-  outboxEntrySchema,
-  PlatformError,
-  type Mode,
-  type OutboxEntry,
-} from '@ppay/kernel';
+import { PlatformError, type Mode, type OutboxEntry } from '@ppay/kernel';
+import { isDuplicateKeyError, nextSequence, outboxEntrySchema } from '@ppay/runtime';
 import type {
   RelationshipChanges,
   RelationshipRecord,

@@ -1,15 +1,5 @@
-import {
-  callerToMetadata,
-  money,
-  newRequestId,
-  PlatformError,
-  RemoteCallError,
-  ServiceClient,
-  type ErrorCode,
-  type Mode,
-  type Money,
-  type PlatformMetrics,
-} from '@ppay/kernel';
+import { money, newRequestId, PlatformError, type ErrorCode, type Mode, type Money } from '@ppay/kernel';
+import { callerToMetadata, RemoteCallError, ServiceClient, type PlatformMetrics } from '@ppay/runtime';
 import { loadPlatformProto, type types } from '@ppay/proto';
 import type { FxConverter, FxQuote, SplitResolver, SplitTerms } from '../domain/ports';
 

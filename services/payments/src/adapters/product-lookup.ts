@@ -1,12 +1,5 @@
-import {
-  callerToMetadata,
-  newRequestId,
-  PlatformError,
-  RemoteCallError,
-  ServiceClient,
-  type Mode,
-  type PlatformMetrics,
-} from '@ppay/kernel';
+import { newRequestId, PlatformError, type Mode } from '@ppay/kernel';
+import { callerToMetadata, RemoteCallError, ServiceClient, type PlatformMetrics } from '@ppay/runtime';
 import { loadPlatformProto, type types } from '@ppay/proto';
 import type { ProductLookup } from '../domain/ports';
 

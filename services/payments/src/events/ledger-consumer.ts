@@ -1,4 +1,5 @@
-import { defineConsumer, SUBJECTS, type ConsumerSpec, type MerchantTombstones, type Mode } from '@ppay/kernel';
+import { SUBJECTS, type Mode } from '@ppay/kernel';
+import { defineConsumer, type ConsumerSpec, type MerchantTombstones } from '@ppay/runtime';
 import type { WalletCredits } from '../domain/wallet-credits';
 import { countLedgerWrites, type ledgerMetrics } from './metrics';
 

@@ -1,4 +1,5 @@
-import { defineConsumer, SUBJECTS, type ConsumerSpec, type MerchantTombstones } from '@ppay/kernel';
+import { SUBJECTS } from '@ppay/kernel';
+import { defineConsumer, type ConsumerSpec, type MerchantTombstones } from '@ppay/runtime';
 import type { ProjectedMerchantDirectory } from '../repo/merchant-directory';
 
 /** Keeps payments' merchant profiles in step with marketplace (durable, idempotent consumers). */

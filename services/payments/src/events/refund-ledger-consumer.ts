@@ -1,4 +1,5 @@
-import { defineConsumer, SUBJECTS, type ConsumerSpec, type MerchantTombstones } from '@ppay/kernel';
+import { SUBJECTS } from '@ppay/kernel';
+import { defineConsumer, type ConsumerSpec, type MerchantTombstones } from '@ppay/runtime';
 import type { RefundLedger } from '../domain/refund-ledger';
 import { WALLET_WRITERS_LEASE, walletModeOf } from './ledger-consumer';
 import { countLedgerWrites, type ledgerMetrics } from './metrics';

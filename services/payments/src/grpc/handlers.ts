@@ -1,4 +1,5 @@
-import { PlatformError, requireMerchant, requireMode, toWire, type UnaryHandlers } from '@ppay/kernel';
+import { PlatformError, requireMerchant, requireMode } from '@ppay/kernel';
+import { toWire, type UnaryHandlers } from '@ppay/runtime';
 import type { types } from '@ppay/proto';
 import type { ChargeRequest, ChargeService } from '../domain/charges';
 import type { OutcomeService } from '../domain/outcomes';

@@ -1,4 +1,5 @@
-import { isSubscriptionFrequency, money, requireMerchant, requireMode, toWire, type UnaryHandlers } from '@ppay/kernel';
+import { isSubscriptionFrequency, money, requireMerchant, requireMode } from '@ppay/kernel';
+import { toWire, type UnaryHandlers } from '@ppay/runtime';
 import type { types } from '@ppay/proto';
 import type { PaymentMethodService } from '../domain/payment-methods';
 import { customerOf, metadataOf } from './mapping';

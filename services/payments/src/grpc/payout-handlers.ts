@@ -5,11 +5,10 @@ import {
   requireInternal,
   requireMerchant,
   requireMode,
-  toWire,
   type CallerInfo,
   type Mode,
-  type UnaryHandlers,
 } from '@ppay/kernel';
+import { toWire, type UnaryHandlers } from '@ppay/runtime';
 import type { types } from '@ppay/proto';
 import type { LedgerRepository } from '../domain/ports';
 import { payoutResource } from '../domain/payout';

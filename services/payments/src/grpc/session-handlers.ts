@@ -1,4 +1,5 @@
-import { requireMerchant, requireMode, toWire, type UnaryHandlers } from '@ppay/kernel';
+import { requireMerchant, requireMode } from '@ppay/kernel';
+import { toWire, type UnaryHandlers } from '@ppay/runtime';
 import type { types } from '@ppay/proto';
 import { redirectWithSession } from '../domain/redirects';
 import { sessionResource } from '../domain/session';

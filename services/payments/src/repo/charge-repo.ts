@@ -1,4 +1,5 @@
 import { Schema, type Connection, type Model } from 'mongoose';
+import { type Mode, type OutboxEntry } from '@ppay/kernel';
 import {
   FERRETDB_SQL_PUSHDOWN,
   insertBuilt,
@@ -6,9 +7,7 @@ import {
   moneySchema,
   outboxEntrySchema,
   updateEachMatching,
-  type Mode,
-  type OutboxEntry,
-} from '@ppay/kernel';
+} from '@ppay/runtime';
 import { RETRYABLE_FAILURES, type ChargeRecord, type RefundRecord } from '../domain/charge';
 import type { ChargeKeys, ChargeRepository, ProcessorAuthorization } from '../domain/ports';
 

@@ -1,11 +1,6 @@
 import { Schema, type Connection, type Model } from 'mongoose';
-import {
-  FERRETDB_SQL_PUSHDOWN,
-  isDuplicateKeyError,
-  moneySchema,
-  outboxEntrySchema,
-  type OutboxEntry,
-} from '@ppay/kernel';
+import { type OutboxEntry } from '@ppay/kernel';
+import { FERRETDB_SQL_PUSHDOWN, isDuplicateKeyError, moneySchema, outboxEntrySchema } from '@ppay/runtime';
 import { walletEntryEvent, type LedgerEntry } from '../domain/wallet';
 import { entryWalletId } from '../domain/wallets';
 import type { LedgerEntryStore } from '../domain/ports';

@@ -1,5 +1,6 @@
 import { Schema, type Connection, type Model } from 'mongoose';
-import { isDuplicateKeyError, type Mode } from '@ppay/kernel';
+import { type Mode } from '@ppay/kernel';
+import { isDuplicateKeyError } from '@ppay/runtime';
 import type { PaymentMethodRecord } from '../domain/payment-method';
 import type { PaymentMethodRepository } from '../domain/ports';
 

@@ -1,12 +1,6 @@
 import { Schema, type Connection, type Model } from 'mongoose';
-import {
-  isDuplicateKeyError,
-  moneySchema,
-  nextSequence,
-  outboxEntrySchema,
-  type Mode,
-  type OutboxEntry,
-} from '@ppay/kernel';
+import { type Mode, type OutboxEntry } from '@ppay/kernel';
+import { isDuplicateKeyError, moneySchema, nextSequence, outboxEntrySchema } from '@ppay/runtime';
 import type { PayoutRepository } from '../domain/ports';
 import { payoutKeyOf, type PayoutRecord } from '../domain/payout';
 

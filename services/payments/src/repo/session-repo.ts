@@ -1,13 +1,12 @@
 import { Schema, type Connection, type Model } from 'mongoose';
+import { type Mode, type OutboxEntry } from '@ppay/kernel';
 import {
   FERRETDB_SQL_PUSHDOWN,
   isDuplicateKeyError,
   moneySchema,
   outboxEntrySchema,
   updateEachMatching,
-  type Mode,
-  type OutboxEntry,
-} from '@ppay/kernel';
+} from '@ppay/runtime';
 import type { SessionRepository } from '../domain/ports';
 import type { AttemptChange, SessionRecord } from '../domain/session';
 

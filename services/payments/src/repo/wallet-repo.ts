@@ -1,5 +1,6 @@
 import { Schema, type Connection, type Model } from 'mongoose';
-import { isDuplicateKeyError, type Mode } from '@ppay/kernel';
+import { type Mode } from '@ppay/kernel';
+import { isDuplicateKeyError } from '@ppay/runtime';
 import type { WalletStore } from '../domain/ports';
 import { emptyWallet, walletIdOf, walletOwnerOf, type WalletEffect, type WalletRecord } from '../domain/wallets';
 

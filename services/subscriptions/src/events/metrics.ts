@@ -1,6 +1,6 @@
 import { Counter, Histogram, type Registry } from 'prom-client';
 import type { SchedulerObserver } from '../domain/scheduler';
-import type { Logger } from '@ppay/kernel';
+import type { Logger } from '@ppay/runtime';
 
 /** Renewal scheduler metrics. */
 export function schedulerMetrics(registry: Registry, log: Logger): SchedulerObserver {

@@ -1,4 +1,5 @@
-import { requireMerchant, requireMode, toWire, type UnaryHandlers } from '@ppay/kernel';
+import { requireMerchant, requireMode } from '@ppay/kernel';
+import { toWire, type UnaryHandlers } from '@ppay/runtime';
 import type { types } from '@ppay/proto';
 import type { RenewalScheduler } from '../domain/scheduler';
 import { subscriptionResource, type SubscriptionRecord } from '../domain/subscription';

@@ -1,5 +1,5 @@
 import { Schema, type Connection, type Model } from 'mongoose';
-import { isDuplicateKeyError } from '@ppay/kernel';
+import { isDuplicateKeyError } from '@ppay/runtime';
 import type { RenewalAttempt, RenewalRecord, RenewalRepository } from '../domain/ports';
 
 interface RenewalDocument extends RenewalRecord {

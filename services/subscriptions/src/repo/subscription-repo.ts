@@ -1,12 +1,6 @@
 import { Schema, type Connection, type Model } from 'mongoose';
-import {
-  FERRETDB_SQL_PUSHDOWN,
-  isDuplicateKeyError,
-  moneySchema,
-  outboxEntrySchema,
-  type Mode,
-  type OutboxEntry,
-} from '@ppay/kernel';
+import { type Mode, type OutboxEntry } from '@ppay/kernel';
+import { FERRETDB_SQL_PUSHDOWN, isDuplicateKeyError, moneySchema, outboxEntrySchema } from '@ppay/runtime';
 import type { ListQuery, SortSpec } from '../domain/list-query';
 import type { SubscriptionRepository } from '../domain/ports';
 import { nextActionAt, type SubscriptionRecord } from '../domain/subscription';

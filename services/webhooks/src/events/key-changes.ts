@@ -1,4 +1,5 @@
-import { STREAMS, type NatsContext } from '@ppay/kernel';
+import { STREAMS } from '@ppay/kernel';
+import { type NatsContext } from '@ppay/runtime';
 
 /**
  * Calls `changed` whenever any replica publishes an API key change (created, revoked, status, URL

@@ -1,10 +1,5 @@
-import {
-  defineConsumer,
-  streamForSubject,
-  type ConsumerSpec,
-  type MerchantTombstones,
-  type StreamName,
-} from '@ppay/kernel';
+import { streamForSubject, type StreamName } from '@ppay/kernel';
+import { defineConsumer, type ConsumerSpec, type MerchantTombstones } from '@ppay/runtime';
 import { WEBHOOK_SOURCES } from '../domain/event-sources';
 import type { EventFanOut } from '../domain/fan-out';
 import { aboutMerchant } from '../domain/webhook-event';

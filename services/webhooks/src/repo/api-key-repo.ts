@@ -1,5 +1,6 @@
 import { Schema, type Connection, type Model } from 'mongoose';
-import { isDuplicateKeyError, outboxEntrySchema, PlatformError, type OutboxEntry } from '@ppay/kernel';
+import { PlatformError, type OutboxEntry } from '@ppay/kernel';
+import { isDuplicateKeyError, outboxEntrySchema } from '@ppay/runtime';
 import type { ApiKeyChanges, ApiKeyRecord, ApiKeyRepository, ApiKeyStatus } from '../domain/api-keys';
 
 interface ApiKeyDocument extends Omit<ApiKeyRecord, 'id'> {

@@ -1,5 +1,6 @@
 import { Schema, type Connection, type FilterQuery, type Model } from 'mongoose';
-import { isDuplicateKeyError, WriteBatcher, type Mode } from '@ppay/kernel';
+import { WriteBatcher, type Mode } from '@ppay/kernel';
+import { isDuplicateKeyError } from '@ppay/runtime';
 import { claimToken, leaseEndOf } from '../domain/delivery-worker';
 import type { AttemptOutcome, ClaimedDelivery, ClaimOptions, DeliveryStore, RequeueFilter } from '../domain/ports';
 import type { AttemptRecord, DeliveryRecord, DeliveryStatus } from '../domain/webhook-event';

@@ -1,5 +1,6 @@
 import { Schema, type Connection, type FilterQuery, type Model } from 'mongoose';
-import { isDuplicateKeyError, type Mode } from '@ppay/kernel';
+import { type Mode } from '@ppay/kernel';
+import { isDuplicateKeyError } from '@ppay/runtime';
 import type { CreatedAfterQuery, EventQuery, EventStore } from '../domain/ports';
 import { aboutMerchant, type WebhookEventRecord } from '../domain/webhook-event';
 import { deleteBatch } from './batch-delete';

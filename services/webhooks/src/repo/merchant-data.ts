@@ -1,12 +1,6 @@
 import type { Connection } from 'mongoose';
-import {
-  publishEvent,
-  scopedFilter,
-  SUBJECTS,
-  type MerchantDataTarget,
-  type MerchantDeletionScope,
-  type NatsContext,
-} from '@ppay/kernel';
+import { SUBJECTS, type MerchantDeletionScope } from '@ppay/kernel';
+import { publishEvent, scopedFilter, type MerchantDataTarget, type NatsContext } from '@ppay/runtime';
 
 /**
  * Events about a merchant (their payload's `merchant_id`): `about_merchant_id` since the payload is

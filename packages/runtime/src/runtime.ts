@@ -3,7 +3,7 @@ import { Type, type Static, type TObject, type TProperties } from '@sinclair/typ
 import type { Connection } from 'mongoose';
 import { serviceDefinitions, type ServiceName } from '@ppay/proto';
 import { loadConfig, LogLevel, Port } from './config';
-import { STREAMS, type StreamName } from './events/catalogue';
+import { STREAMS, type StreamName } from '@ppay/kernel';
 import { bindService, startGrpcServer, type AnyHandler, type UnaryHandlers } from './grpc/server';
 import { createLogger, type Logger } from './logger';
 import { PlatformMetrics, startMetricsServer, stopMetricsServer } from './metrics';
@@ -18,7 +18,7 @@ import {
 } from './nats';
 import { runUnderLease } from './lease';
 import type { OutboxRelay } from './outbox';
-import { DEFAULT_PORTS } from './components';
+import { DEFAULT_PORTS } from './ports';
 import { stopTracing } from './telemetry/tracing';
 
 /** Config every service has; a service may add its own keys. */

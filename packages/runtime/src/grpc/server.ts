@@ -1,9 +1,7 @@
 import * as grpc from '@grpc/grpc-js';
 import { HealthImplementation } from 'grpc-health-check';
-import { ERROR_TRAILERS, PlatformError } from '../errors';
-import { callerFromMetadata, type CallerInfo } from '../caller';
-import { deadlineDate } from '../deadline';
-import { newRequestId } from '../ids';
+import { deadlineDate, ERROR_TRAILERS, newRequestId, PlatformError, type CallerInfo } from '@ppay/kernel';
+import { callerFromMetadata } from '../caller-metadata';
 import type { Logger } from '../logger';
 import type { PlatformMetrics } from '../metrics';
 

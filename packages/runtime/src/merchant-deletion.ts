@@ -1,10 +1,7 @@
 import type { Connection } from 'mongoose';
-import type { Mode } from './caller';
-import type { ComponentName } from './components';
-import { SUBJECTS, type MerchantDeletionScope } from './events/catalogue';
+import { SUBJECTS, TtlCache, type ComponentName, type MerchantDeletionScope, type Mode } from '@ppay/kernel';
 import type { Logger } from './logger';
 import { defineConsumer, publishEvent, type ConsumerSpec, type NatsContext } from './nats';
-import { TtlCache } from './ttl-cache';
 
 /**
  * Delete merchant (spec 3.5, 4.9): each service declares, in ONE place

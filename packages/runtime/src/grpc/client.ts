@@ -1,7 +1,6 @@
 import * as grpc from '@grpc/grpc-js';
 import CircuitBreaker from 'opossum';
-import { budgetMs } from '../deadline';
-import { ERROR_TRAILERS, isErrorCode, PlatformError, type ErrorCode } from '../errors';
+import { budgetMs, ERROR_TRAILERS, isErrorCode, PlatformError, type ErrorCode } from '@ppay/kernel';
 import type { PlatformMetrics } from '../metrics';
 
 type ReqOf<F> = F extends (argument: infer A, callback: grpc.requestCallback<infer _R>) => grpc.ClientUnaryCall

@@ -16,14 +16,7 @@ import {
   type PubAck,
 } from 'nats';
 import { context, propagation, ROOT_CONTEXT, SpanKind, trace, type Context } from '@opentelemetry/api';
-import {
-  STREAMS,
-  upcast,
-  type EventEnvelope,
-  type StoredPayloads,
-  type StreamName,
-  type Subject,
-} from './events/catalogue';
+import { STREAMS, upcast, type EventEnvelope, type StoredPayloads, type StreamName, type Subject } from '@ppay/kernel';
 import type { Logger } from './logger';
 import type { PlatformMetrics } from './metrics';
 

@@ -1,8 +1,6 @@
 import mongoose, { Schema, type Model } from 'mongoose';
 import { context, propagation } from '@opentelemetry/api';
-import type { EventEnvelope, EventPayloads, Subject } from './events/catalogue';
-import { newEventId } from './ids';
-import type { Mode } from './caller';
+import { setTraceparentSource, type EventEnvelope, type OutboxEntry } from '@ppay/kernel';
 import type { Logger } from './logger';
 import type { PlatformMetrics } from './metrics';
 import { publishEvent, type NatsContext } from './nats';
@@ -20,19 +18,6 @@ import { FERRETDB_SQL_PUSHDOWN } from './mongo';
  * (and in SQL on the local FerretDB, with FERRETDB_SQL_PUSHDOWN; unpatched FerretDB reads every document
  * for it: see `OutboxRelay` for why it runs rarely).
  */
-export interface OutboxEntry {
-  event_id: string;
-  subject: Subject;
-  occurred_at: Date;
-  merchant_id?: number;
-  mode?: Mode;
-  data: unknown;
-  traceparent?: string;
-}
-
-/** An event larger than this is a bug in its producer: refused when written, never relayed. */
-export const MAX_EVENT_BYTES = 256 * 1024;
-
 export const outboxEntrySchema = new Schema<OutboxEntry>(
   {
     event_id: { type: String, required: true },
@@ -46,27 +31,12 @@ export const outboxEntrySchema = new Schema<OutboxEntry>(
   { _id: false },
 );
 
-export function outboxEvent<S extends Subject>(
-  subject: S,
-  data: EventPayloads[S],
-  scope: { merchantId?: number; mode?: Mode } = {},
-): OutboxEntry {
-  const size = Buffer.byteLength(JSON.stringify(data));
-  if (size > MAX_EVENT_BYTES) {
-    throw new RangeError(`${subject} event of ${size} bytes exceeds ${MAX_EVENT_BYTES}`);
-  }
+// Events written by domain code carry the traceparent of the request that caused them.
+setTraceparentSource(() => {
   const carrier: Record<string, string> = {};
   propagation.inject(context.active(), carrier);
-  return {
-    event_id: newEventId(),
-    subject,
-    occurred_at: new Date(),
-    merchant_id: scope.merchantId,
-    mode: scope.mode,
-    data,
-    traceparent: carrier.traceparent,
-  };
-}
+  return carrier.traceparent;
+});
 
 const PENDING = 'outbox_pending_since';
 

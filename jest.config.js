@@ -10,6 +10,17 @@ const transform = {
   ],
 };
 const transformIgnorePatterns = ['/node_modules/(?!cookie/)'];
+// Workspace packages resolve to their TypeScript sources, so tests never run a stale build of the
+// kernel, the runtime or the contract (the generated proto types, from `npm run gen:proto`, are
+// type-only imports).
+const moduleNameMapper = {
+  '^@ppay/kernel$': '<rootDir>/packages/kernel/src/index.ts',
+  '^@ppay/runtime$': '<rootDir>/packages/runtime/src/index.ts',
+  '^@ppay/runtime/telemetry$': '<rootDir>/packages/runtime/src/telemetry/tracing.ts',
+  '^@ppay/proto$': '<rootDir>/proto/src/index.ts',
+  '^@ppay/webhooks-receiver$': '<rootDir>/packages/webhooks-receiver/src/index.ts',
+  '^@ppay/devstack$': '<rootDir>/packages/devstack/src/index.ts',
+};
 
 module.exports = {
   // Integration suites start real processes; unit tests finish far below this.
@@ -20,6 +31,7 @@ module.exports = {
       testEnvironment: 'node',
       transform,
       transformIgnorePatterns,
+      moduleNameMapper,
       testMatch: [
         '<rootDir>/packages/*/src/**/*.test.ts',
         '<rootDir>/services/*/src/**/*.test.ts',
@@ -32,6 +44,7 @@ module.exports = {
       testEnvironment: 'node',
       transform,
       transformIgnorePatterns,
+      moduleNameMapper,
       testMatch: ['<rootDir>/test/integration/**/*.test.ts'],
       globalSetup: '<rootDir>/test/support/global-setup.ts',
       globalTeardown: '<rootDir>/test/support/global-teardown.ts',
@@ -42,6 +55,7 @@ module.exports = {
       testEnvironment: 'node',
       transform,
       transformIgnorePatterns,
+      moduleNameMapper,
       testMatch: ['<rootDir>/test/chaos/**/*.test.ts'],
     },
     {
@@ -50,6 +64,7 @@ module.exports = {
       testEnvironment: 'node',
       transform,
       transformIgnorePatterns,
+      moduleNameMapper,
       testMatch: ['<rootDir>/test/deploy/**/*.test.ts'],
     },
   ],

@@ -14,6 +14,7 @@ import { adminTokenAuth, apiKeyAuth, userTokenAuth } from './auth/hooks';
 import { trustProxyOption } from './config';
 import { ADMIN_PREFIX, DASHBOARD_PREFIX, PARTNER_PREFIX, type GatewayDeps } from './deps';
 import { toHttpError } from './http/errors';
+import { presentMoney, responseSchemaFor } from './http/present-money';
 import { registerIdempotency } from './http/idempotency';
 import { AllowedMethods, isKnownMethod } from './http/methods';
 import { registerRateLimits } from './http/rate-limit';
@@ -216,6 +217,10 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
     return reply.status(http.statusCode).send(http.body);
   });
   app.setNotFoundHandler((req, reply) => sendWrongMethod(req, reply));
+  // Money travels as common.v1.Money; the REST shape of each amount is declared in the response schema.
+  app.addHook('preSerialization', async (req, reply, payload) =>
+    presentMoney(responseSchemaFor(req.routeOptions.schema?.response, reply.statusCode), payload),
+  );
 
   await app.register(swagger, {
     openapi: {

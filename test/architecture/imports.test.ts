@@ -7,7 +7,7 @@ const graph = readImportGraph(ROOT);
 
 /** Libraries that tie code to a transport, a framework, a database, messaging or an observability backend. */
 const INFRASTRUCTURE =
-  /^(@grpc\/|@fastify\/|fastify$|mongoose$|mongodb$|nats$|opossum$|pino$|prom-client$|@opentelemetry\/|@ppay\/proto$)/;
+  /^(@grpc\/|@fastify\/|fastify$|mongoose$|mongodb$|nats$|opossum$|pino$|prom-client$|@opentelemetry\/|@ppay\/proto$|@ppay\/runtime)/;
 
 /**
  * The service layout of docs/architecture.md: wiring at the service root (`main.ts`, `config.ts`,
@@ -21,8 +21,13 @@ const isDomainFile = (file: string) =>
 
 /** The house rules of docs/architecture.md, checked on the import graph itself. */
 describe('architecture', () => {
-  it('reads the whole source tree', () => {
+  it('reads the whole source tree, workspace packages as their sources', () => {
     expect(graph.edges.size).toBeGreaterThan(100);
+    expect(graph.edges.get('services/payments/src/main.ts')).toContain('packages/runtime/src/index.ts');
+    const unresolved = [...graph.external].flatMap(([file, specs]) =>
+      specs.filter((s) => s.startsWith('@ppay/')).map((s) => `${file} → ${s}`),
+    );
+    expect(unresolved).toEqual([]);
     expect(graph.edges.get('gateway/src/app.ts')).toContain('gateway/src/deps.ts');
     expect([...graph.edges.keys()].filter(isDomainFile).length).toBeGreaterThan(60);
   });

@@ -16,7 +16,9 @@ export interface ImportGraph {
 
 const WORKSPACE_ENTRY: Record<string, string> = {
   '@ppay/kernel': 'packages/kernel/src/index.ts',
-  '@ppay/runtime/telemetry': 'packages/kernel/src/telemetry/tracing.ts',
+  '@ppay/runtime': 'packages/runtime/src/index.ts',
+  '@ppay/runtime/telemetry': 'packages/runtime/src/telemetry/tracing.ts',
+  '@ppay/webhooks-receiver': 'packages/webhooks-receiver/src/index.ts',
   '@ppay/proto': 'proto/src/index.ts',
   '@ppay/devstack': 'packages/devstack/src/index.ts',
 };

@@ -9,6 +9,9 @@ import {
   normaliseCurrency,
   subtractMoney,
   toMajorUnitString,
+  toMajorUnits,
+  type MajorUnits,
+  type Money,
   withinTolerance,
 } from '.';
 
@@ -124,5 +127,21 @@ describe('formatting', () => {
     expect(formatMoney(money(1234, 'KWD'), 'en-US')).toBe('KWD\u00a01.234');
     expect(formatMoney(money(12_345, 'NGN'))).toBe('NGN\u00a0123.45');
     expect(formatMoney(money(900_719_925_474_099, 'USD'))).toBe('$9,007,199,254,740.99');
+  });
+});
+
+describe('display values', () => {
+  it('are whole currency units of the amount, for every exponent', () => {
+    expect([money(12_345, 'NGN'), money(1500, 'JPY'), money(1234, 'KWD'), money(-5, 'USD')].map(toMajorUnits)).toEqual([
+      123.45, 1500, 1.234, -0.05,
+    ]);
+  });
+
+  it('cannot be used where an amount is expected (the types differ)', () => {
+    const display: MajorUnits = toMajorUnits(money(100, 'USD'));
+    // @ts-expect-error a display value is not an amount of minor units
+    const wrong: Money = { amount: display, currency: 'USD' };
+    const right: Money = { amount: 100, currency: 'USD' };
+    expect([wrong.amount, right.amount]).toEqual([1, 100]);
   });
 });

@@ -2,11 +2,24 @@ import { minorUnitExponent, normaliseCurrency } from './currencies';
 import { divideAndRound, parseDecimal, type RoundingMode } from './decimal';
 
 /**
+ * An integer count of a currency's minor unit (kobo, cents; whole yen for JPY): how every amount is
+ * held, stored and sent between services. Any plain number may be one; a `MajorUnits` display value
+ * may not (the brands differ), so a display value can never be mistaken for an amount.
+ */
+export type MinorUnits = number & { readonly __unit?: 'minor' };
+
+/**
+ * A display value in whole currency units (123.45 for 12,345 kobo), for the few REST fields the spec
+ * shows that way. Made only by `toMajorUnits`, at the gateway edge; never stored, summed or sent on.
+ */
+export type MajorUnits = number & { readonly __unit: 'major' };
+
+/**
  * Money is an integer amount of the currency's minor unit plus its ISO 4217 code.
  * Amounts must be safe integers: the wire format is int64 but JS numbers are exact only to 2^53.
  */
 export interface Money {
-  readonly amount: number;
+  readonly amount: MinorUnits;
   readonly currency: string;
 }
 
@@ -87,6 +100,11 @@ export function withinTolerance(actual: number, expected: number, tolerance: str
   const absDiff = diff < 0n ? -diff : diff;
   const base = BigInt(expected) < 0n ? -BigInt(expected) : BigInt(expected);
   return absDiff * 10n ** BigInt(t.scale) <= base * t.units;
+}
+
+/** The display value of an amount in whole currency units (see `MajorUnits`). */
+export function toMajorUnits(value: Money): MajorUnits {
+  return Number(toMajorUnitString(value)) as MajorUnits;
 }
 
 /** Minor units as a decimal string in major units, e.g. 12345 NGN → "123.45", 500 JPY → "500". */

@@ -6,13 +6,15 @@
  */
 export type Wire<T> = T extends Date
   ? string
-  : T extends null | undefined
-    ? undefined
-    : T extends readonly (infer U)[]
-      ? Wire<U>[]
-      : T extends object
-        ? { [K in keyof T]: Wire<T[K]> }
-        : T;
+  : T extends string | number | boolean | bigint
+    ? T
+    : T extends null | undefined
+      ? undefined
+      : T extends readonly (infer U)[]
+        ? Wire<U>[]
+        : T extends object
+          ? { [K in keyof T]: Wire<T[K]> }
+          : T;
 
 export function toWire<T>(value: T): Wire<T> {
   return convert(value) as Wire<T>;

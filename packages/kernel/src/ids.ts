@@ -4,8 +4,8 @@ const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
 /**
  * Random bytes carved from a pool that the CSPRNG refills 4 KiB at a time, each byte used once: one
- * `randomFillSync` per ~150 ids instead of one per id (a request id per request showed as 3 % of the
- * gateway's CPU). `crypto.randomUUID` keeps the same kind of cache.
+ * `randomFillSync` per ~150 ids instead of one per id, because a request id is made for every request
+ * (docs/performance.md, "Where a request's CPU goes"). `crypto.randomUUID` keeps the same kind of cache.
  */
 const pool = Buffer.allocUnsafe(4096);
 let poolOffset = pool.length;

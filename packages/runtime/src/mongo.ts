@@ -31,8 +31,8 @@ export function isDuplicateKeyError(err: unknown): boolean {
 
 /**
  * Inserts a document the domain built whole (every schema path, with its type): a lean insert, which
- * skips mongoose's hydration, casting, defaults and validation (measured on the local FerretDB: 0.90 →
- * 0.37 ms of Node CPU per charge). Only for documents whose record type already requires every path;
+ * skips mongoose's hydration, casting, defaults and validation, most of a charge insert's CPU
+ * (docs/performance.md, charge-create). Only for documents whose record type already requires every path;
  * the repository's test validates such a document against the schema, so the two cannot drift apart.
  */
 export async function insertBuilt(model: Model<any>, doc: Record<string, unknown>): Promise<void> {

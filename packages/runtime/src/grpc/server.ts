@@ -67,8 +67,8 @@ export function bindService(
     ) => {
       const stopTimer = metrics.grpcServerDuration.startTimer({ grpc_service: serviceName, grpc_method: methodName });
       const caller = callerFromMetadata(call.metadata, newRequestId);
-      // Made on first use: a pino child with redaction was ~5 % of a service's CPU per call, and most
-      // calls log nothing.
+      // Made on first use: a pino child with redaction is costly (docs/performance.md) and most calls
+      // log nothing.
       let child: Logger | undefined;
       const callLog = () => (child ??= log.child({ request_id: caller.requestId, rpc: methodName }));
       const finish = (code: grpc.status) => {

@@ -19,7 +19,8 @@ let sdk: NodeSDK | undefined;
 export function startTracing(serviceName: string): void {
   const endpoint = process.env.OTEL_EXPORTER_OTLP_ENDPOINT;
   // Tracing runs when there is somewhere to send spans (compose and Helm set the endpoint). Without
-  // one nobody could read them, and the instrumentation alone costs ~30% of gateway throughput.
+  // one nobody could read them, and the instrumentation alone costs a large share of gateway
+  // throughput (docs/performance.md).
   if (sdk || !endpoint || process.env.OTEL_SDK_DISABLED === 'true') return;
   // Metrics go through prom-client and logs through pino; the SDK must not invent exporters of
   // its own (its default would post to localhost:4318 and stall shutdown on the retries).

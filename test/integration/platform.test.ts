@@ -106,7 +106,7 @@ describe('platform foundation', () => {
       headers: { 'x-id-key': m.user_token, 'content-type': 'text/plain' },
       rawBody: 'mode=live',
     });
-    // 415 since the catalogue carries each code's own HTTP status (issue 8: 413/415 no longer collapse into 400).
+    // The catalogue carries each code's own HTTP status: 415, not a generic 400.
     expect(badType.status).toBe(415);
     expect(badType.body.error.code).toBe('UNSUPPORTED_MEDIA_TYPE');
 

@@ -11,8 +11,7 @@ export interface NodeMemory {
 /**
  * Resident memory less the V8 heap pages that are committed but free after a full GC. V8 keeps those
  * for the next allocations and sizes them by the recent allocation rate, so RSS moves with them
- * (measured: the gateway's committed heap 99 → 128 → 153 → 116 MiB with 56 MiB in use throughout, RSS
- * 182 → 212 → 237 → 200 MiB). What is left is what the process actually holds: a leak grows it.
+ * (docs/performance.md, memory). What is left is what the process actually holds: a leak grows it.
  */
 export function heldBytes(rss: number, memory: NodeMemory): number {
   return rss - Math.max(0, memory.heapTotal - memory.heapUsed);

@@ -1,19 +1,14 @@
 #!/usr/bin/env bash
-# Installs the deployment and contract tooling, offline except for the Go module
-# proxy (each tool built there with the local Go toolchain):
-#   - helm   the chart checks (test/deploy)
-#   - buf    proto/ lint and breaking-change checks (scripts/lib/lint-proto.sh)
+# Installs the deployment tooling the chart/compose checks need, offline except
+# for the Go module proxy:
+#   - helm (built from the Go module proxy with the local Go toolchain)
 #
-# Usage: bash scripts/deploy-tools.sh            helm only (as test/deploy calls it);
-#                                                prints the helm binary path on stdout
-#        bash scripts/deploy-tools.sh TOOL...    each named tool (helm, buf); prints
-#                                                their paths on stdout, one a line
+# Usage: bash scripts/deploy-tools.sh        prints the helm binary path on stdout
 #
 # Idempotent and safe to run in parallel (flock). Built binaries are cached per
 # machine in $DEPLOY_TOOLS_CACHE_DIR (default ~/.cache/deploy-tools), keyed by
-# version, so a fresh clone only copies them into $REPO/.tools/bin (cold, 2 cores,
-# measured 2026-11-27: helm 647 s, buf 681-711 s, mostly Go module downloads;
-# ~0 s after that).
+# version, so a fresh clone only copies them into $REPO/.tools/bin (~11 min
+# cold build on 2 cores, mostly Go module downloads; ~0 s after that).
 #
 # Kubernetes manifests are validated in Node (test/deploy) against the JSON
 # schemas vendored in deploy/kubernetes-schemas/, so no kubeconform is needed.
@@ -24,7 +19,6 @@
 set -euo pipefail
 
 HELM_VERSION="v3.19.5"   # pinned; bump deliberately (helm lint/template output is tested)
-BUF_VERSION="v1.75.0"    # pinned; bump deliberately (new lint/breaking rules can appear); needs Go >= 1.26.7
 
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 : "${HOME:=$(getent passwd "$(id -u)" | cut -d: -f6)}"; export HOME   # go needs it for its caches
@@ -55,38 +49,9 @@ build_helm() {
   rm -rf "$gobin"
 }
 
-build_buf() {
-  local out="$1" go gobin
-  go="$(find_go)" || die "Go not found (expected /usr/local/go/bin/go); cannot build buf"
-  export GOTOOLCHAIN=local CGO_ENABLED=0 GOFLAGS=-trimpath
-  gobin="$(mktemp -d)"
-  # buf's version string is a constant in its source (buf --version prints it), no -X needed.
-  GOBIN="$gobin" "$go" install -ldflags "-s -w" "github.com/bufbuild/buf/cmd/buf@$BUF_VERSION" \
-    || { rm -rf "$gobin"; return 1; }
-  mv "$gobin/buf" "$out"
-  rm -rf "$gobin"
-}
-
 # ensure_tool: see scripts/lib/tools.sh.
 source "$REPO/scripts/lib/tools.sh"
 
-install_helm() {
-  ensure_tool helm "$HELM_VERSION" build_helm || die "could not install helm $HELM_VERSION"
-  "$BIN_DIR/helm" version --short >/dev/null 2>&1 || die "$BIN_DIR/helm does not run"
-  echo "$BIN_DIR/helm"
-}
-
-install_buf() {
-  ensure_tool buf "$BUF_VERSION" build_buf || die "could not install buf $BUF_VERSION"
-  [[ "v$("$BIN_DIR/buf" --version 2>/dev/null)" == "$BUF_VERSION" ]] || die "$BIN_DIR/buf does not run as $BUF_VERSION"
-  echo "$BIN_DIR/buf"
-}
-
-(($#)) || set -- helm
-for tool in "$@"; do
-  case "$tool" in
-    helm) install_helm ;;
-    buf) install_buf ;;
-    *) die "unknown tool '$tool' (known: helm, buf)" ;;
-  esac
-done
+ensure_tool helm "$HELM_VERSION" build_helm || die "could not install helm $HELM_VERSION"
+"$BIN_DIR/helm" version --short >/dev/null 2>&1 || die "$BIN_DIR/helm does not run"
+echo "$BIN_DIR/helm"

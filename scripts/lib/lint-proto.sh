@@ -4,10 +4,11 @@
 #   1. buf lint      proto/ as it is in the work tree
 #   2. buf breaking  proto/ against the previous commit (HEAD~1: in CI, main before the change):
 #                    field numbers and wire types (WIRE); a deleted field's number must be `reserved`
-# buf itself comes from scripts/deploy-tools.sh (built from the Go module proxy, cached per machine).
+# buf is Buf's own prebuilt binary from npm (@bufbuild/buf, pinned in package.json): npm ci installs it.
 #
 # Environment (optional):
 #   PROTO_AGAINST   git revision to compare against (default HEAD~1), e.g. main on a feature branch
+#   BUF             the buf binary (default: node_modules/.bin/buf of this repository)
 set -euo pipefail
 
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -20,7 +21,8 @@ loud() {
   printf '[lint:proto] ##########################################################################\n' >&2
 }
 
-buf="$(bash scripts/deploy-tools.sh buf)"
+buf="${BUF:-$REPO/node_modules/.bin/buf}"
+[[ -x "$buf" ]] || { log "ERROR: $buf not found: run npm ci (buf comes from @bufbuild/buf)"; exit 1; }
 
 log "buf lint proto ($("$buf" --version))"
 "$buf" lint proto

@@ -31,24 +31,19 @@ describe('npm run lint:proto (scripts/lib/lint-proto.sh)', () => {
     git(repo, 'commit', '-q', '-m', message);
   };
 
-  /** Runs the repository's copy of the script; buf comes from this work tree's .tools (built if needed). */
+  /** Runs the repository's copy of the script with this work tree's buf (node_modules/.bin). */
   const lintProto = (repo: string): { code: number; output: string } => {
     const run = spawnSync('bash', [path.join(repo, 'scripts', 'lib', 'lint-proto.sh')], {
       cwd: repo,
       encoding: 'utf8',
-      env: { ...process.env, ...gitEnv, DEPLOY_TOOLS_DIR: path.join(REPO, '.tools') },
-      timeout: 15 * 60_000,
+      env: { ...process.env, ...gitEnv, BUF: path.join(REPO, 'node_modules', '.bin', 'buf') },
+      timeout: 60_000,
     });
     return { code: run.status ?? 1, output: `${run.stdout}${run.stderr}` };
   };
 
   beforeAll(() => {
-    for (const file of [
-      'scripts/deploy-tools.sh',
-      'scripts/lib/tools.sh',
-      'scripts/lib/lint-proto.sh',
-      'proto/buf.yaml',
-    ]) {
+    for (const file of ['scripts/lib/lint-proto.sh', 'proto/buf.yaml']) {
       fs.mkdirSync(path.dirname(path.join(origin, file)), { recursive: true });
       fs.copyFileSync(path.join(REPO, file), path.join(origin, file));
     }

@@ -9,17 +9,17 @@ import {
   runService,
 } from '@ppay/runtime';
 import type { types } from '@ppay/proto';
-import { GrpcSubMerchantDirectory } from './adapters/marketplace-directory';
-import { kycMetrics } from './adapters/metrics';
-import { SandboxConnectedAccountProvider } from './adapters/sandbox-connected-accounts';
+import { GrpcSubMerchantDirectory } from './marketplace-directory.adapter';
+import { kycMetrics } from './kyc.metrics';
+import { SandboxConnectedAccountProvider } from './onboarding/sandbox-connected-accounts.adapter';
 import { serviceConfig } from './config';
-import { BankDirectory } from './domain/banks';
-import { GatewayAccountService } from './domain/gateway-accounts';
-import { KycService } from './domain/kyc-cases';
-import { PayoutService } from './domain/payouts';
-import { kycHandlers } from './grpc/handlers';
-import { kycCaseModel, MongoKycCaseRepository } from './repo/kyc-case-repo';
-import { MERCHANT_DATA } from './repo/merchant-data';
+import { BankDirectory } from './payout-accounts/banks';
+import { GatewayAccountService } from './gateway-accounts/gateway-accounts';
+import { KycService } from './submissions/kyc-submissions';
+import { PayoutService } from './payout-accounts/payout-accounts';
+import { kycHandlers } from './submissions/submissions.handlers';
+import { kycCaseModel, MongoKycCaseRepository } from './cases/kyc-case.repo';
+import { MERCHANT_DATA } from './merchant-data.repo';
 
 void runService<types.kyc.KycServiceHandlers, (typeof serviceConfig)['properties']>({
   name: 'kyc',

@@ -1,6 +1,6 @@
 import { prefixedId } from '@ppay/kernel';
-import type { ConnectedAccount, ConnectedAccountBalance } from '../domain/kyc-case';
-import type { ConnectedAccountProvider } from '../domain/ports';
+import type { ConnectedAccount, ConnectedAccountBalance } from '../cases/kyc-case';
+import type { ConnectedAccountProvider } from '../ports';
 
 /**
  * The sandbox card gateway's connected accounts: an account id is all it hands back, and the hosted

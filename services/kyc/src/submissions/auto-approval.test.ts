@@ -1,6 +1,6 @@
 import { nubanCheckDigit } from './account-numbers';
 import { decideReview, reviewSubmission } from './auto-approval';
-import { BankDirectory, type PayoutInstitution } from './banks';
+import { BankDirectory, type PayoutInstitution } from '../payout-accounts/banks';
 import { NAME_MATCH_THRESHOLD } from './name-match';
 import { normaliseKycSubmission, type InHouseSubmission } from './submission';
 

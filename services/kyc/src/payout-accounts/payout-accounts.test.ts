@@ -1,9 +1,9 @@
 import type { KycPayoutAccountUpdated } from '@ppay/kernel';
-import { nubanCheckDigit } from './account-numbers';
-import { payoutEligible } from './kyc-case';
-import type { OperatorCaller } from './kyc-cases';
-import { asDecoded, kycWorld } from './memory-ports.test-util';
-import { AT_LEAST_ONE_FIELD, NON_AFRICAN_CALLBACK, payoutSettingsResource } from './payouts';
+import { nubanCheckDigit } from '../submissions/account-numbers';
+import { payoutEligible } from '../cases/kyc-case';
+import type { OperatorCaller } from '../submissions/kyc-submissions';
+import { asDecoded, kycWorld } from '../memory-ports.test-util';
+import { AT_LEAST_ONE_FIELD, NON_AFRICAN_CALLBACK, payoutSettingsResource } from './payout-accounts';
 
 const OPERATOR = 10;
 const NG_SUB = 1001;

@@ -1,4 +1,4 @@
-import { caught } from './errors.test-util';
+import { caught } from '../errors.test-util';
 import { ageInYears, isEmail, parseCalendarDate, readEmail, readString, readUrl } from './fields';
 
 describe('readString', () => {

@@ -8,12 +8,12 @@ import {
 } from '@ppay/kernel';
 import { toWire, type UnaryHandlers } from '@ppay/runtime';
 import type { types } from '@ppay/proto';
-import type { GatewayAccountService } from '../domain/gateway-accounts';
-import { payoutAccountResource, reviewResource, submissionResource } from '../domain/kyc-case';
-import { REVIEW_ACTIONS, type KycService, type OperatorCaller, type ReviewAction } from '../domain/kyc-cases';
-import { isKycStatus } from '../domain/kyc-status';
-import { onboardingLinkResource } from '../domain/onboarding-links';
-import { payoutSettingsResource, type PayoutService } from '../domain/payouts';
+import type { GatewayAccountService } from '../gateway-accounts/gateway-accounts';
+import { payoutAccountResource, reviewResource, submissionResource } from '../cases/kyc-case';
+import { REVIEW_ACTIONS, type KycService, type OperatorCaller, type ReviewAction } from './kyc-submissions';
+import { isKycStatus } from '../cases/kyc-status';
+import { onboardingLinkResource } from '../onboarding/onboarding-links';
+import { payoutSettingsResource, type PayoutService } from '../payout-accounts/payout-accounts';
 
 type Handlers = UnaryHandlers<types.kyc.KycServiceHandlers>;
 

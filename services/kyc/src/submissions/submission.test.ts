@@ -1,6 +1,6 @@
 import { nubanCheckDigit } from './account-numbers';
-import { BankDirectory } from './banks';
-import { caught } from './errors.test-util';
+import { BankDirectory } from '../payout-accounts/banks';
+import { caught } from '../errors.test-util';
 import { normaliseKycSubmission, type ConnectedSubmission, type InHouseSubmission } from './submission';
 
 const banks = BankDirectory.bundled();

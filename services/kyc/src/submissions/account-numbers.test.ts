@@ -6,7 +6,7 @@ import {
   normaliseMobileMoneyNumber,
   validateAccountNumber,
 } from './account-numbers';
-import { BankDirectory } from './banks';
+import { BankDirectory } from '../payout-accounts/banks';
 
 const banks = BankDirectory.bundled();
 const bank = (name: string) => banks.findByName(name)!;

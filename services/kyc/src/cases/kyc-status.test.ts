@@ -1,4 +1,4 @@
-import { caught } from './errors.test-util';
+import { caught } from '../errors.test-util';
 import {
   isKycStatus,
   isPayoutEligible,

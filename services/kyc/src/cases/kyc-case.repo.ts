@@ -1,9 +1,9 @@
 import { Schema, type Connection, type Model } from 'mongoose';
 import { type Mode, type OutboxEntry } from '@ppay/kernel';
 import { isDuplicateKeyError, nextSequence, outboxEntrySchema } from '@ppay/runtime';
-import type { KycCaseRecord } from '../domain/kyc-case';
-import type { KycStatus } from '../domain/kyc-status';
-import type { KycCaseRepository } from '../domain/ports';
+import type { KycCaseRecord } from './kyc-case';
+import type { KycStatus } from './kyc-status';
+import type { KycCaseRepository } from '../ports';
 
 interface KycCaseDocument extends Omit<KycCaseRecord, 'id'> {
   _id: number;

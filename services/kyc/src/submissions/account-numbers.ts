@@ -1,5 +1,5 @@
 import { PlatformError } from '@ppay/kernel';
-import type { PayoutInstitution } from './banks';
+import type { PayoutInstitution } from '../payout-accounts/banks';
 
 /**
  * Payout account numbers: Nigerian NUBANs, mobile-money phone numbers and other bank account numbers.

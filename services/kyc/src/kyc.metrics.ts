@@ -1,6 +1,6 @@
 import { Counter, Gauge, type Registry } from 'prom-client';
 import type { Mode } from '@ppay/kernel';
-import type { KycMetrics } from '../domain/ports';
+import type { KycMetrics } from './ports';
 
 /** KYC metrics: submissions by route and outcome, decisions, payout accounts, the review queue. */
 export function kycMetrics(registry: Registry): KycMetrics & {

@@ -1,8 +1,8 @@
 import type { KycPayoutAccountUpdated, KycSubmissionUpdated } from '@ppay/kernel';
 import { nubanCheckDigit } from './account-numbers';
-import { payoutEligible, submissionResource } from './kyc-case';
-import { CONNECTED_MESSAGE, IN_HOUSE_MESSAGES, type OperatorCaller } from './kyc-cases';
-import { asDecoded, kycWorld, LINK_TTL_MS } from './memory-ports.test-util';
+import { payoutEligible, submissionResource } from '../cases/kyc-case';
+import { CONNECTED_MESSAGE, IN_HOUSE_MESSAGES, type OperatorCaller } from './kyc-submissions';
+import { asDecoded, kycWorld, LINK_TTL_MS } from '../memory-ports.test-util';
 
 const OPERATOR = 10;
 const SUB = 1001;

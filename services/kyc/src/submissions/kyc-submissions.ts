@@ -1,6 +1,6 @@
 import { PlatformError, type Mode, type OutboxEntry } from '@ppay/kernel';
 import { decideReview } from './auto-approval';
-import type { BankDirectory } from './banks';
+import type { BankDirectory } from '../payout-accounts/banks';
 import {
   maskNumber,
   submissionUpdated,
@@ -9,7 +9,7 @@ import {
   type HistoryEntry,
   type KycCaseRecord,
   type PayoutRecord,
-} from './kyc-case';
+} from '../cases/kyc-case';
 import {
   KYC_TRANSITIONS,
   nextStatus,
@@ -18,9 +18,16 @@ import {
   type KycAction,
   type KycActionType,
   type KycStatus,
-} from './kyc-status';
+} from '../cases/kyc-status';
 import { nameMatchScore } from './name-match';
-import { hashToken, isLinkToken, issueLink, linkState, withNewLink, type LinkState } from './onboarding-links';
+import {
+  hashToken,
+  isLinkToken,
+  issueLink,
+  linkState,
+  withNewLink,
+  type LinkState,
+} from '../onboarding/onboarding-links';
 import {
   NO_METRICS,
   type ConnectedAccountProviders,
@@ -29,7 +36,7 @@ import {
   type Sealer,
   type SubMerchant,
   type SubMerchantDirectory,
-} from './ports';
+} from '../ports';
 import type { KycRoute } from './routing';
 import { normaliseKycSubmission, type ConnectedSubmission, type InHouseSubmission } from './submission';
 

@@ -1,6 +1,6 @@
 import { normaliseCountry, PlatformError } from '@ppay/kernel';
 import { normaliseMobileMoneyNumber, validateAccountNumber } from './account-numbers';
-import type { AccountNumberType, BankDirectory, PayoutInstitution } from './banks';
+import type { AccountNumberType, BankDirectory, PayoutInstitution } from '../payout-accounts/banks';
 import {
   ageInYears,
   hasLetter,

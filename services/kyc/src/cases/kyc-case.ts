@@ -10,10 +10,10 @@ import {
   type Mode,
   type OutboxEntry,
 } from '@ppay/kernel';
-import type { AccountNumberType } from './banks';
+import type { AccountNumberType } from '../payout-accounts/banks';
 import { isPayoutEligible, type KycActionType, type KycStatus } from './kyc-status';
-import type { KycRoute } from './routing';
-import type { AccountType, Address, Business } from './submission';
+import type { KycRoute } from '../submissions/routing';
+import type { AccountType, Address, Business } from '../submissions/submission';
 
 /**
  * A sub-merchant's KYC case in one mode: one document per (merchant, mode) holding the current

@@ -1,6 +1,6 @@
-import dataset from '../data/payout-banks.json';
+import dataset from './payout-banks.json';
 import { BankDirectory, isUuidV4 } from './banks';
-import { caught } from './errors.test-util';
+import { caught } from '../errors.test-util';
 
 const banks = BankDirectory.bundled();
 const raw = dataset.institutions;

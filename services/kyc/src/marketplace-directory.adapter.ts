@@ -1,7 +1,7 @@
 import { newRequestId, PlatformError, TtlCache, type Mode } from '@ppay/kernel';
 import { callerToMetadata, RemoteCallError, ServiceClient, type PlatformMetrics } from '@ppay/runtime';
 import { loadPlatformProto, type types } from '@ppay/proto';
-import type { SubMerchant, SubMerchantDirectory } from '../domain/ports';
+import type { SubMerchant, SubMerchantDirectory } from './ports';
 
 /**
  * marketplace's DescribeSubMerchant, asked on every KYC and payout call: who may act on a merchant is

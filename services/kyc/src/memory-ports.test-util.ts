@@ -1,10 +1,10 @@
 import { PlatformError, type EncryptedSecret, type Mode, type OutboxEntry } from '@ppay/kernel';
 import { serviceDefinitions } from '@ppay/proto';
-import { BankDirectory } from './banks';
-import type { KycCaseRecord } from './kyc-case';
-import { KycService } from './kyc-cases';
-import type { KycStatus } from './kyc-status';
-import { PayoutService } from './payouts';
+import { BankDirectory } from './payout-accounts/banks';
+import type { KycCaseRecord } from './cases/kyc-case';
+import { KycService } from './submissions/kyc-submissions';
+import type { KycStatus } from './cases/kyc-status';
+import { PayoutService } from './payout-accounts/payout-accounts';
 import type { ConnectedAccountProvider, KycCaseRepository, Sealer, SubMerchant, SubMerchantDirectory } from './ports';
 
 /** In-memory implementations of kyc's ports, for use-case tests in milliseconds. */

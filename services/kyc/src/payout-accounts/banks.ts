@@ -1,6 +1,6 @@
 import { isCountryCode, normaliseCurrency, PlatformError } from '@ppay/kernel';
-import bundledDataset from '../data/payout-banks.json';
-import { IN_HOUSE_CURRENCIES, isInHouseCountry, settlementCurrencyForBankCountry } from './routing';
+import bundledDataset from './payout-banks.json';
+import { IN_HOUSE_CURRENCIES, isInHouseCountry, settlementCurrencyForBankCountry } from '../submissions/routing';
 
 /**
  * The payout banks directory (spec 2.8, 4.9 GET /marketplace/payout/banks): a bundled list of real

@@ -1,5 +1,5 @@
 import { hasNubanCheckDigit, isValidNuban } from './account-numbers';
-import type { PayoutInstitution } from './banks';
+import type { PayoutInstitution } from '../payout-accounts/banks';
 import { NAME_MATCH_THRESHOLD, nameMatchScore } from './name-match';
 import type { InHouseSubmission } from './submission';
 

@@ -1,6 +1,6 @@
-import type { OperatorCaller } from './kyc-cases';
+import type { OperatorCaller } from '../submissions/kyc-submissions';
 import { GatewayAccountService } from './gateway-accounts';
-import { asDecoded, kycWorld } from './memory-ports.test-util';
+import { asDecoded, kycWorld } from '../memory-ports.test-util';
 
 const OPERATOR = 10;
 const SUB = 20;

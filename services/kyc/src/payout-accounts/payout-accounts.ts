@@ -1,5 +1,5 @@
 import { PlatformError, type Mode } from '@ppay/kernel';
-import { validateAccountNumber } from './account-numbers';
+import { validateAccountNumber } from '../submissions/account-numbers';
 import type { BankDirectory, PayoutBank, PayoutInstitution } from './banks';
 import {
   maskNumber,
@@ -8,13 +8,13 @@ import {
   type HistoryEntry,
   type KycCaseRecord,
   type PayoutAccountRecord,
-} from './kyc-case';
-import type { OperatorCaller } from './kyc-cases';
-import { isAbsent, readString, readUrl } from './fields';
-import { nameMatchScore } from './name-match';
-import { issueLink, withNewLink } from './onboarding-links';
-import { NO_METRICS, type KycCaseRepository, type KycMetrics, type Sealer, type SubMerchantDirectory } from './ports';
-import { isInHouseCountry } from './routing';
+} from '../cases/kyc-case';
+import type { OperatorCaller } from '../submissions/kyc-submissions';
+import { isAbsent, readString, readUrl } from '../submissions/fields';
+import { nameMatchScore } from '../submissions/name-match';
+import { issueLink, withNewLink } from '../onboarding/onboarding-links';
+import { NO_METRICS, type KycCaseRepository, type KycMetrics, type Sealer, type SubMerchantDirectory } from '../ports';
+import { isInHouseCountry } from '../submissions/routing';
 
 /**
  * Payout set-up and update (spec 4.9, 7.4) and the payout account other services read.

@@ -1,5 +1,5 @@
 import { isCountryCode } from '@ppay/kernel';
-import { caught } from './errors.test-util';
+import { caught } from '../errors.test-util';
 import {
   connectedSettlementCurrency,
   EU_MEMBER_STATES,

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { randomBase62 } from '@ppay/kernel';
-import type { KycCaseRecord, OnboardingLink } from './kyc-case';
+import type { KycCaseRecord, OnboardingLink } from '../cases/kyc-case';
 
 /**
  * Hosted onboarding links (the connected-account route's `onboarding_url`, spec 4.9), modelled on

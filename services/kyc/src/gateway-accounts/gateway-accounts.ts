@@ -1,6 +1,6 @@
 import { PlatformError, type Mode } from '@ppay/kernel';
-import type { ConnectedAccountBalance } from './kyc-case';
-import type { ConnectedAccountProviders, KycCaseRepository } from './ports';
+import type { ConnectedAccountBalance } from '../cases/kyc-case';
+import type { ConnectedAccountProviders, KycCaseRepository } from '../ports';
 
 /** What delete merchant learns about the sub-merchant's connected gateway account (spec 4.9). */
 export interface GatewayAccountClosure {

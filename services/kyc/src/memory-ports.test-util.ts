@@ -1,9 +1,8 @@
-import { PlatformError, type EncryptedSecret, type Mode, type OutboxEntry } from '@ppay/kernel';
+import { PlatformError, type EncryptedSecret, type KycStatus, type Mode, type OutboxEntry } from '@ppay/kernel';
 import { serviceDefinitions } from '@ppay/proto';
 import { BankDirectory } from './payout-accounts/banks';
 import type { KycCaseRecord } from './cases/kyc-case';
 import { KycService } from './submissions/kyc-submissions';
-import type { KycStatus } from './cases/kyc-status';
 import { PayoutService } from './payout-accounts/payout-accounts';
 import type { ConnectedAccountProvider, KycCaseRepository, Sealer, SubMerchant, SubMerchantDirectory } from './ports';
 

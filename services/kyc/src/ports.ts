@@ -1,6 +1,5 @@
-import type { EncryptedSecret, Mode, OutboxEntry } from '@ppay/kernel';
+import type { EncryptedSecret, KycStatus, Mode, OutboxEntry } from '@ppay/kernel';
 import type { ConnectedAccount, ConnectedAccountBalance, KycCaseRecord } from './cases/kyc-case';
-import type { KycStatus } from './cases/kyc-status';
 
 /** Every dependency of the kyc use cases, as interfaces (adapters live in repo/ and adapters/). */
 

@@ -1,8 +1,7 @@
 import { Schema, type Connection, type Model } from 'mongoose';
-import { type Mode, type OutboxEntry } from '@ppay/kernel';
+import type { KycStatus, Mode, OutboxEntry } from '@ppay/kernel';
 import { isDuplicateKeyError, nextSequence, outboxEntrySchema } from '@ppay/runtime';
 import type { KycCaseRecord } from './kyc-case';
-import type { KycStatus } from './kyc-status';
 import type { KycCaseRepository } from '../ports';
 
 interface KycCaseDocument extends Omit<KycCaseRecord, 'id'> {

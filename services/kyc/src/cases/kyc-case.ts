@@ -6,12 +6,13 @@ import {
   type EncryptedSecret,
   type KycCaseFacts,
   type KycPayoutAccountUpdated,
+  type KycStatus,
   type KycSubmissionUpdated,
   type Mode,
   type OutboxEntry,
 } from '@ppay/kernel';
 import type { AccountNumberType } from '../payout-accounts/banks';
-import { isPayoutEligible, type KycActionType, type KycStatus } from './kyc-status';
+import { isPayoutEligible, type KycActionType } from './kyc-status';
 import type { KycRoute } from '../submissions/routing';
 import type { AccountType, Address, Business } from '../submissions/submission';
 

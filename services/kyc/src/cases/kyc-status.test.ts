@@ -1,14 +1,13 @@
+import { KYC_STATUSES, type KycStatus } from '@ppay/kernel';
 import { caught } from '../errors.test-util';
 import {
   isKycStatus,
   isPayoutEligible,
   KYC_ACTION_TYPES,
-  KYC_STATUSES,
   KYC_TRANSITIONS,
   nextStatus,
   type KycAction,
   type KycActionType,
-  type KycStatus,
 } from './kyc-status';
 
 function action(type: KycActionType): KycAction {

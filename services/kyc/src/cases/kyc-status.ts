@@ -1,7 +1,8 @@
-import { PlatformError } from '@ppay/kernel';
+import { KYC_STATUSES, PlatformError, type KycStatus } from '@ppay/kernel';
 
 /**
- * KYC submission statuses and their transitions (spec 3.3), as one pure function over a table.
+ * The transitions between KYC submission statuses (spec 3.3; the statuses are the kernel's KYC_STATUSES,
+ * shared with the events and the gateway), as one pure function over a table.
  *
  * Choices where the spec is silent:
  *  - Connected-account route: `start_onboarding` takes not_started to `pending_onboarding` (onboarding
@@ -17,17 +18,6 @@ import { PlatformError } from '@ppay/kernel';
  *    deliberate, so only a platform admin tool outside this machine could reinstate the merchant.
  *  - Inputs are validated before the transition: a bad reason is a 400 whatever the status.
  */
-
-export const KYC_STATUSES = [
-  'not_started',
-  'pending_review',
-  'approved',
-  'rejected',
-  'additional_info_requested',
-  'revoked',
-  'pending_onboarding',
-] as const;
-export type KycStatus = (typeof KYC_STATUSES)[number];
 
 export const KYC_ACTION_TYPES = [
   'submit',

@@ -1,4 +1,4 @@
-import { PlatformError, type Mode, type OutboxEntry } from '@ppay/kernel';
+import { PlatformError, type KycStatus, type Mode, type OutboxEntry } from '@ppay/kernel';
 import { decideReview } from './auto-approval';
 import type { BankDirectory } from '../payout-accounts/banks';
 import {
@@ -17,7 +17,6 @@ import {
   REJECTION_REASON_MIN,
   type KycAction,
   type KycActionType,
-  type KycStatus,
 } from '../cases/kyc-status';
 import { nameMatchScore } from './name-match';
 import {

@@ -1,10 +1,27 @@
-import { PlatformError, type EncryptedSecret, type KycStatus, type Mode, type OutboxEntry } from '@ppay/kernel';
+import {
+  PlatformError,
+  type EncryptedSecret,
+  type KycStatus,
+  type KycSubmissionUpdated,
+  type Mode,
+  type OutboxEntry,
+} from '@ppay/kernel';
 import { serviceDefinitions } from '@ppay/proto';
 import { BankDirectory } from './payout-accounts/banks';
 import type { KycCaseRecord } from './cases/kyc-case';
-import { KycService } from './submissions/kyc-submissions';
-import { PayoutService } from './payout-accounts/payout-accounts';
-import type { ConnectedAccountProvider, KycCaseRepository, Sealer, SubMerchant, SubMerchantDirectory } from './ports';
+import { KycReviewService } from './cases/kyc-reviews';
+import { GatewayAccountService } from './gateway-accounts/gateway-accounts';
+import { HostedOnboardingService } from './onboarding/hosted-onboarding';
+import { KycSubmissionService, submissionRoutes } from './submissions/kyc-submissions';
+import { PayoutAccountService } from './payout-accounts/payout-accounts';
+import type {
+  ConnectedAccountProvider,
+  KycCaseRepository,
+  OperatorCaller,
+  Sealer,
+  SubMerchant,
+  SubMerchantDirectory,
+} from './ports';
 
 /** In-memory implementations of kyc's ports, for use-case tests in milliseconds. */
 
@@ -156,8 +173,46 @@ export function kycWorld() {
   const gateway = new FakeConnectedAccounts();
   const clock = new Clock();
   const banks = BankDirectory.bundled();
+  const providers = { sandbox: gateway };
   const deps = { cases, directory, sealer, banks, now: clock.now };
-  const kyc = new KycService({ ...deps, providers: { sandbox: gateway } }, { linkTtlMs: LINK_TTL_MS });
-  const payouts = new PayoutService(deps, { linkTtlMs: LINK_TTL_MS });
-  return { cases, directory, sealer, gateway, clock, banks, kyc, payouts };
+  const routes = submissionRoutes({ ...deps, providers }, { linkTtlMs: LINK_TTL_MS });
+  const submissions = new KycSubmissionService({ ...deps, routes });
+  const reviews = new KycReviewService(deps);
+  const onboarding = new HostedOnboardingService(deps);
+  const payoutAccounts = new PayoutAccountService(deps, { linkTtlMs: LINK_TTL_MS });
+  const gatewayAccounts = new GatewayAccountService({ cases, providers, now: clock.now });
+  return {
+    cases,
+    directory,
+    sealer,
+    gateway,
+    clock,
+    banks,
+    submissions,
+    reviews,
+    onboarding,
+    payoutAccounts,
+    gatewayAccounts,
+  };
+}
+
+export const OPERATOR = 10;
+/** A Nigerian sub-merchant of OPERATOR's (in-house route). */
+export const SUB = 1001;
+export const sandbox: OperatorCaller = { operatorId: OPERATOR, mode: 'sandbox' };
+export const live: OperatorCaller = { operatorId: OPERATOR, mode: 'live' };
+
+/** kycWorld with OPERATOR and its active sub-merchant SUB. */
+export function operatorWorld() {
+  const w = kycWorld();
+  w.directory.addOperator(OPERATOR);
+  w.directory.addSub(OPERATOR, SUB);
+  return w;
+}
+
+/** The kyc.submission.updated events written so far. */
+export function submissionEvents(w: ReturnType<typeof kycWorld>) {
+  return w.cases.events
+    .filter((e) => e.subject === 'kyc.submission.updated')
+    .map((e) => e.data as KycSubmissionUpdated);
 }

@@ -1,7 +1,18 @@
 import type { EncryptedSecret, KycStatus, Mode, OutboxEntry } from '@ppay/kernel';
 import type { ConnectedAccount, ConnectedAccountBalance, KycCaseRecord } from './cases/kyc-case';
 
-/** Every dependency of the kyc use cases, as interfaces (adapters live in repo/ and adapters/). */
+/**
+ * What several kyc subdomains depend on, as interfaces (the adapters are the `*.repo.ts` and
+ * `*.adapter.ts` files), and the operator's call they are asked on behalf of.
+ */
+
+/** An operator's partner call: its business id and the mode of its API key. */
+export interface OperatorCaller {
+  operatorId: number;
+  mode: Mode;
+  /** The caller's deadline: calls to other services get at most what is left of it. */
+  deadline?: Date;
+}
 
 export interface KycCaseRepository {
   nextId(): Promise<number>;
@@ -34,8 +45,10 @@ export interface SubMerchant {
  * relationship, another operator's merchant, or one that is not active.
  */
 export interface SubMerchantDirectory {
-  /** `deadline`: the caller's; the call to marketplace gets at most what is left of it. */
-  /** The relationship in `mode` (marketplace data is separated by mode). */
+  /**
+   * The relationship in `mode` (marketplace data is separated by mode). `deadline`: the caller's; the
+   * call to marketplace gets at most what is left of it.
+   */
   activeSubMerchant(operatorId: number, merchantId: number, mode: Mode, deadline?: Date): Promise<SubMerchant>;
   /** Whether the merchant is a marketplace operator (may be served from a short-lived cache). */
   isOperator(merchantId: number, deadline?: Date): Promise<boolean>;
@@ -72,3 +85,20 @@ export interface KycMetrics {
 }
 
 export const NO_METRICS: KycMetrics = { submitted() {}, decided() {}, payoutAccount() {} };
+
+/** What a use case may be given and otherwise does without: its metrics, and a clock (tests set one). */
+export interface UseCaseExtras {
+  metrics?: KycMetrics;
+  now?: () => Date;
+}
+
+/** What every use case serving operators' calls needs: the cases, and marketplace to authorise the caller. */
+export interface OperatorUseCaseDeps extends UseCaseExtras {
+  cases: KycCaseRepository;
+  directory: SubMerchantDirectory;
+}
+
+/** `deps` with no metrics and the system clock where none were given. */
+export function withDefaults<D extends UseCaseExtras>(deps: D): D & Required<UseCaseExtras> {
+  return { ...deps, metrics: deps.metrics ?? NO_METRICS, now: deps.now ?? (() => new Date()) };
+}

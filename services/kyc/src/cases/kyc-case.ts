@@ -1,7 +1,6 @@
 import {
   type Money,
   outboxEvent,
-  processorGroupOf,
   SUBJECTS,
   type EncryptedSecret,
   type KycCaseFacts,
@@ -14,7 +13,7 @@ import {
 import type { AccountNumberType } from '../payout-accounts/banks';
 import { isPayoutEligible, type KycActionType } from './kyc-status';
 import type { KycRoute } from '../submissions/routing';
-import type { AccountType, Address, Business } from '../submissions/submission';
+import type { AccountType, BankAccount, Business, Owner } from '../submissions/submission';
 
 /**
  * A sub-merchant's KYC case in one mode: one document per (merchant, mode) holding the current
@@ -39,28 +38,16 @@ export interface HistoryEntry {
   at: Date;
 }
 
-export interface StoredOwner {
-  first_name: string;
-  last_name: string;
-  date_of_birth: string;
-  phone_number: string | null;
-  email: string | null;
-  id_type: string;
+/** The submission's owner as stored: the ID number sealed, next to its masked form. */
+export interface StoredOwner extends Omit<Owner, 'id_number'> {
   id_number_sealed: EncryptedSecret;
   id_number_masked: string;
-  id_document_url: string | null;
-  selfie_url: string | null;
-  address: Address | null;
 }
 
-export interface StoredBankAccount {
-  country: string;
-  institution_id: string;
-  bank_name: string;
-  account_number_type: AccountNumberType;
+/** The submission's bank account as stored: the account number sealed, next to its masked form. */
+export interface StoredBankAccount extends Omit<BankAccount, 'account_number'> {
   account_number_sealed: EncryptedSecret;
   account_number_masked: string;
-  account_name: string;
 }
 
 export interface ReviewEvidence {
@@ -180,11 +167,6 @@ export function maskNumber(value: string): string {
   return `${plus}${'*'.repeat(Math.max(body.length - shown.length, 4))}${shown}`;
 }
 
-export function payoutGatewayFor(currency: string): string {
-  const group = processorGroupOf(currency);
-  return group ? `${group}_gateway` : 'card_gateway';
-}
-
 /** Approved KYC and a payout account in the locked settlement currency. */
 export function payoutEligible(c: Pick<KycCaseRecord, 'status' | 'payout' | 'settlement_currency'>): boolean {
   const account = c.payout?.account;
@@ -249,29 +231,6 @@ export function reviewResource(c: KycCaseRecord) {
       tax_id: c.business.tax_id,
     },
     history: c.history.map((h) => ({ ...h, from_status: h.from_status, to_status: h.to_status })),
-  };
-}
-
-/** What marketplace (payouts) reads: never the clear account number. */
-export function payoutAccountResource(c: KycCaseRecord, account: PayoutAccountRecord) {
-  return {
-    merchant_id: c.merchant_id,
-    mode: c.mode,
-    submission_id: c.id,
-    kyc_status: c.status,
-    payout_eligible: payoutEligible(c),
-    settlement_currency: c.settlement_currency,
-    currency: account.currency,
-    country: account.country,
-    payment_gateway: account.payment_gateway,
-    payout_method: account.payout_method,
-    bank_name: account.bank_name,
-    institution_id: account.institution_id,
-    account_number_masked: account.account_number_masked,
-    account_name: account.account_name,
-    account_number_type: account.account_number_type,
-    gateway_account_id: account.gateway_account_id,
-    updated_at: account.updated_at,
   };
 }
 

@@ -11,7 +11,7 @@ import {
 } from './kyc-status';
 
 function action(type: KycActionType): KycAction {
-  if (type === 'reject') return { type, reason: 'Document is unreadable' };
+  if (type === 'reject' || type === 'revoke') return { type, reason: 'Document is unreadable' };
   if (type === 'request_info') return { type, message: 'Please upload the back of the ID card' };
   return { type };
 }
@@ -94,6 +94,15 @@ describe('reasons and messages', () => {
         param: 'reason',
       });
     }
+  });
+
+  it('needs a revocation reason of 3 to 500 characters too', () => {
+    expect(nextStatus('approved', { type: 'revoke', reason: 'Chargeback fraud' })).toBe('revoked');
+    expect(caught(() => nextStatus('approved', { type: 'revoke', reason: ' no ' }))).toMatchObject({
+      code: 'VALIDATION_FAILED',
+      message: 'reason must be 3 to 500 characters',
+      param: 'reason',
+    });
   });
 
   it('needs a message to request more information', () => {

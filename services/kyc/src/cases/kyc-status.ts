@@ -16,7 +16,8 @@ import { KYC_STATUSES, PlatformError, type KycStatus } from '@ppay/kernel';
  *    → pending_review): a reviewer's rejection must never be undone by the algorithm that let it through.
  *  - `revoke` is an admin action on approved merchants only, and revoked is terminal: revocation is
  *    deliberate, so only a platform admin tool outside this machine could reinstate the merchant.
- *  - Inputs are validated before the transition: a bad reason is a 400 whatever the status.
+ *  - Inputs are validated before the transition: a bad reason (reject, revoke) or message is a 400
+ *    whatever the status.
  */
 
 export const KYC_ACTION_TYPES = [
@@ -33,8 +34,8 @@ export const KYC_ACTION_TYPES = [
 export type KycActionType = (typeof KYC_ACTION_TYPES)[number];
 
 export type KycAction =
-  | { type: Exclude<KycActionType, 'reject' | 'request_info'> }
-  | { type: 'reject'; reason: string }
+  | { type: Exclude<KycActionType, 'reject' | 'revoke' | 'request_info'> }
+  | { type: 'reject' | 'revoke'; reason: string }
   | { type: 'request_info'; message: string };
 
 /** Legal transitions: action → (from status → to status). */
@@ -75,7 +76,9 @@ function checkText(value: unknown, param: string, min: number, max: number): voi
  * naming the current status in the message and in `detail`) for an illegal move.
  */
 export function nextStatus(current: KycStatus, action: KycAction): KycStatus {
-  if (action.type === 'reject') checkText(action.reason, 'reason', REJECTION_REASON_MIN, REJECTION_REASON_MAX);
+  if (action.type === 'reject' || action.type === 'revoke') {
+    checkText(action.reason, 'reason', REJECTION_REASON_MIN, REJECTION_REASON_MAX);
+  }
   if (action.type === 'request_info') checkText(action.message, 'message', 1, INFO_REQUEST_MAX);
   const next = KYC_TRANSITIONS[action.type]?.[current];
   if (!next) {

@@ -1,27 +1,15 @@
-import type { OperatorCaller } from '../submissions/kyc-submissions';
-import { GatewayAccountService } from './gateway-accounts';
-import { asDecoded, kycWorld } from '../memory-ports.test-util';
+import { asDecoded, kycWorld, OPERATOR, sandbox } from '../memory-ports.test-util';
+import { connectedBody } from '../submissions/submission-bodies.test-util';
 
-const OPERATOR = 10;
 const SUB = 20;
-const sandbox: OperatorCaller = { operatorId: OPERATOR, mode: 'sandbox' };
 
 async function withConnectedAccount() {
   const w = kycWorld();
   w.directory.addOperator(OPERATOR);
   w.directory.addSub(OPERATOR, SUB);
-  const res = await w.kyc.submit(
-    sandbox,
-    SUB,
-    asDecoded('SubmitKyc', {
-      country: 'US',
-      return_url: 'https://shop.example.com/return',
-      refresh_url: 'https://shop.example.com/refresh',
-    }),
-  );
+  const res = await w.submissions.submit(sandbox, SUB, asDecoded('SubmitKyc', connectedBody()));
   if (res.kind !== 'connected') throw new Error('expected the connected route');
-  const accounts = new GatewayAccountService({ cases: w.cases, providers: { sandbox: w.gateway } }, w.clock.now);
-  return { ...w, accounts, accountId: res.kyc.connected!.gateway_account_id };
+  return { ...w, accounts: w.gatewayAccounts, accountId: res.kyc.connected!.gateway_account_id };
 }
 
 describe('connected gateway account on delete merchant (spec 4.9 steps 2–3)', () => {

@@ -1,6 +1,7 @@
 import { PlatformError, type Mode } from '@ppay/kernel';
 import type { ConnectedAccountBalance } from '../cases/kyc-case';
-import type { ConnectedAccountProviders, KycCaseRepository } from '../ports';
+import { retryLostWrites } from '../cases/lost-writes';
+import { withDefaults, type UseCaseExtras, type ConnectedAccountProviders, type KycCaseRepository } from '../ports';
 
 /** What delete merchant learns about the sub-merchant's connected gateway account (spec 4.9). */
 export interface GatewayAccountClosure {
@@ -12,6 +13,11 @@ export interface GatewayAccountClosure {
   gateway_account_id: string | null;
 }
 
+export interface GatewayAccountServiceDeps extends UseCaseExtras {
+  cases: KycCaseRepository;
+  providers: ConnectedAccountProviders;
+}
+
 const isZero = (b: ConnectedAccountBalance) => b.available.amount === 0 && b.pending.amount === 0;
 
 /**
@@ -20,13 +26,15 @@ const isZero = (b: ConnectedAccountBalance) => b.available.amount === 0 && b.pen
  * retrying the delete) answers the same: a closed account stays closed and reads as zero.
  */
 export class GatewayAccountService {
-  constructor(
-    private readonly deps: { cases: KycCaseRepository; providers: ConnectedAccountProviders },
-    private readonly now: () => Date = () => new Date(),
-  ) {}
+  private readonly deps: Required<GatewayAccountServiceDeps>;
 
-  async closeForDeletion(merchantId: number, mode: Mode): Promise<GatewayAccountClosure> {
-    for (let attempt = 0; attempt < 3; attempt++) {
+  constructor(deps: GatewayAccountServiceDeps) {
+    this.deps = withDefaults(deps);
+  }
+
+  closeForDeletion(merchantId: number, mode: Mode): Promise<GatewayAccountClosure> {
+    // A write that lost its race (e.g. onboarding finished meanwhile) reads the case again; closing is idempotent.
+    return retryLostWrites(async () => {
       const c = await this.deps.cases.findByMerchant(merchantId, mode);
       const account = c?.connected;
       if (!c || !account) return { found: false, closed: false, balance: null, gateway_account_id: null };
@@ -41,12 +49,9 @@ export class GatewayAccountService {
       const balance = await provider.balance(account, currency);
       if (!isZero(balance)) return { found: true, closed: false, balance, gateway_account_id: id };
       await provider.closeAccount(account);
-      const next = { ...c, connected: { ...account, closed_at: this.now() }, version: c.version + 1 };
-      if (await this.deps.cases.save(c.version, next, [])) {
-        return { found: true, closed: true, balance, gateway_account_id: id };
-      }
-      // The case changed meanwhile (e.g. onboarding finished): read it again; closing is idempotent.
-    }
-    throw new PlatformError('CONFLICT');
+      const next = { ...c, connected: { ...account, closed_at: this.deps.now() }, version: c.version + 1 };
+      if (!(await this.deps.cases.save(c.version, next, []))) return undefined;
+      return { found: true, closed: true, balance, gateway_account_id: id };
+    });
   }
 }

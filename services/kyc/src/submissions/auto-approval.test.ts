@@ -1,36 +1,14 @@
-import { nubanCheckDigit } from './account-numbers';
-import { decideReview, reviewSubmission } from './auto-approval';
 import { BankDirectory, type PayoutInstitution } from '../payout-accounts/banks';
+import { decideReview, reviewSubmission } from './auto-approval';
 import { NAME_MATCH_THRESHOLD } from './name-match';
-import { normaliseKycSubmission, type InHouseSubmission } from './submission';
+import type { InHouseSubmission } from './submission';
+import { badCheckDigit, inHouseBody, normalise, nuban } from './submission-bodies.test-util';
 
 const banks = BankDirectory.bundled();
-const now = new Date('2026-11-23T10:00:00Z');
 const access = banks.findByName('Access Bank')!;
-const nuban = (code: string, serial: string) => serial + String(nubanCheckDigit(code, serial));
 
 function submission(bank: Record<string, unknown> = {}, overrides: Record<string, unknown> = {}): InHouseSubmission {
-  return normaliseKycSubmission(
-    {
-      id_country: 'NG',
-      account_type: 'individual',
-      owner: {
-        first_name: 'John',
-        last_name: 'Adebayo',
-        date_of_birth: '1990-05-17',
-        id_type: 'nin',
-        id_number: '12345678901',
-      },
-      bank_account: {
-        bank_name: 'Access Bank',
-        account_number: nuban('044', '069012345'),
-        account_name: 'ADEBAYO JOHN OLUWASEUN',
-        ...bank,
-      },
-      ...overrides,
-    },
-    { banks, now },
-  ) as InHouseSubmission;
+  return normalise(inHouseBody({ account_name: 'ADEBAYO JOHN OLUWASEUN', ...bank }, overrides)) as InHouseSubmission;
 }
 
 describe('decideReview', () => {
@@ -102,7 +80,7 @@ describe('decideReview', () => {
   it('flags an invalid NUBAN (microfinance banks accept it at submission) and wallets without a check digit', () => {
     const moniepoint = banks.findByName('Moniepoint MFB')!;
     const good = nuban('950515', '512345678');
-    const bad = good.slice(0, 9) + String((Number(good[9]) + 1) % 10);
+    const bad = badCheckDigit(good);
     const s = submission({ bank_name: moniepoint.name, account_number: bad });
     expect(reviewSubmission(s, moniepoint)).toEqual({ decision: 'manual_review', reasons: ['invalid_nuban'] });
     const opay = banks.findByName('Opay')!;

@@ -1,7 +1,8 @@
-import { PlatformError } from '@ppay/kernel';
+import { normaliseCountry, PlatformError } from '@ppay/kernel';
 
 /**
- * Field checks for request bodies of unknown shape: bounded strings, e-mail, URLs, calendar dates.
+ * Field checks for request bodies of unknown shape: bounded strings, e-mail, URLs, calendar dates,
+ * countries.
  *
  * Choices:
  *  - Strings are trimmed; blank counts as absent. Control characters are refused (they have no place in a
@@ -141,4 +142,14 @@ export function ageInYears(birth: Date, now: Date): number {
   const birthday = new Date(Date.UTC(now.getUTCFullYear(), birth.getUTCMonth(), birth.getUTCDate()));
   if (now.getTime() < birthday.getTime()) age -= 1;
   return age;
+}
+
+/** An ISO 3166-1 alpha-2 code, from a code in any case or an English country name. */
+export function readCountry(value: unknown, param: string): string {
+  if (typeof value !== 'string' || value.length > 100) {
+    throw invalid(param, 'must be an ISO 3166-1 alpha-2 country code');
+  }
+  const code = normaliseCountry(value);
+  if (!code) throw invalid(param, 'must be an ISO 3166-1 alpha-2 country code');
+  return code;
 }

@@ -1,42 +1,33 @@
-import { nubanCheckDigit } from './account-numbers';
 import { BankDirectory } from '../payout-accounts/banks';
-import { caught } from '../errors.test-util';
-import { normaliseKycSubmission, type ConnectedSubmission, type InHouseSubmission } from './submission';
+import type { InHouseSubmission } from './submission';
+import {
+  ACCESS_NUBAN,
+  inHouseBody,
+  normalise,
+  normaliseFailure as failure,
+  nuban,
+  OWNER,
+} from './submission-bodies.test-util';
 
 const banks = BankDirectory.bundled();
-const now = new Date('2026-11-23T10:00:00Z');
-const normalise = (body: unknown) => normaliseKycSubmission(body, { banks, now });
 const inHouse = (body: unknown) => normalise(body) as InHouseSubmission;
-const connected = (body: unknown) => normalise(body) as ConnectedSubmission;
-const failure = (body: unknown) => caught(() => normalise(body));
 
-const serial = '069012345';
-const ACCESS_NUBAN = serial + String(nubanCheckDigit('044', serial));
-
+/** A structured body with every optional owner field set. */
 function structured(overrides: Record<string, unknown> = {}): Record<string, unknown> {
-  return {
-    id_country: 'NG',
-    account_type: 'individual',
-    owner: {
-      first_name: 'John',
-      last_name: 'Adebayo',
-      date_of_birth: '1990-05-17',
-      phone_number: '0803 123 4567',
-      email: 'john@example.com',
-      id_type: 'nin',
-      id_number: '12345678901',
-      id_document_url: 'https://cdn.example.com/kyc/nin.jpg',
-      selfie_url: 'https://cdn.example.com/kyc/selfie.jpg',
-      address: { street: '1 Marina', city: 'Lagos', state: 'Lagos', postal_code: '101001', country: 'NG' },
+  return inHouseBody(
+    { country: 'NG', account_name: 'ADEBAYO JOHN OLUWASEUN' },
+    {
+      owner: {
+        ...OWNER,
+        phone_number: '0803 123 4567',
+        email: 'john@example.com',
+        id_document_url: 'https://cdn.example.com/kyc/nin.jpg',
+        selfie_url: 'https://cdn.example.com/kyc/selfie.jpg',
+        address: { street: '1 Marina', city: 'Lagos', state: 'Lagos', postal_code: '101001', country: 'NG' },
+      },
+      ...overrides,
     },
-    bank_account: {
-      country: 'NG',
-      bank_name: 'Access Bank',
-      account_number: ACCESS_NUBAN,
-      account_name: 'ADEBAYO JOHN OLUWASEUN',
-    },
-    ...overrides,
-  };
+  );
 }
 
 function flat(overrides: Record<string, unknown> = {}): Record<string, unknown> {
@@ -64,65 +55,6 @@ const withOwner = (changes: Record<string, unknown>) =>
   structured({ owner: { ...(structured().owner as object), ...changes } });
 const withBank = (changes: Record<string, unknown>) =>
   structured({ bank_account: { ...(structured().bank_account as object), ...changes } });
-
-describe('spec 7.2 errors, in order', () => {
-  it('country or id_country is required, first', () => {
-    for (const body of [{}, null, 'text', [], { account_type: 'individual' }, { country: '', id_country: null }]) {
-      expect(failure(body)).toMatchObject({
-        code: 'VALIDATION_FAILED',
-        message: 'country or id_country is required',
-      });
-    }
-  });
-
-  it('then, in house: account_type, owner, business', () => {
-    expect(failure({ id_country: 'NG', owner: {}, business: {} }).message).toBe('account_type is required');
-    expect(failure({ id_country: 'NG', account_type: 'registered_business' }).message).toBe(
-      'owner object is required for African markets',
-    );
-    expect(failure({ country: 'GH', account_type: 'individual', owner: 'John' }).message).toBe(
-      'owner object is required for African markets',
-    );
-    expect(failure({ id_country: 'KE', account_type: 'registered_business', owner: {} }).message).toBe(
-      'business object is required for registered businesses',
-    );
-  });
-
-  it('then, connected route: return_url and refresh_url', () => {
-    for (const body of [
-      { country: 'US' },
-      { country: 'US', return_url: 'https://a.example/r' },
-      { country: 'US', refresh_url: 'https://a.example/f' },
-    ]) {
-      expect(failure(body)).toMatchObject({
-        code: 'VALIDATION_FAILED',
-        message: 'return_url and refresh_url are required for connected-account onboarding',
-      });
-    }
-  });
-
-  it('reports the spec errors before any field error', () => {
-    // Bad owner fields and a bad bank do not hide the missing business object.
-    const body = structured({ account_type: 'registered_business', owner: { first_name: '' } });
-    expect(failure(body).message).toBe('business object is required for registered businesses');
-  });
-});
-
-describe('country', () => {
-  it('prefers id_country, accepts any case or an English name', () => {
-    expect(inHouse(structured({ id_country: 'ng' })).id_country).toBe('NG');
-    expect(inHouse(structured({ id_country: undefined, country: 'Nigeria' })).id_country).toBe('NG');
-    expect(inHouse(structured({ id_country: 'NG', country: 'US' })).route).toBe('in_house');
-  });
-
-  it('rejects something that is not a country', () => {
-    expect(failure(structured({ id_country: 'XX' }))).toMatchObject({
-      message: 'id_country must be an ISO 3166-1 alpha-2 country code',
-      param: 'id_country',
-    });
-    expect(failure({ country: 12 })).toMatchObject({ param: 'country' });
-  });
-});
 
 describe('in-house route, structured body', () => {
   it('normalises a valid individual submission', () => {
@@ -234,7 +166,7 @@ describe('in-house route, structured body', () => {
 
   it('accepts the bank by institution_id', () => {
     const gtb = banks.findByName('Guaranty Trust Bank')!;
-    const number = '012345678' + String(nubanCheckDigit('058', '012345678'));
+    const number = nuban('058', '012345678');
     const s = inHouse(withBank({ bank_name: undefined, institution_id: gtb.institution_id, account_number: number }));
     expect(s.bank_account.bank_name).toBe('Guaranty Trust Bank');
   });
@@ -397,53 +329,5 @@ describe('account_type', () => {
       message: 'account_type must be one of individual, registered_business',
       param: 'account_type',
     });
-  });
-});
-
-describe('connected-account route', () => {
-  const body = (overrides: Record<string, unknown> = {}) => ({
-    country: 'US',
-    return_url: 'https://partner.example/kyc/return',
-    refresh_url: 'https://partner.example/kyc/refresh',
-    ...overrides,
-  });
-
-  it('derives currency and region, defaulting business_type to individual', () => {
-    expect(connected(body())).toEqual({
-      route: 'connected_account',
-      provider: 'gateway',
-      country: 'US',
-      business_type: 'individual',
-      preferred_currency: null,
-      settlement_currency: 'USD',
-      gateway_region: 'US',
-      return_url: 'https://partner.example/kyc/return',
-      refresh_url: 'https://partner.example/kyc/refresh',
-    });
-    expect(connected(body({ country: 'de' }))).toMatchObject({ settlement_currency: 'EUR', gateway_region: 'EU' });
-    expect(connected(body({ country: 'GB' }))).toMatchObject({ settlement_currency: 'GBP', gateway_region: 'EU' });
-    expect(connected(body({ country: 'TZ', preferred_currency: 'gbp' }))).toMatchObject({
-      preferred_currency: 'GBP',
-      settlement_currency: 'GBP',
-      gateway_region: 'US',
-    });
-    expect(connected(body({ business_type: 'registered_business' })).business_type).toBe('registered_business');
-    expect(connected(body({ account_type: 'registered_business' })).business_type).toBe('registered_business');
-  });
-
-  it('validates business_type, preferred_currency and the URLs', () => {
-    expect(failure(body({ business_type: 'llc' }))).toMatchObject({ param: 'business_type' });
-    expect(failure(body({ preferred_currency: 'NGN' }))).toMatchObject({
-      message: 'preferred_currency must be one of AUD, CAD, EUR, GBP, USD',
-      param: 'preferred_currency',
-    });
-    expect(failure(body({ return_url: 'http://partner.example/r' }))).toMatchObject({
-      message: 'return_url must be an absolute https URL (http only for localhost)',
-      param: 'return_url',
-    });
-    expect(connected(body({ refresh_url: 'http://localhost:3000/refresh' })).refresh_url).toBe(
-      'http://localhost:3000/refresh',
-    );
-    expect(failure(body({ refresh_url: 'partner.example/refresh' })).param).toBe('refresh_url');
   });
 });

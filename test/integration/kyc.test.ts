@@ -5,7 +5,7 @@ import { newRequestId, type EventEnvelope, type KycSubmissionUpdated } from '@pp
 import { callerToMetadata, connectNats, createLogger, ServiceClient, type NatsContext } from '@ppay/runtime';
 import { loadPlatformProto, type types } from '@ppay/proto';
 import type { NewMerchant } from '@ppay/devstack';
-import { nubanCheckDigit } from '../../services/kyc/src/domain/account-numbers';
+import { nubanCheckDigit } from '../../services/kyc/src/submissions/account-numbers';
 import { TEST_INFRA, testInfraUrls } from '../support/infra';
 import { eventually, http, startTestPlatform, type TestPlatform } from '../support/platform';
 

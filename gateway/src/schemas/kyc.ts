@@ -1,4 +1,5 @@
 import { Type, type TSchema } from '@sinclair/typebox';
+import { KYC_STATUSES } from '@ppay/kernel';
 import { LIMITS, MAX_ID, Nullable, Pagination, StringEnum } from './common';
 
 /**
@@ -13,15 +14,6 @@ const Text = (maxLength: number, description?: string) =>
 
 const ACCOUNT_TYPES = ['individual', 'registered_business'] as const;
 const CONNECTED_CURRENCIES = ['USD', 'EUR', 'GBP', 'CAD', 'AUD'] as const;
-export const KYC_STATUSES = [
-  'not_started',
-  'pending_review',
-  'approved',
-  'rejected',
-  'additional_info_requested',
-  'revoked',
-  'pending_onboarding',
-] as const;
 
 const Country = (description = 'ISO 3166-1 alpha-2 code (or an English country name)') =>
   Text(LIMITS.country, description);

@@ -9,17 +9,24 @@ import {
   runService,
 } from '@ppay/runtime';
 import type { types } from '@ppay/proto';
-import { GrpcSubMerchantDirectory } from './adapters/marketplace-directory';
-import { kycMetrics } from './adapters/metrics';
-import { SandboxConnectedAccountProvider } from './adapters/sandbox-connected-accounts';
+import { kycCaseModel, MongoKycCaseRepository } from './cases/kyc-case.repo';
+import { KycReviewService } from './cases/kyc-reviews';
+import { kycReviewHandlers } from './cases/kyc-reviews.handlers';
+import { reviewQueueMetrics } from './cases/review-queue.metrics';
 import { serviceConfig } from './config';
-import { BankDirectory } from './domain/banks';
-import { GatewayAccountService } from './domain/gateway-accounts';
-import { KycService } from './domain/kyc-cases';
-import { PayoutService } from './domain/payouts';
-import { kycHandlers } from './grpc/handlers';
-import { kycCaseModel, MongoKycCaseRepository } from './repo/kyc-case-repo';
-import { MERCHANT_DATA } from './repo/merchant-data';
+import { GatewayAccountService } from './gateway-accounts/gateway-accounts';
+import { gatewayAccountHandlers } from './gateway-accounts/gateway-accounts.handlers';
+import { kycMetrics } from './kyc.metrics';
+import { GrpcSubMerchantDirectory } from './marketplace-directory.adapter';
+import { MERCHANT_DATA } from './merchant-data.repo';
+import { HostedOnboardingService } from './onboarding/hosted-onboarding';
+import { onboardingHandlers } from './onboarding/onboarding.handlers';
+import { SandboxConnectedAccountProvider } from './onboarding/sandbox-connected-accounts.adapter';
+import { BankDirectory } from './payout-accounts/banks';
+import { PayoutAccountService } from './payout-accounts/payout-accounts';
+import { payoutAccountHandlers } from './payout-accounts/payout-accounts.handlers';
+import { KycSubmissionService, submissionRoutes } from './submissions/kyc-submissions';
+import { submissionHandlers } from './submissions/submissions.handlers';
 
 void runService<types.kyc.KycServiceHandlers, (typeof serviceConfig)['properties']>({
   name: 'kyc',
@@ -36,24 +43,24 @@ void runService<types.kyc.KycServiceHandlers, (typeof serviceConfig)['properties
       Buffer.from(config.SECRETS_ENCRYPTION_KEY, 'base64'),
       config.SECRETS_ENCRYPTION_KEY_ID,
     );
-    const counters = kycMetrics(metrics.registry);
-    const linkTtlMs = config.ONBOARDING_LINK_TTL_MS;
+    const deps = { cases, directory, sealer, banks, metrics: kycMetrics(metrics.registry) };
+    const linkTtl = { linkTtlMs: config.ONBOARDING_LINK_TTL_MS };
     // Sandbox only: no live connected-account gateway exists yet (live answers GATEWAY_NOT_CONFIGURED).
     const providers = { sandbox: new SandboxConnectedAccountProvider() };
-    const kyc = new KycService({ cases, directory, providers, sealer, banks, metrics: counters }, { linkTtlMs });
-    const payouts = new PayoutService({ cases, directory, sealer, banks, metrics: counters }, { linkTtlMs });
+    const routes = submissionRoutes({ ...deps, providers }, linkTtl);
 
-    const refreshQueue = async () => {
-      for (const mode of ['live', 'sandbox'] as const) {
-        const { count, oldest } = await cases.queueStats(mode);
-        counters.queue(mode, count, oldest, new Date());
-      }
-    };
+    const reviewQueue = reviewQueueMetrics(metrics.registry, cases);
     // Set once at boot so the gauges exist before the first interval (dashboards, alert rule).
-    await refreshQueue().catch((err: unknown) => log.warn({ err }, 'review queue metrics failed'));
+    await reviewQueue.refresh().catch((err: unknown) => log.warn({ err }, 'review queue metrics failed'));
 
     return {
-      handlers: kycHandlers(kyc, payouts, new GatewayAccountService({ cases, providers })),
+      handlers: {
+        ...submissionHandlers(new KycSubmissionService({ ...deps, routes })),
+        ...kycReviewHandlers(new KycReviewService(deps)),
+        ...onboardingHandlers(new HostedOnboardingService(deps)),
+        ...payoutAccountHandlers(new PayoutAccountService(deps, linkTtl)),
+        ...gatewayAccountHandlers(new GatewayAccountService({ cases, providers })),
+      },
       relays: [relay],
       consumers: [
         merchantDeletionConsumer({
@@ -67,7 +74,7 @@ void runService<types.kyc.KycServiceHandlers, (typeof serviceConfig)['properties
       ],
       jobs: [
         tombstoneSweepJob(mongo, MERCHANT_DATA),
-        { name: 'review-queue-metrics', intervalMs: config.REVIEW_QUEUE_METRICS_INTERVAL_MS, run: refreshQueue },
+        { name: 'review-queue-metrics', intervalMs: config.REVIEW_QUEUE_METRICS_INTERVAL_MS, run: reviewQueue.refresh },
       ],
       onShutdown: async () => directory.close(),
     };

@@ -123,14 +123,18 @@ export interface RelationshipChangedV1 {
 }
 
 /** KYC submission statuses (spec 3.3 plus pending_onboarding on the connected-account route). */
-export type KycStatusName =
-  | 'not_started'
-  | 'pending_review'
-  | 'approved'
-  | 'rejected'
-  | 'additional_info_requested'
-  | 'revoked'
-  | 'pending_onboarding';
+export const KYC_STATUSES = [
+  'not_started',
+  'pending_review',
+  'approved',
+  'rejected',
+  'additional_info_requested',
+  'revoked',
+  'pending_onboarding',
+] as const;
+export type KycStatus = (typeof KYC_STATUSES)[number];
+/** The name marketplace still imports; the same type as KycStatus. */
+export type KycStatusName = KycStatus;
 
 /**
  * Facts about a sub-merchant's KYC case and payout set-up that both KYC events carry, so a consumer
@@ -145,7 +149,7 @@ export interface KycCaseFacts {
   /** The operator whose call (or whose sub-merchant's review) caused the event. */
   marketplace_id: number;
   mode: Mode;
-  status: KycStatusName;
+  status: KycStatus;
   /** `service` = in-house review, `gateway` = connected-account onboarding (spec 2.7). */
   provider: 'service' | 'gateway';
   settlement_currency: string;
@@ -156,7 +160,7 @@ export interface KycCaseFacts {
 
 /** kyc.submission.updated: every status change of a KYC submission (spec 3.3). */
 export interface KycSubmissionUpdated extends KycCaseFacts {
-  previous_status: KycStatusName;
+  previous_status: KycStatus;
   change:
     | 'submitted'
     | 'auto_approved'

@@ -1,0 +1,297 @@
+import {
+  type Money,
+  outboxEvent,
+  SUBJECTS,
+  type EncryptedSecret,
+  type KycCaseFacts,
+  type KycPayoutAccountUpdated,
+  type KycStatus,
+  type KycSubmissionUpdated,
+  type Mode,
+  type OutboxEntry,
+} from '@ppay/kernel';
+import type { AccountNumberType } from '../payout-accounts/banks';
+import { isPayoutEligible, type KycActionType } from './kyc-status';
+import type { KycRoute } from '../submissions/routing';
+import type { AccountType, BankAccount, Business, Owner } from '../submissions/submission';
+
+/**
+ * A sub-merchant's KYC case in one mode: one document per (merchant, mode) holding the current
+ * submission and its evidence, the review outcome, the connected account and its hosted onboarding
+ * link, the payout set-up and account, an append-only history and the outbox. Every change is one
+ * conditional write on `version`, so "approved", "has a payout account" and the events saying so can
+ * never disagree (no multi-document transaction anywhere).
+ *
+ * Account and ID numbers are stored sealed (AES-256-GCM, kernel SecretBox) next to a masked form; no
+ * use case ever needs them in clear, so nothing here opens them.
+ */
+
+export type Actor = 'operator' | 'auto' | 'admin' | 'sandbox' | 'gateway';
+
+export interface HistoryEntry {
+  action: KycActionType | 'payout_account_created' | 'payout_account_updated' | 'payout_account_detached';
+  from_status: KycStatus;
+  to_status: KycStatus;
+  actor: Actor;
+  actor_id: string | null;
+  reason: string | null;
+  at: Date;
+}
+
+/** The submission's owner as stored: the ID number sealed, next to its masked form. */
+export interface StoredOwner extends Omit<Owner, 'id_number'> {
+  id_number_sealed: EncryptedSecret;
+  id_number_masked: string;
+}
+
+/** The submission's bank account as stored: the account number sealed, next to its masked form. */
+export interface StoredBankAccount extends Omit<BankAccount, 'account_number'> {
+  account_number_sealed: EncryptedSecret;
+  account_number_masked: string;
+}
+
+export interface ReviewEvidence {
+  decision: 'auto_approve' | 'manual_review';
+  /** Every failed auto-approval condition (auto-approval.ts); empty when auto-approved. */
+  reasons: string[];
+  name_match_score: number;
+}
+
+export interface ConnectedAccount {
+  gateway_account_id: string;
+  gateway_region: 'EU' | 'US';
+  country: string;
+  preferred_currency: string | null;
+  /**
+   * Sandbox only: what the sandbox card gateway holds for this account (it moves no money, so this
+   * is zero unless a test sets it). Absent = zero. See SandboxConnectedAccountProvider.
+   */
+  sandbox_balance?: ConnectedAccountBalance | null;
+  /** Set once the account was closed at the gateway (delete merchant with a zero balance). */
+  closed_at?: Date | null;
+}
+
+/** A connected account's balance at the gateway, in the account's currency (integer minor units). */
+export interface ConnectedAccountBalance {
+  available: Money;
+  pending: Money;
+}
+
+/** The hosted onboarding link (connected-account route): its token is the page's capability. */
+export interface OnboardingLink {
+  /** SHA-256 of the token; the token itself is only ever in the onboarding_url handed out. */
+  token_hash: string;
+  /** onboarding: completing it approves a pending_onboarding submission; update: payout details only. */
+  purpose: 'onboarding' | 'update';
+  return_url: string;
+  refresh_url: string;
+  created_at: Date;
+  expires_at: Date;
+  /** Set when the page was completed or abandoned: the link is single-use. */
+  used_at: Date | null;
+  outcome: 'complete' | 'reject' | 'abandon' | null;
+  client_secret_hash: string;
+}
+
+export type PayoutMethod = 'bank_transfer' | 'mobile_money' | 'connected_account';
+
+export interface PayoutAccountRecord {
+  kind: 'bank_account' | 'connected_account';
+  currency: string;
+  country: string;
+  payment_gateway: string;
+  payout_method: PayoutMethod;
+  institution_id: string | null;
+  bank_name: string | null;
+  account_number_type: AccountNumberType | null;
+  account_number_sealed: EncryptedSecret | null;
+  account_number_masked: string | null;
+  account_name: string | null;
+  gateway_account_id: string | null;
+  /** nameMatchScore(KYC legal name, account name): evidence for whoever pays out; null for connected. */
+  name_match_score: number | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface PayoutRecord {
+  set_up_at: Date;
+  updated_at: Date;
+  /** Null when detached: a KYC resubmission moved the settlement currency or route away from it. */
+  account: PayoutAccountRecord | null;
+}
+
+export interface KycCaseRecord {
+  /** The submission id (spec 2.7 `id`), kept across resubmissions. */
+  id: number;
+  merchant_id: number;
+  mode: Mode;
+  /** Operator of the latest partner call; events about this case are delivered to it. */
+  marketplace_id: number;
+  business_name: string;
+  status: KycStatus;
+  route: KycRoute;
+  provider: 'service' | 'gateway';
+  business_type: AccountType;
+  /** In house: "first last" or the registered name; null on the connected route (the gateway collects it). */
+  legal_name: string | null;
+  /** In house: the ID document's country; connected: the account's country. */
+  id_country: string;
+  settlement_currency: string;
+  country_mismatch: boolean;
+  format: 'structured' | 'flat' | 'connected';
+  owner: StoredOwner | null;
+  business: Business | null;
+  bank_account: StoredBankAccount | null;
+  review: ReviewEvidence | null;
+  connected: ConnectedAccount | null;
+  /** The current hosted onboarding link, and the hashes of earlier ones (they lead to their refresh_url). */
+  link: OnboardingLink | null;
+  superseded_links: { token_hash: string; refresh_url: string }[];
+  payout: PayoutRecord | null;
+  submitted_at: Date;
+  reviewed_at: Date | null;
+  rejection_reason: string | null;
+  additional_info_request: string | null;
+  history: HistoryEntry[];
+  version: number;
+  created_at: Date;
+  updated_at: Date;
+}
+
+/** `******6789`: everything but the last four characters hidden (a leading + of a phone number kept). */
+export function maskNumber(value: string): string {
+  const plus = value.startsWith('+') ? '+' : '';
+  const body = plus ? value.slice(1) : value;
+  const shown = body.length > 4 ? body.slice(-4) : '';
+  return `${plus}${'*'.repeat(Math.max(body.length - shown.length, 4))}${shown}`;
+}
+
+/** Approved KYC and a payout account in the locked settlement currency. */
+export function payoutEligible(c: Pick<KycCaseRecord, 'status' | 'payout' | 'settlement_currency'>): boolean {
+  const account = c.payout?.account;
+  return isPayoutEligible(c.status) && !!account && account.currency === c.settlement_currency;
+}
+
+/** Spec 2.7 as the operator sees it (GET …/kyc, decision helpers); the POST response is its 4.9 subset. */
+export function submissionResource(c: KycCaseRecord | null, merchantId: number) {
+  if (!c) {
+    return {
+      merchant_id: merchantId,
+      status: 'not_started' as KycStatus,
+      country_mismatch: false,
+      payouts_enabled: false,
+    };
+  }
+  return {
+    merchant_id: c.merchant_id,
+    provider: c.provider,
+    id: c.id,
+    status: c.status,
+    business_type: c.business_type,
+    legal_name: c.legal_name,
+    id_country: c.id_country,
+    bank_name: c.bank_account?.bank_name ?? null,
+    bank_account_number: c.bank_account?.account_number_masked ?? null,
+    bank_account_name: c.bank_account?.account_name ?? null,
+    bank_sort_code: null,
+    settlement_currency: c.settlement_currency,
+    country_mismatch: c.country_mismatch,
+    submitted_at: c.submitted_at,
+    reviewed_at: c.reviewed_at,
+    rejection_reason: c.rejection_reason,
+    gateway_account_id: c.connected?.gateway_account_id ?? null,
+    gateway_region: c.connected?.gateway_region ?? null,
+    additional_info_request: c.additional_info_request,
+    payouts_enabled: payoutEligible(c),
+  };
+}
+
+/** The platform reviewer's view: the submission, its evidence (numbers masked) and its history. */
+export function reviewResource(c: KycCaseRecord) {
+  return {
+    ...submissionResource(c, c.merchant_id),
+    marketplace_id: c.marketplace_id,
+    institution_id: c.bank_account?.institution_id ?? null,
+    review: c.review,
+    owner: c.owner && {
+      first_name: c.owner.first_name,
+      last_name: c.owner.last_name,
+      date_of_birth: c.owner.date_of_birth,
+      phone_number: c.owner.phone_number,
+      email: c.owner.email,
+      id_type: c.owner.id_type,
+      id_number: c.owner.id_number_masked,
+      id_document_url: c.owner.id_document_url,
+      selfie_url: c.owner.selfie_url,
+    },
+    business: c.business && {
+      registered_name: c.business.registered_name,
+      registration_number: c.business.registration_number,
+      tax_id: c.business.tax_id,
+    },
+    history: c.history.map((h) => ({ ...h, from_status: h.from_status, to_status: h.to_status })),
+  };
+}
+
+function facts(c: KycCaseRecord): KycCaseFacts {
+  return {
+    submission_id: c.id,
+    merchant_id: c.merchant_id,
+    marketplace_id: c.marketplace_id,
+    mode: c.mode,
+    status: c.status,
+    provider: c.provider,
+    settlement_currency: c.settlement_currency,
+    payout_eligible: payoutEligible(c),
+    version: c.version,
+  };
+}
+
+const CHANGE_OF: Record<KycActionType, KycSubmissionUpdated['change']> = {
+  submit: 'submitted',
+  auto_approve: 'auto_approved',
+  approve: 'approved',
+  reject: 'rejected',
+  request_info: 'info_requested',
+  resubmit: 'resubmitted',
+  revoke: 'revoked',
+  start_onboarding: 'onboarding_started',
+  complete_onboarding: 'onboarding_completed',
+};
+
+/** kyc.submission.updated for the case as it is after the change (delivered to the operator). */
+export function submissionUpdated(c: KycCaseRecord, previous: KycStatus, action: KycActionType): OutboxEntry {
+  return outboxEvent(
+    SUBJECTS.kycSubmissionUpdated,
+    {
+      ...facts(c),
+      previous_status: previous,
+      change: CHANGE_OF[action],
+      business_type: c.business_type,
+      country_mismatch: c.country_mismatch,
+      rejection_reason: c.rejection_reason,
+    },
+    { merchantId: c.marketplace_id, mode: c.mode },
+  );
+}
+
+export function payoutAccountUpdated(c: KycCaseRecord, change: KycPayoutAccountUpdated['change']): OutboxEntry {
+  const a = c.payout?.account ?? null;
+  return outboxEvent(
+    SUBJECTS.kycPayoutAccountUpdated,
+    {
+      ...facts(c),
+      change,
+      account: a && {
+        currency: a.currency,
+        country: a.country,
+        payment_gateway: a.payment_gateway,
+        payout_method: a.payout_method,
+        bank_name: a.bank_name,
+        account_number_masked: a.account_number_masked,
+      },
+    },
+    { merchantId: c.marketplace_id, mode: c.mode },
+  );
+}

@@ -1,0 +1,86 @@
+import { asDecoded, LINK_TTL_MS, operatorWorld, sandbox, SUB, submissionEvents } from '../memory-ports.test-util';
+import { connectedBody } from '../submissions/submission-bodies.test-util';
+
+/** A sandbox connected-account submission and its onboarding link. */
+async function startOnboarding(w: ReturnType<typeof operatorWorld>) {
+  const res = await w.submissions.submit(
+    sandbox,
+    SUB,
+    asDecoded('SubmitKyc', connectedBody({ business_type: 'registered_business' })),
+  );
+  if (res.kind !== 'connected') throw new Error('expected the connected route');
+  return res;
+}
+
+describe('hosted onboarding page', () => {
+  it('a link is single use: completing onboarding approves, and the link then leads to refresh_url', async () => {
+    const w = operatorWorld();
+    const res = await startOnboarding(w);
+    const view = await w.onboarding.onboardingLink(res.token);
+    expect(view).toMatchObject({ state: 'active', refreshUrl: 'https://shop.example.com/refresh' });
+    const done = await w.onboarding.finishOnboarding(res.token, 'complete');
+    expect(done).toEqual({ state: 'done', redirectUrl: 'https://shop.example.com/return' });
+    expect((await w.cases.findById(res.kyc.id))!.status).toBe('approved');
+    expect(submissionEvents(w).at(-1)).toMatchObject({ change: 'onboarding_completed', status: 'approved' });
+    // Single use: the same link now leads to refresh_url and changes nothing.
+    expect(await w.onboarding.finishOnboarding(res.token, 'abandon')).toEqual({
+      state: 'used',
+      redirectUrl: 'https://shop.example.com/refresh',
+    });
+    await expect(w.onboarding.onboardingLink('onb_' + 'x'.repeat(32))).rejects.toMatchObject({
+      code: 'ONBOARDING_LINK_NOT_FOUND',
+    });
+    await expect(w.onboarding.onboardingLink('nonsense')).rejects.toMatchObject({ code: 'ONBOARDING_LINK_NOT_FOUND' });
+  });
+
+  it('abandoning keeps the status; a new link supersedes the old one; an expired link goes to refresh_url', async () => {
+    const w = operatorWorld();
+    const first = await w.submissions.submit(sandbox, SUB, connectedBody());
+    if (first.kind !== 'connected') throw new Error('connected');
+    const second = await w.submissions.submit(
+      sandbox,
+      SUB,
+      connectedBody({ refresh_url: 'https://shop.example.com/again' }),
+    );
+    if (second.kind !== 'connected') throw new Error('connected');
+    expect(second.kyc.connected!.gateway_account_id).toBe(first.kyc.connected!.gateway_account_id);
+    expect(w.gateway.created).toBe(1);
+    expect(submissionEvents(w)).toHaveLength(1); // a new link is not a status change
+    expect(await w.onboarding.finishOnboarding(first.token, 'complete')).toEqual({
+      state: 'used',
+      redirectUrl: 'https://shop.example.com/refresh',
+    });
+    expect(await w.onboarding.finishOnboarding(second.token, 'abandon')).toEqual({
+      state: 'done',
+      redirectUrl: 'https://shop.example.com/return',
+    });
+    expect((await w.cases.findById(second.kyc.id))!.status).toBe('pending_onboarding');
+
+    const third = await w.submissions.submit(sandbox, SUB, connectedBody());
+    if (third.kind !== 'connected') throw new Error('connected');
+    w.clock.advance(LINK_TTL_MS);
+    expect((await w.onboarding.onboardingLink(third.token)).state).toBe('expired');
+    expect(await w.onboarding.finishOnboarding(third.token, 'complete')).toEqual({
+      state: 'expired',
+      redirectUrl: 'https://shop.example.com/refresh',
+    });
+    expect((await w.cases.findById(third.kyc.id))!.status).toBe('pending_onboarding');
+  });
+
+  it('the sandbox gateway may decline (rejected), after which onboarding can start again', async () => {
+    const w = operatorWorld();
+    const first = await w.submissions.submit(sandbox, SUB, connectedBody());
+    if (first.kind !== 'connected') throw new Error('connected');
+    await w.onboarding.finishOnboarding(first.token, 'reject');
+    expect((await w.cases.findById(first.kyc.id))!).toMatchObject({
+      status: 'rejected',
+      rejection_reason: 'Declined by the connected-account gateway',
+    });
+    expect((await w.submissions.submit(sandbox, SUB, connectedBody())).kyc.status).toBe('pending_onboarding');
+    // The sandbox helper's approve ends onboarding too.
+    expect((await w.reviews.decideInSandbox(sandbox, first.kyc.id, { action: 'approve' })).status).toBe('approved');
+    await expect(w.submissions.submit(sandbox, SUB, connectedBody())).rejects.toMatchObject({
+      message: 'KYC submission is approved; cannot start_onboarding',
+    });
+  });
+});

@@ -1,0 +1,86 @@
+import { PlatformError, type OutboxEntry } from '@ppay/kernel';
+import { decidedCase } from '../cases/case-decisions';
+import { submissionUpdated, type KycCaseRecord } from '../cases/kyc-case';
+import { KYC_TRANSITIONS, type KycActionType } from '../cases/kyc-status';
+import { retryLostWrites } from '../cases/lost-writes';
+import { withDefaults, type KycCaseRepository, type UseCaseExtras } from '../ports';
+import { hashToken, isLinkToken, linkState, type LinkState } from './onboarding-links';
+
+export interface HostedOnboardingServiceDeps extends UseCaseExtras {
+  cases: KycCaseRepository;
+}
+
+export type OnboardingOutcome = 'complete' | 'reject' | 'abandon';
+
+const GATEWAY_DECLINE_REASON = 'Declined by the connected-account gateway';
+
+/**
+ * The hosted onboarding page of the connected-account route (spec 4.9 `onboarding_url`), which plays the
+ * card gateway's onboarding: the link token is the page's only credential, and no merchant travels.
+ */
+export class HostedOnboardingService {
+  private readonly deps: Required<HostedOnboardingServiceDeps>;
+
+  constructor(deps: HostedOnboardingServiceDeps) {
+    this.deps = withDefaults(deps);
+  }
+
+  /** The case behind a link token and the link's state. */
+  async onboardingLink(token: string): Promise<{ kyc: KycCaseRecord; state: LinkState; refreshUrl: string }> {
+    const found = await this.findLink(token);
+    return { kyc: found.kyc, state: found.state, refreshUrl: found.refreshUrl };
+  }
+
+  /**
+   * The page's form post: complete (the gateway verifies the merchant: pending_onboarding → approved),
+   * reject (sandbox only: the gateway declines → rejected) or abandon (status unchanged). The link is
+   * used up either way; an expired, used or superseded link changes nothing and leads to refresh_url.
+   */
+  finishOnboarding(
+    token: string,
+    outcome: OnboardingOutcome,
+  ): Promise<{ state: 'done' | 'expired' | 'used'; redirectUrl: string }> {
+    return retryLostWrites(async () => {
+      const { kyc: c, state, refreshUrl } = await this.findLink(token);
+      if (state !== 'active' || !c.link)
+        return { state: state === 'expired' ? ('expired' as const) : ('used' as const), redirectUrl: refreshUrl };
+      if (outcome === 'reject' && c.mode !== 'sandbox') {
+        throw new PlatformError('VALIDATION_FAILED', 'outcome must be complete or abandon', { param: 'outcome' });
+      }
+      const now = this.deps.now();
+      let next: KycCaseRecord = {
+        ...c,
+        link: { ...c.link, used_at: now, outcome },
+        version: c.version + 1,
+        updated_at: now,
+      };
+      const events: OutboxEntry[] = [];
+      if (c.link.purpose === 'onboarding' && outcome !== 'abandon') {
+        const action: KycActionType = outcome === 'complete' ? 'complete_onboarding' : 'reject';
+        // The submission may have moved on meanwhile (a sandbox helper): then the page only ends.
+        if (KYC_TRANSITIONS[action][c.status]) {
+          next = decidedCase(next, action, 'gateway', c.connected?.gateway_account_id ?? null, {
+            reason: outcome === 'reject' ? GATEWAY_DECLINE_REASON : null,
+          });
+          events.push(submissionUpdated(next, c.status, action));
+        }
+      }
+      if (!(await this.deps.cases.save(c.version, next, events))) return undefined;
+      if (events.length) this.deps.metrics.decided(outcome, 'gateway', c.mode);
+      return { state: 'done' as const, redirectUrl: c.link.return_url };
+    });
+  }
+
+  private async findLink(token: string) {
+    if (!isLinkToken(token)) throw new PlatformError('ONBOARDING_LINK_NOT_FOUND');
+    const hash = hashToken(token);
+    const kyc = await this.deps.cases.findByLinkToken(hash);
+    if (!kyc || !kyc.link) throw new PlatformError('ONBOARDING_LINK_NOT_FOUND');
+    if (kyc.link.token_hash !== hash) {
+      const old = kyc.superseded_links.find((l) => l.token_hash === hash);
+      if (!old) throw new PlatformError('ONBOARDING_LINK_NOT_FOUND');
+      return { kyc, state: 'used' as LinkState, refreshUrl: old.refresh_url };
+    }
+    return { kyc, state: linkState(kyc.link, this.deps.now()), refreshUrl: kyc.link.refresh_url };
+  }
+}

@@ -1,0 +1,187 @@
+import { PlatformError, type Mode } from '@ppay/kernel';
+import { payoutAccountUpdated, type KycCaseRecord, type PayoutAccountRecord } from '../cases/kyc-case';
+import { retryLostWrites } from '../cases/lost-writes';
+import { issueLink, withNewLink } from '../onboarding/onboarding-links';
+import { withDefaults, type OperatorCaller, type OperatorUseCaseDeps, type Sealer } from '../ports';
+import { isAbsent, readUrl } from '../submissions/fields';
+import { isInHouseCountry } from '../submissions/routing';
+import { BankPayoutAccounts, namesBankAccount, type BankAccountFields } from './bank-payout-accounts';
+import type { BankDirectory, PayoutBank } from './banks';
+import {
+  connectedPayoutAccount,
+  withPayoutAccount,
+  type MerchantFacts,
+  type PayoutAccountResult,
+} from './payout-account';
+
+/**
+ * Payout set-up and update (spec 4.9, 7.4) and the payout account other services read.
+ *
+ * The branch is the sub-merchant's country (spec 4.9: "African countries (NG, GH, ZA, KE)" send bank
+ * fields, "other countries" send callback_url and redo onboarding). The account must settle in the
+ * currency the KYC submission locked (spec 2.7 settlement_currency), so a bank of another country is
+ * refused. Checks run in the order of the 7.4 table after the operator (403), the active relationship
+ * (404) and the merchant's business record (404 "Merchant portfolio not found").
+ */
+
+export interface PayoutAccountInput extends BankAccountFields {
+  callback_url?: string;
+}
+
+export interface PayoutAccountServiceDeps extends OperatorUseCaseDeps {
+  sealer: Sealer;
+  banks: BankDirectory;
+}
+
+export const NON_AFRICAN_CALLBACK = 'callback_url is required for non-African countries';
+export const AT_LEAST_ONE_FIELD = 'At least one field must be provided';
+
+export class PayoutAccountService {
+  private readonly bankAccounts: BankPayoutAccounts;
+
+  private readonly deps: Required<PayoutAccountServiceDeps>;
+
+  constructor(
+    deps: PayoutAccountServiceDeps,
+    private readonly options: { linkTtlMs: number },
+  ) {
+    this.deps = withDefaults(deps);
+    this.bankAccounts = new BankPayoutAccounts(deps);
+  }
+
+  /**
+   * GET /marketplace/payout/banks: from memory; an unknown currency is a 400. Like every marketplace
+   * endpoint (spec 4.9) it is for operators (403 otherwise); that answer is cached briefly.
+   */
+  async listBanks(operatorId: number, currency?: string, deadline?: Date): Promise<readonly PayoutBank[]> {
+    const banks = this.deps.banks.list(currency);
+    if (!(await this.deps.directory.isOperator(operatorId, deadline)))
+      throw new PlatformError('MARKETPLACE_OPERATOR_REQUIRED');
+    return banks;
+  }
+
+  /**
+   * POST …/payout (first-time setup). African merchants: an empty body pays out to the bank account of
+   * the KYC submission; otherwise settlement_bank (or institution_id), account_number and account_name
+   * name a new one. Other countries: callback_url, and the connected account's onboarding link back.
+   */
+  async setup(caller: OperatorCaller, merchantId: number, body: PayoutAccountInput): Promise<PayoutAccountResult> {
+    const merchant = await this.merchant(caller, merchantId);
+    const african = isInHouseCountry(merchant.country);
+    const callbackUrl = african ? null : this.callbackUrl(body);
+    return retryLostWrites(async () => {
+      const c = await this.deps.cases.findByMerchant(merchantId, caller.mode);
+      if (!c) throw new PlatformError('KYC_NOT_SUBMITTED');
+      if (c.payout?.account) throw new PlatformError('PAYOUT_ALREADY_SET_UP');
+      const now = this.deps.now();
+      if (african) {
+        const account = namesBankAccount(body)
+          ? this.bankAccounts.fromRequest(body, c, now)
+          : this.bankAccounts.fromKycSubmission(c, now);
+        return this.saveBankAccount(caller, c, account, 'created', merchant, now);
+      }
+      const withAccount = withPayoutAccount(c, connectedPayoutAccount(c, now), now, 'payout_account_created', caller);
+      const result = this.withLink(withAccount, callbackUrl!, now);
+      if (!(await this.deps.cases.save(c.version, result.kyc, [payoutAccountUpdated(result.kyc, 'created')]))) {
+        return undefined;
+      }
+      this.deps.metrics.payoutAccount('created', caller.mode);
+      return { ...result, merchant };
+    });
+  }
+
+  /**
+   * PATCH …/payout. African merchants: at least one of settlement_bank (or institution_id),
+   * account_number, account_name; the others are kept (a new bank needs its account_number). Other
+   * countries: callback_url, and a fresh onboarding link to change the details at the gateway.
+   */
+  async update(caller: OperatorCaller, merchantId: number, body: PayoutAccountInput): Promise<PayoutAccountResult> {
+    const merchant = await this.merchant(caller, merchantId);
+    const african = isInHouseCountry(merchant.country);
+    let callbackUrl: string | null = null;
+    if (african) {
+      if (!namesBankAccount(body)) throw new PlatformError('VALIDATION_FAILED', AT_LEAST_ONE_FIELD);
+    } else {
+      callbackUrl = this.callbackUrl(body);
+    }
+    return retryLostWrites(async () => {
+      const c = await this.deps.cases.findByMerchant(merchantId, caller.mode);
+      if (!c?.payout) throw new PlatformError('PAYOUT_NOT_SET_UP');
+      const current = c.payout.account;
+      const now = this.deps.now();
+      if (african) {
+        if (current?.kind !== 'bank_account') throw new PlatformError('PAYOUT_ACCOUNT_NOT_FOUND');
+        const account = this.bankAccounts.changed(body, current, c, now);
+        return this.saveBankAccount(caller, c, account, 'updated', merchant, now);
+      }
+      if (current?.kind !== 'connected_account') throw new PlatformError('PAYOUT_ACCOUNT_NOT_FOUND');
+      const result = this.withLink({ ...c, version: c.version + 1, updated_at: now }, callbackUrl!, now);
+      if (!(await this.deps.cases.save(c.version, result.kyc, []))) return undefined;
+      return { ...result, merchant };
+    });
+  }
+
+  /** Internal GetPayoutAccount: the account of one mode, masked; why there is none otherwise. */
+  async account(merchantId: number, mode: Mode): Promise<{ kyc: KycCaseRecord; account: PayoutAccountRecord }> {
+    const c = await this.deps.cases.findByMerchant(merchantId, mode);
+    if (!c) throw new PlatformError('KYC_NOT_SUBMITTED');
+    if (!c.payout) throw new PlatformError('PAYOUT_NOT_SET_UP');
+    if (!c.payout.account) throw new PlatformError('PAYOUT_ACCOUNT_NOT_FOUND');
+    return { kyc: c, account: c.payout.account };
+  }
+
+  private async merchant(caller: OperatorCaller, merchantId: number): Promise<MerchantFacts> {
+    const sub = await this.deps.directory.activeSubMerchant(
+      caller.operatorId,
+      merchantId,
+      caller.mode,
+      caller.deadline,
+    );
+    if (!sub.merchant) throw new PlatformError('MERCHANT_PORTFOLIO_NOT_FOUND');
+    return sub.merchant;
+  }
+
+  private callbackUrl(body: PayoutAccountInput): string {
+    if (isAbsent(body.callback_url)) {
+      throw new PlatformError('VALIDATION_FAILED', NON_AFRICAN_CALLBACK, { param: 'callback_url' });
+    }
+    return readUrl(body.callback_url, 'callback_url', { required: true, allowLocalHttp: true })!;
+  }
+
+  /** Writes a created or changed bank account with its event; undefined when the write lost a race. */
+  private async saveBankAccount(
+    caller: OperatorCaller,
+    c: KycCaseRecord,
+    account: PayoutAccountRecord,
+    change: 'created' | 'updated',
+    merchant: MerchantFacts,
+    now: Date,
+  ): Promise<PayoutAccountResult | undefined> {
+    const next = withPayoutAccount(c, account, now, `payout_account_${change}`, caller);
+    if (!(await this.deps.cases.save(c.version, next, [payoutAccountUpdated(next, change)]))) return undefined;
+    this.deps.metrics.payoutAccount(change, caller.mode);
+    return { kind: 'bank_account', kyc: next, account, merchant };
+  }
+
+  /**
+   * A new hosted link on the connected account, returning to callback_url either way. While the
+   * submission still waits for onboarding the link completes it; afterwards it only updates details.
+   */
+  private withLink(c: KycCaseRecord, callbackUrl: string, now: Date) {
+    const issued = issueLink({
+      purpose: c.status === 'pending_onboarding' ? 'onboarding' : 'update',
+      gatewayAccountId: c.connected!.gateway_account_id,
+      returnUrl: callbackUrl,
+      refreshUrl: callbackUrl,
+      now,
+      ttlMs: this.options.linkTtlMs,
+    });
+    return {
+      kind: 'connected_account' as const,
+      kyc: { ...c, ...withNewLink(c, issued.link) },
+      token: issued.token,
+      client_secret: issued.client_secret,
+      expires_at: issued.link.expires_at,
+    };
+  }
+}

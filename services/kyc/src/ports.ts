@@ -1,0 +1,104 @@
+import type { EncryptedSecret, KycStatus, Mode, OutboxEntry } from '@ppay/kernel';
+import type { ConnectedAccount, ConnectedAccountBalance, KycCaseRecord } from './cases/kyc-case';
+
+/**
+ * What several kyc subdomains depend on, as interfaces (the adapters are the `*.repo.ts` and
+ * `*.adapter.ts` files), and the operator's call they are asked on behalf of.
+ */
+
+/** An operator's partner call: its business id and the mode of its API key. */
+export interface OperatorCaller {
+  operatorId: number;
+  mode: Mode;
+  /** The caller's deadline: calls to other services get at most what is left of it. */
+  deadline?: Date;
+}
+
+export interface KycCaseRepository {
+  nextId(): Promise<number>;
+  /** Inserts a new case with its events; false when (merchant, mode) already has one (unique index). */
+  insert(record: KycCaseRecord, events: OutboxEntry[]): Promise<boolean>;
+  findByMerchant(merchantId: number, mode: Mode): Promise<KycCaseRecord | null>;
+  findById(id: number): Promise<KycCaseRecord | null>;
+  findByLinkToken(tokenHash: string): Promise<KycCaseRecord | null>;
+  /**
+   * Replaces the case with `next` (whose version is `expectedVersion + 1`) and appends `events` to its
+   * outbox in one write, only while the stored version is still `expectedVersion`; false otherwise.
+   */
+  save(expectedVersion: number, next: KycCaseRecord, events: OutboxEntry[]): Promise<boolean>;
+  /** Cases of one mode and status, oldest submission first (the review queue). */
+  list(mode: Mode, status: KycStatus, page: number, limit: number): Promise<{ items: KycCaseRecord[]; total: number }>;
+  /** Size and oldest submission of the review queue of one mode (metrics). */
+  queueStats(mode: Mode): Promise<{ count: number; oldest: Date | null }>;
+}
+
+/** A sub-merchant as kyc needs it before any KYC or payout call. */
+export interface SubMerchant {
+  marketplace_id: number;
+  /** Null when the business record is gone (spec 7.4 "Merchant portfolio not found"). */
+  merchant: { id: number; country: string; baseline_currency: string; business_name: string } | null;
+}
+
+/**
+ * marketplace's view of operator ↔ sub-merchant (the source of truth, asked on every call):
+ * MARKETPLACE_OPERATOR_REQUIRED for a caller that is not an operator; RELATIONSHIP_NOT_FOUND for no
+ * relationship, another operator's merchant, or one that is not active.
+ */
+export interface SubMerchantDirectory {
+  /**
+   * The relationship in `mode` (marketplace data is separated by mode). `deadline`: the caller's; the
+   * call to marketplace gets at most what is left of it.
+   */
+  activeSubMerchant(operatorId: number, merchantId: number, mode: Mode, deadline?: Date): Promise<SubMerchant>;
+  /** Whether the merchant is a marketplace operator (may be served from a short-lived cache). */
+  isOperator(merchantId: number, deadline?: Date): Promise<boolean>;
+}
+
+/** Creates connected accounts at the card gateway (connected-account KYC route). */
+export interface ConnectedAccountProvider {
+  createAccount(input: {
+    merchantId: number;
+    country: string;
+    businessType: string;
+    settlementCurrency: string;
+    region: 'EU' | 'US';
+  }): Promise<{ gateway_account_id: string }>;
+  /** The account's available and pending balance (delete merchant, spec 4.9). */
+  balance(account: ConnectedAccount, settlementCurrency: string): Promise<ConnectedAccountBalance>;
+  /** Closes the account at the gateway; closing an already closed account is not an error. */
+  closeAccount(account: ConnectedAccount): Promise<void>;
+}
+
+/** Per mode; a mode without a provider answers GATEWAY_NOT_CONFIGURED (sandbox never reaches live). */
+export type ConnectedAccountProviders = Partial<Record<Mode, ConnectedAccountProvider>>;
+
+/** Encryption at rest for account and ID numbers (the kernel SecretBox). */
+export interface Sealer {
+  seal(plaintext: string): EncryptedSecret;
+}
+
+/** What the use cases count (prom-client in main.ts; nothing in unit tests). */
+export interface KycMetrics {
+  submitted(route: string, outcome: string, mode: Mode): void;
+  decided(action: string, actor: string, mode: Mode): void;
+  payoutAccount(change: string, mode: Mode): void;
+}
+
+export const NO_METRICS: KycMetrics = { submitted() {}, decided() {}, payoutAccount() {} };
+
+/** What a use case may be given and otherwise does without: its metrics, and a clock (tests set one). */
+export interface UseCaseExtras {
+  metrics?: KycMetrics;
+  now?: () => Date;
+}
+
+/** What every use case serving operators' calls needs: the cases, and marketplace to authorise the caller. */
+export interface OperatorUseCaseDeps extends UseCaseExtras {
+  cases: KycCaseRepository;
+  directory: SubMerchantDirectory;
+}
+
+/** `deps` with no metrics and the system clock where none were given. */
+export function withDefaults<D extends UseCaseExtras>(deps: D): D & Required<UseCaseExtras> {
+  return { ...deps, metrics: deps.metrics ?? NO_METRICS, now: deps.now ?? (() => new Date()) };
+}

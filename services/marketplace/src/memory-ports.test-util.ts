@@ -1,22 +1,20 @@
 import { PlatformError, type Mode, type OutboxEntry } from '@ppay/kernel';
+import type { PayoutEligibility } from './kyc-projection/payout-eligibility';
+import type { PayoutEligibilityRepository } from './kyc-projection/ports';
 import type {
   AccountSettingsPatch,
   MarketplaceMembership,
   MarketplaceSettings,
   MerchantRecord,
-  MerchantRepository,
-  PayoutEligibility,
-} from './merchants';
-import type {
-  RelationshipChanges,
-  RelationshipRecord,
-  RelationshipRepository,
-  RelationshipStatus,
-} from './relationships';
+} from './merchants/merchant';
+import type { MerchantRepository } from './merchants/ports';
+import type { RelationshipRepository } from './ports';
+import type { RelationshipChanges, RelationshipRecord, RelationshipStatus } from './relationships/relationship';
 
 /** In-memory implementations of marketplace's repositories, for use-case tests. */
 
-export class MemoryMerchants implements MerchantRepository {
+/** The merchant documents, with the KYC projection kept on them as in Mongo. */
+export class MemoryMerchants implements MerchantRepository, PayoutEligibilityRepository {
   seq = 1000;
   docs = new Map<number, MerchantRecord & { sync?: Partial<Record<Mode, [number, number]>> }>();
   events: OutboxEntry[] = [];

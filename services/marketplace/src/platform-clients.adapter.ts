@@ -1,8 +1,9 @@
 import { newRequestId, type Mode } from '@ppay/kernel';
 import { callerToMetadata, RemoteCallError, ServiceClient, type PlatformMetrics } from '@ppay/runtime';
 import { loadPlatformProto, type types } from '@ppay/proto';
-import type { GatewayAccountOutcome, GatewayAccounts } from '../domain/deletions';
-import type { BalanceEntry, PayoutAccountFacts, PayoutAccounts, PayoutView, WalletPayouts } from '../domain/ports';
+import type { GatewayAccountOutcome } from './deletions/merchant-deletion';
+import type { GatewayAccounts } from './deletions/ports';
+import type { BalanceEntry, PayoutAccountFacts, PayoutAccounts, PayoutView, WalletPayouts } from './payouts/ports';
 
 const breaker = {
   errorThresholdPercentage: 50,

@@ -1,6 +1,6 @@
 import { SUBJECTS } from '@ppay/kernel';
 import { defineConsumer, type ConsumerSpec } from '@ppay/runtime';
-import type { MerchantDeletionService } from '../domain/deletions';
+import type { MerchantDeletionService } from './deletions';
 
 /**
  * Every service's deletions.merchant.acknowledged → `$addToSet` on the deletion document (idempotent,

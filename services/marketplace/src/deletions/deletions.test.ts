@@ -1,14 +1,10 @@
 import { PlatformError, type ComponentName, type Mode, type OutboxEntry } from '@ppay/kernel';
-import {
-  DELETION_PARTICIPANTS,
-  MerchantDeletionService,
-  type GatewayAccountOutcome,
-  type GatewayAccounts,
-  type MerchantDeletionRecord,
-  type MerchantDeletionRepository,
-} from './deletions';
-import { MerchantService } from './merchants';
-import { MemoryMerchants, MemoryRelationships } from './memory-ports.test-util';
+import { MemoryMerchants, MemoryRelationships } from '../memory-ports.test-util';
+import { MerchantService } from '../merchants/merchants';
+import { joinedRelationship } from '../relationships/relationship';
+import { MerchantDeletionService } from './deletions';
+import { DELETION_PARTICIPANTS, type GatewayAccountOutcome, type MerchantDeletionRecord } from './merchant-deletion';
+import type { GatewayAccounts, MerchantDeletionRepository } from './ports';
 
 class MemoryDeletions implements MerchantDeletionRepository {
   docs = new Map<string, MerchantDeletionRecord>();
@@ -94,23 +90,18 @@ async function world(gateway: GatewayAccountOutcome = NO_ACCOUNT) {
   });
   const link = async (merchantId: number, marketplaceId: number, mode: Mode) => {
     const id = await relationships.nextId();
-    const now = new Date();
     await relationships.insert(
-      {
-        id,
-        marketplace_id: marketplaceId,
-        merchant_id: merchantId,
-        mode,
-        commission_rate: null,
-        status: 'active',
-        invite_token: null,
-        invited_at: null,
-        joined_at: now,
-        invitation_id: null,
-        created_at: now,
-        updated_at: now,
-        version: 1,
-      },
+      joinedRelationship(
+        {
+          id,
+          marketplace_id: marketplaceId,
+          merchant_id: merchantId,
+          mode,
+          commission_rate: null,
+        },
+        null,
+        new Date(),
+      ),
       {} as OutboxEntry,
     );
     await repo.syncMembership(merchantId, mode, {

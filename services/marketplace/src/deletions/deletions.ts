@@ -1,71 +1,14 @@
+import { PlatformError, prefixedId, type ComponentName, type Mode } from '@ppay/kernel';
+import type { MerchantService } from '../merchants/merchants';
+import type { RelationshipRepository } from '../ports';
 import {
-  addMoney,
-  COMPONENTS,
-  outboxEvent,
-  PlatformError,
-  prefixedId,
-  SUBJECTS,
-  toMajorUnitString,
-  type ComponentName,
-  type Mode,
-  type Money,
-  type OutboxEntry,
-} from '@ppay/kernel';
-import type { MerchantService } from './merchants';
-import type { RelationshipRepository } from './relationships';
-
-/** What kyc answered about the sub-merchant's connected gateway account (steps 2–3 of spec 4.9). */
-export interface GatewayAccountOutcome {
-  found: boolean;
-  closed: boolean;
-  available: Money | null;
-  pending: Money | null;
-  /** Kept with the deletion, so a kept account (money left on it) can still be found and paid out. */
-  gateway_account_id: string | null;
-}
-
-/** kyc's CloseGatewayAccount: balance read, account closed only when zero; a repeat answers the same. */
-export interface GatewayAccounts {
-  closeForDeletion(merchantId: number, mode: Mode, deadline?: Date): Promise<GatewayAccountOutcome>;
-}
-
-/**
- * One delete-merchant request (spec 3.5, 4.9): a single document per (merchant, mode) that carries
- * the request event in its outbox and collects every service's acknowledgement. It is the
- * deletion's own bookkeeping (ids, the gateway outcome, who acknowledged), none of the business's data.
- */
-export interface MerchantDeletionRecord {
-  /** `<merchant_id>:<mode>`: one deletion per merchant and mode, so concurrent calls share it. */
-  id: string;
-  deletion_id: string;
-  merchant_id: number;
-  mode: Mode;
-  /** Whole business (every mode and the data with no mode), or only `mode`'s documents. */
-  every_mode: boolean;
-  /** The operator that asked: a retry by anyone else is answered 404 like any other merchant. */
-  requested_by: number;
-  gateway: GatewayAccountOutcome;
-  acknowledged: ComponentName[];
-  requested_at: Date;
-}
-
-export interface MerchantDeletionRepository {
-  /** Inserts the record with its request event; when one exists already, returns that one instead. */
-  create(record: MerchantDeletionRecord, event: OutboxEntry): Promise<MerchantDeletionRecord>;
-  find(merchantId: number, mode: Mode): Promise<MerchantDeletionRecord | null>;
-  /** `$addToSet` of the service on the deletion with this id (idempotent); false if there is none. */
-  acknowledge(deletionId: string, service: ComponentName): Promise<boolean>;
-  /** Publishes the request again (a retried call: nudges services that missed or lost it). */
-  requestAgain(id: string, event: OutboxEntry): Promise<void>;
-}
-
-/** The spec 4.9 delete response `data`. */
-export interface MerchantDeletionResult {
-  gateway_skipped: boolean;
-  /** Standard units (spec 4.9), available + pending; null when the merchant has no connected account. */
-  gateway_balance: { amount: number; currency: string } | null;
-  message: string;
-}
+  deletionRequestedEvent,
+  deletionResult,
+  pendingServices,
+  type MerchantDeletionRecord,
+  type MerchantDeletionResult,
+} from './merchant-deletion';
+import type { GatewayAccounts, MerchantDeletionRepository } from './ports';
 
 export interface DeletionOptions {
   /** How long the call waits for every service's acknowledgement before answering 400. */
@@ -74,34 +17,6 @@ export interface DeletionOptions {
 }
 
 const DEADLINE_MARGIN_MS = 500;
-
-export const DELETED_MESSAGE = 'Merchant and all its business data deleted';
-
-/** The services that must acknowledge: all six, marketplace included. */
-export const DELETION_PARTICIPANTS: readonly ComponentName[] = COMPONENTS;
-
-export function pendingServices(record: MerchantDeletionRecord): ComponentName[] {
-  return DELETION_PARTICIPANTS.filter((s) => !record.acknowledged.includes(s));
-}
-
-/** The response from the stored outcome, so a retry answers exactly what the first call would have. */
-export function deletionResult(record: MerchantDeletionRecord): MerchantDeletionResult {
-  const g = record.gateway;
-  if (!g.found || !g.available || !g.pending) {
-    return { gateway_skipped: false, gateway_balance: null, message: DELETED_MESSAGE };
-  }
-  const total = addMoney(g.available, g.pending);
-  const gateway_balance = { amount: Number(toMajorUnitString(total)), currency: total.currency };
-  if (g.closed) return { gateway_skipped: false, gateway_balance, message: DELETED_MESSAGE };
-  return {
-    gateway_skipped: true,
-    gateway_balance,
-    message:
-      `Merchant business data deleted. The gateway account was kept because it still holds ` +
-      `${toMajorUnitString(g.available)} ${g.available.currency} available and ` +
-      `${toMajorUnitString(g.pending)} ${g.pending.currency} pending; it is closed once paid out.`,
-  };
-}
 
 /**
  * DELETE /marketplace/merchants/{id}/delete (spec 3.5, 4.9, 7.6), in the spec's order: validate the
@@ -129,7 +44,7 @@ export class MerchantDeletionService {
     if (!Number.isSafeInteger(merchantId) || merchantId < 1) {
       throw new PlatformError('INVALID_MERCHANT_ID', undefined, { param: 'merchantId' });
     }
-    await this.operator(operatorId);
+    await this.deps.merchants.requireOperator(operatorId);
     const earlier = await this.deps.deletions.find(merchantId, mode);
     if (earlier) {
       // Another operator's deletion is indistinguishable from no merchant at all (spec 7.6).
@@ -139,10 +54,7 @@ export class MerchantDeletionService {
     // 1. The relationship, in the key's mode, whatever its status (3.5: "active or any").
     const rel = await this.deps.relationships.findByMerchant(merchantId, mode);
     if (!rel || rel.marketplace_id !== operatorId) throw new PlatformError('MERCHANT_RELATIONSHIP_NOT_FOUND');
-    const merchant = await this.deps.merchants.fresh(merchantId).catch((err: unknown) => {
-      if (err instanceof PlatformError && err.code === 'MERCHANT_NOT_FOUND') return null;
-      throw err;
-    });
+    const merchant = await this.deps.merchants.freshOrNull(merchantId);
     // Unreachable through the API (an operator cannot join a marketplace); refused rather than
     // leaving its own sub-merchants pointing at a deleted marketplace.
     if (merchant?.is_marketplace_operator) throw new PlatformError('MERCHANT_IS_OPERATOR');
@@ -165,7 +77,7 @@ export class MerchantDeletionService {
       acknowledged: [],
       requested_at: this.now(),
     };
-    const stored = await this.deps.deletions.create(record, this.requestEvent(record));
+    const stored = await this.deps.deletions.create(record, deletionRequestedEvent(record));
     if (stored.requested_by !== operatorId) throw new PlatformError('MERCHANT_RELATIONSHIP_NOT_FOUND');
     // 4–5. Relationship and marketplace references now (the spec's order); marketplace's own
     // deletion consumer repeats both, so a crash right here loses nothing.
@@ -186,7 +98,7 @@ export class MerchantDeletionService {
   ): Promise<MerchantDeletionResult> {
     let current = record;
     if (retry && pendingServices(current).length) {
-      await this.deps.deletions.requestAgain(current.id, this.requestEvent(current));
+      await this.deps.deletions.requestAgain(current.id, deletionRequestedEvent(current));
     }
     // Answer before the caller's deadline, so it hears "not finished" rather than a timeout.
     const until = Math.min(
@@ -205,23 +117,5 @@ export class MerchantDeletionService {
       current = (await this.deps.deletions.find(record.merchant_id, record.mode)) ?? current;
     }
     return deletionResult(current);
-  }
-
-  private requestEvent(r: MerchantDeletionRecord): OutboxEntry {
-    return outboxEvent(
-      SUBJECTS.merchantDeletionRequested,
-      { deletion_id: r.deletion_id, merchant_id: r.merchant_id, mode: r.mode, every_mode: r.every_mode },
-      { merchantId: r.merchant_id, mode: r.mode },
-    );
-  }
-
-  private async operator(operatorId: number): Promise<void> {
-    const operator = await this.deps.merchants.fresh(operatorId).catch((err: unknown) => {
-      if (err instanceof PlatformError && err.code === 'MERCHANT_NOT_FOUND') {
-        throw new PlatformError('MARKETPLACE_OPERATOR_REQUIRED');
-      }
-      throw err;
-    });
-    if (!operator.is_marketplace_operator) throw new PlatformError('MARKETPLACE_OPERATOR_REQUIRED');
   }
 }

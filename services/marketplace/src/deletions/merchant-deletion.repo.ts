@@ -1,7 +1,8 @@
 import { Schema, type Connection, type Model } from 'mongoose';
 import { type ComponentName, type Mode, type OutboxEntry } from '@ppay/kernel';
 import { isDuplicateKeyError, outboxEntrySchema } from '@ppay/runtime';
-import type { MerchantDeletionRecord, MerchantDeletionRepository } from '../domain/deletions';
+import type { MerchantDeletionRecord } from './merchant-deletion';
+import type { MerchantDeletionRepository } from './ports';
 
 interface DeletionDocument extends Omit<MerchantDeletionRecord, 'id'> {
   _id: string;

@@ -1,7 +1,8 @@
 import { Schema, type Connection, type FilterQuery, type Model } from 'mongoose';
 import { type Mode } from '@ppay/kernel';
 import { isDuplicateKeyError } from '@ppay/runtime';
-import type { InvitationQuery, InvitationRecord, InvitationRepository, InvitationStatus } from '../domain/invitations';
+import type { InvitationQuery, InvitationRecord, InvitationStatus } from './invitation';
+import type { InvitationRepository } from './ports';
 
 interface InvitationDocument extends Omit<InvitationRecord, 'id'> {
   _id: string;

@@ -1,4 +1,4 @@
-import type { Mode } from '@ppay/kernel';
+import { prefixedId, type Mode } from '@ppay/kernel';
 
 export type InvitationStatus = 'pending' | 'accepted' | 'declined' | 'cancelled' | 'expired';
 export const INVITATION_STATUSES: readonly InvitationStatus[] = [
@@ -43,6 +43,23 @@ export interface InvitationRecord {
   relationship_written: boolean;
 }
 
+/** A new invitation, pending for INVITATION_TTL_MS from `now`, with an unguessable token. */
+export function pendingInvitation(
+  invited: Pick<InvitationRecord, 'marketplace_id' | 'marketplace_name' | 'merchant_id' | 'mode' | 'commission_rate'>,
+  now: Date,
+): InvitationRecord {
+  return {
+    id: prefixedId('inv', 32),
+    ...invited,
+    status: 'pending',
+    invited_at: now,
+    expires_at: new Date(now.getTime() + INVITATION_TTL_MS),
+    responded_at: null,
+    relationship_id: null,
+    relationship_written: false,
+  };
+}
+
 /** Expiry is computed at read (FerretDB has no TTL indexes); a sweep job then stores it. */
 export function effectiveStatus(inv: InvitationRecord, now: Date): InvitationStatus {
   return inv.status === 'pending' && inv.expires_at.getTime() <= now.getTime() ? 'expired' : inv.status;
@@ -73,38 +90,4 @@ export interface InvitationQuery {
   mode: Mode;
   /** Effective status (pending excludes, expired includes, pending invitations past their expiry). */
   status?: InvitationStatus;
-}
-
-export interface InvitationRepository {
-  /**
-   * Inserts a pending invitation; false when this operator already has a pending invitation for this
-   * business in this mode (one open invitation per operator, business and mode: a unique key).
-   */
-  insertPending(record: InvitationRecord): Promise<boolean>;
-  findById(id: string): Promise<InvitationRecord | null>;
-  /** The open (stored pending) invitation of this operator for this business in this mode. */
-  findOpen(marketplaceId: number, merchantId: number, mode: Mode): Promise<InvitationRecord | null>;
-  /**
-   * pending → `to` in one conditional write; `notExpiredAt` also requires expires_at > that time.
-   * Accepting stores the reserved relationship id. Null when the invitation was no longer pending.
-   */
-  closePending(
-    id: string,
-    to: Exclude<InvitationStatus, 'pending'>,
-    at: Date,
-    options?: { notExpiredAt?: Date; relationshipId?: number },
-  ): Promise<InvitationRecord | null>;
-  /** accepted → pending (the business took another marketplace's slot meanwhile). */
-  reopenAcceptance(id: string, relationshipId: number): Promise<boolean>;
-  markRelationshipWritten(id: string): Promise<void>;
-  list(
-    query: InvitationQuery,
-    now: Date,
-    page: number,
-    limit: number,
-  ): Promise<{ items: InvitationRecord[]; total: number }>;
-  /** Pending invitations whose expiry has passed, oldest first. */
-  dueForExpiry(now: Date, limit: number): Promise<InvitationRecord[]>;
-  /** Accepted invitations whose relationship is not known to exist, accepted before `acceptedBefore`. */
-  unfinishedAcceptances(acceptedBefore: Date, limit: number): Promise<InvitationRecord[]>;
 }

@@ -1,14 +1,8 @@
 import { Schema, type Connection, type Model } from 'mongoose';
 import { PlatformError, type Mode, type OutboxEntry } from '@ppay/kernel';
 import { isDuplicateKeyError, nextSequence, outboxEntrySchema } from '@ppay/runtime';
-import type {
-  AccountSettingsPatch,
-  MarketplaceMembership,
-  MarketplaceSettings,
-  MerchantRecord,
-  MerchantRepository,
-  PayoutEligibility,
-} from '../domain/merchants';
+import type { AccountSettingsPatch, MarketplaceMembership, MarketplaceSettings, MerchantRecord } from './merchant';
+import type { MerchantRepository } from './ports';
 
 interface MerchantDocument extends Omit<MerchantRecord, 'id'> {
   _id: number;
@@ -214,19 +208,5 @@ export class MongoMerchantRepository implements MerchantRepository {
       Object.assign(unset, { marketplace_id: '', marketplace_commission_rate: '', membership_relationship_id: '' });
     }
     await this.model.updateOne({ _id: id }, { $unset: unset }).exec();
-  }
-
-  async recordPayoutEligibility(id: number, mode: Mode, eligibility: PayoutEligibility): Promise<boolean> {
-    const path = `payout_eligibility.${mode}`;
-    const res = await this.model
-      .updateOne(
-        {
-          _id: id,
-          $or: [{ [`${path}.version`]: { $exists: false } }, { [`${path}.version`]: { $lt: eligibility.version } }],
-        },
-        { $set: { [path]: eligibility } },
-      )
-      .exec();
-    return res.modifiedCount > 0;
   }
 }

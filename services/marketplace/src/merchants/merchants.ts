@@ -6,126 +6,18 @@ import {
   prefixedId,
   SUBJECTS,
   TtlCache,
-  type KycStatusName,
   type Mode,
   type OutboxEntry,
 } from '@ppay/kernel';
-
-/** Marketplace settings of an operator (spec 4.9 setup), kept on its own merchant document. */
-export interface MarketplaceSettings {
-  name: string;
-  /** Decimal string (0.0800 = 8%); null = no default, commission falls back to 0. */
-  default_commission_rate: string | null;
-  status: 'active';
-  created_at: Date;
-  updated_at: Date;
-}
-
-/**
- * The sub-merchant side of a relationship in one mode, cached on the merchant document (spec 3.5).
- * Derived from the relationship document, the source of truth; `relationship_id`/`version` order
- * updates.
- */
-export interface MarketplaceMembership {
-  marketplace_id: number | null;
-  marketplace_commission_rate: string | null;
-  relationship_id: number;
-  version: number;
-}
-
-/**
- * Whether a sub-merchant can be paid out in one mode, as marketplace last heard from kyc (kyc.* events).
- * kyc owns the KYC case and the payout account; this is marketplace's record of the outcome, so payout
- * operations can refuse an ineligible sub-merchant without asking kyc. `version` is the KYC case
- * version: an older event never overwrites a newer one.
- */
-export interface PayoutEligibility {
-  kyc_status: KycStatusName;
-  payouts_enabled: boolean;
-  settlement_currency: string;
-  submission_id: number;
-  version: number;
-  updated_at: Date;
-}
-
-export type PayoutEligibilityByMode = Partial<Record<Mode, PayoutEligibility>>;
-
-export interface MerchantRecord {
-  id: number;
-  email: string;
-  business_name: string;
-  country: string;
-  baseline_currency: string;
-  is_marketplace_operator: boolean;
-  owner_user_id: string;
-  /**
-   * Per mode: the operator's business id and commission while this merchant is an active
-   * sub-merchant there (spec 3.5 clears them). Absent for a mode it never joined.
-   */
-  membership?: Partial<Record<Mode, MarketplaceMembership>> | null;
-  /** Business setting (both modes): the customer pays the transaction fee on top of the price. */
-  customer_pays_fees: boolean;
-  /** Grows with every settings change; orders merchants.settings_updated events for consumers. */
-  settings_version: number;
-  settings_updated_at: Date | null;
-  created_at: Date;
-  /** Per mode, set once the operator has called POST /marketplace/setup with a key of that mode. */
-  marketplaces?: Partial<Record<Mode, MarketplaceSettings>> | null;
-  /** Operator whose create-or-link call created this business (lets a retried create recover). */
-  created_by_marketplace_id?: number | null;
-  /** Per mode; absent until kyc publishes about this merchant. */
-  payout_eligibility?: PayoutEligibilityByMode | null;
-}
-
-export interface MerchantRepository {
-  nextId(): Promise<number>;
-  /** ALREADY_EXISTS when the e-mail is taken. */
-  insert(record: MerchantRecord, event: OutboxEntry): Promise<void>;
-  findById(id: number): Promise<MerchantRecord | null>;
-  findByEmail(email: string): Promise<MerchantRecord | null>;
-  findByIds(ids: number[]): Promise<MerchantRecord[]>;
-  /** Sets an operator's marketplace settings of one mode with their event; null when not an operator. */
-  setMarketplace(
-    id: number,
-    mode: Mode,
-    settings: MarketplaceSettings,
-    event: OutboxEntry,
-  ): Promise<MerchantRecord | null>;
-  /**
-   * Writes one mode's cached membership unless the document already reflects the same or a later
-   * relationship version (so replays and out-of-order syncs never go backwards). True if written.
-   */
-  syncMembership(id: number, mode: Mode, membership: MarketplaceMembership): Promise<boolean>;
-  /** Delete merchant: drops one mode's cached membership and payout eligibility (idempotent). */
-  clearMembership(id: number, mode: Mode): Promise<void>;
-  /** Writes one mode's payout eligibility unless the document holds the same or a newer version. */
-  recordPayoutEligibility(id: number, mode: Mode, eligibility: PayoutEligibility): Promise<boolean>;
-  /**
-   * Writes new settings and their event if the document is still at `expectedVersion`
-   * (optimistic concurrency); null when someone else changed the settings first.
-   */
-  updateSettings(
-    id: number,
-    expectedVersion: number,
-    settings: AccountSettingsPatch & { updated_at: Date },
-    event: OutboxEntry,
-  ): Promise<MerchantRecord | null>;
-}
-
-/** The settings a merchant may change; an absent field is left as it is. */
-export interface AccountSettingsPatch {
-  customer_pays_fees?: boolean;
-}
-
-export interface CreateMerchantInput {
-  email: string;
-  business_name?: string;
-  country: string;
-  baseline_currency: string;
-  is_marketplace_operator?: boolean;
-  owner_user_id?: string;
-  created_by_marketplace_id?: number;
-}
+import {
+  marketplaceIn,
+  type AccountSettingsPatch,
+  type CreateMerchantInput,
+  type MarketplaceMembership,
+  type MarketplaceSettings,
+  type MerchantRecord,
+} from './merchant';
+import type { MerchantRepository } from './ports';
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
@@ -135,6 +27,10 @@ export interface MerchantServiceOptions {
   cacheMaxEntries: number;
 }
 
+/**
+ * Merchant records (the business, its account settings, and the marketplace fields kept on it) with a
+ * read cache: every write through this service refreshes or drops the cached record.
+ */
 export class MerchantService {
   private readonly cache: TtlCache<number, MerchantRecord>;
 
@@ -217,6 +113,33 @@ export class MerchantService {
     return found;
   }
 
+  /** The caller must be a marketplace operator (spec 4.9, 5.5); a fresh read, as for every marketplace call. */
+  async requireOperator(operatorId: number): Promise<MerchantRecord> {
+    const operator = await this.fresh(operatorId).catch((err: unknown) => {
+      if (err instanceof PlatformError && err.code === 'MERCHANT_NOT_FOUND') {
+        throw new PlatformError('MARKETPLACE_OPERATOR_REQUIRED');
+      }
+      throw err;
+    });
+    if (!operator.is_marketplace_operator) throw new PlatformError('MARKETPLACE_OPERATOR_REQUIRED');
+    return operator;
+  }
+
+  /** An operator whose marketplace is set up in `mode`. */
+  async requireMarketplace(operatorId: number, mode: Mode): Promise<MerchantRecord> {
+    const operator = await this.requireOperator(operatorId);
+    if (!marketplaceIn(operator, mode)) throw new PlatformError('MARKETPLACE_NOT_SET_UP');
+    return operator;
+  }
+
+  /** The business's record, or null when it is gone (the callers that tolerate a deleted business). */
+  async freshOrNull(id: number): Promise<MerchantRecord | null> {
+    return this.fresh(id).catch((err: unknown) => {
+      if (err instanceof PlatformError && err.code === 'MERCHANT_NOT_FOUND') return null;
+      throw err;
+    });
+  }
+
   findByEmail(email: string): Promise<MerchantRecord | null> {
     return this.repo.findByEmail(email.trim().toLowerCase());
   }
@@ -280,50 +203,8 @@ export class MerchantService {
     this.cache.delete(id);
   }
 
-  /** Drops a deleted merchant from this replica's read cache. */
+  /** Drops a merchant from this replica's read cache (deleted, or written by another repository). */
   forget(id: number): void {
     this.cache.delete(id);
   }
-
-  async recordPayoutEligibility(id: number, mode: Mode, eligibility: PayoutEligibility): Promise<boolean> {
-    const written = await this.repo.recordPayoutEligibility(id, mode, eligibility);
-    this.cache.delete(id);
-    return written;
-  }
-}
-
-/** An operator's marketplace in one mode (sandbox and live are set up separately). */
-export function marketplaceIn(m: MerchantRecord, mode: Mode): MarketplaceSettings | null {
-  return m.marketplaces?.[mode] ?? null;
-}
-
-/** The Merchant message (CLI bootstrap): marketplace membership as seen in `mode`. */
-export function merchantResource(m: MerchantRecord, mode: Mode) {
-  const membership = m.membership?.[mode];
-  return {
-    ...m,
-    marketplace_id: membership?.marketplace_id ?? null,
-    marketplace_commission_rate: membership?.marketplace_commission_rate ?? null,
-  };
-}
-
-/** Spec 4.7 GET /account: the calling key's merchant, plus its mode and settings (additive fields). */
-export function accountResource(m: MerchantRecord, mode: string | undefined) {
-  return {
-    merchant_id: m.id,
-    baseline_currency: m.baseline_currency,
-    mode: mode ?? '',
-    is_marketplace_operator: m.is_marketplace_operator,
-    customer_pays_fees: m.customer_pays_fees,
-  };
-}
-
-/** GET/PATCH /account/settings; `updated_at` is null until the first change. */
-export function settingsResource(m: MerchantRecord) {
-  return {
-    merchant_id: m.id,
-    customer_pays_fees: m.customer_pays_fees,
-    settings_version: m.settings_version,
-    updated_at: m.settings_updated_at,
-  };
 }

@@ -1,8 +1,10 @@
-import { PlatformError, type Mode } from '@ppay/kernel';
-import type { MerchantService } from './merchants';
+import type { Mode } from '@ppay/kernel';
+import { MerchantService } from '../merchants/merchants';
+import type { MerchantRepository } from '../merchants/ports';
+import type { RelationshipRepository } from '../ports';
+import type { RelationshipRecord } from '../relationships/relationship';
 import { MarketplacePayouts } from './payouts';
 import type { PayoutAccountFacts, PayoutAccounts, WalletPayouts } from './ports';
-import type { RelationshipRecord, RelationshipRepository } from './relationships';
 
 const OPERATOR = 1000;
 const OTHER_OPERATOR = 1001;
@@ -14,12 +16,9 @@ function setup(status: RelationshipRecord['status'] = 'active', account: Partial
     [`${SUB}:sandbox`, { marketplace_id: OPERATOR, merchant_id: SUB, mode: 'sandbox', status }],
     [`3000:sandbox`, { marketplace_id: OTHER_OPERATOR, merchant_id: 3000, mode: 'sandbox', status: 'active' }],
   ]);
-  const merchants = {
-    fresh: async (id: number) => {
-      if (id > 9000) throw new PlatformError('MERCHANT_NOT_FOUND');
-      return { id, is_marketplace_operator: id !== PLAIN };
-    },
-  } as unknown as MerchantService;
+  const merchants = new MerchantService({
+    findById: async (id: number) => (id > 9000 ? null : { id, is_marketplace_operator: id !== PLAIN }),
+  } as unknown as MerchantRepository);
   const repo = {
     findByMerchant: async (id: number, mode: Mode) => relationships.get(`${id}:${mode}`) ?? null,
   } as unknown as RelationshipRepository;

@@ -1,7 +1,7 @@
 import { PlatformError, type Mode, type Money } from '@ppay/kernel';
-import type { MerchantService } from './merchants';
+import type { MerchantService } from '../merchants/merchants';
+import type { RelationshipRepository } from '../ports';
 import type { BalanceEntry, PayoutAccounts, PayoutView, WalletPayouts } from './ports';
-import type { RelationshipRepository } from './relationships';
 
 /**
  * The operator- and sub-merchant-facing money operations (spec 4.9 balance, 4.10, payout initiation).
@@ -22,7 +22,7 @@ export class MarketplacePayouts {
     mode: Mode,
     merchantId: number,
   ): Promise<{ merchant_id: number; balances: BalanceEntry[] }> {
-    await this.operator(operatorId);
+    await this.merchants.requireOperator(operatorId);
     const rel = await this.relationships.findByMerchant(merchantId, mode);
     if (!rel || rel.marketplace_id !== operatorId || rel.status !== 'active') {
       throw new PlatformError('RELATIONSHIP_NOT_FOUND');
@@ -95,20 +95,10 @@ export class MarketplacePayouts {
   }
 
   private async permitted(operatorId: number, mode: Mode, merchantId: number): Promise<void> {
-    await this.operator(operatorId);
+    await this.merchants.requireOperator(operatorId);
     const rel = await this.relationships.findByMerchant(merchantId, mode);
     if (!rel) throw new PlatformError('PAYOUT_REQUEST_NOT_FOUND');
     if (rel.marketplace_id !== operatorId) throw new PlatformError('PERMISSION_DENIED');
     if (rel.status !== 'active') throw new PlatformError('PAYOUT_REQUEST_NOT_FOUND');
-  }
-
-  private async operator(operatorId: number): Promise<void> {
-    const operator = await this.merchants.fresh(operatorId).catch((err: unknown) => {
-      if (err instanceof PlatformError && err.code === 'MERCHANT_NOT_FOUND') {
-        throw new PlatformError('MARKETPLACE_OPERATOR_REQUIRED');
-      }
-      throw err;
-    });
-    if (!operator.is_marketplace_operator) throw new PlatformError('MARKETPLACE_OPERATOR_REQUIRED');
   }
 }

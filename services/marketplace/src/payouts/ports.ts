@@ -2,8 +2,7 @@ import type { Mode, Money } from '@ppay/kernel';
 
 /**
  * What marketplace's money operations need from payments (wallets, staged payouts) and kyc (the
- * payout account); adapters/platform-clients.ts implements them over gRPC. Repositories of
- * marketplace's own documents are declared next to their records (merchants.ts, relationships.ts).
+ * payout account); platform-clients.adapter.ts implements them over gRPC.
  */
 
 /** Spec 2.9 wallet balance entry, minor units (plus available/reserved, beyond the spec). */

@@ -1,7 +1,7 @@
 import type { Logger } from '@ppay/runtime';
-import { INVITATION_TTL_MS } from '../domain/invitations';
-import type { InvitationModel } from './invitation-repo';
-import type { RelationshipModel } from './relationship-repo';
+import { INVITATION_TTL_MS } from '../invitations/invitation';
+import type { InvitationModel } from '../invitations/invitation.repo';
+import type { RelationshipModel } from './relationship.repo';
 
 interface LegacyPending {
   _id: number;

@@ -1,12 +1,8 @@
 import { Schema, type Connection, type Model } from 'mongoose';
 import { PlatformError, type Mode, type OutboxEntry } from '@ppay/kernel';
 import { isDuplicateKeyError, nextSequence, outboxEntrySchema } from '@ppay/runtime';
-import type {
-  RelationshipChanges,
-  RelationshipRecord,
-  RelationshipRepository,
-  RelationshipStatus,
-} from '../domain/relationships';
+import type { RelationshipRepository } from '../ports';
+import type { RelationshipChanges, RelationshipRecord, RelationshipStatus } from './relationship';
 
 interface RelationshipDocument extends Omit<RelationshipRecord, 'id'> {
   _id: number;

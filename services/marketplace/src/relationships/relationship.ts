@@ -1,8 +1,11 @@
-import type { Mode, OutboxEntry } from '@ppay/kernel';
+import { outboxEvent, SUBJECTS, type Mode, type OutboxEntry, type RelationshipChanged } from '@ppay/kernel';
+import { payoutStatusIn, type PayoutEligibilityByMode } from '../kyc-projection/payout-eligibility';
+import { marketplaceIn, type MerchantRecord } from '../merchants/merchant';
+import { resolveCommission, type CommissionSource } from './commission';
 
 /**
  * A relationship exists once a business has joined (created by the operator, or an accepted
- * invitation); pending invitations live in their own collection (see invitations.ts).
+ * invitation); pending invitations live in their own collection (see invitations/invitation.ts).
  */
 export type RelationshipStatus = 'active' | 'suspended';
 export const RELATIONSHIP_STATUSES: readonly RelationshipStatus[] = ['active', 'suspended'];
@@ -38,32 +41,87 @@ export interface RelationshipRecord {
 
 export type RelationshipChanges = Partial<Pick<RelationshipRecord, 'commission_rate' | 'status' | 'updated_at'>>;
 
-export interface RelationshipRepository {
-  nextId(): Promise<number>;
-  /**
-   * MERCHANT_ALREADY_LINKED when the merchant already has a relationship in this mode (unique
-   * merchant_id + mode); an insert with an id that already exists (a repeated acceptance) is a no-op.
-   */
-  insert(record: RelationshipRecord, event: OutboxEntry): Promise<void>;
-  findById(id: number): Promise<RelationshipRecord | null>;
-  findByMerchant(merchantId: number, mode: Mode): Promise<RelationshipRecord | null>;
-  list(
-    marketplaceId: number,
-    mode: Mode,
-    status: RelationshipStatus,
-    page: number,
-    limit: number,
-  ): Promise<{ items: RelationshipRecord[]; total: number }>;
-  /**
-   * Applies `changes`, bumps the version and appends `event` in one write, only while the
-   * relationship still is at `expected.version` and in one of `fromStatuses`; null otherwise.
-   */
-  /** Delete merchant: removes the relationship (a repeat removes nothing). */
-  remove(id: number): Promise<void>;
-  update(
-    expected: RelationshipRecord,
-    fromStatuses: RelationshipStatus[],
-    changes: RelationshipChanges,
-    event: OutboxEntry,
-  ): Promise<RelationshipRecord | null>;
+/**
+ * A relationship as it is made, when the business joins (`invitation`: the accepted invitation; null
+ * for a business the operator created): active, at version 1.
+ */
+export function joinedRelationship(
+  joined: Pick<RelationshipRecord, 'id' | 'marketplace_id' | 'merchant_id' | 'mode' | 'commission_rate'>,
+  invitation: { id: string; invited_at: Date } | null,
+  joinedAt: Date,
+): RelationshipRecord {
+  return {
+    ...joined,
+    status: 'active',
+    invite_token: null,
+    invited_at: invitation?.invited_at ?? null,
+    joined_at: joinedAt,
+    invitation_id: invitation?.id ?? null,
+    created_at: joinedAt,
+    updated_at: joinedAt,
+    version: 1,
+  };
+}
+
+/** merchants.relationship_changed, carried in the relationship's outbox with the write it reports. */
+export function relationshipChangedEvent(rel: RelationshipRecord, change: RelationshipChanged['change']): OutboxEntry {
+  return outboxEvent(
+    SUBJECTS.relationshipChanged,
+    {
+      relationship_id: rel.id,
+      marketplace_id: rel.marketplace_id,
+      merchant_id: rel.merchant_id,
+      mode: rel.mode,
+      status: rel.status,
+      commission_rate: rel.commission_rate,
+      version: rel.version,
+      change,
+    },
+    { merchantId: rel.marketplace_id, mode: rel.mode },
+  );
+}
+
+/** A relationship as partners see it (spec 2.6) with its effective commission. */
+export interface RelationshipView {
+  relationship: RelationshipRecord;
+  merchant_email: string;
+  /** The sub-merchant's KYC / payout outcome per mode, as last heard from kyc. */
+  payout_eligibility: PayoutEligibilityByMode;
+  commission_rate: string;
+  commission_source: CommissionSource;
+}
+
+/** The view of `rel`, its commission resolved against the operator's default of the relationship's mode. */
+export function relationshipView(
+  rel: RelationshipRecord,
+  merchant: MerchantRecord | undefined,
+  operator: MerchantRecord,
+): RelationshipView {
+  const { rate, source } = resolveCommission(
+    rel.commission_rate,
+    marketplaceIn(operator, rel.mode)?.default_commission_rate,
+  );
+  return {
+    relationship: rel,
+    merchant_email: merchant?.email ?? '',
+    payout_eligibility: merchant?.payout_eligibility ?? {},
+    commission_rate: rate,
+    commission_source: source,
+  };
+}
+
+/**
+ * The spec 2.6 list item: the relationship with its effective commission (the stored per-merchant
+ * rate is null when the default applies), the merchant's e-mail as `merchant.educator_email`, and
+ * (additive) its KYC status and payout eligibility in the caller's mode.
+ */
+export function relationshipResource(v: RelationshipView) {
+  const { invitation_id: _invitation, ...relationship } = v.relationship;
+  return {
+    ...relationship,
+    commission_rate: v.commission_rate,
+    commission_source: v.commission_source,
+    merchant: { id: v.relationship.merchant_id, educator_email: v.merchant_email },
+    ...payoutStatusIn(v.payout_eligibility, relationship.mode),
+  };
 }

@@ -115,13 +115,8 @@ export class MerchantService {
 
   /** The caller must be a marketplace operator (spec 4.9, 5.5); a fresh read, as for every marketplace call. */
   async requireOperator(operatorId: number): Promise<MerchantRecord> {
-    const operator = await this.fresh(operatorId).catch((err: unknown) => {
-      if (err instanceof PlatformError && err.code === 'MERCHANT_NOT_FOUND') {
-        throw new PlatformError('MARKETPLACE_OPERATOR_REQUIRED');
-      }
-      throw err;
-    });
-    if (!operator.is_marketplace_operator) throw new PlatformError('MARKETPLACE_OPERATOR_REQUIRED');
+    const operator = await this.freshOrNull(operatorId);
+    if (!operator?.is_marketplace_operator) throw new PlatformError('MARKETPLACE_OPERATOR_REQUIRED');
     return operator;
   }
 

@@ -9,21 +9,31 @@ import {
 } from '@ppay/runtime';
 import type { types } from '@ppay/proto';
 import { marketplaceConfig } from './config';
-import { MerchantDeletionService } from './domain/deletions';
-import { MarketplaceService } from './domain/marketplace';
-import { MerchantService } from './domain/merchants';
-import { deletionAckConsumer } from './events/deletions';
-import { kycOutcomeConsumer } from './events/kyc-outcomes';
-import { relationshipSyncConsumer } from './events/relationship-sync';
-import { marketplaceHandlers } from './grpc/handlers';
-import { deletionModel, MongoDeletionRepository } from './repo/deletion-repo';
-import { GrpcKyc, GrpcWalletPayouts } from './adapters/platform-clients';
-import { MarketplacePayouts } from './domain/payouts';
-import { invitationModel, MongoInvitationRepository } from './repo/invitation-repo';
-import { migrateLegacyMarketplaceData } from './repo/legacy-migration';
-import { merchantModel, MongoMerchantRepository } from './repo/merchant-repo';
-import { MERCHANT_DATA } from './repo/merchant-data';
-import { MongoRelationshipRepository, relationshipModel } from './repo/relationship-repo';
+import { deletionAckConsumer } from './deletions/deletion-acks.consumer';
+import { MerchantDeletionService } from './deletions/deletions';
+import { deletionHandlers } from './deletions/deletions.handlers';
+import { deletionModel, MongoDeletionRepository } from './deletions/merchant-deletion.repo';
+import { invitationModel, MongoInvitationRepository } from './invitations/invitation.repo';
+import { InvitationService } from './invitations/invitations';
+import { invitationHandlers } from './invitations/invitations.handlers';
+import { kycOutcomeConsumer } from './kyc-projection/kyc-outcomes.consumer';
+import { KycProjection } from './kyc-projection/kyc-projection';
+import { MongoPayoutEligibilityRepository } from './kyc-projection/payout-eligibility.repo';
+import { MERCHANT_DATA } from './merchant-data.repo';
+import { merchantModel, MongoMerchantRepository } from './merchants/merchant.repo';
+import { MerchantService } from './merchants/merchants';
+import { merchantHandlers } from './merchants/merchants.handlers';
+import { MarketplacePayouts } from './payouts/payouts';
+import { payoutHandlers } from './payouts/payouts.handlers';
+import { GrpcKyc, GrpcWalletPayouts } from './platform-clients.adapter';
+import { migrateLegacyMarketplaceData } from './relationships/legacy-migration.repo';
+import { MembershipSync } from './relationships/membership-sync';
+import { relationshipSyncConsumer } from './relationships/relationship-sync.consumer';
+import { MongoRelationshipRepository, relationshipModel } from './relationships/relationship.repo';
+import { RelationshipService } from './relationships/relationships';
+import { relationshipHandlers } from './relationships/relationships.handlers';
+import { SubMerchantLookups } from './sub-merchant-lookups/sub-merchant-lookups';
+import { subMerchantLookupHandlers } from './sub-merchant-lookups/sub-merchant-lookups.handlers';
 
 void runService<types.marketplace.MarketplaceServiceHandlers, (typeof marketplaceConfig)['properties']>({
   name: 'marketplace',
@@ -38,21 +48,25 @@ void runService<types.marketplace.MarketplaceServiceHandlers, (typeof marketplac
     const relay = new OutboxRelay(model, nats, log, metrics);
     const relationshipRelay = new OutboxRelay(relationships, nats, log, metrics);
     const deletionRelay = new OutboxRelay(deletionDocs, nats, log, metrics);
-    const repo = new MongoMerchantRepository(model, (id) => relay.relaySoon(id));
-    const merchants = new MerchantService(repo, {
+    const merchants = new MerchantService(new MongoMerchantRepository(model, (id) => relay.relaySoon(id)), {
       cacheTtlMs: config.MERCHANT_CACHE_TTL_MS,
       cacheMaxEntries: config.MERCHANT_CACHE_MAX_ENTRIES,
     });
     const relationshipRepo = new MongoRelationshipRepository(relationships, (id) => relationshipRelay.relaySoon(id));
+    const membership = new MembershipSync(merchants, relationshipRepo, (err, merchantId) =>
+      log.warn({ err, merchantId }, 'sub-merchant sync deferred to the relationship consumer'),
+    );
+    const relationshipService = new RelationshipService(merchants, relationshipRepo, membership);
+    const invitationService = new InvitationService({
+      merchants,
+      relationships: relationshipRepo,
+      invitations: new MongoInvitationRepository(invitations),
+      membership,
+    });
+    const kycProjection = new KycProjection(new MongoPayoutEligibilityRepository(model), merchants);
     const walletPayouts = new GrpcWalletPayouts(config.PAYMENTS_GRPC_ADDR, metrics);
     const kyc = new GrpcKyc(config.KYC_GRPC_ADDR, metrics);
     const payouts = new MarketplacePayouts(merchants, relationshipRepo, walletPayouts, kyc);
-    const marketplace = new MarketplaceService(
-      merchants,
-      relationshipRepo,
-      new MongoInvitationRepository(invitations),
-      (err, merchantId) => log.warn({ err, merchantId }, 'sub-merchant sync deferred to the relationship consumer'),
-    );
     const deletions = new MerchantDeletionService(
       {
         merchants,
@@ -64,11 +78,18 @@ void runService<types.marketplace.MarketplaceServiceHandlers, (typeof marketplac
     );
     const tombstones = new MerchantTombstones(mongo);
     return {
-      handlers: marketplaceHandlers(merchants, marketplace, deletions, payouts),
+      handlers: {
+        ...merchantHandlers(merchants, relationshipService),
+        ...relationshipHandlers(relationshipService),
+        ...invitationHandlers(invitationService),
+        ...subMerchantLookupHandlers(new SubMerchantLookups(merchants, relationshipService)),
+        ...payoutHandlers(payouts),
+        ...deletionHandlers(deletions),
+      },
       relays: [relay, relationshipRelay, deletionRelay],
       consumers: [
-        relationshipSyncConsumer(marketplace),
-        kycOutcomeConsumer(marketplace),
+        relationshipSyncConsumer(membership),
+        kycOutcomeConsumer(kycProjection),
         merchantDeletionConsumer({
           service: 'marketplace',
           conn: mongo,
@@ -87,9 +108,13 @@ void runService<types.marketplace.MarketplaceServiceHandlers, (typeof marketplac
       jobs: [
         tombstoneSweepJob(mongo, MERCHANT_DATA),
         // Expiry is a status computed at read; this stores it (FerretDB has no TTL indexes).
-        { name: 'invitation-expiry', intervalMs: 60_000, run: () => marketplace.expireInvitations() },
+        { name: 'invitation-expiry', intervalMs: 60_000, run: () => invitationService.expireDue() },
         // Acceptances interrupted between the invitation and the relationship write (architecture.md).
-        { name: 'invitation-acceptance-repair', intervalMs: 30_000, run: () => marketplace.completeAcceptances() },
+        {
+          name: 'invitation-acceptance-repair',
+          intervalMs: 30_000,
+          run: () => invitationService.completeAcceptances(),
+        },
       ],
       onShutdown: async () => {
         walletPayouts.close();

@@ -1,0 +1,84 @@
+import { Schema, type Connection, type Model } from 'mongoose';
+import { type ComponentName, type Mode, type OutboxEntry } from '@ppay/kernel';
+import { isDuplicateKeyError, outboxEntrySchema } from '@ppay/runtime';
+import type { MerchantDeletionRecord } from './merchant-deletion';
+import type { MerchantDeletionRepository } from './ports';
+
+interface DeletionDocument extends Omit<MerchantDeletionRecord, 'id'> {
+  _id: string;
+  outbox: OutboxEntry[];
+}
+
+const deletionSchema = new Schema<DeletionDocument>(
+  {
+    _id: { type: String, required: true },
+    deletion_id: { type: String, required: true, unique: true },
+    merchant_id: { type: Number, required: true },
+    mode: { type: String, required: true },
+    every_mode: { type: Boolean, required: true },
+    requested_by: { type: Number, required: true },
+    gateway: { type: Schema.Types.Mixed, required: true },
+    acknowledged: { type: [String], default: [] },
+    requested_at: { type: Date, required: true },
+    outbox: { type: [outboxEntrySchema], default: [] },
+  },
+  { versionKey: false, collection: 'merchant_deletions', minimize: false },
+);
+
+export type DeletionModel = Model<DeletionDocument>;
+
+export function deletionModel(conn: Connection): DeletionModel {
+  return conn.model<DeletionDocument>('MerchantDeletion', deletionSchema);
+}
+
+function toRecord(doc: DeletionDocument | null): MerchantDeletionRecord | null {
+  if (!doc) return null;
+  const {
+    _id,
+    outbox: _outbox,
+    outbox_pending_since: _pending,
+    ...rest
+  } = doc as DeletionDocument & { outbox_pending_since?: Date | null };
+  return { id: _id, ...rest, acknowledged: (rest.acknowledged ?? []) as ComponentName[] };
+}
+
+export class MongoDeletionRepository implements MerchantDeletionRepository {
+  /** `afterWrite` is told which document gained outbox events (the relay's fast path). */
+  constructor(
+    readonly model: DeletionModel,
+    private readonly afterWrite: (id: string) => void = () => undefined,
+  ) {}
+
+  async create(record: MerchantDeletionRecord, event: OutboxEntry): Promise<MerchantDeletionRecord> {
+    const { id, ...rest } = record;
+    try {
+      await this.model.create({ _id: id, ...rest, outbox: [event] });
+    } catch (err) {
+      if (!isDuplicateKeyError(err)) throw err;
+      // A concurrent call recorded it first: that one is the deletion.
+      const existing = await this.find(record.merchant_id, record.mode);
+      if (existing) return existing;
+      throw err;
+    }
+    this.afterWrite(id);
+    return record;
+  }
+
+  async find(merchantId: number, mode: Mode): Promise<MerchantDeletionRecord | null> {
+    return toRecord(
+      (await this.model.findById(`${merchantId}:${mode}`, { outbox: 0 }).lean().exec()) as DeletionDocument | null,
+    );
+  }
+
+  async acknowledge(deletionId: string, service: ComponentName): Promise<boolean> {
+    const res = await this.model
+      .updateOne({ deletion_id: deletionId }, { $addToSet: { acknowledged: service } })
+      .exec();
+    return res.matchedCount > 0;
+  }
+
+  async requestAgain(id: string, event: OutboxEntry): Promise<void> {
+    await this.model.updateOne({ _id: id }, { $push: { outbox: event } }).exec();
+    this.afterWrite(id);
+  }
+}

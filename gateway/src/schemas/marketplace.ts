@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { KYC_STATUSES } from '@ppay/kernel';
 import { ModeEnum, Nullable, Pagination, StringEnum } from './common';
 
 /** Spec 2.6 list item, plus how its commission_rate was resolved. */
@@ -22,18 +23,7 @@ export const Relationship = Type.Object({
     id: Type.Integer(),
     educator_email: Type.String({ description: 'merchant e-mail address' }),
   }),
-  kyc_status: StringEnum(
-    [
-      'not_started',
-      'pending_review',
-      'approved',
-      'rejected',
-      'additional_info_requested',
-      'revoked',
-      'pending_onboarding',
-    ] as const,
-    { description: "the sub-merchant's KYC status in the mode of the calling key" },
-  ),
+  kyc_status: StringEnum(KYC_STATUSES, { description: "the sub-merchant's KYC status in the mode of the calling key" }),
   payouts_enabled: Type.Boolean({
     description: 'approved KYC and a payout account in the settlement currency, in the mode of the calling key',
   }),

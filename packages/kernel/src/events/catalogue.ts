@@ -133,8 +133,6 @@ export const KYC_STATUSES = [
   'pending_onboarding',
 ] as const;
 export type KycStatus = (typeof KYC_STATUSES)[number];
-/** The name marketplace still imports; the same type as KycStatus. */
-export type KycStatusName = KycStatus;
 
 /**
  * Facts about a sub-merchant's KYC case and payout set-up that both KYC events carry, so a consumer

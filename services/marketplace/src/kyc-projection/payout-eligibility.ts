@@ -1,4 +1,4 @@
-import type { KycCaseFacts, KycStatusName, Mode } from '@ppay/kernel';
+import type { KycCaseFacts, KycStatus, Mode } from '@ppay/kernel';
 
 /**
  * Whether a sub-merchant can be paid out in one mode, as marketplace last heard from kyc (kyc.* events).
@@ -7,7 +7,7 @@ import type { KycCaseFacts, KycStatusName, Mode } from '@ppay/kernel';
  * version: an older event never overwrites a newer one. Kept on the merchant document, per mode.
  */
 export interface PayoutEligibility {
-  kyc_status: KycStatusName;
+  kyc_status: KycStatus;
   payouts_enabled: boolean;
   settlement_currency: string;
   submission_id: number;

@@ -1,7 +1,13 @@
 import { newRequestId, type Mode } from '@ppay/kernel';
-import { callerToMetadata, RemoteCallError, ServiceClient, type PlatformMetrics } from '@ppay/runtime';
+import {
+  callerToMetadata,
+  DEFAULT_BREAKER_OPTIONS,
+  RemoteCallError,
+  ServiceClient,
+  type PlatformMetrics,
+} from '@ppay/runtime';
 import { loadPlatformProto, type types } from '@ppay/proto';
-import type { ChargeOutcome, OffSessionCharge, PaymentsPort } from '../domain/ports';
+import type { ChargeOutcome, OffSessionCharge, PaymentsPort } from './ports';
 
 /** payments over gRPC, on the merchant's behalf (internal caller with the subscription's merchant and mode). */
 export class GrpcPayments implements PaymentsPort {
@@ -10,12 +16,7 @@ export class GrpcPayments implements PaymentsPort {
   constructor(address: string, metrics: PlatformMetrics, deadlineMs = 10_000) {
     this.client = new ServiceClient('payments', loadPlatformProto().ppay.payments.v1.PaymentsService, address, {
       deadlineMs,
-      breaker: {
-        errorThresholdPercentage: 50,
-        resetTimeoutMs: 5_000,
-        rollingCountTimeoutMs: 10_000,
-        volumeThreshold: 10,
-      },
+      breaker: { ...DEFAULT_BREAKER_OPTIONS, volumeThreshold: 10 },
       metrics,
     });
   }

@@ -1,6 +1,6 @@
 import { SUBJECTS } from '@ppay/kernel';
 import { defineConsumer, type ConsumerSpec, type MerchantTombstones } from '@ppay/runtime';
-import type { SubscriptionService } from '../domain/subscriptions';
+import type { CheckoutService } from './checkouts';
 
 /**
  * payments' subscription checkouts → subscriptions: `created` records a pending subscription, `completed`
@@ -8,7 +8,7 @@ import type { SubscriptionService } from '../domain/subscriptions';
  * session (a unique index), and `completed` creates the subscription itself if it is handled first.
  */
 export function checkoutConsumer(
-  subscriptions: SubscriptionService,
+  checkouts: CheckoutService,
   tombstones: Pick<MerchantTombstones, 'isDeleted'>,
 ): ConsumerSpec {
   return defineConsumer({
@@ -22,9 +22,9 @@ export function checkoutConsumer(
       // A checkout of a merchant deleted meanwhile must not create a subscription for it again.
       if (await tombstones.isDeleted(event.data.merchant_id, event.mode)) return;
       if (event.subject === SUBJECTS.subscriptionCheckoutCompleted) {
-        await subscriptions.checkoutCompleted(event.mode, event.data);
+        await checkouts.checkoutCompleted(event.mode, event.data);
       } else {
-        await subscriptions.checkoutCreated(event.mode, event.data);
+        await checkouts.checkoutCreated(event.mode, event.data);
       }
     },
   });

@@ -1,13 +1,8 @@
-import {
-  PlatformError,
-  SUBSCRIPTION_FREQUENCIES,
-  TRIAL_DAYS_MAX,
-  TRIAL_DAYS_MIN,
-  type SubscriptionFrequency,
-} from '@ppay/kernel';
+import type { SubscriptionFrequency } from '@ppay/kernel';
 
 /**
- * Billing calendar: which instants a subscription's periods start and end at.
+ * Billing calendar: which instants the periods of anything billed on a frequency (a subscription) start
+ * and end at.
  *
  * Everything is UTC. Periods are anchored: period n starts at `anchor + n × interval`, computed from the
  * anchor every time rather than by adding an interval to the previous start. Adding months one step at a
@@ -16,8 +11,10 @@ import {
  * double billing around DST changes and time zones that Lago's users reported.
  */
 
-/** Spec 4.2 names monthly, yearly and quarterly and calls the list incomplete (docs/decisions.md, Subscriptions 1). */
-export const FREQUENCIES = SUBSCRIPTION_FREQUENCIES;
+/**
+ * The platform's one list of billing frequencies (the kernel's): spec 4.2 names monthly, yearly and
+ * quarterly and calls the list incomplete (docs/decisions.md, Subscriptions 1).
+ */
 export type Frequency = SubscriptionFrequency;
 
 type Interval = { unit: 'day'; count: number } | { unit: 'month'; count: number };
@@ -30,10 +27,7 @@ const INTERVALS: Readonly<Record<Frequency, Interval>> = {
   yearly: { unit: 'month', count: 12 },
 };
 
-const DAY_MS = 86_400_000;
-
-/** Trial length in whole days (subscription.created "trial fields"): at least a day, at most two years. */
-export { TRIAL_DAYS_MAX, TRIAL_DAYS_MIN };
+export const DAY_MS = 86_400_000;
 
 /** One billing period; `end` is exclusive and equals the next period's `start`. */
 export interface Period {
@@ -42,19 +36,8 @@ export interface Period {
   readonly end: Date;
 }
 
-export function isFrequency(value: unknown): value is Frequency {
-  return typeof value === 'string' && (FREQUENCIES as readonly string[]).includes(value);
-}
-
-/** `subscription_frequency_key` (spec 4.2). Exact lower-case keys only: they are identifiers, not prose. */
-export function parseFrequency(raw: unknown): Frequency {
-  if (isFrequency(raw)) return raw;
-  throw new PlatformError('VALIDATION_FAILED', `subscription_frequency_key must be one of ${FREQUENCIES.join(', ')}`, {
-    param: 'subscription_frequency_key',
-  });
-}
-
-function checkDate(value: Date, name: string): number {
+/** The instant of a Date in ms; a RangeError naming it when it is not a valid Date (a caller bug). */
+export function checkDate(value: Date, name: string): number {
   const ms = value instanceof Date ? value.getTime() : Number.NaN;
   if (Number.isNaN(ms)) throw new RangeError(`${name} must be a valid Date`);
   return ms;
@@ -108,20 +91,4 @@ export function periodContaining(anchor: Date, frequency: Frequency, at: Date): 
     while (periodStart(anchor, frequency, n + 1).getTime() <= atMs) n++;
   }
   return period(anchor, frequency, n);
-}
-
-/**
- * Validates `trial_days` (integer 1–730) and returns when the trial ends: exactly `trialDays × 24 h`
- * after `start`, so the time of day is kept (UTC has no DST).
- */
-export function trialEnd(start: Date, trialDays: number): Date {
-  const startMs = checkDate(start, 'start');
-  if (!Number.isSafeInteger(trialDays) || trialDays < TRIAL_DAYS_MIN || trialDays > TRIAL_DAYS_MAX) {
-    throw new PlatformError(
-      'VALIDATION_FAILED',
-      `trial_days must be an integer from ${TRIAL_DAYS_MIN} to ${TRIAL_DAYS_MAX}`,
-      { param: 'trial_days' },
-    );
-  }
-  return new Date(startMs + trialDays * DAY_MS);
 }

@@ -1,10 +1,13 @@
+import { DAY_MS } from './calendar';
+
 /**
- * Dunning: what happens after a renewal charge fails.
+ * Dunning: what happens after a scheduled charge (a subscription's renewal) fails. Nothing here knows
+ * what is being paid for: the caller applies the decision (a subscription pauses when told to).
  *
- * Schedule (per billing period): attempt 1 is the renewal itself. If it fails at instant F, attempts
+ * Schedule (per billing period): attempt 1 is the scheduled charge itself. If it fails at instant F, attempts
  * 2, 3 and 4 are made at F + 1 day, F + 3 days and F + 5 days. Every offset is measured from F, the
  * failure of attempt 1, not from the previous retry, so a slow gateway or a late-running worker cannot
- * stretch the schedule. A "day" is 24 h of UTC time. After the fourth failure the subscription pauses.
+ * stretch the schedule. A "day" is 24 h of UTC time. After the fourth failure the decision is `pause`.
  *
  * Stripe's Smart Retries default to 8 tries in 2 weeks and Kill Bill to 8, 8, 8 days; ours is shorter
  * on purpose: a subscription without a paid period has no access, so after five days of dunning the
@@ -15,12 +18,10 @@
  * limit (and charge for) repeated attempts on such declines.
  */
 
-const DAY_MS = 86_400_000;
-
 /** Offsets in days from the first failed attempt of the period to retries 1, 2 and 3. */
 export const DUNNING_SCHEDULE_DAYS = [1, 3, 5] as const;
 
-/** The renewal attempt plus one per retry. */
+/** The scheduled attempt plus one per retry. */
 export const MAX_ATTEMPTS_PER_PERIOD = 1 + DUNNING_SCHEDULE_DAYS.length;
 
 /**
@@ -64,7 +65,7 @@ export function attemptsLeft(failedAttempts: number): number {
 }
 
 /**
- * When to make the next attempt after `failedAttempts` (≥ 1, counting the renewal itself) have failed
+ * When to make the next attempt after `failedAttempts` (≥ 1, counting the scheduled one) have failed
  * this period; null when the schedule is exhausted.
  */
 export function nextRetryAt(firstFailureAt: Date, failedAttempts: number): Date | null {

@@ -1,6 +1,7 @@
 import { Schema, type Connection, type Model } from 'mongoose';
 import { isDuplicateKeyError } from '@ppay/runtime';
-import type { RenewalAttempt, RenewalRecord, RenewalRepository } from '../domain/ports';
+import type { RenewalRepository } from './ports';
+import { renewalRecordId, startedAttempt, type RenewalAttempt, type RenewalRecord } from './renewal';
 
 interface RenewalDocument extends RenewalRecord {
   /** `<subscription>:<period start ISO>`: one record per (subscription, period), by construction and by index. */
@@ -30,8 +31,6 @@ export function renewalModel(conn: Connection): RenewalModel {
   return conn.model<RenewalDocument>('Renewal', renewalSchema);
 }
 
-const idOf = (subscriptionId: string, periodStart: Date) => `${subscriptionId}:${periodStart.toISOString()}`;
-
 export class MongoRenewalRepository implements RenewalRepository {
   constructor(readonly model: RenewalModel) {}
 
@@ -41,15 +40,8 @@ export class MongoRenewalRepository implements RenewalRepository {
     idempotencyKey: string,
     at: Date,
   ): Promise<void> {
-    const _id = idOf(period.subscription_id, period.period_start);
-    const started: RenewalAttempt = {
-      idempotency_key: idempotencyKey,
-      started_at: at,
-      charge_id: null,
-      status: 'pending',
-      decline_code: null,
-      finished_at: null,
-    };
+    const _id = renewalRecordId(period.subscription_id, period.period_start);
+    const started = startedAttempt(idempotencyKey, at);
     try {
       // The period's first attempt creates its record (one write).
       await this.model.create({ _id, ...period, attempts: { [attempt]: started }, status: 'pending', created_at: at });
@@ -69,7 +61,7 @@ export class MongoRenewalRepository implements RenewalRepository {
     attempt: number,
     outcome: Pick<RenewalAttempt, 'charge_id' | 'status' | 'decline_code' | 'finished_at'>,
   ): Promise<void> {
-    const _id = idOf(subscriptionId, periodStart);
+    const _id = renewalRecordId(subscriptionId, periodStart);
     const key = `attempts.${attempt}`;
     // Attempts of one period are sequential (the next starts only after this one failed), so the period's
     // status is this attempt's outcome: paid once one succeeds, and nothing is attempted after that.

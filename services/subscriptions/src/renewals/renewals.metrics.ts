@@ -1,9 +1,10 @@
 import { Counter, Histogram, type Registry } from 'prom-client';
-import type { SchedulerObserver } from '../domain/scheduler';
 import type { Logger } from '@ppay/runtime';
+import type { SchedulerObserver } from './leased-scheduler';
+import type { RenewalObserver } from './renewals';
 
-/** Renewal scheduler metrics. */
-export function schedulerMetrics(registry: Registry, log: Logger): SchedulerObserver {
+/** Renewal scheduler metrics: what the leased scheduler claims and fails, and the renewals' outcomes. */
+export function renewalMetrics(registry: Registry, log: Logger): SchedulerObserver & RenewalObserver {
   const renewals = new Counter({
     name: 'ppay_subscription_renewals_total',
     help: 'Renewal charges recorded on subscriptions, by outcome (succeeded, failed, late: after a cancel)',

@@ -1,6 +1,7 @@
 import { PlatformError } from '@ppay/kernel';
-import { period, trialEnd, type Frequency, type Period } from './calendar';
-import { decideAfterFailure, MAX_ATTEMPTS_PER_PERIOD, type PauseCause } from './dunning';
+import { period, type Frequency, type Period } from '../renewals/calendar';
+import { decideAfterFailure, MAX_ATTEMPTS_PER_PERIOD, type PauseCause } from '../renewals/dunning';
+import { trialEnd } from './plan';
 
 /**
  * Subscription lifecycle (spec 3.2) as pure transitions: each takes the current state and returns the

@@ -1,17 +1,9 @@
 import type { Mode, OutboxEntry } from '@ppay/kernel';
 import { SORT_FIELDS, type ListQuery, type SortSpec } from './list-query';
-import type {
-  ChargeOutcome,
-  OffSessionCharge,
-  PaymentsPort,
-  RenewalAttempt,
-  RenewalRecord,
-  RenewalRepository,
-  SubscriptionRepository,
-} from './ports';
+import type { SubscriptionRepository } from './ports';
 import { nextActionAt, type SubscriptionRecord } from './subscription';
 
-/** In-memory ports for the subscriptions use cases, with the same conditional-write rules as the Mongo ones. */
+/** The in-memory subscriptions store, with the same conditional-write and lease rules as the Mongo one. */
 
 /** A deep copy whose Dates are this realm's Dates (structuredClone's are not `instanceof Date` under jest). */
 function clone<T>(v: T): T {
@@ -127,73 +119,5 @@ export class MemorySubscriptions implements SubscriptionRepository {
         return 0;
       });
     return { items: all.slice(query.offset, query.offset + query.limit).map(clone), total: all.length };
-  }
-}
-
-export class MemoryRenewals implements RenewalRepository {
-  readonly docs = new Map<string, RenewalRecord>();
-  async startAttempt(
-    period: Omit<RenewalRecord, 'attempts' | 'status' | 'created_at'>,
-    attempt: number,
-    idempotencyKey: string,
-    at: Date,
-  ) {
-    const id = `${period.subscription_id}:${period.period_start.toISOString()}`;
-    const doc = this.docs.get(id) ?? { ...period, attempts: {}, status: 'pending' as const, created_at: at };
-    doc.attempts[String(attempt)] ??= {
-      idempotency_key: idempotencyKey,
-      started_at: at,
-      charge_id: null,
-      status: 'pending',
-      decline_code: null,
-      finished_at: null,
-    };
-    this.docs.set(id, doc);
-  }
-  async finishAttempt(
-    subscriptionId: string,
-    periodStart: Date,
-    attempt: number,
-    outcome: Pick<RenewalAttempt, 'charge_id' | 'status' | 'decline_code' | 'finished_at'>,
-  ) {
-    const doc = this.docs.get(`${subscriptionId}:${periodStart.toISOString()}`);
-    if (!doc) return;
-    Object.assign(doc.attempts[String(attempt)]!, outcome);
-    if (doc.status !== 'paid') doc.status = outcome.status === 'succeeded' ? 'paid' : 'failed';
-  }
-}
-
-/**
- * Payments as subscriptions sees it: one charge per idempotency key, ever. `declineFrom` makes every
- * off-session charge from that attempt count on decline (a card that pays once, then declines).
- */
-export class FakePayments implements PaymentsPort {
-  readonly charges = new Map<string, ChargeOutcome & { request: OffSessionCharge }>();
-  readonly calls: OffSessionCharge[] = [];
-  decline: string | null = null;
-  failNext = 0;
-  async chargeSaved(_merchantId: number, _mode: Mode, c: OffSessionCharge): Promise<ChargeOutcome> {
-    this.calls.push(c);
-    if (this.failNext > 0) {
-      this.failNext--;
-      throw new Error('payments unavailable');
-    }
-    const existing = this.charges.get(c.idempotency_key);
-    if (existing)
-      return { charge_id: existing.charge_id, status: existing.status, decline_code: existing.decline_code };
-    const approved = c.customer_present || this.decline === null;
-    const outcome: ChargeOutcome = {
-      charge_id: `ch_${this.charges.size + 1}`,
-      status: approved ? 'succeeded' : 'failed',
-      decline_code: approved ? null : this.decline,
-    };
-    this.charges.set(c.idempotency_key, { ...outcome, request: c });
-    return outcome;
-  }
-  async saveTestCard(_merchantId: number, _mode: Mode, cardNumber: string) {
-    return { payment_method_id: 'pm_test', brand: 'visa', last4: cardNumber.slice(-4) };
-  }
-  succeeded(): number {
-    return [...this.charges.values()].filter((c) => c.status === 'succeeded').length;
   }
 }

@@ -1,9 +1,9 @@
 import { Schema, type Connection, type Model } from 'mongoose';
 import { type Mode, type OutboxEntry } from '@ppay/kernel';
 import { FERRETDB_SQL_PUSHDOWN, isDuplicateKeyError, moneySchema, outboxEntrySchema } from '@ppay/runtime';
-import type { ListQuery, SortSpec } from '../domain/list-query';
-import type { SubscriptionRepository } from '../domain/ports';
-import { nextActionAt, type SubscriptionRecord } from '../domain/subscription';
+import type { ListQuery, SortSpec } from './list-query';
+import type { SubscriptionRepository } from './ports';
+import { nextActionAt, type SubscriptionRecord } from './subscription';
 
 interface SubscriptionDocument extends Omit<SubscriptionRecord, 'id'> {
   _id: string;

@@ -1,6 +1,14 @@
-import type { Mode, Money, SubscriptionEvent } from '@ppay/kernel';
-import type { Period } from './calendar';
-import type { SubscriptionState } from './lifecycle';
+import {
+  outboxEvent,
+  PlatformError,
+  type Mode,
+  type Money,
+  type OutboxEntry,
+  type SUBJECTS,
+  type SubscriptionEvent,
+} from '@ppay/kernel';
+import type { Frequency, Period } from '../renewals/calendar';
+import { newSubscription, type SubscriptionState } from './lifecycle';
 
 export type MetadataValue = string | number | boolean;
 
@@ -34,6 +42,57 @@ export interface SubscriptionRecord extends SubscriptionState {
   version: number;
   created_at: Date;
   updated_at: Date;
+}
+
+/** What a new subscription is made of; its lifecycle starts as newSubscription says, its clock at real time. */
+export type SubscriptionDraft = Pick<
+  SubscriptionRecord,
+  | 'id'
+  | 'merchant_id'
+  | 'mode'
+  | 'product'
+  | 'customer'
+  | 'amount'
+  | 'metadata'
+  | 'checkout_session_id'
+  | 'payment_method_id'
+  | 'card'
+  | 'trial_days'
+  | 'created_at'
+  | 'updated_at'
+> & { frequency: Frequency };
+
+/** The one way a subscription record is made (from a checkout, or by the sandbox helper). */
+export function newSubscriptionRecord(draft: SubscriptionDraft): SubscriptionRecord {
+  return {
+    ...newSubscription(draft.frequency),
+    id: draft.id,
+    merchant_id: draft.merchant_id,
+    mode: draft.mode,
+    product: draft.product,
+    customer: draft.customer,
+    amount: draft.amount,
+    metadata: draft.metadata,
+    checkout_session_id: draft.checkout_session_id,
+    payment_method_id: draft.payment_method_id,
+    card: draft.card,
+    trial_days: draft.trial_days,
+    clock_offset_ms: 0,
+    version: 0,
+    created_at: draft.created_at,
+    updated_at: draft.updated_at,
+  };
+}
+
+export function subscriptionNotFound(): PlatformError {
+  return new PlatformError('SUBSCRIPTION_NOT_FOUND', undefined, { param: 'subscription_id' });
+}
+
+/** Sandbox test helpers (the helper's subscriptions, the sandbox clock) answer sandbox keys only. */
+export function requireSandbox(mode: Mode): void {
+  if (mode !== 'sandbox') {
+    throw new PlatformError('PERMISSION_DENIED', 'Sandbox test helpers are only available with sandbox keys');
+  }
 }
 
 /** The subscription's own "now": real time plus its sandbox clock offset. */
@@ -126,4 +185,17 @@ export function subscriptionEvent(
     effective_at: cause.effectiveAt.toISOString(),
     created_at: rec.created_at.toISOString(),
   };
+}
+
+/** The event for a status change, on the subscription's own clock. */
+export function eventFor(
+  subject: (typeof SUBJECTS)[keyof typeof SUBJECTS] & `subscriptions.${string}`,
+  rec: SubscriptionRecord,
+  effectiveAt: Date,
+  chargeId: string | null = null,
+): OutboxEntry {
+  return outboxEvent(subject, subscriptionEvent(rec, { effectiveAt, chargeId }), {
+    merchantId: rec.merchant_id,
+    mode: rec.mode,
+  });
 }

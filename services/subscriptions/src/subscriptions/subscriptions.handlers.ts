@@ -1,16 +1,16 @@
 import { requireMerchant, requireMode } from '@ppay/kernel';
 import { toWire, type UnaryHandlers } from '@ppay/runtime';
 import type { types } from '@ppay/proto';
-import type { RenewalScheduler } from '../domain/scheduler';
-import { subscriptionResource, type SubscriptionRecord } from '../domain/subscription';
-import type { SubscriptionService } from '../domain/subscriptions';
+import type { SandboxClock } from '../renewals/sandbox-clock';
+import { subscriptionResource, type SubscriptionRecord } from './subscription';
+import type { SubscriptionService } from './subscriptions';
 
 type Handlers = UnaryHandlers<types.subscriptions.SubscriptionsServiceHandlers>;
 
-/** Decode, call the use case, encode: the REST shape is subscriptionResource (domain/subscription.ts). */
+/** Decode, call the use case, encode: the REST shape is subscriptionResource (subscription.ts). */
 export function serviceHandlers(
   subscriptions: SubscriptionService,
-  scheduler: RenewalScheduler,
+  clock: SandboxClock,
   /** Publishes a subscription's pending outbox events now (the sandbox clock answers after its events are out). */
   flushEvents: (id: string) => Promise<void> = async () => undefined,
   realNow: () => Date = () => new Date(),
@@ -55,7 +55,7 @@ export function serviceHandlers(
     },
     async AdvanceSandboxClock(req, { caller, deadline }) {
       const { merchantId } = requireMerchant(caller);
-      const rec = await scheduler.advance(merchantId, requireMode(caller), req.subscription_id, req.to, deadline);
+      const rec = await clock.advance(merchantId, requireMode(caller), req.subscription_id, req.to, deadline);
       await flushEvents(rec.id);
       return resource(rec);
     },

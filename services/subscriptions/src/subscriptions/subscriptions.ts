@@ -1,39 +1,27 @@
 import {
-  isSubscriptionFrequency,
   money,
   normaliseCurrency,
-  outboxEvent,
   PlatformError,
   prefixedId,
   SUBJECTS,
-  SUBSCRIPTION_FREQUENCIES,
   type Mode,
   type OutboxEntry,
-  type SubscriptionCheckoutCompleted,
-  type SubscriptionCheckoutCreated,
 } from '@ppay/kernel';
-import { period, trialEnd } from './calendar';
-import { activate, cancel, newSubscription, pause, resume, startTrial } from './lifecycle';
+import type { PaymentsPort } from '../ports';
+import { period } from '../renewals/calendar';
+import { renewalKey } from '../renewals/renewal';
+import { activate, cancel, pause, resume, startTrial } from './lifecycle';
 import { parseListQuery, type ListQueryInput } from './list-query';
-import type { PaymentsPort, SubscriptionRepository } from './ports';
-import { clockOf, subscriptionEvent, type SubscriptionRecord } from './subscription';
-
-export function subscriptionNotFound(): PlatformError {
-  return new PlatformError('SUBSCRIPTION_NOT_FOUND', undefined, { param: 'subscription_id' });
-}
-
-/** The event for a status change, on the subscription's own clock. */
-export function eventFor(
-  subject: (typeof SUBJECTS)[keyof typeof SUBJECTS] & `subscriptions.${string}`,
-  rec: SubscriptionRecord,
-  effectiveAt: Date,
-  chargeId: string | null = null,
-): OutboxEntry {
-  return outboxEvent(subject, subscriptionEvent(rec, { effectiveAt, chargeId }), {
-    merchantId: rec.merchant_id,
-    mode: rec.mode,
-  });
-}
+import { parseFrequency, trialEnd } from './plan';
+import type { SubscriptionRepository } from './ports';
+import {
+  clockOf,
+  eventFor,
+  newSubscriptionRecord,
+  requireSandbox,
+  subscriptionNotFound,
+  type SubscriptionRecord,
+} from './subscription';
 
 export interface SandboxSubscriptionRequest {
   amount?: number;
@@ -49,44 +37,14 @@ export interface SandboxSubscriptionRequest {
 const MAX_WRITE_RETRIES = 5;
 
 /**
- * Subscription use cases other than renewals (scheduler.ts): created from checkout events, read, listed,
- * cancelled, paused and resumed by the merchant, created by the sandbox helper.
+ * The merchant's subscription use cases: read, listed, cancelled, paused and resumed, and created by the
+ * sandbox helper. Checkouts create the others (checkouts/), renewals charge them (renewals/).
  */
 export class SubscriptionService {
   constructor(
     private readonly deps: { subscriptions: SubscriptionRepository; payments: PaymentsPort },
     private readonly realNow: () => Date = () => new Date(),
   ) {}
-
-  /** payments.subscription_checkout.created → a pending subscription (idempotent by session). */
-  async checkoutCreated(mode: Mode, c: SubscriptionCheckoutCreated): Promise<SubscriptionRecord> {
-    const { subscription } = await this.deps.subscriptions.insertOrGetBySession(this.pendingFrom(mode, c), []);
-    return subscription;
-  }
-
-  /**
-   * payments.subscription_checkout.completed → active: the first period is paid from the completion time
-   * (or a trial starts), with the saved payment method. Idempotent: a subscription that is no longer
-   * pending has already been through this.
-   */
-  async checkoutCompleted(mode: Mode, c: SubscriptionCheckoutCompleted): Promise<SubscriptionRecord> {
-    for (let i = 0; i < MAX_WRITE_RETRIES; i++) {
-      const { subscription: current } = await this.deps.subscriptions.insertOrGetBySession(
-        this.pendingFrom(mode, c),
-        [],
-      );
-      if (current.status !== 'pending') return current;
-      const at = new Date(c.completed_at);
-      const withMethod = { ...current, payment_method_id: c.payment_method_id, card: c.card };
-      const next =
-        c.trial_days !== null && c.charge_id === null
-          ? startTrial(withMethod, { now: at, trialDays: c.trial_days })
-          : activate(withMethod, { paidAt: at, periodStart: at, periodEnd: period(at, current.frequency, 0).end });
-      const saved = await this.deps.subscriptions.save(next, [eventFor(SUBJECTS.subscriptionCreated, next, at)]);
-      if (saved) return saved;
-    }
-    throw new PlatformError('CONFLICT', 'The subscription changed while its checkout was being recorded');
-  }
 
   async get(merchantId: number, mode: Mode, id: string): Promise<SubscriptionRecord> {
     const rec = await this.deps.subscriptions.findForMerchant(merchantId, mode, id);
@@ -135,18 +93,16 @@ export class SubscriptionService {
    * first payment is charged through payments like any other (payment.succeeded, wallet credit).
    */
   async createSandbox(merchantId: number, mode: Mode, r: SandboxSubscriptionRequest): Promise<SubscriptionRecord> {
-    if (mode !== 'sandbox') {
-      throw new PlatformError('PERMISSION_DENIED', 'Sandbox test helpers are only available with sandbox keys');
-    }
+    requireSandbox(mode);
     const input = validateSandboxRequest(r);
     const method = await this.deps.payments.saveTestCard(merchantId, mode, input.cardNumber, input.email);
     const now = this.realNow();
     const id = prefixedId('sub');
-    let rec: SubscriptionRecord = {
-      ...newSubscription(input.frequency),
+    let rec = newSubscriptionRecord({
       id,
       merchant_id: merchantId,
       mode,
+      frequency: input.frequency,
       product: { id: input.productId, title: input.productName, type: 'subscription' },
       customer: { email: input.email, first_name: input.firstName, last_name: input.lastName, country: 'Unknown' },
       amount: money(input.amount, input.currency),
@@ -155,11 +111,9 @@ export class SubscriptionService {
       payment_method_id: method.payment_method_id,
       card: { brand: method.brand, last4: method.last4 },
       trial_days: input.trialDays,
-      clock_offset_ms: 0,
-      version: 0,
       created_at: now,
       updated_at: now,
-    };
+    });
     if (input.trialDays !== null) {
       rec = startTrial(rec, { now, trialDays: input.trialDays });
     } else {
@@ -167,7 +121,7 @@ export class SubscriptionService {
       const outcome = await this.deps.payments.chargeSaved(merchantId, mode, {
         payment_method_id: method.payment_method_id,
         price: rec.amount,
-        idempotency_key: `sub:${id}:${first.start.toISOString()}:1`,
+        idempotency_key: renewalKey(id, first.start, 1),
         product: rec.product,
         frequency: rec.frequency,
         metadata: { subscription_id: id },
@@ -203,28 +157,6 @@ export class SubscriptionService {
     }
     throw new PlatformError('CONFLICT', undefined, { param: 'subscription_id' });
   }
-
-  private pendingFrom(mode: Mode, c: SubscriptionCheckoutCreated): SubscriptionRecord {
-    const now = this.realNow();
-    return {
-      ...newSubscription(c.frequency),
-      id: prefixedId('sub'),
-      merchant_id: c.merchant_id,
-      mode,
-      product: c.product,
-      customer: c.customer,
-      amount: c.price,
-      metadata: c.metadata,
-      checkout_session_id: c.session_id,
-      payment_method_id: null,
-      card: null,
-      trial_days: c.trial_days,
-      clock_offset_ms: 0,
-      version: 0,
-      created_at: new Date(c.created_at),
-      updated_at: now,
-    };
-  }
 }
 
 const MAX_NAME = 200;
@@ -237,13 +169,7 @@ function validateSandboxRequest(r: SandboxSubscriptionRequest) {
   if (!Number.isSafeInteger(r.amount) || (r.amount ?? 0) < 1) {
     throw invalid('amount', 'amount must be a positive integer in the smallest unit of currency');
   }
-  const frequency = r.subscription_frequency_key ?? '';
-  if (!isSubscriptionFrequency(frequency)) {
-    throw invalid(
-      'subscription_frequency_key',
-      `subscription_frequency_key must be one of ${SUBSCRIPTION_FREQUENCIES.join(', ')}`,
-    );
-  }
+  const frequency = parseFrequency(r.subscription_frequency_key ?? '');
   const email = r.customer?.email?.trim() ?? '';
   if (!email || email.length > MAX_EMAIL || !email.includes('@')) {
     throw invalid('customer.email', 'customer.email is required');

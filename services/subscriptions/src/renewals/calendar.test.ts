@@ -1,5 +1,6 @@
 import { SUBSCRIPTION_FREQUENCIES } from '@ppay/kernel';
 import { period, periodContaining, periodStart, type Frequency } from './calendar';
+import { MONTHLY_FROM_JAN_31_2026 } from './month-ends.test-util';
 
 const utc = (iso: string) => new Date(iso);
 const iso = (d: Date) => d.toISOString();
@@ -51,21 +52,9 @@ describe('periodStart: each frequency', () => {
 
 describe('month-end anchoring', () => {
   it('Jan 31 monthly through a common year: clamps short months, returns to the 31st', () => {
-    expect(starts('2026-01-31T12:00:00.000Z', 'monthly', 13).map((s) => s.slice(0, 10))).toEqual([
-      '2026-01-31',
-      '2026-02-28',
-      '2026-03-31',
-      '2026-04-30',
-      '2026-05-31',
-      '2026-06-30',
-      '2026-07-31',
-      '2026-08-31',
-      '2026-09-30',
-      '2026-10-31',
-      '2026-11-30',
-      '2026-12-31',
-      '2027-01-31',
-    ]);
+    expect(starts('2026-01-31T12:00:00.000Z', 'monthly', 13).map((s) => s.slice(0, 10))).toEqual(
+      MONTHLY_FROM_JAN_31_2026,
+    );
   });
 
   it('Jan 31 monthly in a leap year lands on Feb 29', () => {

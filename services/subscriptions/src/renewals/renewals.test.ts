@@ -1,4 +1,5 @@
 import { checkout, DAY, setup, subjects, T0 } from '../service-kit.test-util';
+import { MONTHLY_FROM_JAN_31_2026 } from './month-ends.test-util';
 import { renewalKey } from './renewal';
 
 describe('renewals', () => {
@@ -9,20 +10,8 @@ describe('renewals', () => {
     expect(payments.succeeded()).toBe(12);
     expect(renewals.docs.size).toBe(12);
     const starts = [...payments.charges.values()].map((c) => c.request.idempotency_key.split(':')[2]!.slice(0, 10));
-    expect(starts).toEqual([
-      '2026-02-28',
-      '2026-03-31',
-      '2026-04-30',
-      '2026-05-31',
-      '2026-06-30',
-      '2026-07-31',
-      '2026-08-31',
-      '2026-09-30',
-      '2026-10-31',
-      '2026-11-30',
-      '2026-12-31',
-      '2027-01-31',
-    ]);
+    // Period 0 was paid at checkout: the renewals pay periods 1 to 12.
+    expect(starts).toEqual(MONTHLY_FROM_JAN_31_2026.slice(1));
     expect(after).toMatchObject({
       status: 'active',
       current_period: { index: 12 },

@@ -5,6 +5,8 @@ import { activate, cancel, claimRenewal, newSubscription, pause, renewalFailed, 
 export const t = (iso: string) => new Date(iso);
 export const DAY = 86_400_000;
 export const plus = (d: Date, days: number) => new Date(d.getTime() + days * DAY);
+/** What an illegal transition throws. */
+export const conflict = (message: string) => expect.objectContaining({ code: 'CONFLICT', message });
 
 // Checkout on Jan 31: month-end anchoring shows up in every renewal below.
 export const T0 = t('2026-01-31T10:00:00.000Z');

@@ -9,20 +9,16 @@ import {
   renewalSucceeded,
   resume,
 } from './lifecycle';
+import { conflict, FEB_28, LATE, MAR_31, plus, t } from './lifecycle-fixtures.test-util';
 import {
   active,
   cancelled,
   dueClaimed,
   dueWaiting,
   endingAtPeriodEnd,
-  FEB_28,
-  LATE,
-  MAR_31,
   pausedByDunning,
   pausedByMerchant,
   pending,
-  plus,
-  t,
   trialing,
 } from './lifecycle-fixtures.test-util';
 
@@ -51,10 +47,7 @@ describe('pause and resume', () => {
 
   it('pause is refused while a charge is in flight', () => {
     expect(() => pause(dueClaimed(), FEB_28)).toThrow(
-      expect.objectContaining({
-        code: 'CONFLICT',
-        message: 'Subscription is due; cannot pause while a charge is in flight',
-      }),
+      conflict('Subscription is due; cannot pause while a charge is in flight'),
     );
   });
 
@@ -225,10 +218,7 @@ describe('cancel', () => {
 describe('periodEnded', () => {
   it('refuses a subscription that is not set to cancel at period end', () => {
     expect(() => periodEnded(active(), LATE)).toThrow(
-      expect.objectContaining({
-        code: 'CONFLICT',
-        message: 'Subscription is active; cannot end its period: it is not set to cancel at period end',
-      }),
+      conflict('Subscription is active; cannot end its period: it is not set to cancel at period end'),
     );
   });
 

@@ -20,6 +20,7 @@ import {
   dueClaimed,
   dueWaiting,
   endingAtPeriodEnd,
+  conflict,
   FEB_28,
   LATE,
   MAR_31,
@@ -161,10 +162,7 @@ describe('pending', () => {
 describe('renewal', () => {
   it('claimRenewal: not before next_payment_date; then due with the charge in flight', () => {
     expect(() => claimRenewal(active(), t('2026-02-28T09:59:59.999Z'))).toThrow(
-      expect.objectContaining({
-        code: 'CONFLICT',
-        message: 'Subscription is active; cannot renew before next_payment_date',
-      }),
+      conflict('Subscription is active; cannot renew before next_payment_date'),
     );
     expect(dueClaimed()).toMatchObject({
       status: 'due',
@@ -207,10 +205,7 @@ describe('renewal', () => {
     const renewed = renewalSucceeded(dueClaimed(), { paidAt: FEB_28 });
     expect(() => renewalSucceeded(renewed, { paidAt: FEB_28 })).toThrow(expect.objectContaining({ code: 'CONFLICT' }));
     expect(() => renewalFailed(dueWaiting(), { failedAt: FEB_28 })).toThrow(
-      expect.objectContaining({
-        code: 'CONFLICT',
-        message: 'Subscription is due; cannot record a renewal failure without a charge in flight',
-      }),
+      conflict('Subscription is due; cannot record a renewal failure without a charge in flight'),
     );
   });
 });

@@ -1,12 +1,5 @@
-import {
-  money,
-  normaliseCurrency,
-  PlatformError,
-  prefixedId,
-  SUBJECTS,
-  type Mode,
-  type OutboxEntry,
-} from '@ppay/kernel';
+import { money, normaliseCurrency, PlatformError, prefixedId, SUBJECTS } from '@ppay/kernel';
+import type { Mode, OutboxEntry } from '@ppay/kernel';
 import type { PaymentsPort } from '../ports';
 import { period } from '../renewals/calendar';
 import { renewalKey } from '../renewals/renewal';

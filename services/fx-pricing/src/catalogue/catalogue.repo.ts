@@ -1,7 +1,9 @@
 import { Schema, type Connection, type Model } from 'mongoose';
 import { PlatformError } from '@ppay/kernel';
 import { isDuplicateKeyError, nextSequence } from '@ppay/runtime';
-import type { CatalogueRepository, PriceRuleRecord, ProductRecord, ProductType } from '../domain/catalogue';
+import type { CatalogueRepository } from './ports';
+import type { PriceRuleRecord } from './price-rule';
+import type { ProductRecord, ProductType } from './product';
 
 interface ProductDocument {
   _id: number;
@@ -55,26 +57,12 @@ export function catalogueModels(conn: Connection) {
   };
 }
 
-function toProduct(doc: ProductDocument): ProductRecord {
-  return {
-    id: doc._id,
-    merchant_id: doc.merchant_id,
-    name: doc.name,
-    type: doc.type,
-    base_price: { amount: doc.base_amount, currency: doc.base_currency },
-    created_at: doc.created_at,
-    updated_at: doc.updated_at,
-  };
+function toProduct({ _id, base_amount, base_currency, ...product }: ProductDocument): ProductRecord {
+  return { id: _id, ...product, base_price: { amount: base_amount, currency: base_currency } };
 }
 
-function toRule(doc: PriceRuleDocument): PriceRuleRecord {
-  return {
-    merchant_id: doc.merchant_id,
-    product_id: doc.product_id,
-    country: doc.country,
-    percentage: doc.percentage,
-    updated_at: doc.updated_at,
-  };
+function toRule({ _id, ...rule }: PriceRuleDocument): PriceRuleRecord {
+  return rule;
 }
 
 export class MongoCatalogueRepository implements CatalogueRepository {

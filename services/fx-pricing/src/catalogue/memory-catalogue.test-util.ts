@@ -1,5 +1,7 @@
 import { PlatformError } from '@ppay/kernel';
-import type { CatalogueRepository, PriceRuleRecord, ProductRecord } from './catalogue';
+import type { CatalogueRepository } from './ports';
+import type { PriceRuleRecord } from './price-rule';
+import type { ProductRecord } from './product';
 
 /** In-memory CatalogueRepository with the Mongo repository's semantics, for unit tests. */
 export class MemoryCatalogueRepository implements CatalogueRepository {

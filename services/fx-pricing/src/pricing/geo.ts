@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { isIPv4 } from 'node:net';
 
 /** IP → ISO-2 country. The platform ships no geolocation database, so by default nothing is located. */
@@ -32,9 +31,9 @@ export class CidrGeoLocator implements GeoLocator {
       .sort((a, b) => b.bits - a.bits);
   }
 
-  static fromFile(path: string): CidrGeoLocator {
-    const body = JSON.parse(readFileSync(path, 'utf8')) as { ranges?: Record<string, string> };
-    return new CidrGeoLocator(body.ranges ?? {});
+  /** From the `GEOIP_FILE` body. */
+  static fromJson(body: unknown): CidrGeoLocator {
+    return new CidrGeoLocator((body as { ranges?: Record<string, string> }).ranges ?? {});
   }
 
   locate(raw: string): string | undefined {

@@ -1,14 +1,13 @@
-import { money, PlatformError, requireInternal, requireMerchant } from '@ppay/kernel';
+import { money, PlatformError, requireMerchant } from '@ppay/kernel';
 import { toWire, type UnaryHandlers } from '@ppay/runtime';
 import type { types } from '@ppay/proto';
-import type { Catalogue } from '../domain/catalogue';
-import type { PricingService } from '../domain/pricing';
-import { calculationResource, conversionResource, productPricingResource } from '../domain/resources';
+import type { PricingService } from './pricing';
+import { calculationResource, conversionResource, productPricingResource } from './resources';
 
 type Handlers = UnaryHandlers<types.fxpricing.FxPricingServiceHandlers>;
 
-/** Thin gRPC adapters: decode, call the use case, encode. */
-export function fxPricingHandlers(catalogue: Catalogue, pricing: PricingService): Handlers {
+/** Product pricing, price calculation and conversion: decode, call the use case, encode. */
+export function pricingHandlers(pricing: PricingService): Handlers {
   return {
     async GetProductPricing(req, { caller }) {
       const { merchantId, mode } = requireMerchant(caller);
@@ -41,35 +40,6 @@ export function fxPricingHandlers(catalogue: Catalogue, pricing: PricingService)
       }
       const c = await pricing.convert(from, (req.to_currency ?? '').toUpperCase(), caller.mode, 'to_currency');
       return toWire(conversionResource(c));
-    },
-    async ListProducts(req, { caller }) {
-      const { merchantId } = requireMerchant(caller);
-      const { items, pagination } = await catalogue.list(merchantId, req.page?.page ?? 1, req.page?.limit ?? 20);
-      return toWire({ products: items, pagination });
-    },
-    async UpsertProduct(req, { caller }) {
-      requireInternal(caller);
-      return toWire(
-        await catalogue.upsertProduct({
-          id: req.id || undefined,
-          merchant_id: req.merchant_id,
-          name: req.name,
-          type: req.type,
-          base_price: { amount: req.base_price?.amount ?? Number.NaN, currency: req.base_price?.currency ?? '' },
-        }),
-      );
-    },
-    async UpsertPriceRule(req, { caller }) {
-      requireInternal(caller);
-      const rule = req.rule;
-      return toWire(
-        await catalogue.upsertRule({
-          merchant_id: rule?.merchant_id ?? 0,
-          product_id: rule?.product_id ?? 0,
-          country: rule?.country ?? '',
-          percentage: rule?.percentage ?? '',
-        }),
-      );
     },
   };
 }

@@ -1,14 +1,11 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import * as path from 'node:path';
+import { Catalogue } from '../catalogue/catalogue';
+import { MemoryCatalogueRepository } from '../catalogue/memory-catalogue.test-util';
 import bundledTable from '../data/rates-2026-11-01.json';
-import { Catalogue, validatePercentage } from './catalogue';
-import { Converter } from './conversion';
+import { Converter } from '../rates/conversion';
+import { BundledRateSource, parseRateTable } from '../rates/rates';
 import { CidrGeoLocator, NO_GEOLOCATION } from './geo';
 import { displayLocale, paymentMethodsFor } from './locale';
-import { MemoryCatalogueRepository } from './memory-repo.test-util';
 import { applyRule, detectCustomer, PricingService } from './pricing';
-import { BundledRateSource, parseRateTable } from './rates';
 
 const bundled = new BundledRateSource(parseRateTable(bundledTable, 'bundled'));
 const geo = new CidrGeoLocator({ '41.58.0.0/16': 'NG', '102.176.0.0/12': 'GH', '102.176.5.0/24': 'KE' });
@@ -98,11 +95,6 @@ describe('price rules', () => {
     expect(applyRule({ amount: 10, currency: 'USD' }, rule('0.15')).adjusted.amount).toBe(12); // 1.5 → 2
     expect(applyRule({ amount: 10, currency: 'USD' }, rule('-0.15')).adjusted.amount).toBe(8); // −1.5 → −2
     expect(applyRule({ amount: 999, currency: 'JPY' }, rule('0.1')).adjusted.amount).toBe(1099); // 99.9 → 100
-  });
-  it('validates percentages', () => {
-    expect(validatePercentage('0.150')).toBe('0.15');
-    expect(validatePercentage(-0.3)).toBe('-0.3');
-    for (const bad of ['-1', '-1.5', '10.01', 'abc', '0.1234567']) expect(() => validatePercentage(bad)).toThrow();
   });
 });
 
@@ -206,56 +198,6 @@ describe('PricingService', () => {
     expect(r.base).toEqual({ amount: 10_000, currency: 'NGN', formatted: 'NGN\u00a0100.00' });
     expect(r.conversion.rate).toBe('0.008058990505');
     await expect(pricing.calculate('sandbox', 100, 'NGN', 'XYZ')).rejects.toMatchObject({ param: 'target_currency' });
-  });
-});
-
-describe('catalogue seeding and listing', () => {
-  it('is idempotent, keeps explicit ids and moves the id counter past them', async () => {
-    const dir = mkdtempSync(path.join(tmpdir(), 'fx-seed-'));
-    const file = path.join(dir, 'seed.json');
-    writeFileSync(
-      file,
-      JSON.stringify({
-        products: [
-          { id: 5, merchant_id: 1, name: 'Ebook', type: 'digital', base_price: { amount: 500, currency: 'NGN' } },
-          { id: 9, merchant_id: 1, name: 'Mug', type: 'physical', base_price: { amount: 4000, currency: 'NGN' } },
-        ],
-        price_rules: [{ merchant_id: 1, product_id: 9, country: 'gh', percentage: 0.2 }],
-      }),
-    );
-    const repo = new MemoryCatalogueRepository();
-    const catalogue = new Catalogue(repo);
-    expect(await catalogue.seed(file)).toEqual({ products: 2, rules: 1 });
-    expect(await catalogue.seed(file)).toEqual({ products: 2, rules: 1 });
-    expect(repo.products.size).toBe(2);
-    expect([...repo.rules.keys()]).toEqual(['1:9:GH']);
-    const created = await catalogue.upsertProduct({
-      merchant_id: 1,
-      name: 'New',
-      type: 'service',
-      base_price: { amount: 1, currency: 'NGN' },
-    });
-    expect(created.id).toBe(10);
-    const page = await catalogue.list(1, 2, 2);
-    expect(page.pagination).toEqual({ page: 2, limit: 2, total: 3, pages: 2 });
-    expect(page.items.map((p) => p.id)).toEqual([10]);
-  });
-
-  it('validates products', async () => {
-    const catalogue = new Catalogue(new MemoryCatalogueRepository());
-    const base = { merchant_id: 1, name: 'x', type: 'digital', base_price: { amount: 100, currency: 'USD' } };
-    await expect(catalogue.upsertProduct({ ...base, type: 'gift' })).rejects.toMatchObject({ param: 'type' });
-    await expect(
-      catalogue.upsertProduct({ ...base, base_price: { amount: 1.5, currency: 'USD' } }),
-    ).rejects.toMatchObject({
-      param: 'base_price',
-    });
-    await expect(catalogue.upsertProduct({ ...base, name: ' ' })).rejects.toMatchObject({ param: 'name' });
-    await expect(
-      catalogue.upsertRule({ merchant_id: 1, product_id: 42, country: 'NG', percentage: '0.1' }),
-    ).rejects.toMatchObject({
-      code: 'PRODUCT_NOT_FOUND',
-    });
   });
 });
 

@@ -7,8 +7,10 @@ import {
   type Mode,
   type Money,
 } from '@ppay/kernel';
-import type { Catalogue, PriceRuleRecord, ProductRecord } from './catalogue';
-import type { Conversion, Converter } from './conversion';
+import type { Catalogue } from '../catalogue/catalogue';
+import type { PriceRuleRecord } from '../catalogue/price-rule';
+import type { ProductRecord } from '../catalogue/product';
+import type { Conversion, Converter } from '../rates/conversion';
 import type { GeoLocator } from './geo';
 import {
   countryOfCurrency,
@@ -20,7 +22,7 @@ import {
   isChargeableCurrency,
   paymentMethodsFor,
 } from './locale';
-import { unsupportedPair } from './rates';
+import { unsupportedPair } from '../rates/rates';
 
 export type DetectedFrom = 'query' | 'currency' | 'ip' | 'default';
 

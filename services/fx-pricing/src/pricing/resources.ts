@@ -1,4 +1,4 @@
-import type { Conversion } from './conversion';
+import type { Conversion } from '../rates/conversion';
 import type { CalculateResult, ProductPricingResult } from './pricing';
 
 /**

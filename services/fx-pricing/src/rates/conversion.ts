@@ -1,5 +1,6 @@
 import { convertMoney, parseDecimal, PlatformError, type Decimal, type Mode, type Money } from '@ppay/kernel';
-import { decimalString, divideToSignificant, multiplyDecimals, unsupportedPair, type RateSource } from './rates';
+import { decimalString, divideToSignificant, multiplyDecimals } from './decimals';
+import { unsupportedPair, type RateSource } from './rates';
 
 export const IDENTITY_SOURCE = 'identity';
 

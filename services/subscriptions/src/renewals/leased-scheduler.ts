@@ -20,7 +20,10 @@ export interface SchedulerOptions {
 
 /** Where the leased items live. */
 export interface LeaseStore<T> {
-  /** Ids of items whose next action is due by `realNow` and whose lease is free, earliest first. Only candidates: `claim` decides. */
+  /**
+   * Ids of items whose next action is due by `realNow` and whose lease is free, earliest first. Only
+   * candidates: `claim` decides.
+   */
   dueIds(realNow: Date, limit: number): Promise<string[]>;
   /**
    * Takes the lease on one item if it is free (and, with dueOnly, if its action is due): one conditional
@@ -53,7 +56,10 @@ export interface SchedulerObserver {
 
 const NOOP_OBSERVER: SchedulerObserver = { claimed: () => undefined, error: () => undefined };
 
-/** Upper bound of actions in one claim (10 years of weekly renewals with every retry). */
+/**
+ * Upper bound of actions in one claim, so one item cannot keep a worker forever: ten years of a sandbox
+ * clock's weekly renewals, every retry included, fit.
+ */
 const MAX_STEPS = 2_500;
 
 export class LeasedScheduler<T extends { id: string }> {

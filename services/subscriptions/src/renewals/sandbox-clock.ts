@@ -1,10 +1,11 @@
 import { PlatformError, type Mode } from '@ppay/kernel';
 import type { SubscriptionRepository } from '../subscriptions/ports';
 import { clockOf, requireSandbox, subscriptionNotFound, type SubscriptionRecord } from '../subscriptions/subscription';
+import { DAY_MS } from './calendar';
 import type { LeasedScheduler } from './leased-scheduler';
 
 /** The sandbox clock moves at most this far in one call (bounded work per request). */
-export const MAX_ADVANCE_MS = 10 * 366 * 86_400_000;
+export const MAX_ADVANCE_MS = 10 * 366 * DAY_MS;
 const MAX_TO_LENGTH = 40;
 
 /** The sandbox clock of one subscription (beyond the spec): its time moves, and renewals catch up at once. */
@@ -15,7 +16,10 @@ export class SandboxClock {
     private readonly realNow: () => Date = () => new Date(),
   ) {}
 
-  /** Moves one subscription's clock to `to` and runs everything due up to then before answering. Forward only, at most ten years per call. */
+  /**
+   * Moves one subscription's clock to `to` and runs everything due up to then before answering. Forward
+   * only, at most ten years per call.
+   */
   async advance(
     merchantId: number,
     mode: Mode,

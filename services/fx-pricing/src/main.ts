@@ -7,16 +7,20 @@ import {
   tombstoneSweepJob,
 } from '@ppay/runtime';
 import type { types } from '@ppay/proto';
+import { Catalogue } from './catalogue/catalogue';
+import { catalogueHandlers } from './catalogue/catalogue.handlers';
+import { catalogueModels, MongoCatalogueRepository } from './catalogue/catalogue.repo';
+import { seedCatalogue, type SeedFile } from './catalogue/seed';
 import { fxPricingConfig } from './config';
 import bundledTable from './data/rates-2026-11-01.json';
-import { Catalogue } from './domain/catalogue';
-import { Converter } from './domain/conversion';
-import { CidrGeoLocator, NO_GEOLOCATION } from './domain/geo';
-import { PricingService } from './domain/pricing';
-import { BundledRateSource, HttpRateSource, parseRateTable, type RateSource } from './domain/rates';
-import { fxPricingHandlers } from './grpc/handlers';
-import { catalogueModels, MongoCatalogueRepository } from './repo/catalogue-repo';
-import { MERCHANT_DATA } from './repo/merchant-data';
+import { readJsonFile } from './json-file.adapter';
+import { MERCHANT_DATA } from './merchant-data.repo';
+import { CidrGeoLocator, NO_GEOLOCATION } from './pricing/geo';
+import { PricingService } from './pricing/pricing';
+import { pricingHandlers } from './pricing/pricing.handlers';
+import { Converter } from './rates/conversion';
+import { HttpRateSource } from './rates/http-rate-source.adapter';
+import { BundledRateSource, parseRateTable, type RateSource } from './rates/rates';
 
 void runService<types.fxpricing.FxPricingServiceHandlers, (typeof fxPricingConfig)['properties']>({
   name: 'fx-pricing',
@@ -26,13 +30,16 @@ void runService<types.fxpricing.FxPricingServiceHandlers, (typeof fxPricingConfi
     await ensureIndexes([products, rules]);
     const catalogue = new Catalogue(new MongoCatalogueRepository(mongo, products, rules));
     if (config.PRODUCTS_SEED_FILE) {
-      const seeded = await catalogue.seed(config.PRODUCTS_SEED_FILE);
+      const seed = readJsonFile(config.PRODUCTS_SEED_FILE) as SeedFile;
+      const seeded = await seedCatalogue(catalogue, seed, config.PRODUCTS_SEED_FILE);
       log.info({ file: config.PRODUCTS_SEED_FILE, ...seeded }, 'catalogue seeded');
     }
 
-    const bundled = config.BUNDLED_RATES_FILE
-      ? BundledRateSource.fromFile(config.BUNDLED_RATES_FILE)
-      : new BundledRateSource(parseRateTable(bundledTable, 'bundled rates'));
+    const bundled = new BundledRateSource(
+      config.BUNDLED_RATES_FILE
+        ? parseRateTable(readJsonFile(config.BUNDLED_RATES_FILE), config.BUNDLED_RATES_FILE)
+        : parseRateTable(bundledTable, 'bundled rates'),
+    );
     let configured: RateSource = bundled;
     if (config.RATE_SOURCE === 'live') {
       if (!config.LIVE_RATES_URL) throw new Error('RATE_SOURCE=live needs LIVE_RATES_URL');
@@ -45,14 +52,17 @@ void runService<types.fxpricing.FxPricingServiceHandlers, (typeof fxPricingConfi
       });
     }
     const converter = new Converter({ bundled, configured, surchargePercent: config.FX_SURCHARGE_PERCENT });
-    const geo = config.GEOIP_FILE ? CidrGeoLocator.fromFile(config.GEOIP_FILE) : NO_GEOLOCATION;
+    const geo = config.GEOIP_FILE ? CidrGeoLocator.fromJson(readJsonFile(config.GEOIP_FILE)) : NO_GEOLOCATION;
     log.info(
       { bundled: bundled.id, live_and_internal: configured.id, surcharge_percent: converter.surchargePercent },
       'rate sources',
     );
     const tombstones = new MerchantTombstones(mongo);
     return {
-      handlers: fxPricingHandlers(catalogue, new PricingService(catalogue, converter, geo)),
+      handlers: {
+        ...catalogueHandlers(catalogue),
+        ...pricingHandlers(new PricingService(catalogue, converter, geo)),
+      },
       jobs: [tombstoneSweepJob(mongo, MERCHANT_DATA)],
       consumers: [
         merchantDeletionConsumer({ service: 'fx-pricing', conn: mongo, nats, targets: MERCHANT_DATA, tombstones, log }),

@@ -10,16 +10,19 @@ import {
   runService,
 } from '@ppay/runtime';
 import type { types } from '@ppay/proto';
-import { GrpcPayments } from './adapters/payments-client';
+import { checkoutConsumer } from './checkouts/checkout.consumer';
+import { CheckoutService } from './checkouts/checkouts';
 import { serviceConfig } from './config';
-import { RenewalScheduler } from './domain/scheduler';
-import { SubscriptionService } from './domain/subscriptions';
-import { checkoutConsumer } from './events/checkout-consumer';
-import { schedulerMetrics } from './events/metrics';
-import { serviceHandlers } from './grpc/handlers';
-import { MERCHANT_DATA } from './repo/merchant-data';
-import { MongoRenewalRepository, renewalModel } from './repo/renewal-repo';
-import { MongoSubscriptionRepository, subscriptionModel } from './repo/subscription-repo';
+import { MERCHANT_DATA } from './merchant-data.repo';
+import { GrpcPayments } from './payments-client.adapter';
+import { LeasedScheduler } from './renewals/leased-scheduler';
+import { MongoRenewalRepository, renewalModel } from './renewals/renewal.repo';
+import { SubscriptionRenewals } from './renewals/renewals';
+import { renewalMetrics } from './renewals/renewals.metrics';
+import { SandboxClock } from './renewals/sandbox-clock';
+import { MongoSubscriptionRepository, subscriptionModel } from './subscriptions/subscription.repo';
+import { SubscriptionService } from './subscriptions/subscriptions';
+import { serviceHandlers } from './subscriptions/subscriptions.handlers';
 
 void runService<types.subscriptions.SubscriptionsServiceHandlers, (typeof serviceConfig)['properties']>({
   name: 'subscriptions',
@@ -31,9 +34,15 @@ void runService<types.subscriptions.SubscriptionsServiceHandlers, (typeof servic
     const relay = new OutboxRelay(subscriptionDocs, nats, log, metrics);
     const repo = new MongoSubscriptionRepository(subscriptionDocs, (id) => relay.relaySoon(id));
     const payments = new GrpcPayments(config.PAYMENTS_GRPC_ADDR, metrics);
-    const subscriptions = new SubscriptionService({ subscriptions: repo, payments });
-    const scheduler = new RenewalScheduler(
+    const observer = renewalMetrics(metrics.registry, log);
+    const renewals = new SubscriptionRenewals(
       { subscriptions: repo, renewals: new MongoRenewalRepository(renewalDocs), payments },
+      () => new Date(),
+      observer,
+    );
+    const scheduler = new LeasedScheduler(
+      repo,
+      renewals,
       {
         // Unique per process: a restarted process must not inherit its predecessor's leases.
         owner: `${hostname()}:${process.pid}:${prefixedId('sch', 8)}`,
@@ -43,13 +52,17 @@ void runService<types.subscriptions.SubscriptionsServiceHandlers, (typeof servic
         batchSize: 500,
       },
       () => new Date(),
-      schedulerMetrics(metrics.registry, log),
+      observer,
     );
     const tombstones = new MerchantTombstones(mongo);
     return {
-      handlers: serviceHandlers(subscriptions, scheduler, (id) => relay.relayDocument(id)),
+      handlers: serviceHandlers(
+        new SubscriptionService({ subscriptions: repo, payments }),
+        new SandboxClock(repo, scheduler),
+        (id) => relay.relayDocument(id),
+      ),
       consumers: [
-        checkoutConsumer(subscriptions, tombstones),
+        checkoutConsumer(new CheckoutService(repo), tombstones),
         merchantDeletionConsumer({
           service: 'subscriptions',
           conn: mongo,

@@ -1,0 +1,36 @@
+import type { Mode, Money, SubscriptionFrequency } from '@ppay/kernel';
+import type { MetadataValue } from './subscriptions/subscription';
+
+/** Ports that several subdomains use: payments charges the sandbox helper's first period and every renewal. */
+
+export interface OffSessionCharge {
+  payment_method_id: string;
+  price: Money;
+  idempotency_key: string;
+  product: { id: number | null; title: string; type: string };
+  frequency: SubscriptionFrequency;
+  metadata: Record<string, MetadataValue>;
+  customer: { email: string; first_name: string; last_name: string; country: string };
+  /** The sandbox helper's first payment: the customer is present (the card behaves as on the hosted page). */
+  customer_present: boolean;
+}
+
+export interface ChargeOutcome {
+  charge_id: string;
+  status: 'succeeded' | 'failed';
+  decline_code: string | null;
+}
+
+/** What subscriptions needs from payments (which owns payment methods and charges). */
+export interface PaymentsPort {
+  /** Idempotent by `idempotency_key`: a repeat answers the same charge. Throws when payments cannot answer. */
+  /** `deadline`: the caller's (the sandbox clock's request); the client's own deadline otherwise. */
+  chargeSaved(merchantId: number, mode: Mode, charge: OffSessionCharge, deadline?: Date): Promise<ChargeOutcome>;
+  /** Sandbox: a test card saved without the hosted page. */
+  saveTestCard(
+    merchantId: number,
+    mode: Mode,
+    cardNumber: string,
+    email: string,
+  ): Promise<{ payment_method_id: string; brand: string; last4: string }>;
+}

@@ -1,0 +1,181 @@
+import { SUBJECTS, type OutboxEntry } from '@ppay/kernel';
+import type { ChargeOutcome, PaymentsPort } from '../ports';
+import {
+  claimRenewal,
+  claimRetry,
+  lateOutcomeRecorded,
+  periodEnded,
+  renewalFailed,
+  renewalSucceeded,
+} from '../subscriptions/lifecycle';
+import type { SubscriptionRepository } from '../subscriptions/ports';
+import { clockOf, eventFor, nextActionAt, type SubscriptionRecord } from '../subscriptions/subscription';
+import type { DueWork, Lease } from './leased-scheduler';
+import type { RenewalRepository } from './ports';
+import { renewalKey } from './renewal';
+
+export interface RenewalObserver {
+  renewal(outcome: 'succeeded' | 'failed' | 'late', seconds: number): void;
+}
+
+const NOOP_OBSERVER: RenewalObserver = { renewal: () => undefined };
+
+/**
+ * Subscription renewals, the work of the leased scheduler (leased-scheduler.ts): on a claimed subscription,
+ * every action due on its own clock, one at a time: renew, retry, end a period-end cancellation. Each
+ * charge is asked of payments with a key derived from (subscription, period start, attempt) and recorded on
+ * the period's renewal record, so a crash, a redelivery or a second scheduler repeats the same charge
+ * instead of making another (docs/architecture.md, "Renewals: three documents, no transaction").
+ */
+export class SubscriptionRenewals implements DueWork<SubscriptionRecord> {
+  constructor(
+    private readonly deps: {
+      subscriptions: SubscriptionRepository;
+      renewals: RenewalRepository;
+      payments: PaymentsPort;
+    },
+    private readonly realNow: () => Date = () => new Date(),
+    private readonly observer: RenewalObserver = NOOP_OBSERVER,
+  ) {}
+
+  /** One due action; the subscription after it, or null when nothing is due (or the lease was lost). */
+  async step(rec: SubscriptionRecord, lease: Lease, deadline?: Date): Promise<SubscriptionRecord | null> {
+    const now = clockOf(rec, this.realNow());
+    const at = nextActionAt(rec);
+    if (!at || at > now) return null;
+    // A subscription whose sandbox clock was moved lives each action at its scheduled instant, so a jump of
+    // a year replays the year as it would have happened; otherwise an action happens when it is processed.
+    const when = rec.clock_offset_ms > 0 && at.getTime() > 0 ? at : now;
+    if (rec.cancel_at_period_end && (rec.status === 'active' || rec.status === 'paused')) {
+      const next = periodEnded(rec, when);
+      return this.write(next, [eventFor(SUBJECTS.subscriptionCancelled, next, next.cancelled_at ?? when)], lease);
+    }
+    if (rec.status === 'active') {
+      const claimedCharge = await this.write(claimRenewal(rec, when), [], lease);
+      return claimedCharge && this.charge(claimedCharge, when, lease, deadline);
+    }
+    if (rec.status === 'due') {
+      // A charge left in flight (crash, lost lease): the same key repeats it, payments answers the same charge.
+      if (rec.payment_status === 'pending') return this.charge(rec, when, lease, deadline);
+      const claimedRetry = await this.write(claimRetry(rec, when), [], lease);
+      return claimedRetry && this.charge(claimedRetry, when, lease, deadline);
+    }
+    return null;
+  }
+
+  private async charge(
+    rec: SubscriptionRecord,
+    when: Date,
+    lease: Lease,
+    deadline?: Date,
+  ): Promise<SubscriptionRecord | null> {
+    const period = rec.pending_period;
+    if (!period || !rec.payment_method_id) throw new Error(`subscription ${rec.id} is due without a period or method`);
+    const attempt = rec.failed_attempts + 1;
+    const key = renewalKey(rec.id, period.start, attempt);
+    const started = this.realNow();
+    await this.deps.renewals.startAttempt(
+      {
+        subscription_id: rec.id,
+        merchant_id: rec.merchant_id,
+        mode: rec.mode,
+        period_index: period.index,
+        period_start: period.start,
+        period_end: period.end,
+      },
+      attempt,
+      key,
+      started,
+    );
+    const outcome = await this.deps.payments.chargeSaved(
+      rec.merchant_id,
+      rec.mode,
+      {
+        payment_method_id: rec.payment_method_id,
+        price: rec.amount,
+        idempotency_key: key,
+        product: rec.product,
+        frequency: rec.frequency,
+        metadata: { subscription_id: rec.id, period_start: period.start.toISOString(), attempt },
+        customer: rec.customer,
+        customer_present: false,
+      },
+      deadline,
+    );
+    await this.deps.renewals.finishAttempt(rec.id, period.start, attempt, {
+      charge_id: outcome.charge_id,
+      status: outcome.status,
+      decline_code: outcome.decline_code,
+      finished_at: this.realNow(),
+    });
+    return this.recordOutcome(rec, outcome, started, when, lease);
+  }
+
+  /** Applies a charge's outcome to the subscription it was made for, whatever happened to it meanwhile. */
+  private async recordOutcome(
+    charged: SubscriptionRecord,
+    outcome: ChargeOutcome,
+    started: Date,
+    when: Date,
+    lease: Lease,
+  ): Promise<SubscriptionRecord | null> {
+    const period = charged.pending_period!;
+    const seconds = (this.realNow().getTime() - started.getTime()) / 1000;
+    let rec: SubscriptionRecord | null = charged;
+    for (let i = 0; rec && i < 5; i++) {
+      const now = when;
+      let next: SubscriptionRecord;
+      let events: OutboxEntry[] = [];
+      const stillWaiting =
+        rec.status === 'due' && rec.payment_status === 'pending' && rec.pending_period?.index === period.index;
+      if (stillWaiting && outcome.status === 'succeeded') {
+        next = renewalSucceeded(rec, { paidAt: now });
+        events = [eventFor(SUBJECTS.subscriptionRenewed, next, now, outcome.charge_id)];
+      } else if (stillWaiting) {
+        next = renewalFailed(rec, { failedAt: now, declineCode: outcome.decline_code });
+        events = [eventFor(SUBJECTS.subscriptionPaymentFailed, next, now, outcome.charge_id)];
+        if (next.status === 'paused') events.push(eventFor(SUBJECTS.subscriptionPaused, next, now));
+      } else if (rec.status === 'cancelled' && rec.payment_status === 'pending') {
+        // Cancelled while the charge was in flight: the money moved anyway, so it is recorded (lifecycle.ts).
+        next = lateOutcomeRecorded(rec, {
+          at: now,
+          period,
+          succeeded: outcome.status === 'succeeded',
+          declineCode: outcome.decline_code,
+        });
+        this.observer.renewal('late', seconds);
+        const saved = await this.deps.subscriptions.save(next, []);
+        if (saved) return saved;
+        rec = await this.deps.subscriptions.findById(charged.id);
+        continue;
+      } else {
+        return null; // already recorded by whoever repeated this charge
+      }
+      const saved = await this.write(next, events, lease);
+      if (saved) {
+        this.observer.renewal(outcome.status, seconds);
+        return saved;
+      }
+      rec = await this.deps.subscriptions.findById(charged.id);
+    }
+    return null;
+  }
+
+  /**
+   * A write under our lease (renewing it); null when the lease or the version was lost. When the written
+   * state has nothing more due on its clock, the same write gives the lease back (one write fewer).
+   */
+  private async write(
+    next: SubscriptionRecord,
+    events: OutboxEntry[],
+    lease: Lease,
+  ): Promise<SubscriptionRecord | null> {
+    const real = this.realNow();
+    const at = nextActionAt(next);
+    const release = at === null || at > clockOf(next, real);
+    const until = new Date(real.getTime() + lease.ms);
+    const saved = await this.deps.subscriptions.save(next, events, { owner: lease.owner, until, release });
+    if (saved && release) lease.released = true;
+    return saved;
+  }
+}

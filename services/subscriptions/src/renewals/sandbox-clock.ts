@@ -1,0 +1,100 @@
+import { PlatformError, type Mode } from '@ppay/kernel';
+import type { SubscriptionRepository } from '../subscriptions/ports';
+import { clockOf, requireSandbox, subscriptionNotFound, type SubscriptionRecord } from '../subscriptions/subscription';
+import { DAY_MS } from './calendar';
+import type { LeasedScheduler } from './leased-scheduler';
+
+/** The sandbox clock moves at most this far in one call (bounded work per request). */
+export const MAX_ADVANCE_MS = 10 * 366 * DAY_MS;
+const MAX_TO_LENGTH = 40;
+
+/** The sandbox clock of one subscription (beyond the spec): its time moves, and renewals catch up at once. */
+export class SandboxClock {
+  constructor(
+    private readonly subscriptions: SubscriptionRepository,
+    private readonly scheduler: Pick<LeasedScheduler<SubscriptionRecord>, 'runNow'>,
+    private readonly realNow: () => Date = () => new Date(),
+  ) {}
+
+  /**
+   * Moves one subscription's clock to `to` and runs everything due up to then before answering. Forward
+   * only, at most ten years per call.
+   */
+  async advance(
+    merchantId: number,
+    mode: Mode,
+    id: string,
+    toRaw: string,
+    deadline?: Date,
+  ): Promise<SubscriptionRecord> {
+    requireSandbox(mode);
+    const to = parseInstant(toRaw);
+    for (let i = 0; ; i++) {
+      const rec = await this.subscriptions.findForMerchant(merchantId, mode, id);
+      if (!rec) throw subscriptionNotFound();
+      const real = this.realNow();
+      const clock = clockOf(rec, real);
+      if (to.getTime() < clock.getTime()) {
+        throw new PlatformError(
+          'VALIDATION_FAILED',
+          `to must not be before the subscription's clock (${clock.toISOString()})`,
+          { param: 'to' },
+        );
+      }
+      if (to.getTime() - clock.getTime() > MAX_ADVANCE_MS) {
+        throw new PlatformError('VALIDATION_FAILED', "to must be at most ten years after the subscription's clock", {
+          param: 'to',
+        });
+      }
+      const saved = await this.subscriptions.save({ ...rec, clock_offset_ms: to.getTime() - real.getTime() }, []);
+      if (saved) break;
+      if (i >= 5) throw new PlatformError('CONFLICT', undefined, { param: 'subscription_id' });
+    }
+    // Whatever is now due runs here, by the same code as the background scheduler; if a scheduler holds
+    // the lease, wait for it to finish (it runs the same work).
+    if (!(await this.scheduler.runNow(id, deadline))) {
+      throw new PlatformError('CONFLICT', 'The subscription is being renewed; try again', {
+        param: 'subscription_id',
+      });
+    }
+    const after = await this.subscriptions.findForMerchant(merchantId, mode, id);
+    if (!after) throw subscriptionNotFound();
+    return after;
+  }
+}
+
+/**
+ * An RFC 3339 date-time as the gateway's schema accepts it (`T`, `t` or a space; `Z`, `z` or an offset;
+ * any fraction; a leap second counts as the next second). Bounded before the pattern runs; no backtracking.
+ */
+export function parseInstant(raw: string): Date {
+  const text = (raw ?? '').trim();
+  const m =
+    text.length <= MAX_TO_LENGTH
+      ? /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2})(?::(\d{2})(\.\d+)?)?([Zz]|([+-])(\d{2}):?(\d{2}))$/.exec(text)
+      : null;
+  const invalid = () =>
+    new PlatformError('VALIDATION_FAILED', 'to must be an ISO 8601 date-time with a time zone', { param: 'to' });
+  if (!m) throw invalid();
+  const [year, month, day, hour, minute, second] = [m[1], m[2], m[3], m[4], m[5], m[6] ?? '0'].map(Number) as [
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
+  const daysInMonth = new Date(Date.UTC(2000, month, 0)).getUTCDate() - (month === 2 && !isLeap(year) ? 1 : 0);
+  if (month < 1 || month > 12 || day < 1 || day > daysInMonth || hour > 23 || minute > 59 || second > 60) {
+    throw invalid();
+  }
+  const at = new Date(0);
+  at.setUTCFullYear(year, month - 1, day);
+  at.setUTCHours(hour, minute, second, Math.floor(Number(`0${m[7] ?? ''}`) * 1000));
+  const offsetMinutes = m[9] ? (m[9] === '-' ? -1 : 1) * (Number(m[10]) * 60 + Number(m[11])) : 0;
+  return new Date(at.getTime() - offsetMinutes * 60_000);
+}
+
+function isLeap(year: number): boolean {
+  return (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
+}

@@ -4,7 +4,7 @@ import { FERRETDB_SQL_PUSHDOWN } from '@ppay/runtime';
 import { testInfraUrls } from '../support/infra';
 
 /**
- * scripts/infra.sh patch 6: a find or count carrying FERRETDB_SQL_PUSHDOWN runs in SQL on the local
+ * FerretDB patch 6 (scripts/ferretdb/patches/0006-sql-pushdown.patch): a find or count carrying FERRETDB_SQL_PUSHDOWN runs in SQL on the local
  * FerretDB. It must answer exactly what the same query answers without the comment (FerretDB's own Go
  * path, or MongoDB): same documents, same order, same counts, for equality and ranges on numbers, strings
  * and dates, nested paths, nulls, ints mixed with doubles, skip and limit, and queries it cannot push down.

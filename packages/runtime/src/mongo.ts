@@ -100,7 +100,7 @@ export const moneySchema = new mongoose.Schema(
 
 /**
  * A `find` or `count` comment that asks the local FerretDB to run the query in SQL over its indexes
- * (scripts/infra.sh patch 6; MongoDB ignores it). Only for queries made of equality or $lt/$lte/$gt/$gte on
+ * (FerretDB patch 6, scripts/ferretdb/patches/0006-sql-pushdown.patch; MongoDB ignores it). Only for queries made of equality or $lt/$lte/$gt/$gte on
  * fields that hold one scalar type in every document (never an array), with a sort on such fields: the
  * comment is that promise. Without it FerretDB decodes and filters every document of the collection in Go.
  */

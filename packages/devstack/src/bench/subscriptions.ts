@@ -139,8 +139,8 @@ export async function renewalsBench(): Promise<CaseResult> {
     say(`released ${count} subscriptions in ${((Date.now() - releaseStarted) / 1000).toFixed(1)} s`);
     const cpuBefore = cpuSecondsOfProcesses(env.platform, ['subscriptions', 'payments']);
     const started = Date.now();
-    // The count command with the pushdown comment is counted in SQL by the local FerretDB (scripts/infra.sh
-    // patch 6); countDocuments would decode every renewal in Go each second, competing with the scheduler.
+    // The count command with the pushdown comment is counted in SQL by the local FerretDB (its patch
+    // 6, scripts/ferretdb/patches/); countDocuments would decode every renewal in Go each second, competing with the scheduler.
     const renewed = async () =>
       Number(
         (

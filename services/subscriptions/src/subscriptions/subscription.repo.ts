@@ -240,8 +240,8 @@ export class MongoSubscriptionRepository implements SubscriptionRepository {
     const order: Record<string, 1 | -1> = {};
     for (const [field, dir] of sort) order[field === 'id' ? '_id' : field] = dir;
     // Equality on scalar fields (the schema above holds no arrays there) and a sort on indexed fields: the
-    // local FerretDB runs both in SQL over the indexes above when asked by this comment (scripts/infra.sh
-    // patch 6); MongoDB ignores it. `count` rather than countDocuments (an aggregation, which FerretDB runs
+    // local FerretDB runs both in SQL over the indexes above when asked by this comment (FerretDB patch 6,
+    // scripts/ferretdb/patches/); MongoDB ignores it. `count` rather than countDocuments (an aggregation, which FerretDB runs
     // in Go over every document).
     const [docs, counted] = await Promise.all([
       this.model

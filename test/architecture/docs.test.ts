@@ -6,3 +6,20 @@ describe('generated docs', () => {
     expect(fs.readFileSync(ERROR_DOCS_PATH, 'utf8')).toBe(renderErrorDocs());
   });
 });
+
+/** Paths the guides name in backticks (`services/payments/src/main.ts`, `scripts/infra.sh`…) exist. */
+describe('the guides name real files', () => {
+  const ROOT = `${__dirname}/../..`;
+  const GUIDES = ['README.md', 'docs/architecture.md', 'docs/adding-a-feature.md'];
+  const PATH = /`((?:services|packages|gateway|proto|scripts|test|deploy|helm|examples)\/[A-Za-z0-9_./<>*{}|-]+)`/g;
+
+  it.each(GUIDES)('%s', (guide) => {
+    const text = fs.readFileSync(`${ROOT}/${guide}`, 'utf8');
+    const missing = [...text.matchAll(PATH)]
+      .map((m) => m[1]!.replace(/[.:,]$/, ''))
+      // Patterns (`services/<name>/src/`, `*.test.ts`, `{a|b}`) describe files rather than name one.
+      .filter((p) => !/[<>*{}|]/.test(p))
+      .filter((p) => !fs.existsSync(`${ROOT}/${p}`));
+    expect([...new Set(missing)]).toEqual([]);
+  });
+});

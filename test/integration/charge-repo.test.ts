@@ -1,12 +1,12 @@
 import mongoose, { type Connection } from 'mongoose';
 import { randomBytes } from 'node:crypto';
-import { newCharge, type ChargeRecord } from '../../services/payments/src/domain/charge';
+import { newCharge, type ChargeRecord } from '../../services/payments/src/charges/charge';
 import {
   chargeDocumentOf,
   chargeKeyModel,
   chargeModel,
   MongoChargeRepository,
-} from '../../services/payments/src/repo/charge-repo';
+} from '../../services/payments/src/charges/charge.repo';
 import { testInfraUrls } from '../support/infra';
 
 /**

@@ -1,0 +1,98 @@
+import { prefixedId, type Money, type PaymentRefunded } from '@ppay/kernel';
+import type { ChargeRecord, RefundRecord, RefundStatus } from '../charges/charge';
+
+/**
+ * Sandbox convention (docs/decisions.md, Refunds): a refund whose `reason` is exactly this string is
+ * declined by the sandbox processor, so partners can test a failed refund. Live processors ignore it.
+ */
+export const SANDBOX_DECLINED_REFUND_REASON = 'sandbox_decline';
+
+export function newRefund(
+  fields: Pick<RefundRecord, 'idempotency_key' | 'request_fingerprint' | 'amount' | 'reason'>,
+  now: Date,
+): RefundRecord {
+  return {
+    refund_id: prefixedId('re'),
+    ...fields,
+    status: 'pending',
+    failure_reason: null,
+    refunded_before: null,
+    processor_reference: null,
+    created_at: now,
+    updated_at: now,
+  };
+}
+
+/** What the customer paid (fee included when they paid it): the most that can ever be refunded. */
+export function capturedAmount(charge: Pick<ChargeRecord, 'fee_details' | 'amount'>): Money {
+  return { amount: charge.fee_details.total_amount, currency: charge.amount.currency };
+}
+
+/** Succeeded plus pending refunds: what is no longer available to refund. */
+export function committedAmount(charge: Pick<ChargeRecord, 'refunds'>): number {
+  return charge.refunds.filter((r) => r.status !== 'failed').reduce((sum, r) => sum + r.amount.amount, 0);
+}
+
+/** The REST shape of a refund: flat amount + currency (like the charge's spec shapes). */
+export interface RefundResource {
+  refund_id: string;
+  charge_id: string;
+  amount: number;
+  currency: string;
+  status: RefundStatus;
+  reason: string | null;
+  failure_reason: string | null;
+  created_at: Date;
+}
+
+export function refundResource(chargeId: string, r: RefundRecord): RefundResource {
+  return {
+    refund_id: r.refund_id,
+    charge_id: chargeId,
+    amount: r.amount.amount,
+    currency: r.amount.currency,
+    status: r.status,
+    reason: r.reason,
+    failure_reason: r.failure_reason,
+    created_at: r.created_at,
+  };
+}
+
+/** GET /payments/charges/{id}/refunds: the charge's refund state and its refunds, oldest first. */
+export function chargeRefundsResource(charge: ChargeRecord) {
+  const captured = capturedAmount(charge);
+  return {
+    charge_id: charge.charge_id,
+    currency: captured.currency,
+    amount_captured: captured.amount,
+    amount_refunded: charge.amount_refunded,
+    refunded: charge.refunded,
+    refunds: charge.refunds.map((r) => refundResource(charge.charge_id, r)),
+  };
+}
+
+/** payments.payment.refunded for a refund that just succeeded (`charge` is the charge after it). */
+export function refundedEvent(charge: ChargeRecord, refund: RefundRecord, at: Date): PaymentRefunded {
+  const captured = capturedAmount(charge);
+  return {
+    charge_id: charge.charge_id,
+    transaction_id: charge.transaction_id,
+    merchant_id: charge.merchant_id,
+    sub_merchant_id: charge.sub_merchant_id,
+    reference: charge.reference,
+    gateway: charge.payment_gateway,
+    amount_captured: captured,
+    amount_refunded: { amount: charge.amount_refunded, currency: captured.currency },
+    refunded: charge.refunded,
+    refund: {
+      refund_id: refund.refund_id,
+      amount: refund.amount,
+      status: 'succeeded',
+      reason: refund.reason,
+      refunded_before: refund.refunded_before ?? 0,
+      created_at: refund.created_at.toISOString(),
+    },
+    metadata: charge.metadata,
+    refunded_at: at.toISOString(),
+  };
+}

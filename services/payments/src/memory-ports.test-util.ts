@@ -1,30 +1,22 @@
 import { convertMoney, PlatformError, type Mode, type Money, type OutboxEntry } from '@ppay/kernel';
-import type { CardPayment, CardResult, TestCard, ValidCard } from './processors/cards';
-import { isRetryableFailure, type ChargeRecord, type RefundRecord } from './charges/charge';
+import { isRetryableFailure, type ChargeRecord } from './charges/charge';
+import type { FxConverter, FxQuote } from './charges/ports';
+import type { ProductLookup } from './checkout/ports';
+import type { AttemptChange, SessionRecord } from './checkout/session';
+import type { PaymentMethodRecord } from './payment-methods/payment-method';
+import type { PaymentMethodRepository } from './payment-methods/ports';
 import type {
   ChargeKeys,
   ChargeRepository,
-  CheckoutProcessor,
-  FxConverter,
-  FxQuote,
   LedgerRepository,
+  RefundsChange,
   MerchantDirectory,
   MerchantProfile,
-  PaymentIntent,
-  ProcessorAdapter,
-  ProcessorAuthorization,
-  ProcessorRegistry,
-  ProductLookup,
-  RefundAnswer,
-  RefundIntent,
-  PaymentMethodRepository,
   SessionRepository,
   SplitResolver,
   SplitTerms,
 } from './ports';
-import type { ProcessorGroup } from './processors/processors';
-import type { AttemptChange, SessionRecord } from './checkout/session';
-import type { PaymentMethodRecord, SavedCard } from './payment-methods/payment-method';
+import type { ProcessorAuthorization } from './processors/ports';
 import type { LedgerEntry } from './wallets/ledger-entry';
 import type { WalletBalanceEntry } from './wallets/wallet';
 
@@ -122,7 +114,7 @@ export class MemoryCharges implements ChargeRepository {
   async writeRefunds(
     chargeId: string,
     expectedVersion: number,
-    change: { refunds: RefundRecord[]; amount_refunded: number; refunded: boolean },
+    change: RefundsChange,
     event: OutboxEntry | null,
     now: Date,
   ) {
@@ -300,84 +292,10 @@ export class FakeSplits implements SplitResolver {
   }
 }
 
-/** Sandbox-like processors that record what they were asked, and can be made to fail. */
-export class FakeProcessors implements ProcessorRegistry {
-  readonly intents: PaymentIntent[] = [];
-  readonly refunds: RefundIntent[] = [];
-  /** The answer to refunds (default: succeeded); an Error is thrown instead. */
-  refundAnswer?: RefundAnswer | Error;
-  failWith?: Error;
-  /** When set, initialise waits for this promise (a slow processor). */
-  gate?: Promise<void>;
-  adapterFor(group: ProcessorGroup, mode: Mode): ProcessorAdapter {
-    if (mode === 'live') throw new PlatformError('GATEWAY_NOT_CONFIGURED');
-    return {
-      id: `${group}_gateway`,
-      mode,
-      initialise: async (intent) => {
-        this.intents.push(intent);
-        if (this.gate) await this.gate;
-        if (this.failWith) throw this.failWith;
-        return group === 'card'
-          ? {
-              processor_reference: `ref_${intent.charge_id}`,
-              client_secret: `secret_${intent.charge_id}`,
-              publishable_key: 'pk_test',
-              gateway_account_id: `acct_${intent.merchant_id}`,
-            }
-          : { processor_reference: `ref_${intent.charge_id}` };
-      },
-      refund: async (request) => {
-        this.refunds.push(request);
-        if (this.gate) await this.gate;
-        const answer = this.refundAnswer ?? { status: 'succeeded', processor_reference: `ref_${request.refund_id}` };
-        if (answer instanceof Error) throw answer;
-        return answer;
-      },
-    };
-  }
-}
-
 export class FakeProducts implements ProductLookup {
   async product(_merchantId: number, _mode: Mode, productId: number) {
     if (productId !== 7) throw new PlatformError('PRODUCT_NOT_FOUND', undefined, { param: 'product_id' });
     return { name: 'Catalogue product', type: 'digital' };
-  }
-}
-
-/** Test cards by their last digit: …42 succeeds, …02 declines, anything else throws (processor down). */
-export class FakeCheckoutProcessor implements CheckoutProcessor {
-  readonly payments: CardPayment[] = [];
-  testCards(): TestCard[] {
-    return [];
-  }
-  async authorise(payment: CardPayment, card: ValidCard): Promise<CardResult> {
-    this.payments.push(payment);
-    const summary = { brand: 'visa', last4: card.number.slice(-4) };
-    if (card.number.endsWith('4242') || card.number.endsWith('0341'))
-      return { approved: true, processor_reference: 'sbx_ok', card: summary };
-    if (card.number.endsWith('0002'))
-      return { approved: false, decline_code: 'card_declined', message: 'Your card was declined.', card: summary };
-    throw new PlatformError('SERVICE_UNAVAILABLE');
-  }
-  /** …0341 pays on the page and declines off-session; anything else saved pays off-session. */
-  saveCard(card: ValidCard): SavedCard {
-    return this.saveTestCard(card.number);
-  }
-  saveTestCard(cardNumber: string): SavedCard {
-    const off_session = cardNumber.endsWith('0341')
-      ? { approved: false as const, decline_code: 'card_declined', message: 'Your card was declined.' }
-      : { approved: true as const };
-    return { brand: 'visa', last4: cardNumber.slice(-4), off_session };
-  }
-  readonly offSession: CardPayment[] = [];
-  async chargeSaved(payment: CardPayment, card: SavedCard, options: { customerPresent: boolean }): Promise<CardResult> {
-    this.offSession.push(payment);
-    const summary = { brand: card.brand, last4: card.last4 };
-    if (card.off_session.approved || options.customerPresent)
-      return { approved: true, processor_reference: 'sbx_off', card: summary };
-    const { decline_code, message } = card.off_session;
-    return { approved: false as const, decline_code, message, card: summary };
   }
 }
 

@@ -1,17 +1,14 @@
-import type { Mode, Money, OutboxEntry } from '@ppay/kernel';
-import type { CardPayment, CardResult, TestCard, ValidCard } from './processors/cards';
-import type { ChargeRecord, ChargeStatus, RefundRecord } from './charges/charge';
+import type { Mode, OutboxEntry } from '@ppay/kernel';
+import type { ChargeRecord, ChargeStatus } from './charges/charge';
+import type { AttemptChange, SessionRecord } from './checkout/session';
+import type { ProcessorAuthorization } from './processors/ports';
 import type { LedgerEntry } from './wallets/ledger-entry';
 import type { WalletBalanceEntry, WalletEffect, WalletRecord } from './wallets/wallet';
-import type { PayoutRecord } from './payouts/payout';
-import type { ProcessorGroup } from './processors/processors';
-import type { AttemptChange, SessionRecord } from './checkout/session';
-import type { PaymentMethodRecord, SavedCard } from './payment-methods/payment-method';
 
 /**
- * Everything the payments use cases need from the outside world, in one place. Adapters implement
- * these (repo/ with mongoose, adapters/ with gRPC clients and sandbox processors); unit tests use
- * in-memory versions.
+ * The ports several subdomains share (a port only one subdomain uses is in that subdomain's
+ * ports.ts). Adapters implement them (`*.repo.ts` with mongoose, `*.adapter.ts` with gRPC clients);
+ * unit tests use the in-memory versions of memory-ports.test-util.ts.
  */
 
 /** What payments knows about a merchant (a projection of marketplace's merchants.* events). */
@@ -30,19 +27,6 @@ export interface MerchantDirectory {
   get(merchantId: number): Promise<MerchantProfile>;
 }
 
-export interface FxQuote {
-  result: Money;
-  rate: number;
-  rate_decimal: string;
-  source: string;
-  surcharge_percent: number;
-}
-
-export interface FxConverter {
-  /** CONVERSION_FAILED when no rate exists between the currencies; an outage stays a 5xx. */
-  convert(from: Money, toCurrency: string, mode: Mode, deadline?: Date): Promise<FxQuote>;
-}
-
 export interface SplitTerms {
   active: boolean;
   commission_rate: string;
@@ -54,90 +38,14 @@ export interface SplitResolver {
   resolve(operatorMerchantId: number, subMerchantId: number, mode: Mode, deadline?: Date): Promise<SplitTerms>;
 }
 
-/** A payment for a processor to initialise (spec 2.2: what the embedded form or redirect needs). */
-export interface PaymentIntent {
-  charge_id: string;
-  merchant_id: number;
-  mode: Mode;
-  amount: Money;
-  customer_email: string;
-  description: string;
-  callback_url: string;
-}
-
-/** What a processor hands back when a payment is initialised (spec 2.2 fields by route). */
-export interface ProcessorAuthorization {
-  processor_reference: string;
-  client_secret?: string;
-  publishable_key?: string;
-  gateway_account_id?: string;
-}
-
-export interface ProcessorAdapter {
-  /** Spec 2.2 `payment_gateway`. */
-  readonly id: string;
-  readonly mode: Mode;
-  /**
-   * Asks the processor to set the payment up. `intent.charge_id` is the processor's idempotency key:
-   * asking twice for one charge never creates two payments. SERVICE_UNAVAILABLE means nothing was
-   * created; UPSTREAM_TIMEOUT means the outcome is unknown.
-   */
-  initialise(intent: PaymentIntent): Promise<ProcessorAuthorization>;
-  /**
-   * Refunds part or all of a captured payment. `refund_id` is the processor's idempotency key: asking
-   * twice for one refund never refunds twice. A decline is an answer (`failed`); SERVICE_UNAVAILABLE
-   * means nothing happened this time; UPSTREAM_TIMEOUT means the outcome is unknown.
-   */
-  refund(request: RefundIntent): Promise<RefundAnswer>;
-}
-
-export interface RefundIntent {
-  refund_id: string;
-  charge_id: string;
-  merchant_id: number;
-  mode: Mode;
-  processor_reference: string | null;
-  amount: Money;
-  reason: string | null;
-}
-
-export type RefundAnswer =
-  { status: 'succeeded'; processor_reference: string } | { status: 'failed'; failure_reason: string };
-
-export interface ProcessorRegistry {
-  /** Sandbox callers always get sandbox adapters; live callers get live adapters or GATEWAY_NOT_CONFIGURED. */
-  adapterFor(group: ProcessorGroup, mode: Mode): ProcessorAdapter;
-}
-
-/** Authorises a card payment on a session (sandbox: deterministic test cards). */
-export interface CheckoutProcessor {
-  testCards(mode: Mode): TestCard[];
-  authorise(payment: CardPayment, card: ValidCard): Promise<CardResult>;
-  /** What is kept of a card approved on a subscription checkout, to charge it again off-session. */
-  saveCard(card: ValidCard): SavedCard;
-  /** Sandbox helper: a test card saved without a checkout; VALIDATION_FAILED for any other number or a declining card. */
-  saveTestCard(cardNumber: string): SavedCard;
-  /** Charges a saved card without the customer (renewals). */
-  chargeSaved(payment: CardPayment, card: SavedCard, options: { customerPresent: boolean }): Promise<CardResult>;
-}
-
-export interface PaymentMethodRepository {
-  /** Inserts; when the session already saved a method returns that one (a retried attempt). */
-  insertOrGetBySession(method: PaymentMethodRecord): Promise<PaymentMethodRecord>;
-  insert(method: PaymentMethodRecord): Promise<void>;
-  findForMerchant(merchantId: number, mode: Mode, paymentMethodId: string): Promise<PaymentMethodRecord | null>;
-}
-
-export interface ProductLookup {
-  /** PRODUCT_NOT_FOUND when the merchant has no such product. */
-  product(merchantId: number, mode: Mode, productId: number, currency: string): Promise<{ name: string; type: string }>;
-}
-
 /** Which existing charge a request is bound to: its Idempotency-Key, else its reference. */
 export interface ChargeKeys {
   idempotencyKey: string | null;
   reference: string | null;
 }
+
+/** A charge's refunds and the totals derived from them: what every refund change writes. */
+export type RefundsChange = Pick<ChargeRecord, 'refunds' | 'amount_refunded' | 'refunded'>;
 
 export interface ChargeRepository {
   /** Inserts the charge; false when its Idempotency-Key or reference is taken (unique per merchant and mode). */
@@ -173,7 +81,7 @@ export interface ChargeRepository {
   writeRefunds(
     chargeId: string,
     expectedVersion: number,
-    change: { refunds: RefundRecord[]; amount_refunded: number; refunded: boolean },
+    change: RefundsChange,
     event: OutboxEntry | null,
     now: Date,
   ): Promise<ChargeRecord | null>;
@@ -232,24 +140,6 @@ export interface LedgerRepository {
   entriesForCharge(chargeId: string): Promise<LedgerEntry[]>;
 }
 
-/** The append-only ledger entries (`ledger_entries`), each with its applied-to-wallet mark. */
-export interface LedgerEntryStore {
-  /** Inserts the entry with its wallet.* event; false when the idempotency key is taken. */
-  insert(entry: LedgerEntry): Promise<boolean>;
-  get(entryId: string): Promise<LedgerEntry | null>;
-  /** The wallet seq at which the entry was applied, or null while it is not marked. */
-  appliedSeq(entryId: string): Promise<number | null>;
-  /** Sets the mark (idempotent: an entry is applied at exactly one seq). */
-  markApplied(entryId: string, walletId: string, seq: number): Promise<void>;
-  /** Entries without a mark (crashed before applying, or written before wallets existed). */
-  unapplied(limit: number): Promise<LedgerEntry[]>;
-  hasEntriesFor(chargeId: string): Promise<boolean>;
-  /** Every entry written for this charge (refunds reverse its credits). */
-  entriesForCharge(chargeId: string): Promise<LedgerEntry[]>;
-  /** Sums over the wallet's marked entries (the reconciler). */
-  appliedTotals(walletId: string): Promise<{ total_credits: number; total_debits: number; transaction_count: number }>;
-}
-
 /** Wallet documents (`wallets`, `_id` = merchant:mode:currency). */
 export interface WalletStore {
   get(walletId: string): Promise<WalletRecord | null>;
@@ -273,26 +163,4 @@ export interface WalletStore {
   ): Promise<{ outcome: 'reserved' } | { outcome: 'exists'; amount: number } | { outcome: 'insufficient' }>;
   /** Gives a held reservation back to available; false when it is not held (already released or settled). */
   release(walletId: string, key: string, amount: number, now: Date): Promise<boolean>;
-}
-
-/** Staged payout requests (`payouts`, `_id` = merchant:mode:reference). */
-export interface PayoutRepository {
-  nextId(): Promise<number>;
-  /** false when the (merchant, mode, reference) key is taken. */
-  insert(payout: PayoutRecord): Promise<boolean>;
-  get(merchantId: number, mode: Mode, reference: string): Promise<PayoutRecord | null>;
-  /**
-   * One conditional write: when the payout matches `expect`, applies `set` and adds `events` to its
-   * outbox; null when it no longer matches (someone else moved it first).
-   */
-  transition(
-    key: PayoutRecord['payout_key'],
-    expect: Partial<Pick<PayoutRecord, 'request_status' | 'withdrawal_status' | 'reservation'>>,
-    set: Partial<PayoutRecord>,
-    events: OutboxEntry[],
-  ): Promise<PayoutRecord | null>;
-  /** Removes a payout whose reservation never happened (insufficient balance); false if it moved on. */
-  discardUnreserved(key: string): Promise<boolean>;
-  /** Payouts whose wallet step is unfinished (reservation pending, releasing or settling). */
-  unfinished(limit: number): Promise<PayoutRecord[]>;
 }

@@ -8,8 +8,10 @@ import {
   outboxEntrySchema,
   updateEachMatching,
 } from '@ppay/runtime';
-import { RETRYABLE_FAILURES, type ChargeRecord, type RefundRecord } from './charge';
-import type { ChargeKeys, ChargeRepository, ProcessorAuthorization } from '../ports';
+import { RETRYABLE_FAILURES, type ChargeRecord } from './charge';
+import type { RefundRecord } from '../refunds/refund';
+import type { ChargeKeys, ChargeRepository, RefundsChange } from '../ports';
+import type { ProcessorAuthorization } from '../processors/ports';
 
 interface ChargeDocument extends Omit<ChargeRecord, 'charge_id'> {
   _id: string;
@@ -376,7 +378,7 @@ export class MongoChargeRepository implements ChargeRepository {
   async writeRefunds(
     chargeId: string,
     expectedVersion: number,
-    change: { refunds: RefundRecord[]; amount_refunded: number; refunded: boolean },
+    change: RefundsChange,
     event: OutboxEntry | null,
     now: Date,
   ): Promise<ChargeRecord | null> {

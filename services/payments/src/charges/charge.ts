@@ -1,34 +1,7 @@
 import { prefixedId, type Mode, type Money } from '@ppay/kernel';
 import type { FeeBreakdown } from './fees';
 import type { ProcessorGroup } from '../processors/processors';
-
-export type RefundStatus = 'pending' | 'succeeded' | 'failed';
-
-/**
- * One refund of a charge, stored inside the charge document (ChargeRecord.refunds). `pending` counts
- * against what is left to refund until the processor answers; only `succeeded` counts in
- * `amount_refunded`; `failed` releases its amount.
- */
-export interface RefundRecord {
-  refund_id: string;
-  /** The Idempotency-Key it was created with (unique within its charge), or null. */
-  idempotency_key: string | null;
-  request_fingerprint: string;
-  /** In the charge currency. */
-  amount: Money;
-  reason: string | null;
-  status: RefundStatus;
-  failure_reason: string | null;
-  /**
-   * The charge's amount_refunded just before this refund succeeded (null until then). Refunds that
-   * succeeded cover disjoint, adjacent slices [refunded_before, refunded_before + amount) of the
-   * captured amount, which is what makes the proportional ledger reversals add up exactly.
-   */
-  refunded_before: number | null;
-  processor_reference: string | null;
-  created_at: Date;
-  updated_at: Date;
-}
+import type { RefundRecord } from '../refunds/refund';
 
 export type MetadataValue = string | number | boolean;
 
@@ -99,7 +72,7 @@ export interface ChargeRecord {
   description: string;
   callback_url: string;
   sub_merchant_id: number | null;
-  split: { commission_rate: string; commission_source: string } | null;
+  split: ChargeSplit | null;
   /** The processor's id of the payment, once initialised. */
   processor_reference: string | null;
   /** Card route only (spec 2.2): what the embedded payment form needs. */
@@ -122,33 +95,81 @@ export interface ChargeRecord {
   updated_at: Date;
 }
 
-/** What a new charge is made of; the rest starts empty (no processor data, not completed). */
-export type ChargeDraft = Omit<
-  ChargeRecord,
-  | 'charge_id'
-  | 'transaction_id'
-  | 'attempts'
-  | 'processor_reference'
-  | 'client_secret'
-  | 'publishable_key'
-  | 'gateway_account_id'
-  | 'failure_reason'
-  | 'completed_at'
-  | 'refunds'
-  | 'amount_refunded'
-  | 'refunded'
-  | 'refund_version'
-  | 'created_at'
-  | 'updated_at'
->;
+/** Where a marketplace charge's commission comes from (spec 4.1): resolved when the charge is made. */
+export interface ChargeSplit {
+  commission_rate: string;
+  commission_source: string;
+}
 
-/** A new charge with fresh charge and transaction ids (charges and checkout session payments). */
-export function newCharge(draft: ChargeDraft, now: Date): ChargeRecord {
+/** What every new charge is made of, however it came to be. */
+interface ChargeBasis {
+  merchant_id: number;
+  mode: Mode;
+  processor_group: ProcessorGroup;
+  payment_gateway: string;
+  /** What the customer pays before any fee they pay, in the charge currency. */
+  amount: Money;
+  fee_details: FeeBreakdown;
+  customer: CustomerDetails;
+  metadata: Record<string, MetadataValue>;
+  description: string;
+}
+
+/**
+ * How a new charge came to be, with what only that way brings:
+ * - `one_time`: POST /payments/charges (spec 4.1), bound to its Idempotency-Key and reference and to
+ *   the fingerprint of its parameters; it may be converted or split, and its processor initialises
+ *   it before the customer pays;
+ * - `checkout`: the payment on a hosted checkout session, bound to the session (its id is the reference);
+ * - `off_session`: a saved payment method charged without the customer (renewals), bound to its key,
+ *   which is also its reference (a renewal's charge names its subscription and period).
+ * Both card payments start `pending`: the card is being authorised as the charge is made.
+ */
+export type ChargeOrigin = ChargeBasis &
+  (
+    | {
+        kind: 'one_time';
+        idempotency_key: string | null;
+        reference: string | null;
+        request_fingerprint: string;
+        /** The merchant's priced amount (`amount` converted from it, or equal to it). */
+        total: Money;
+        conversion: Conversion | null;
+        callback_url: string;
+        sub_merchant_id: number | null;
+        split: ChargeSplit | null;
+      }
+    | { kind: 'checkout'; session_id: string; success_url: string }
+    | { kind: 'off_session'; idempotency_key: string; request_fingerprint: string }
+  );
+
+/**
+ * A new charge with fresh charge and transaction ids: the one place a charge is drafted, whatever
+ * made it, so a field stored on every charge is set here. The rest starts empty (no processor data,
+ * not completed, no refunds).
+ */
+export function newCharge(origin: ChargeOrigin, now: Date): ChargeRecord {
+  const oneTime = origin.kind === 'one_time' ? origin : null;
   return {
     charge_id: prefixedId('ch'),
     transaction_id: prefixedId('txn'),
     attempts: 1,
-    ...draft,
+    merchant_id: origin.merchant_id,
+    mode: origin.mode,
+    ...bindingOf(origin),
+    status: oneTime ? 'initializing' : 'pending',
+    processor_group: origin.processor_group,
+    payment_gateway: origin.payment_gateway,
+    amount: origin.amount,
+    total: oneTime ? oneTime.total : origin.amount,
+    conversion: oneTime ? oneTime.conversion : null,
+    fee_details: origin.fee_details,
+    customer: origin.customer,
+    metadata: origin.metadata,
+    description: origin.description,
+    callback_url: oneTime ? oneTime.callback_url : origin.kind === 'checkout' ? origin.success_url : '',
+    sub_merchant_id: oneTime ? oneTime.sub_merchant_id : null,
+    split: oneTime ? oneTime.split : null,
     processor_reference: null,
     client_secret: null,
     publishable_key: null,
@@ -162,6 +183,26 @@ export function newCharge(draft: ChargeDraft, now: Date): ChargeRecord {
     created_at: now,
     updated_at: now,
   };
+}
+
+/** What a repeat finds the new charge by (its reference, its Idempotency-Key) and must match (the fingerprint). */
+function bindingOf(origin: ChargeOrigin): Pick<ChargeRecord, 'reference' | 'idempotency_key' | 'request_fingerprint'> {
+  switch (origin.kind) {
+    case 'one_time':
+      return {
+        reference: origin.reference,
+        idempotency_key: origin.idempotency_key,
+        request_fingerprint: origin.request_fingerprint,
+      };
+    case 'checkout':
+      return { reference: origin.session_id, idempotency_key: null, request_fingerprint: '' };
+    case 'off_session':
+      return {
+        reference: origin.idempotency_key,
+        idempotency_key: origin.idempotency_key,
+        request_fingerprint: origin.request_fingerprint,
+      };
+  }
 }
 
 /** Spec 4.1 preview response `data`, field for field. */

@@ -1,10 +1,8 @@
-import { PlatformError, requireMerchant, requireMode } from '@ppay/kernel';
+import { requireMerchant, requireMode } from '@ppay/kernel';
 import { toWire, type UnaryHandlers } from '@ppay/runtime';
 import type { types } from '@ppay/proto';
 import type { ChargeRequest, ChargeService } from './charges';
 import type { OutcomeService } from './outcomes';
-import { chargeRefundsResource, refundResource } from '../refunds/refund';
-import type { RefundService } from '../refunds/refunds';
 import { customerOf, metadataOf, present } from './payment-request.handlers';
 
 type Handlers = UnaryHandlers<types.payments.PaymentsServiceHandlers>;
@@ -27,12 +25,8 @@ function toChargeRequest(req: types.payments.CreateChargeRequest__Output): Charg
   };
 }
 
-/** Charges, refunds and the sandbox outcome helper: decode, call the use case, encode. */
-export function paymentsHandlers(
-  charges: ChargeService,
-  outcomes: OutcomeService,
-  refunds: RefundService,
-): Partial<Handlers> {
+/** One-time charges and the sandbox outcome helper: decode, call the use case, encode. */
+export function chargeHandlers(charges: ChargeService, outcomes: OutcomeService): Partial<Handlers> {
   return {
     async CreateCharge(req, { caller, deadline }) {
       const { merchantId } = requireMerchant(caller);
@@ -40,32 +34,14 @@ export function paymentsHandlers(
         idempotencyKey: req.idempotency_key || undefined,
         deadline,
       });
-      if (outcome.kind === 'preview') return { preview: toWire(outcome.preview), replayed: false };
-      return { charge: toWire(outcome.charge), replayed: outcome.replayed };
+      if (outcome.kind === 'preview') return toWire({ preview: outcome.preview, replayed: false });
+      return toWire({ charge: outcome.charge, replayed: outcome.replayed });
     },
     async SimulateChargeOutcome(req, { caller }) {
       const { merchantId } = requireMerchant(caller);
-      const outcome = req.outcome === 'succeed' || req.outcome === 'fail' ? req.outcome : undefined;
-      if (!outcome)
-        throw new PlatformError('VALIDATION_FAILED', 'outcome must be succeed or fail', { param: 'outcome' });
       return toWire(
-        await outcomes.simulate(merchantId, requireMode(caller), req.charge_id, outcome, req.failure_reason),
+        await outcomes.simulate(merchantId, requireMode(caller), req.charge_id, req.outcome, req.failure_reason),
       );
-    },
-    async CreateRefund(req, { caller, deadline }) {
-      const { merchantId } = requireMerchant(caller);
-      const { charge, refund, replayed } = await refunds.create(
-        merchantId,
-        requireMode(caller),
-        req.charge_id,
-        { amount: present(req._amount, req.amount), reason: req.reason || undefined },
-        { idempotencyKey: req.idempotency_key || undefined, deadline },
-      );
-      return { refund: toWire(refundResource(charge.charge_id, refund)), replayed };
-    },
-    async ListRefunds(req, { caller }) {
-      const { merchantId } = requireMerchant(caller);
-      return toWire(chargeRefundsResource(await refunds.list(merchantId, requireMode(caller), req.charge_id)));
     },
   };
 }

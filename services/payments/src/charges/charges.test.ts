@@ -1,7 +1,9 @@
 import { PlatformError } from '@ppay/kernel';
+import { rejectionOf } from '../errors.test-util';
 import { ChargeService, type ChargeRequest } from './charges';
 import { DEFAULT_FEE_SCHEDULE } from './fees';
-import { FakeFx, FakeMerchants, FakeProcessors, FakeSplits, MemoryCharges } from '../memory-ports.test-util';
+import { FakeFx, FakeMerchants, FakeSplits, MemoryCharges } from '../memory-ports.test-util';
+import { FakeProcessors } from '../processors/processors.test-util';
 import { OutcomeService } from './outcomes';
 
 const NGN: ChargeRequest = {
@@ -36,13 +38,8 @@ function setup(options: { realClock?: boolean } = {}) {
 }
 
 const errorOf = async (p: Promise<unknown>) => {
-  try {
-    await p;
-  } catch (err) {
-    const e = err as PlatformError;
-    return [e.code, e.message, e.param];
-  }
-  throw new Error('expected an error');
+  const e = await rejectionOf(p);
+  return [e.code, e.message, e.param];
 };
 
 describe('ChargeService (spec 4.1, 7.1) with in-memory dependencies', () => {

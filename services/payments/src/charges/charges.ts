@@ -19,16 +19,11 @@ import {
 } from './charge';
 import { assertChargeable, feeBreakdown, type FeeSchedule } from './fees';
 import { requirePaymentBasics, requirePositiveAmount, type PaymentRequestBasics } from './payment-request';
-import type {
-  ChargeRepository,
-  FxConverter,
-  MerchantDirectory,
-  ProcessorAdapter,
-  ProcessorRegistry,
-  SplitResolver,
-} from '../ports';
 import { PROCESSOR_IDS, processorGroupFor } from '../processors/processors';
 import { withinDeadline } from './deadline-race';
+import type { ChargeRepository, MerchantDirectory, SplitResolver } from '../ports';
+import type { ProcessorAdapter, ProcessorRegistry } from '../processors/ports';
+import type { FxConverter } from './ports';
 
 /** A charge request after the gateway resolved aliases (spec 4.1); presence still matters. */
 export interface ChargeRequest extends PaymentRequestBasics {
@@ -226,12 +221,12 @@ export class ChargeService {
     const adapter = this.deps.processors.adapterFor(group, mode);
     return newCharge(
       {
+        kind: 'one_time',
         merchant_id: merchantId,
         mode,
-        reference: keys.reference,
         idempotency_key: keys.idempotencyKey,
+        reference: keys.reference,
         request_fingerprint: fingerprint,
-        status: 'initializing',
         processor_group: group,
         payment_gateway: adapter.id,
         amount: input.amount,

@@ -1,52 +1,7 @@
-import { outboxEvent, PlatformError, SUBJECTS, type Mode, type PaymentOutcome } from '@ppay/kernel';
+import { outboxEvent, PlatformError, SUBJECTS, type Mode } from '@ppay/kernel';
 import type { ChargeRecord } from './charge';
-import { multicurrencyBreakdown } from '../wallets/ledger';
+import { paymentOutcome } from './payment-outcome';
 import type { ChargeRepository } from '../ports';
-import type { SessionRecord } from '../checkout/session';
-
-/** payment.succeeded / payment.failed for a charge (spec 6.4/6.5 data, kept in canonical form). */
-export function paymentOutcome(
-  charge: ChargeRecord,
-  status: 'succeeded' | 'failed',
-  failureReason: string | null,
-  completedAt: Date,
-): PaymentOutcome {
-  return {
-    charge_id: charge.charge_id,
-    transaction_id: charge.transaction_id,
-    merchant_id: charge.merchant_id,
-    status,
-    payment_type: 'one_time',
-    gateway: charge.payment_gateway,
-    reference: charge.reference,
-    amount: { amount: charge.fee_details.total_amount, currency: charge.amount.currency },
-    total: charge.total,
-    transaction_fee: { amount: charge.fee_details.transaction_fee, currency: charge.amount.currency },
-    customer_pays_fees: charge.fee_details.customer_pays_fees,
-    breakdown: multicurrencyBreakdown(charge),
-    customer: charge.customer,
-    sub_merchant_id: charge.sub_merchant_id,
-    failure_reason: failureReason,
-    completed_at: completedAt.toISOString(),
-    session_id: null,
-    product: null,
-    subscription_frequency_key: null,
-    metadata: charge.metadata,
-  };
-}
-
-/** payment.succeeded / payment.failed for a session's charge: the charge outcome plus the session's data. */
-export function sessionOutcome(s: SessionRecord, charge: ChargeRecord, at: Date): PaymentOutcome {
-  const status = charge.status === 'succeeded' ? 'succeeded' : 'failed';
-  return {
-    ...paymentOutcome(charge, status, charge.failure_reason, at),
-    payment_type: s.payment_type,
-    session_id: s.session_id,
-    product: { id: s.product.id, title: s.product.name, type: s.product.type },
-    subscription_frequency_key: s.subscription_frequency_key,
-    metadata: s.metadata,
-  };
-}
 
 /**
  * Drives a charge to its final state and emits payment.succeeded / payment.failed through the
@@ -64,9 +19,12 @@ export class OutcomeService {
     merchantId: number,
     mode: Mode,
     chargeId: string,
-    outcome: 'succeed' | 'fail',
+    outcome: string,
     reason?: string,
   ): Promise<ChargeRecord> {
+    if (outcome !== 'succeed' && outcome !== 'fail') {
+      throw new PlatformError('VALIDATION_FAILED', 'outcome must be succeed or fail', { param: 'outcome' });
+    }
     if (mode !== 'sandbox') {
       throw new PlatformError('PERMISSION_DENIED', 'Sandbox test helpers are only available with sandbox keys');
     }

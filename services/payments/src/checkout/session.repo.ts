@@ -7,8 +7,8 @@ import {
   outboxEntrySchema,
   updateEachMatching,
 } from '@ppay/runtime';
-import type { SessionRepository } from '../ports';
 import type { AttemptChange, SessionRecord } from './session';
+import type { SessionRepository } from '../ports';
 
 interface SessionDocument extends Omit<SessionRecord, 'session_id'> {
   _id: string;

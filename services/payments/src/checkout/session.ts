@@ -1,6 +1,8 @@
-import type { Mode, Money } from '@ppay/kernel';
+import { money, type Mode, type Money, type PaymentOutcome } from '@ppay/kernel';
+import { newCharge, type ChargeRecord, type CustomerDetails, type MetadataValue } from '../charges/charge';
+import type { FeeBreakdown } from '../charges/fees';
+import { paymentOutcome } from '../charges/payment-outcome';
 import type { CardSummary, TestCard } from '../processors/cards';
-import type { ChargeRecord, CustomerDetails, MetadataValue } from '../charges/charge';
 import type { ProcessorGroup } from '../processors/processors';
 import { redirectOrigins } from './redirects';
 
@@ -62,6 +64,102 @@ export interface SessionRecord {
   /** A payment attempt in progress (claimed before the processor is called, so one session cannot be paid twice). */
   in_flight: { attempt_id: string; started_at: Date } | null;
   idempotency_key: string | null;
+}
+
+/** What a new session is made of: its request, its pricing and its processor's session. */
+export type SessionDraft = Pick<
+  SessionRecord,
+  | 'session_id'
+  | 'gateway_session_id'
+  | 'merchant_id'
+  | 'mode'
+  | 'processor_group'
+  | 'payment_gateway'
+  | 'product'
+  | 'customer'
+  | 'success_url'
+  | 'cancel_url'
+  | 'subscription_frequency_key'
+  | 'trial_days'
+  | 'metadata'
+  | 'expires_at'
+  | 'idempotency_key'
+> & { currency: string; fee: FeeBreakdown };
+
+/** A new session, pending with no attempt yet: the one place a session is drafted. */
+export function newSession(d: SessionDraft, now: Date): SessionRecord {
+  return {
+    session_id: d.session_id,
+    gateway_session_id: d.gateway_session_id,
+    merchant_id: d.merchant_id,
+    mode: d.mode,
+    status: 'pending',
+    amount: money(d.fee.total_amount, d.currency),
+    processor_group: d.processor_group,
+    payment_gateway: d.payment_gateway,
+    product: d.product,
+    customer: d.customer,
+    success_url: d.success_url,
+    cancel_url: d.cancel_url,
+    payment_type: d.subscription_frequency_key ? 'subscription' : 'one_time',
+    subscription_frequency_key: d.subscription_frequency_key,
+    trial_days: d.trial_days,
+    metadata: d.metadata,
+    fee_details: {
+      base_product_price: d.fee.base_amount,
+      transaction_fee: d.fee.transaction_fee,
+      total_amount: d.fee.total_amount,
+      customer_pays_fees: d.fee.customer_pays_fees,
+    },
+    expires_at: d.expires_at,
+    created_at: now,
+    completed_at: null,
+    updated_at: now,
+    payment: null,
+    attempts: [],
+    attempt_count: 0,
+    in_flight: null,
+    idempotency_key: d.idempotency_key,
+  };
+}
+
+/** The charge a payment attempt on the session makes (its own charge and transaction ids). */
+export function attemptCharge(s: SessionRecord, now: Date): ChargeRecord {
+  return newCharge(
+    {
+      kind: 'checkout',
+      session_id: s.session_id,
+      success_url: s.success_url,
+      merchant_id: s.merchant_id,
+      mode: s.mode,
+      processor_group: s.processor_group,
+      payment_gateway: s.payment_gateway,
+      amount: money(s.fee_details.base_product_price, s.amount.currency),
+      fee_details: {
+        base_amount: s.fee_details.base_product_price,
+        transaction_fee: s.fee_details.transaction_fee,
+        total_amount: s.fee_details.total_amount,
+        customer_pays_fees: s.fee_details.customer_pays_fees,
+      },
+      customer: s.customer,
+      metadata: s.metadata,
+      description: s.product.name,
+    },
+    now,
+  );
+}
+
+/** payment.succeeded / payment.failed for a session's charge: the charge outcome plus the session's data. */
+export function sessionOutcome(s: SessionRecord, charge: ChargeRecord, at: Date): PaymentOutcome {
+  const status = charge.status === 'succeeded' ? 'succeeded' : 'failed';
+  return {
+    ...paymentOutcome(charge, status, charge.failure_reason, at),
+    payment_type: s.payment_type,
+    session_id: s.session_id,
+    product: { id: s.product.id, title: s.product.name, type: s.product.type },
+    subscription_frequency_key: s.subscription_frequency_key,
+    metadata: s.metadata,
+  };
 }
 
 /** How a finished payment attempt changes its session. */

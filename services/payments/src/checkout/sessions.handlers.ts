@@ -1,10 +1,10 @@
 import { requireMerchant, requireMode } from '@ppay/kernel';
 import { toWire, type UnaryHandlers } from '@ppay/runtime';
 import type { types } from '@ppay/proto';
-import { redirectWithSession } from './redirects';
-import { sessionResource } from './session';
-import type { SessionRequest, SessionService } from './sessions';
 import { customerOf, metadataOf, present } from '../charges/payment-request.handlers';
+import { sessionResource } from './session';
+import type { SessionRequest } from './session-request';
+import type { SessionService } from './sessions';
 
 type Handlers = UnaryHandlers<types.payments.PaymentsServiceHandlers>;
 
@@ -25,7 +25,7 @@ function toSessionRequest(req: types.payments.CreateSessionRequest__Output): Ses
 }
 
 /** Session RPCs (partner-authenticated) and the hosted checkout RPCs (the session id is the capability). */
-export function sessionHandlers(sessions: SessionService): Handlers {
+export function sessionHandlers(sessions: SessionService): Partial<Handlers> {
   return {
     async CreateSession(req, { caller }) {
       const { merchantId } = requireMerchant(caller);
@@ -37,35 +37,19 @@ export function sessionHandlers(sessions: SessionService): Handlers {
       return toWire(sessionResource(await sessions.get(merchantId, requireMode(caller), req.session_id)));
     },
     async GetCheckout(req) {
-      return toWire(await sessions.view(await sessions.checkout(req.session_id)));
+      return toWire(await sessions.page(req.session_id));
     },
     async PayCheckout(req) {
-      const r = await sessions.pay(req.session_id, {
+      const card = {
         number: req.card?.number ?? '',
         expiry: req.card?.expiry ?? '',
         cvc: req.card?.cvc ?? '',
         name: req.card?.name ?? '',
-      });
-      if (r.result === 'succeeded') {
-        return {
-          result: 'succeeded',
-          checkout: toWire(await sessions.view(r.session)),
-          redirect_url: redirectWithSession(r.session.success_url, r.session.session_id),
-        };
-      }
-      return {
-        result: 'declined',
-        decline_code: r.decline_code,
-        message: r.message,
-        checkout: toWire(await sessions.view(r.session, r.message)),
       };
+      return toWire(await sessions.payOnPage(req.session_id, card));
     },
     async CancelCheckout(req) {
-      const s = await sessions.cancel(req.session_id);
-      return {
-        redirect_url: redirectWithSession(s.cancel_url, s.session_id),
-        checkout: toWire(await sessions.view(s)),
-      };
+      return toWire(await sessions.cancel(req.session_id));
     },
   };
 }

@@ -1,16 +1,6 @@
-import { PlatformError } from '@ppay/kernel';
-import { DEFAULT_FEE_SCHEDULE } from '../charges/fees';
-import {
-  FakeCheckoutProcessor,
-  FakeMerchants,
-  FakeProcessors,
-  FakeProducts,
-  MemoryCharges,
-  MemoryPaymentMethods,
-  MemorySessions,
-} from '../memory-ports.test-util';
-import { PaymentMethodService } from '../payment-methods/payment-methods';
-import { SessionService, type SessionRequest } from './sessions';
+import type { PlatformError } from '@ppay/kernel';
+import { checkoutSetup as setup, BROKEN, DECLINED, VISA } from './checkout.test-util';
+import type { SessionRequest } from './session-request';
 
 const REQUEST: SessionRequest = {
   amount: 500_000,
@@ -19,33 +9,6 @@ const REQUEST: SessionRequest = {
   customer: { email: 'ada@example.com' },
   success_url: 'https://shop.example/done?order=42',
 };
-const VISA = { number: '4242 4242 4242 4242', expiry: '12/34', cvc: '123' };
-const DECLINED = { number: '4000 0000 0000 0002', expiry: '12/34', cvc: '123' };
-const BROKEN = { number: '4000 0000 0000 0119', expiry: '12/34', cvc: '123' };
-
-function setup(options: { maxAttempts?: number } = {}) {
-  const merchants = new FakeMerchants();
-  merchants.add({ merchant_id: 1000, business_name: 'Ada & Sons' });
-  const sessions = new MemorySessions();
-  const processor = new FakeCheckoutProcessor();
-  let clock = Date.parse('2026-11-01T10:00:00Z');
-  const methods = new MemoryPaymentMethods();
-  const paymentMethods = new PaymentMethodService(
-    { methods, charges: new MemoryCharges(), merchants, processor, processors: new FakeProcessors() },
-    { feeSchedule: DEFAULT_FEE_SCHEDULE },
-  );
-  const service = new SessionService(
-    { merchants, processors: new FakeProcessors(), products: new FakeProducts(), sessions, processor, paymentMethods },
-    {
-      feeSchedule: DEFAULT_FEE_SCHEDULE,
-      ttlMs: 30 * 60_000,
-      maxAttempts: options.maxAttempts ?? 3,
-      attemptStaleMs: 30_000,
-    },
-    () => new Date(clock),
-  );
-  return { service, sessions, processor, methods, advance: (ms: number) => (clock += ms) };
-}
 
 const codeOf = async (p: Promise<unknown>) => {
   try {
@@ -58,7 +21,7 @@ const codeOf = async (p: Promise<unknown>) => {
 
 describe('SessionService.pay (spec 3.1, hosted checkout) with in-memory dependencies', () => {
   it('a successful card completes the session, stores the payment and writes one payment.succeeded', async () => {
-    const { service, sessions, processor } = setup();
+    const { service, sessions, cards } = setup();
     const { session } = await service.create(1000, 'sandbox', REQUEST);
     const paid = await service.pay(session.session_id, VISA);
     expect(paid.result).toBe('succeeded');
@@ -67,7 +30,7 @@ describe('SessionService.pay (spec 3.1, hosted checkout) with in-memory dependen
       in_flight: null,
       payment: { status: 'succeeded', processor_reference: 'sbx_ok', card: { last4: '4242' } },
     });
-    expect(processor.payments).toEqual([
+    expect(cards.payments).toEqual([
       expect.objectContaining({ group: 'naira', amount: { amount: 500_000, currency: 'NGN' } }),
     ]);
     expect(sessions.events).toHaveLength(1);
@@ -79,7 +42,7 @@ describe('SessionService.pay (spec 3.1, hosted checkout) with in-memory dependen
     });
     // Paying again (a double click) answers success without a second charge.
     expect((await service.pay(session.session_id, VISA)).result).toBe('succeeded');
-    expect([processor.payments.length, sessions.events.length]).toEqual([1, 1]);
+    expect([cards.payments.length, sessions.events.length]).toEqual([1, 1]);
   });
 
   it('a decline keeps the session open until the attempt limit fails it; each decline is a payment.failed', async () => {
@@ -140,6 +103,34 @@ describe('SessionService.pay (spec 3.1, hosted checkout) with in-memory dependen
       attempts_left: 3,
       payments_enabled: true,
       redirect_origins: ['https://shop.example', 'https://other.example'],
+    });
+  });
+});
+
+describe('the hosted page answers (GetCheckout, PayCheckout, CancelCheckout)', () => {
+  it('a paid page sends the customer to success_url with the session id', async () => {
+    const { service } = setup();
+    const { session } = await service.create(1000, 'sandbox', REQUEST);
+    expect(await service.page(session.session_id)).toMatchObject({ status: 'pending', attempts_left: 3 });
+    expect(await service.payOnPage(session.session_id, VISA)).toMatchObject({
+      result: 'succeeded',
+      redirect_url: `https://shop.example/done?order=42&session_id=${session.session_id}`,
+      checkout: { status: 'completed', business_name: 'Ada & Sons' },
+    });
+  });
+
+  it('a declined card keeps the page, with the decline shown; leaving sends the customer to cancel_url', async () => {
+    const { service } = setup();
+    const { session } = await service.create(1000, 'sandbox', { ...REQUEST, cancel_url: 'https://shop.example/cart' });
+    expect(await service.payOnPage(session.session_id, DECLINED)).toMatchObject({
+      result: 'declined',
+      decline_code: 'card_declined',
+      message: 'Your card was declined.',
+      checkout: { status: 'pending', attempts_left: 2, last_decline_message: 'Your card was declined.' },
+    });
+    expect(await service.cancel(session.session_id)).toMatchObject({
+      redirect_url: `https://shop.example/cart?session_id=${session.session_id}`,
+      checkout: { status: 'pending' },
     });
   });
 });

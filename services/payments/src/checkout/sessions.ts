@@ -1,46 +1,32 @@
 import {
-  isSubscriptionFrequency,
   money,
   normaliseCountry,
   outboxEvent,
   PlatformError,
   prefixedId,
   SUBJECTS,
-  SUBSCRIPTION_FREQUENCIES,
-  TRIAL_DAYS_MAX,
-  TRIAL_DAYS_MIN,
   type Mode,
   type OutboxEntry,
-  type SubscriptionCheckoutCreated,
 } from '@ppay/kernel';
-import { validateCard, type CardInput, type CardResult, type TestCard } from '../processors/cards';
-import { newCharge, UNKNOWN_COUNTRY, type ChargeRecord } from '../charges/charge';
-import { assertChargeable, feeBreakdown, type FeeSchedule } from '../charges/fees';
-import { sessionOutcome } from '../charges/outcomes';
-import { requirePaymentBasics, requirePositiveAmount, type PaymentRequestBasics } from '../charges/payment-request';
-import type {
-  CheckoutProcessor,
-  MerchantDirectory,
-  ProcessorRegistry,
-  ProductLookup,
-  SessionRepository,
-} from '../ports';
-import { processorGroupFor } from '../processors/processors';
-import { checkRedirectUrl } from './redirects';
-import { checkoutView, effectiveStatus, type SessionRecord } from './session';
-
+import { UNKNOWN_COUNTRY, type ChargeRecord } from '../charges/charge';
+import { feeBreakdown, type FeeSchedule } from '../charges/fees';
 import type { PaymentMethodService } from '../payment-methods/payment-methods';
-
-export interface SessionRequest extends PaymentRequestBasics {
-  product_id?: number;
-  product_name?: string;
-  success_url?: string;
-  cancel_url?: string;
-  subscription_frequency_key?: string;
-  /** Beyond the spec: a free trial on a subscription session (the card is saved, nothing is charged). */
-  trial_days?: number;
-  idempotency_key?: string;
-}
+import type { MerchantDirectory, SessionRepository } from '../ports';
+import { validateCard, type CardInput, type CardResult, type TestCard } from '../processors/cards';
+import type { CardProcessor, ProcessorRegistry } from '../processors/ports';
+import { processorGroupFor } from '../processors/processors';
+import type { ProductLookup } from './ports';
+import { redirectWithSession } from './redirects';
+import {
+  attemptCharge,
+  checkoutView,
+  effectiveStatus,
+  newSession,
+  sessionOutcome,
+  type SessionRecord,
+} from './session';
+import { validateSessionRequest, type SessionRequest } from './session-request';
+import { subscriptionCheckoutCompleted, subscriptionCheckoutCreated } from './subscription-checkout';
 
 export interface SessionServiceOptions {
   feeSchedule: FeeSchedule;
@@ -55,18 +41,6 @@ export type PayResult =
   | { result: 'succeeded'; session: SessionRecord }
   | { result: 'declined'; session: SessionRecord; decline_code: string; message: string };
 
-const MAX_PRODUCT_NAME = 200;
-const MAX_EMAIL = 254;
-// Checked after the length bound; one non-repeating split, no nested quantifiers (no backtracking).
-const EMAIL = /^[^\s@]+@[^\s@]+$/;
-
-/** A plausible e-mail address: bounded, one @, a dot in the domain, no spaces. */
-export function isEmailAddress(value: string): boolean {
-  if (value.length > MAX_EMAIL || !EMAIL.test(value)) return false;
-  const domain = value.slice(value.indexOf('@') + 1);
-  return domain.includes('.') && !domain.startsWith('.') && !domain.endsWith('.');
-}
-
 export class SessionService {
   constructor(
     private readonly deps: {
@@ -74,7 +48,7 @@ export class SessionService {
       processors: ProcessorRegistry;
       products: ProductLookup;
       sessions: SessionRepository;
-      processor: CheckoutProcessor;
+      cards: CardProcessor;
       /** Saves the card of a paid subscription session for its renewals. */
       paymentMethods: Pick<PaymentMethodService, 'saveFromCheckout'>;
     },
@@ -87,7 +61,7 @@ export class SessionService {
     mode: Mode,
     r: SessionRequest,
   ): Promise<{ session: SessionRecord; replayed: boolean }> {
-    const input = this.validate(r);
+    const input = validateSessionRequest(r);
     const merchant = await this.deps.merchants.get(merchantId);
     const group = processorGroupFor(input.currency);
     // Live sessions need a live processor, exactly as live charges do (GATEWAY_NOT_CONFIGURED otherwise).
@@ -114,46 +88,34 @@ export class SessionService {
       description: product.name,
       callback_url: input.successUrl,
     });
-    const record: SessionRecord = {
-      session_id: id,
-      gateway_session_id: authorization.processor_reference,
-      merchant_id: merchantId,
-      mode,
-      status: 'pending',
-      amount: money(fee.total_amount, input.currency),
-      processor_group: group,
-      payment_gateway: adapter.id,
-      product,
-      customer: {
-        email: input.email,
-        first_name: r.customer?.first_name?.trim() ?? '',
-        last_name: r.customer?.last_name?.trim() ?? '',
-        country: normaliseCountry(r.customer?.country) ?? UNKNOWN_COUNTRY,
+    const record = newSession(
+      {
+        session_id: id,
+        gateway_session_id: authorization.processor_reference,
+        merchant_id: merchantId,
+        mode,
+        processor_group: group,
+        payment_gateway: adapter.id,
+        product,
+        customer: {
+          email: input.email,
+          first_name: r.customer?.first_name?.trim() ?? '',
+          last_name: r.customer?.last_name?.trim() ?? '',
+          country: normaliseCountry(r.customer?.country) ?? UNKNOWN_COUNTRY,
+        },
+        success_url: input.successUrl,
+        cancel_url: input.cancelUrl,
+        subscription_frequency_key: input.frequency ?? null,
+        trial_days: input.trialDays ?? null,
+        metadata: r.metadata ?? {},
+        expires_at: new Date(now.getTime() + this.options.ttlMs),
+        idempotency_key: r.idempotency_key?.trim() || null,
+        currency: input.currency,
+        fee,
       },
-      success_url: input.successUrl,
-      cancel_url: input.cancelUrl,
-      payment_type: input.frequency ? 'subscription' : 'one_time',
-      subscription_frequency_key: input.frequency ?? null,
-      trial_days: input.trialDays ?? null,
-      metadata: r.metadata ?? {},
-      fee_details: {
-        base_product_price: fee.base_amount,
-        transaction_fee: fee.transaction_fee,
-        total_amount: fee.total_amount,
-        customer_pays_fees: fee.customer_pays_fees,
-      },
-      expires_at: new Date(now.getTime() + this.options.ttlMs),
-      created_at: now,
-      completed_at: null,
-      updated_at: now,
-      payment: null,
-      attempts: [],
-      attempt_count: 0,
-      in_flight: null,
-      idempotency_key: r.idempotency_key?.trim() || null,
-    };
-    // A subscription session tells subscriptions at once, which records a pending subscription.
-    const events = record.payment_type === 'subscription' ? [subscriptionCheckoutEvent(record)] : [];
+      now,
+    );
+    const events = record.payment_type === 'subscription' ? [subscriptionCheckoutCreated(record)] : [];
     const saved = await this.deps.sessions.insertOrGetByIdempotencyKey(record, events);
     return { session: saved.session, replayed: !saved.created };
   }
@@ -173,7 +135,7 @@ export class SessionService {
   }
 
   testCards(mode: Mode): TestCard[] {
-    return this.deps.processor.testCards(mode);
+    return this.deps.cards.testCards(mode);
   }
 
   attemptsLeft(s: SessionRecord): number {
@@ -220,10 +182,10 @@ export class SessionService {
         param: 'session_id',
       });
     }
-    const charge = this.chargeFor(claimed);
+    const charge = attemptCharge(claimed, this.now());
     let result: CardResult;
     try {
-      result = await this.deps.processor.authorise(
+      result = await this.deps.cards.authorise(
         { charge_id: charge.charge_id, group: claimed.processor_group, mode: claimed.mode, amount: claimed.amount },
         card,
       );
@@ -257,22 +219,9 @@ export class SessionService {
         merchant_id: claimed.merchant_id,
         mode: claimed.mode,
         customer_email: claimed.customer.email,
-        card: this.deps.processor.saveCard(card),
+        card: this.deps.cards.saveCard(card),
       });
-      events.push(
-        outboxEvent(
-          SUBJECTS.subscriptionCheckoutCompleted,
-          {
-            ...subscriptionCheckout(claimed),
-            payment_method_id: method.payment_method_id,
-            card: { brand: method.card.brand, last4: method.card.last4 },
-            charge_id: trial ? null : finished.charge_id,
-            transaction_id: trial ? null : finished.transaction_id,
-            completed_at: at.toISOString(),
-          },
-          scope,
-        ),
-      );
+      events.push(subscriptionCheckoutCompleted(claimed, method, trial ? null : finished, at));
     }
     const attempts = claimed.attempt_count + 1;
     const saved = await this.deps.sessions.finishAttempt(
@@ -312,9 +261,32 @@ export class SessionService {
     return { result: 'declined', session: saved, decline_code: result.decline_code, message: result.message };
   }
 
-  /** The customer leaves: the session stays open until it expires, so "back" can still pay (Stripe's behaviour). */
-  async cancel(sessionId: string): Promise<SessionRecord> {
-    return this.checkout(sessionId);
+  /** The hosted page: what it shows of the session (the session id is the capability). */
+  async page(sessionId: string) {
+    return this.view(await this.checkout(sessionId));
+  }
+
+  /** The customer pays on the page: the page after it, and where the customer goes next if it paid. */
+  async payOnPage(sessionId: string, card: CardInput) {
+    const r = await this.pay(sessionId, card);
+    if (r.result === 'succeeded') {
+      return {
+        result: r.result,
+        checkout: await this.view(r.session),
+        redirect_url: redirectWithSession(r.session.success_url, r.session.session_id),
+      };
+    }
+    const { result, decline_code, message } = r;
+    return { result, decline_code, message, checkout: await this.view(r.session, message) };
+  }
+
+  /**
+   * The customer leaves for the merchant's cancel URL. The session stays open until it expires, so
+   * "back" can still pay (Stripe's behaviour).
+   */
+  async cancel(sessionId: string) {
+    const s = await this.checkout(sessionId);
+    return { redirect_url: redirectWithSession(s.cancel_url, s.session_id), checkout: await this.view(s) };
   }
 
   /** The periodic sweeper: persists the expiry of every pending session past expires_at. */
@@ -331,124 +303,6 @@ export class SessionService {
     }
     return s;
   }
-
-  private chargeFor(s: SessionRecord): ChargeRecord {
-    const base = money(s.fee_details.base_product_price, s.amount.currency);
-    return newCharge(
-      {
-        merchant_id: s.merchant_id,
-        mode: s.mode,
-        reference: s.session_id,
-        // A session's payment is bound to the session itself (its id is the reference).
-        idempotency_key: null,
-        request_fingerprint: '',
-        status: 'pending',
-        processor_group: s.processor_group,
-        payment_gateway: s.payment_gateway,
-        amount: base,
-        total: base,
-        conversion: null,
-        fee_details: {
-          base_amount: s.fee_details.base_product_price,
-          transaction_fee: s.fee_details.transaction_fee,
-          total_amount: s.fee_details.total_amount,
-          customer_pays_fees: s.fee_details.customer_pays_fees,
-        },
-        customer: s.customer,
-        metadata: s.metadata,
-        description: s.product.name,
-        callback_url: s.success_url,
-        sub_merchant_id: null,
-        split: null,
-      },
-      this.now(),
-    );
-  }
-
-  private validate(r: SessionRequest) {
-    const { amount, currency, email } = requirePaymentBasics(r);
-    processorGroupFor(currency); // a session's currency must be one a processor group takes
-    requirePositiveAmount(amount, 'amount');
-    assertChargeable(money(amount, currency), 'amount');
-    const productName = r.product_name?.trim() ?? '';
-    const productId = r.product_id ? r.product_id : undefined;
-    if (productId === undefined && !productName) {
-      throw new PlatformError('MISSING_REQUIRED_FIELDS', undefined, {
-        param: 'product_name',
-        detail: 'one of product_id or product_name is required',
-      });
-    }
-    if (productId !== undefined && (!Number.isSafeInteger(productId) || productId < 1)) {
-      throw new PlatformError('VALIDATION_FAILED', 'product_id must be a positive integer', { param: 'product_id' });
-    }
-    if (productName.length > MAX_PRODUCT_NAME) {
-      throw new PlatformError('VALIDATION_FAILED', `product_name must be at most ${MAX_PRODUCT_NAME} characters`, {
-        param: 'product_name',
-      });
-    }
-    if (!isEmailAddress(email)) {
-      throw new PlatformError('VALIDATION_FAILED', 'customer.email is not a valid e-mail address', {
-        param: 'customer.email',
-      });
-    }
-    const frequency = r.subscription_frequency_key?.trim() || undefined;
-    if (frequency !== undefined && !isSubscriptionFrequency(frequency)) {
-      throw new PlatformError(
-        'VALIDATION_FAILED',
-        `subscription_frequency_key must be one of ${SUBSCRIPTION_FREQUENCIES.join(', ')}`,
-        { param: 'subscription_frequency_key' },
-      );
-    }
-    const trialDays = r.trial_days || undefined;
-    if (trialDays !== undefined) {
-      if (!frequency) {
-        throw new PlatformError('VALIDATION_FAILED', 'trial_days needs subscription_frequency_key', {
-          param: 'trial_days',
-        });
-      }
-      if (!Number.isSafeInteger(trialDays) || trialDays < TRIAL_DAYS_MIN || trialDays > TRIAL_DAYS_MAX) {
-        throw new PlatformError(
-          'VALIDATION_FAILED',
-          `trial_days must be an integer from ${TRIAL_DAYS_MIN} to ${TRIAL_DAYS_MAX}`,
-          { param: 'trial_days' },
-        );
-      }
-    }
-    return {
-      amount,
-      currency,
-      email,
-      productId,
-      productName,
-      successUrl: checkRedirectUrl(r.success_url, 'success_url'),
-      cancelUrl: checkRedirectUrl(r.cancel_url, 'cancel_url'),
-      frequency,
-      trialDays,
-    };
-  }
-}
-
-/** The payload of payments.subscription_checkout.created (and the start of .completed's). */
-function subscriptionCheckout(s: SessionRecord): SubscriptionCheckoutCreated {
-  return {
-    session_id: s.session_id,
-    merchant_id: s.merchant_id,
-    product: { id: s.product.id, title: s.product.name, type: s.product.type },
-    price: money(s.fee_details.base_product_price, s.amount.currency),
-    customer: s.customer,
-    frequency: s.subscription_frequency_key as SubscriptionCheckoutCreated['frequency'],
-    trial_days: s.trial_days ?? null,
-    metadata: s.metadata,
-    created_at: s.created_at.toISOString(),
-    expires_at: s.expires_at.toISOString(),
-  };
-}
-
-function subscriptionCheckoutEvent(s: SessionRecord): OutboxEntry {
-  return outboxEvent(SUBJECTS.subscriptionCheckoutCreated, subscriptionCheckout(s), {
-    merchantId: s.merchant_id,
-    mode: s.mode,
-  });
 }
 
 export function sessionNotFound(): PlatformError {

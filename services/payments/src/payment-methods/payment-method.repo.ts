@@ -2,7 +2,7 @@ import { Schema, type Connection, type Model } from 'mongoose';
 import { type Mode } from '@ppay/kernel';
 import { isDuplicateKeyError } from '@ppay/runtime';
 import type { PaymentMethodRecord } from './payment-method';
-import type { PaymentMethodRepository } from '../ports';
+import type { PaymentMethodRepository } from './ports';
 
 interface PaymentMethodDocument extends Omit<PaymentMethodRecord, 'payment_method_id'> {
   _id: string;

@@ -1,8 +1,8 @@
 import { Schema, type Connection, type Model } from 'mongoose';
 import { type Mode, type OutboxEntry } from '@ppay/kernel';
 import { isDuplicateKeyError, moneySchema, nextSequence, outboxEntrySchema } from '@ppay/runtime';
-import type { PayoutRepository } from '../ports';
 import { payoutKeyOf, type PayoutRecord } from './payout';
+import type { PayoutRepository } from './ports';
 
 interface PayoutDocument extends Omit<PayoutRecord, 'payout_key'> {
   _id: string;

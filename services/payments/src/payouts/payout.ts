@@ -1,5 +1,5 @@
 import { outboxEvent, SUBJECTS, type Mode, type Money, type OutboxEntry } from '@ppay/kernel';
-import type { LedgerEntry } from '../wallets/ledger-entry';
+import { newLedgerEntry, type LedgerEntry } from '../wallets/ledger-entry';
 
 /**
  * Where the payout's wallet step stands. Every state but `held`, `released` and `settled` is a step
@@ -39,6 +39,48 @@ export interface PayoutRecord {
   failure_reason: string | null;
   created_at: Date;
   updated_at: Date;
+}
+
+/** What marketplace established before asking (relationship, KYC, payout account). */
+export interface PayoutRequestInput {
+  amount: Money;
+  reference: string;
+  marketplace_id: number;
+  payment_gateway: string;
+  payout_method: string;
+}
+
+/** A new payout request: pending, its reservation not made yet. */
+export function newPayout(
+  id: number,
+  merchantId: number,
+  mode: Mode,
+  input: PayoutRequestInput,
+  now: Date,
+): PayoutRecord {
+  return {
+    payout_key: payoutKeyOf(merchantId, mode, input.reference),
+    payout_request_id: id,
+    withdrawal_id: null,
+    merchant_id: merchantId,
+    mode,
+    marketplace_id: input.marketplace_id,
+    reference: input.reference,
+    amount: input.amount,
+    payment_gateway: input.payment_gateway,
+    payout_method: input.payout_method,
+    request_status: 'pending',
+    withdrawal_status: null,
+    reservation: 'pending',
+    approved_at: null,
+    rejected_at: null,
+    rejection_reason: null,
+    paid_at: null,
+    failed_at: null,
+    failure_reason: null,
+    created_at: now,
+    updated_at: now,
+  };
 }
 
 export function payoutKeyOf(merchantId: number, mode: Mode, reference: string): string {
@@ -114,17 +156,18 @@ export function settlementEvent(kind: keyof typeof SETTLEMENT_SUBJECTS, p: Payou
 
 /** The final debit of a paid payout (wallet.debited): consumes the reservation, once per payout. */
 export function payoutDebit(p: PayoutRecord, now: Date): LedgerEntry {
-  return {
-    idempotency_key: `payout:${p.payout_request_id}`,
-    merchant_id: p.merchant_id,
-    mode: p.mode,
-    kind: 'debit',
-    reason: 'payout',
-    amount: p.amount,
-    reservation_key: reservationKeyOf(p),
-    charge_id: '',
-    event_id: `payout:${p.payout_request_id}`,
-    conversion_details: null,
-    created_at: now,
-  };
+  return newLedgerEntry(
+    {
+      idempotency_key: `payout:${p.payout_request_id}`,
+      merchant_id: p.merchant_id,
+      mode: p.mode,
+      kind: 'debit',
+      reason: 'payout',
+      amount: p.amount,
+      reservation_key: reservationKeyOf(p),
+      charge_id: '',
+      event_id: `payout:${p.payout_request_id}`,
+    },
+    now,
+  );
 }

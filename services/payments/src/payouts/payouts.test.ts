@@ -1,6 +1,8 @@
-import { PayoutService, type PayoutRequestInput } from './payouts';
+import type { PayoutRequestInput } from './payout';
+import { PayoutService } from './payouts';
 import { WalletLedger } from '../wallets/wallet-ledger';
-import { MemoryLedgerEntries, MemoryPayouts, MemoryWallets } from '../wallets/wallet-memory.test-util';
+import { MemoryLedgerEntries, MemoryWallets, testCredit } from '../wallets/wallet-memory.test-util';
+import { MemoryPayouts } from './payout-memory.test-util';
 
 const SUB = 2000;
 const OPERATOR = 1000;
@@ -13,20 +15,7 @@ function setup(credit = 100_000) {
   const service = new PayoutService({ payouts, wallets, ledger });
   const wallet = () => wallets.docs.get(`${SUB}:sandbox:NGN`)!;
   const fund = (amount: number, id = 'c1') =>
-    ledger.append([
-      {
-        idempotency_key: id,
-        merchant_id: SUB,
-        mode: 'sandbox',
-        kind: 'credit',
-        reason: 'marketplace_split',
-        amount: { amount, currency: 'NGN' },
-        charge_id: `ch_${id}`,
-        event_id: `evt_${id}`,
-        conversion_details: null,
-        created_at: new Date(),
-      },
-    ]);
+    ledger.append([testCredit(id, amount, { merchant_id: SUB, reason: 'marketplace_split' })]);
   return { entries, wallets, payouts, ledger, service, wallet, fund, ready: credit ? fund(credit) : Promise.resolve() };
 }
 

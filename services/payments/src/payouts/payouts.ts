@@ -1,23 +1,16 @@
-import { PlatformError, type Mode, type Money } from '@ppay/kernel';
-import type { LedgerRepository, PayoutRepository, WalletStore } from '../ports';
+import { PlatformError, requireMerchant, requireMode, type CallerInfo, type Mode } from '@ppay/kernel';
 import {
+  newPayout,
   payoutDebit,
-  payoutKeyOf,
   reservationKeyOf,
   settlementEvent,
   type PayoutRecord,
+  type PayoutRequestInput,
   type ReservationState,
 } from './payout';
 import { walletIdOf } from '../wallets/wallet';
-
-/** What marketplace established before asking (relationship, KYC, payout account). */
-export interface PayoutRequestInput {
-  amount: Money;
-  reference: string;
-  marketplace_id: number;
-  payment_gateway: string;
-  payout_method: string;
-}
+import type { LedgerRepository, WalletStore } from '../ports';
+import type { PayoutRepository } from './ports';
 
 /**
  * Staged payouts (spec 2.10, 3.4, 4.10) over two documents, the payout request and the wallet, with
@@ -34,34 +27,9 @@ export class PayoutService {
 
   /** Sub-merchant: reserve the amount and stage the request. Repeating a reference answers the same request. */
   async initiate(merchantId: number, mode: Mode, input: PayoutRequestInput): Promise<PayoutRecord> {
-    const key = payoutKeyOf(merchantId, mode, input.reference);
     let payout = await this.deps.payouts.get(merchantId, mode, input.reference);
     if (!payout) {
-      const now = this.now();
-      const id = await this.deps.payouts.nextId();
-      const fresh: PayoutRecord = {
-        payout_key: key,
-        payout_request_id: id,
-        withdrawal_id: null,
-        merchant_id: merchantId,
-        mode,
-        marketplace_id: input.marketplace_id,
-        reference: input.reference,
-        amount: input.amount,
-        payment_gateway: input.payment_gateway,
-        payout_method: input.payout_method,
-        request_status: 'pending',
-        withdrawal_status: null,
-        reservation: 'pending',
-        approved_at: null,
-        rejected_at: null,
-        rejection_reason: null,
-        paid_at: null,
-        failed_at: null,
-        failure_reason: null,
-        created_at: now,
-        updated_at: now,
-      };
+      const fresh = newPayout(await this.deps.payouts.nextId(), merchantId, mode, input, this.now());
       payout = (await this.deps.payouts.insert(fresh))
         ? fresh
         : await this.deps.payouts.get(merchantId, mode, input.reference);
@@ -155,6 +123,32 @@ export class PayoutService {
     ]);
     if (!moved) throw new PlatformError('PAYOUT_NOT_SETTLEABLE');
     return this.finish(moved);
+  }
+
+  /**
+   * Settlement as its caller may ask for it: the platform admin (or a platform-internal caller) settles
+   * the live withdrawals of the merchant it names (the processor's answer); a merchant's own key settles
+   * its sandbox withdrawals (the sandbox helper), and nothing live.
+   */
+  async settleFor(
+    caller: CallerInfo,
+    namedMerchantId: number,
+    reference: string,
+    outcome: string,
+    failureReason: string | null,
+  ): Promise<PayoutRecord> {
+    if (outcome !== 'paid' && outcome !== 'failed') {
+      throw new PlatformError('VALIDATION_FAILED', 'outcome must be paid or failed', { param: 'outcome' });
+    }
+    if (caller.auth === 'admin' || caller.auth === 'internal') {
+      return this.settle(namedMerchantId, 'live', reference, outcome, failureReason);
+    }
+    const merchantId = requireMerchant(caller).merchantId;
+    const mode = requireMode(caller);
+    if (mode !== 'sandbox') {
+      throw new PlatformError('PERMISSION_DENIED', 'Sandbox test helpers are only available with sandbox keys');
+    }
+    return this.settle(merchantId, mode, reference, outcome, failureReason);
   }
 
   /** The sweep: finishes wallet steps a crash (or a lost answer) left begun. */

@@ -1,4 +1,4 @@
-import { SandboxCheckoutProcessor, TEST_CARDS } from './sandbox-cards.adapter';
+import { SandboxCardProcessor, TEST_CARDS } from './sandbox-cards.adapter';
 import { validateCard } from './cards';
 import { codeOf } from '../errors.test-util';
 
@@ -32,7 +32,7 @@ describe('checkout card validation', () => {
 });
 
 describe('sandbox test cards', () => {
-  const processor = new SandboxCheckoutProcessor({ processingDelayMs: 2_000, sleep: async () => undefined });
+  const processor = new SandboxCardProcessor({ processingDelayMs: 2_000, sleep: async () => undefined });
   const pay = (number: string) =>
     processor.authorise(
       { charge_id: 'ch_1', group: 'card', mode: 'sandbox', amount: { amount: 100, currency: 'USD' } },

@@ -23,6 +23,16 @@ export interface CardSummary {
   last4: string;
 }
 
+/**
+ * What a processor keeps of a card so it can be charged again without the customer (a token). Never the
+ * number: sandbox keeps the test card's brand, last 4 and how it behaves off-session, a live processor
+ * would keep its own token here.
+ */
+export interface SavedCard extends CardSummary {
+  /** The sandbox outcome profile of off-session charges (the test card's behaviour). */
+  off_session: { approved: true } | { approved: false; decline_code: string; message: string };
+}
+
 export interface TestCard {
   number: string;
   outcome: 'succeeds' | 'declines' | 'fails_after_delay';

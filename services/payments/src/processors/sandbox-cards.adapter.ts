@@ -1,8 +1,7 @@
 import { createHash } from 'node:crypto';
 import { PlatformError, type Mode } from '@ppay/kernel';
-import type { CardPayment, CardResult, TestCard, ValidCard } from './cards';
-import type { SavedCard } from '../payment-methods/payment-method';
-import type { CheckoutProcessor } from '../ports';
+import type { CardPayment, CardResult, SavedCard, TestCard, ValidCard } from './cards';
+import type { CardProcessor } from './ports';
 
 /**
  * Deterministic sandbox card outcomes for the hosted checkout (docs/decisions.md, payment sessions 13), the same
@@ -65,7 +64,7 @@ function brandOf(number: string): string {
   return 'card';
 }
 
-export class SandboxCheckoutProcessor implements CheckoutProcessor {
+export class SandboxCardProcessor implements CardProcessor {
   constructor(
     private readonly options: { processingDelayMs: number; sleep?: (ms: number) => Promise<void> } = {
       processingDelayMs: 2_000,

@@ -9,8 +9,13 @@ import type {
   ProcessorRegistry,
   RefundAnswer,
   RefundIntent,
-} from '../ports';
-import { SANDBOX_DECLINED_REFUND_REASON } from '../refunds/refund';
+} from './ports';
+
+/**
+ * Sandbox convention (docs/decisions.md, Refunds): a refund whose `reason` is exactly this string is
+ * declined by the sandbox processor, so partners can test a failed refund. Live processors ignore it.
+ */
+export const SANDBOX_DECLINED_REFUND_REASON = 'sandbox_decline';
 
 /**
  * Sandbox processors: deterministic, in-process stand-ins for the three processor groups. They hand

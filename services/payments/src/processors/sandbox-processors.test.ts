@@ -1,5 +1,5 @@
-import type { ProcessorAdapter } from '../ports';
 import { StaticProcessorRegistry } from './sandbox-processors.adapter';
+import type { ProcessorAdapter } from './ports';
 
 const intent = {
   charge_id: 'ch_1',

@@ -1,6 +1,8 @@
 import type { PaymentRefunded } from '@ppay/kernel';
-import type { LedgerEntry, SplitReversalRecord } from '../wallets/ledger-entry';
-import { newCharge, type ChargeRecord } from '../charges/charge';
+import type { LedgerEntry, SplitRecord, SplitReversalRecord } from '../wallets/ledger-entry';
+import { testCredit } from '../wallets/wallet-memory.test-util';
+import type { ChargeRecord } from '../charges/charge';
+import { testCharge } from '../charges/charge.test-util';
 import { FakeSplits, MemoryCharges, MemoryLedger } from '../memory-ports.test-util';
 import { RefundLedger, reversalsFor } from './refund-ledger';
 import { WalletCredits } from '../wallets/wallet-credits';
@@ -8,30 +10,29 @@ import { WalletCredits } from '../wallets/wallet-credits';
 const NOW = new Date('2026-11-01T10:00:00Z');
 
 function credit(merchantId: number, reason: LedgerEntry['reason'], amount: number, currency = 'NGN'): LedgerEntry {
-  return {
-    idempotency_key: `ch_1:${merchantId}:${reason}`,
-    merchant_id: merchantId,
-    mode: 'sandbox',
-    kind: 'credit',
-    reason,
-    amount: { amount, currency },
-    charge_id: 'ch_1',
-    event_id: 'ev',
-    conversion_details:
-      reason === 'marketplace_split'
-        ? {
-            source: 'marketplace_split',
-            marketplace_id: 2000,
-            charge_currency: 'NGN',
-            gross_product_amount: 10_001,
-            commission_rate: '0.1',
-            commission_amount: 1000,
-            net_credited: amount,
-            cart_identifier: 'cart-9',
-          }
-        : null,
-    created_at: NOW,
+  const split: SplitRecord = {
+    source: 'marketplace_split',
+    marketplace_id: 2000,
+    charge_currency: 'NGN',
+    gross_product_amount: 10_001,
+    commission_rate: '0.1',
+    commission_amount: 1000,
+    net_credited: amount,
+    cart_identifier: 'cart-9',
   };
+  return testCredit(
+    `ch_1:${merchantId}:${reason}`,
+    amount,
+    {
+      merchant_id: merchantId,
+      reason,
+      amount: { amount, currency },
+      charge_id: 'ch_1',
+      event_id: 'ev',
+      conversion_details: reason === 'marketplace_split' ? split : null,
+    },
+    NOW,
+  );
 }
 
 const refundOf = (refundId: string, before: number, amount: number, captured = 10_001) => ({
@@ -87,32 +88,7 @@ describe('reversalsFor (proportional reversal of a charge’s credits)', () => {
 });
 
 describe('RefundLedger (the payment.refunded consumer’s use case)', () => {
-  function succeededCharge(): ChargeRecord {
-    const c = newCharge(
-      {
-        merchant_id: 1000,
-        mode: 'sandbox',
-        reference: null,
-        idempotency_key: null,
-        request_fingerprint: 'f',
-        status: 'succeeded',
-        processor_group: 'naira',
-        payment_gateway: 'naira_gateway',
-        amount: { amount: 10_000, currency: 'NGN' },
-        total: { amount: 10_000, currency: 'NGN' },
-        conversion: null,
-        fee_details: { base_amount: 10_000, transaction_fee: 350, total_amount: 10_000, customer_pays_fees: false },
-        customer: { email: 'c@example.com', first_name: '', last_name: '', country: 'NG' },
-        metadata: {},
-        description: '',
-        callback_url: '',
-        sub_merchant_id: null,
-        split: null,
-      },
-      NOW,
-    );
-    return { ...c, completed_at: NOW };
-  }
+  const succeededCharge = (): ChargeRecord => testCharge({ status: 'succeeded', completed_at: NOW }, NOW);
 
   const eventFor = (c: ChargeRecord, refundId: string, before: number, amount: number): PaymentRefunded => ({
     charge_id: c.charge_id,

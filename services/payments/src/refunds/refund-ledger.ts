@@ -1,8 +1,8 @@
 import type { Mode, PaymentRefunded } from '@ppay/kernel';
-import { paymentOutcome } from '../charges/outcomes';
-import type { ChargeRepository, LedgerRepository } from '../ports';
-import type { LedgerEntry, SplitRecord } from '../wallets/ledger-entry';
+import { paymentOutcome } from '../charges/payment-outcome';
+import { newLedgerEntry, type LedgerEntry, type SplitRecord } from '../wallets/ledger-entry';
 import type { WalletCredits } from '../wallets/wallet-credits';
+import type { ChargeRepository, LedgerRepository } from '../ports';
 
 /** The part of `credit` that the slice [0, refundedSoFar) of `captured` reverses, rounded down. */
 function shareOf(credit: number, refundedSoFar: number, captured: number): number {
@@ -40,34 +40,36 @@ export function reversalsFor(
     const reason: LedgerEntry['reason'] =
       credit.reason === 'marketplace_split' ? 'marketplace_split_reversal' : 'refund';
     const split = credit.conversion_details as SplitRecord | null;
-    debits.push({
-      // Unique per refund and beneficiary: a redelivered event debits nothing twice.
-      idempotency_key: `${event.refund.refund_id}:${credit.merchant_id}:${reason}`,
-      merchant_id: credit.merchant_id,
-      mode,
-      kind: 'debit',
-      reason,
-      amount: { amount, currency: credit.amount.currency },
-      charge_id: event.charge_id,
-      event_id: eventId,
-      conversion_details:
-        reason === 'marketplace_split_reversal' && split?.source === 'marketplace_split'
-          ? (() => {
-              const gross = slice(split.gross_product_amount);
-              return {
-                source: 'marketplace_split_reversal' as const,
-                marketplace_id: split.marketplace_id,
-                refund_id: event.refund.refund_id,
-                commission_rate: split.commission_rate,
-                gross_reversed: gross,
-                commission_reversed: gross - amount,
-                net_reversed: amount,
-                cart_identifier: split.cart_identifier,
-              };
-            })()
-          : null,
-      created_at: now,
-    });
+    const gross = split?.source === 'marketplace_split' ? slice(split.gross_product_amount) : 0;
+    debits.push(
+      newLedgerEntry(
+        {
+          // Unique per refund and beneficiary: a redelivered event debits nothing twice.
+          idempotency_key: `${event.refund.refund_id}:${credit.merchant_id}:${reason}`,
+          merchant_id: credit.merchant_id,
+          mode,
+          kind: 'debit',
+          reason,
+          amount: { amount, currency: credit.amount.currency },
+          charge_id: event.charge_id,
+          event_id: eventId,
+          conversion_details:
+            reason === 'marketplace_split_reversal' && split?.source === 'marketplace_split'
+              ? {
+                  source: 'marketplace_split_reversal',
+                  marketplace_id: split.marketplace_id,
+                  refund_id: event.refund.refund_id,
+                  commission_rate: split.commission_rate,
+                  gross_reversed: gross,
+                  commission_reversed: gross - amount,
+                  net_reversed: amount,
+                  cart_identifier: split.cart_identifier,
+                }
+              : null,
+        },
+        now,
+      ),
+    );
   }
   return debits;
 }

@@ -1,12 +1,34 @@
-import { prefixedId, type Money, type PaymentRefunded } from '@ppay/kernel';
-import type { ChargeRecord, RefundRecord, RefundStatus } from '../charges/charge';
+import { prefixedId, type Money } from '@ppay/kernel';
+
+export type RefundStatus = 'pending' | 'succeeded' | 'failed';
 
 /**
- * Sandbox convention (docs/decisions.md, Refunds): a refund whose `reason` is exactly this string is
- * declined by the sandbox processor, so partners can test a failed refund. Live processors ignore it.
+ * One refund of a charge, stored inside the charge document (ChargeRecord.refunds). `pending` counts
+ * against what is left to refund until the processor answers; only `succeeded` counts in
+ * `amount_refunded`; `failed` releases its amount.
  */
-export const SANDBOX_DECLINED_REFUND_REASON = 'sandbox_decline';
+export interface RefundRecord {
+  refund_id: string;
+  /** The Idempotency-Key it was created with (unique within its charge), or null. */
+  idempotency_key: string | null;
+  request_fingerprint: string;
+  /** In the charge currency. */
+  amount: Money;
+  reason: string | null;
+  status: RefundStatus;
+  failure_reason: string | null;
+  /**
+   * The charge's amount_refunded just before this refund succeeded (null until then). Refunds that
+   * succeeded cover disjoint, adjacent slices [refunded_before, refunded_before + amount) of the
+   * captured amount, which is what makes the proportional ledger reversals add up exactly.
+   */
+  refunded_before: number | null;
+  processor_reference: string | null;
+  created_at: Date;
+  updated_at: Date;
+}
 
+/** A new refund of `amount`: pending until the processor answers. */
 export function newRefund(
   fields: Pick<RefundRecord, 'idempotency_key' | 'request_fingerprint' | 'amount' | 'reason'>,
   now: Date,
@@ -21,16 +43,6 @@ export function newRefund(
     created_at: now,
     updated_at: now,
   };
-}
-
-/** What the customer paid (fee included when they paid it): the most that can ever be refunded. */
-export function capturedAmount(charge: Pick<ChargeRecord, 'fee_details' | 'amount'>): Money {
-  return { amount: charge.fee_details.total_amount, currency: charge.amount.currency };
-}
-
-/** Succeeded plus pending refunds: what is no longer available to refund. */
-export function committedAmount(charge: Pick<ChargeRecord, 'refunds'>): number {
-  return charge.refunds.filter((r) => r.status !== 'failed').reduce((sum, r) => sum + r.amount.amount, 0);
 }
 
 /** The REST shape of a refund: flat amount + currency (like the charge's spec shapes). */
@@ -55,44 +67,5 @@ export function refundResource(chargeId: string, r: RefundRecord): RefundResourc
     reason: r.reason,
     failure_reason: r.failure_reason,
     created_at: r.created_at,
-  };
-}
-
-/** GET /payments/charges/{id}/refunds: the charge's refund state and its refunds, oldest first. */
-export function chargeRefundsResource(charge: ChargeRecord) {
-  const captured = capturedAmount(charge);
-  return {
-    charge_id: charge.charge_id,
-    currency: captured.currency,
-    amount_captured: captured.amount,
-    amount_refunded: charge.amount_refunded,
-    refunded: charge.refunded,
-    refunds: charge.refunds.map((r) => refundResource(charge.charge_id, r)),
-  };
-}
-
-/** payments.payment.refunded for a refund that just succeeded (`charge` is the charge after it). */
-export function refundedEvent(charge: ChargeRecord, refund: RefundRecord, at: Date): PaymentRefunded {
-  const captured = capturedAmount(charge);
-  return {
-    charge_id: charge.charge_id,
-    transaction_id: charge.transaction_id,
-    merchant_id: charge.merchant_id,
-    sub_merchant_id: charge.sub_merchant_id,
-    reference: charge.reference,
-    gateway: charge.payment_gateway,
-    amount_captured: captured,
-    amount_refunded: { amount: charge.amount_refunded, currency: captured.currency },
-    refunded: charge.refunded,
-    refund: {
-      refund_id: refund.refund_id,
-      amount: refund.amount,
-      status: 'succeeded',
-      reason: refund.reason,
-      refunded_before: refund.refunded_before ?? 0,
-      created_at: refund.created_at.toISOString(),
-    },
-    metadata: charge.metadata,
-    refunded_at: at.toISOString(),
   };
 }

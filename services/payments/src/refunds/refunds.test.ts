@@ -1,7 +1,9 @@
 import { PlatformError, type PaymentRefunded } from '@ppay/kernel';
+import { rejectionOf } from '../errors.test-util';
 import { ChargeService, type ChargeRequest } from '../charges/charges';
 import { DEFAULT_FEE_SCHEDULE } from '../charges/fees';
-import { FakeFx, FakeMerchants, FakeProcessors, FakeSplits, MemoryCharges } from '../memory-ports.test-util';
+import { FakeFx, FakeMerchants, FakeSplits, MemoryCharges } from '../memory-ports.test-util';
+import { FakeProcessors } from '../processors/processors.test-util';
 import { OutcomeService } from '../charges/outcomes';
 import { RefundService } from './refunds';
 
@@ -50,13 +52,8 @@ async function setup() {
 }
 
 const errorOf = async (p: Promise<unknown>) => {
-  try {
-    await p;
-  } catch (err) {
-    const e = err as PlatformError;
-    return [e.code, e.param];
-  }
-  throw new Error('expected an error');
+  const e = await rejectionOf(p);
+  return [e.code, e.param];
 };
 
 describe('RefundService (refunds inside the charge aggregate)', () => {

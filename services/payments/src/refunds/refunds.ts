@@ -1,9 +1,11 @@
 import { outboxEvent, PlatformError, requestFingerprint, SUBJECTS, type Mode } from '@ppay/kernel';
-import type { ChargeRecord, RefundRecord } from '../charges/charge';
+import type { ChargeRecord } from '../charges/charge';
 import type { CallOptions } from '../charges/charges';
 import { withinDeadline } from '../charges/deadline-race';
-import type { ChargeRepository, ProcessorRegistry, RefundAnswer } from '../ports';
-import { capturedAmount, committedAmount, newRefund, refundedEvent } from './refund';
+import { capturedAmount, committedAmount, refundedEvent } from './charge-refunds';
+import { newRefund, type RefundRecord } from './refund';
+import type { ChargeRepository } from '../ports';
+import type { ProcessorRegistry, RefundAnswer } from '../processors/ports';
 
 /** A refund request as the gateway passes it (spec: not shown; docs/decisions.md, Refunds). */
 export interface RefundRequest {

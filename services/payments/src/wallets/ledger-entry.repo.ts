@@ -3,7 +3,7 @@ import { type OutboxEntry } from '@ppay/kernel';
 import { FERRETDB_SQL_PUSHDOWN, isDuplicateKeyError, moneySchema, outboxEntrySchema } from '@ppay/runtime';
 import { walletEntryEvent, type LedgerEntry } from './ledger-entry';
 import { entryWalletId } from './wallet';
-import type { LedgerEntryStore } from '../ports';
+import type { LedgerEntryStore } from './ports';
 
 interface LedgerDocument extends LedgerEntry {
   _id: string;
@@ -47,7 +47,7 @@ export function ledgerModel(conn: Connection): LedgerModel {
 
 /**
  * The append-only entries (`ledger_entries`). Applying them to wallets is `WalletLedger`'s job
- * (domain/wallet-ledger.ts); this adapter stores each entry with its wallet.* event and the
+ * (wallet-ledger.ts); this adapter stores each entry with its wallet.* event and the
  * applied-to-wallet mark (`wallet_seq`, `wallet_id`), all looked up by the entry id or one field.
  */
 export class MongoLedgerEntries implements LedgerEntryStore {

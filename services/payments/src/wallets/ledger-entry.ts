@@ -58,6 +58,15 @@ export interface SplitReversalRecord {
   cart_identifier: string;
 }
 
+/** What a new entry is made of: everything but its time, and its split record when it has one. */
+export type LedgerEntryDraft = Omit<LedgerEntry, 'conversion_details' | 'created_at'> &
+  Partial<Pick<LedgerEntry, 'conversion_details'>>;
+
+/** A new ledger entry (a payment's credit, a refund's debit, a payout's debit): the one place one is drafted. */
+export function newLedgerEntry(draft: LedgerEntryDraft, now: Date): LedgerEntry {
+  return { ...draft, conversion_details: draft.conversion_details ?? null, created_at: now };
+}
+
 /**
  * wallet.credited / wallet.debited for one ledger entry (spec 6.4): written into the entry's own
  * document, so the entry and its event are one insert and a repeated append (same idempotency key)

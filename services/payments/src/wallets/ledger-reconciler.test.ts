@@ -4,12 +4,12 @@ import { LedgerReconciler, type Repair } from './ledger-reconciler';
 import {
   FakeFx,
   FakeMerchants,
-  FakeProcessors,
   FakeSplits,
   MemoryCharges,
   MemoryLedger,
   MemorySessions,
 } from '../memory-ports.test-util';
+import { FakeProcessors } from '../processors/processors.test-util';
 import { OutcomeService } from '../charges/outcomes';
 import { WalletCredits } from './wallet-credits';
 

@@ -1,8 +1,9 @@
 import type { Mode, PaymentOutcome } from '@ppay/kernel';
-import { paymentOutcome, sessionOutcome } from '../charges/outcomes';
-import type { ChargeRepository, LedgerRepository, SessionRepository } from '../ports';
+import { paymentOutcome } from '../charges/payment-outcome';
+import { sessionOutcome } from '../checkout/session';
 import type { WalletCredits } from './wallet-credits';
 import type { LedgerEntry } from './ledger-entry';
+import type { ChargeRepository, LedgerRepository, SessionRepository } from '../ports';
 
 export interface Repair {
   source: 'charge' | 'session';

@@ -1,7 +1,7 @@
-import { SUBJECTS, type Mode } from '@ppay/kernel';
+import { SUBJECTS, type EventEnvelope, type Mode } from '@ppay/kernel';
 import { defineConsumer, type ConsumerSpec, type MerchantTombstones } from '@ppay/runtime';
-import type { WalletCredits } from './wallet-credits';
-import { countLedgerWrites, type ledgerMetrics } from './ledger.metrics';
+import type { LedgerEntry } from './ledger-entry';
+import { countLedgerWrites, type LedgerMetrics } from './ledger.metrics';
 
 /**
  * The lease under which the consumers that write wallets run: one replica at a time. Every credit and
@@ -23,25 +23,50 @@ export async function walletModeOf(
   return (await tombstones.isDeleted(event.data.merchant_id, event.mode)) ? null : event.mode;
 }
 
+type MoneyEvent = typeof SUBJECTS.paymentSucceeded | typeof SUBJECTS.paymentRefunded;
+
+/** A consumer that writes ledger entries: its durable name, its subject and how it counts redeliveries. */
+export interface WalletWriter<S extends MoneyEvent> {
+  durable: string;
+  subject: S;
+  /** The label under which entries already written (a redelivered event) are counted. */
+  duplicateReason: string;
+}
+
+/** payment.succeeded → wallet credits (WalletCredits; a split marketplace cannot resolve now is retried later). */
+export const PAYMENT_CREDITS: WalletWriter<typeof SUBJECTS.paymentSucceeded> = {
+  durable: 'payments_ledger',
+  subject: SUBJECTS.paymentSucceeded,
+  duplicateReason: 'payment_event_replayed',
+};
+
 /**
- * payment.succeeded → wallet credits. Safe to see the same event any number of times: every entry
- * carries an idempotency key per charge and beneficiary. A failure (e.g. marketplace unreachable
- * while resolving a split) throws, so JetStream redelivers later, without limit.
+ * The durable consumer of a WalletWriter: `ledger` turns each event into ledger entries, under the
+ * wallet writers' lease. Safe to see the same event any number of times: every entry carries an
+ * idempotency key (charge or refund, and beneficiary). A failure throws, so JetStream redelivers
+ * later, without limit.
  */
-export function ledgerConsumer(
-  credits: WalletCredits,
-  metrics: ReturnType<typeof ledgerMetrics>,
+export function walletWriterConsumer<S extends MoneyEvent>(
+  writer: WalletWriter<S>,
+  ledger: {
+    record(
+      data: EventEnvelope<S>['data'],
+      mode: Mode,
+      eventId: string,
+    ): Promise<{ inserted: LedgerEntry[]; duplicates: number }>;
+  },
+  metrics: LedgerMetrics,
   tombstones: Pick<MerchantTombstones, 'isDeleted'>,
 ): ConsumerSpec {
-  return defineConsumer({
+  return defineConsumer<S>({
     stream: 'PAYMENTS',
-    durable: 'payments_ledger',
+    durable: writer.durable,
     exclusive: WALLET_WRITERS_LEASE,
-    subjects: [SUBJECTS.paymentSucceeded],
+    subjects: [writer.subject],
     async handle(event) {
       const mode = await walletModeOf(event, tombstones);
       if (mode)
-        countLedgerWrites(metrics, await credits.record(event.data, mode, event.event_id), 'payment_event_replayed');
+        countLedgerWrites(metrics, await ledger.record(event.data, mode, event.event_id), writer.duplicateReason);
     },
   });
 }

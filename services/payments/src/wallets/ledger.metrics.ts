@@ -31,8 +31,10 @@ export function ledgerMetrics(registry: Registry) {
   };
 }
 
+export type LedgerMetrics = ReturnType<typeof ledgerMetrics>;
+
 export function countLedgerWrites(
-  metrics: ReturnType<typeof ledgerMetrics>,
+  metrics: LedgerMetrics,
   result: { inserted: LedgerEntry[]; duplicates: number },
   duplicateReason: string,
 ): void {
@@ -41,14 +43,4 @@ export function countLedgerWrites(
     metrics.amount.inc({ kind: e.kind, currency: e.amount.currency }, e.amount.amount);
   }
   if (result.duplicates > 0) metrics.duplicates.inc({ reason: duplicateReason }, result.duplicates);
-}
-
-/** Refund outcomes as the processor settled them (succeeded, failed), by charge currency. */
-export function refundMetrics(registry: Registry) {
-  return new Counter({
-    name: 'ppay_refunds_total',
-    help: 'Refunds settled by the processor, by status (succeeded, failed) and charge currency',
-    labelNames: ['status', 'currency'],
-    registers: [registry],
-  });
 }

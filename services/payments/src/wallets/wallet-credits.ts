@@ -1,7 +1,70 @@
-import { PlatformError, type Mode, type PaymentOutcome } from '@ppay/kernel';
-import { creditsFor } from './ledger';
+import { fractionOf, PlatformError, subtractMoney, type Mode, type Money, type PaymentOutcome } from '@ppay/kernel';
+import { newLedgerEntry, type LedgerEntry, type SplitRecord } from './ledger-entry';
 import type { LedgerRepository, SplitResolver, SplitTerms } from '../ports';
-import type { LedgerEntry } from './ledger-entry';
+
+/**
+ * Wallet credits for a successful payment.
+ * - Plain charge: the merchant is credited merchant_net in its pricing currency (total_currency).
+ * - Marketplace charge (spec 4.1 steps 1–4): the operator is credited what the customer paid minus
+ *   the platform fee, in the charge currency; an active sub-merchant is additionally credited
+ *   total_amount minus commission in total_currency (no further platform fee); an inactive one is
+ *   skipped and the operator is still credited.
+ */
+export function creditsFor(
+  outcome: PaymentOutcome,
+  mode: Mode,
+  split: SplitTerms | null,
+  eventId: string,
+  now: Date,
+): LedgerEntry[] {
+  const entry = (
+    merchantId: number,
+    reason: LedgerEntry['reason'],
+    amount: Money,
+    details: SplitRecord | null = null,
+  ): LedgerEntry =>
+    newLedgerEntry(
+      {
+        idempotency_key: `${outcome.charge_id}:${merchantId}:${reason}`,
+        merchant_id: merchantId,
+        mode,
+        kind: 'credit',
+        reason,
+        amount,
+        charge_id: outcome.charge_id,
+        event_id: eventId,
+        conversion_details: details,
+      },
+      now,
+    );
+  if (!outcome.sub_merchant_id) {
+    return positive([entry(outcome.merchant_id, 'payment', outcome.breakdown.merchant_net)]);
+  }
+  const operatorCredit = subtractMoney(outcome.amount, outcome.transaction_fee);
+  const entries = [entry(outcome.merchant_id, 'marketplace_operator', operatorCredit)];
+  if (split?.active) {
+    const commission = fractionOf(outcome.total, split.commission_rate);
+    const net = subtractMoney(outcome.total, commission);
+    entries.push(
+      entry(outcome.sub_merchant_id, 'marketplace_split', net, {
+        source: 'marketplace_split',
+        marketplace_id: outcome.merchant_id,
+        charge_currency: outcome.amount.currency,
+        gross_product_amount: outcome.total.amount,
+        commission_rate: split.commission_rate,
+        commission_amount: commission.amount,
+        net_credited: net.amount,
+        cart_identifier: outcome.reference ?? outcome.charge_id,
+      }),
+    );
+  }
+  return positive(entries);
+}
+
+/** A credit is never negative or zero (a fee at least the payment credits nothing, it owes nothing). */
+function positive(entries: LedgerEntry[]): LedgerEntry[] {
+  return entries.filter((e) => e.amount.amount > 0);
+}
 
 /**
  * Records the wallet credits of a successful payment: the consumer of payment.succeeded and the

@@ -1,23 +1,10 @@
 import type { LedgerEntry } from './ledger-entry';
 import { WalletLedger } from './wallet-ledger';
 import { WalletReconciler } from './wallet-reconciler';
-import { MemoryLedgerEntries, MemoryWallets, SimulatedCrash } from './wallet-memory.test-util';
+import { MemoryLedgerEntries, MemoryWallets, SimulatedCrash, testCredit } from './wallet-memory.test-util';
 
-function entry(id: string, amount: number, overrides: Partial<LedgerEntry> = {}): LedgerEntry {
-  return {
-    idempotency_key: id,
-    merchant_id: 1000,
-    mode: 'sandbox',
-    kind: 'credit',
-    reason: 'payment',
-    amount: { amount, currency: 'NGN' },
-    charge_id: `ch_${id}`,
-    event_id: `evt_${id}`,
-    conversion_details: null,
-    created_at: new Date('2026-11-23T10:00:00Z'),
-    ...overrides,
-  };
-}
+const entry = (id: string, amount: number, changes: Partial<LedgerEntry> = {}) =>
+  testCredit(id, amount, changes, new Date('2026-11-23T10:00:00Z'));
 
 function setup() {
   const entries = new MemoryLedgerEntries();

@@ -1,7 +1,8 @@
 import { PlatformError, type Mode } from '@ppay/kernel';
-import type { LedgerEntryStore, LedgerRepository, WalletStore } from '../ports';
 import type { LedgerEntry } from './ledger-entry';
 import { entryWalletId, walletBalanceEntry, walletEffect, type WalletBalanceEntry } from './wallet';
+import type { LedgerRepository, WalletStore } from '../ports';
+import type { LedgerEntryStore } from './ports';
 
 /** How often one entry retries against a wallet that other entries keep moving. */
 const MAX_APPLY_ATTEMPTS = 200;

@@ -1,12 +1,32 @@
-import type { Mode, OutboxEntry } from '@ppay/kernel';
-import type { LedgerEntryStore, PayoutRepository, WalletStore } from '../ports';
-import type { PayoutRecord } from '../payouts/payout';
-import type { LedgerEntry } from './ledger-entry';
+import type { Mode } from '@ppay/kernel';
+import type { WalletStore } from '../ports';
+import type { LedgerEntryStore } from './ports';
+import { newLedgerEntry, type LedgerEntry } from './ledger-entry';
 import { emptyWallet, walletEffect, walletIdOf, walletOwnerOf, type WalletEffect, type WalletRecord } from './wallet';
 
-/** In-memory ledger entries, wallets and payouts with the same conditional semantics as the Mongo ones. */
+/** In-memory ledger entries and wallets with the same conditional semantics as the Mongo ones. */
 
 const clone = <T>(v: T): T => structuredClone(v);
+
+/** A payment's credit of `amount` NGN to merchant 1000 (sandbox), entry id `id`, with the test's changes. */
+export function testCredit(
+  id: string,
+  amount: number,
+  changes: Partial<LedgerEntry> = {},
+  now = new Date(),
+): LedgerEntry {
+  const draft = {
+    idempotency_key: id,
+    merchant_id: 1000,
+    mode: 'sandbox' as const,
+    kind: 'credit' as const,
+    reason: 'payment' as const,
+    amount: { amount, currency: 'NGN' },
+    charge_id: `ch_${id}`,
+    event_id: `evt_${id}`,
+  };
+  return { ...newLedgerEntry(draft, now), ...changes };
+}
 
 /** Thrown by a store armed with `crashAfter` once the named write has happened: a process dying there. */
 export class SimulatedCrash extends Error {}
@@ -127,49 +147,5 @@ export class MemoryWallets implements WalletStore {
     w.reserved -= amount;
     delete w.reservations[key];
     return true;
-  }
-}
-
-export class MemoryPayouts implements PayoutRepository {
-  readonly docs = new Map<string, PayoutRecord>();
-  readonly events: OutboxEntry[] = [];
-  private seq = 0;
-
-  async nextId() {
-    return ++this.seq;
-  }
-  async insert(p: PayoutRecord) {
-    if (this.docs.has(p.payout_key)) return false;
-    this.docs.set(p.payout_key, clone(p));
-    return true;
-  }
-  async get(merchantId: number, mode: Mode, reference: string) {
-    const p = this.docs.get(`${merchantId}:${mode}:${reference}`);
-    return p ? clone(p) : null;
-  }
-  async transition(
-    key: string,
-    expect: Partial<Pick<PayoutRecord, 'request_status' | 'withdrawal_status' | 'reservation'>>,
-    set: Partial<PayoutRecord>,
-    events: OutboxEntry[],
-  ) {
-    const p = this.docs.get(key);
-    if (!p) return null;
-    for (const [k, v] of Object.entries(expect)) if (p[k as keyof PayoutRecord] !== v) return null;
-    Object.assign(p, clone(set));
-    this.events.push(...events);
-    return clone(p);
-  }
-  async discardUnreserved(key: string) {
-    const p = this.docs.get(key);
-    if (!p || p.reservation !== 'pending') return false;
-    this.docs.delete(key);
-    return true;
-  }
-  async unfinished(limit: number) {
-    return [...this.docs.values()]
-      .filter((p) => p.reservation === 'pending' || p.reservation === 'releasing' || p.reservation === 'settling')
-      .slice(0, limit)
-      .map(clone);
   }
 }

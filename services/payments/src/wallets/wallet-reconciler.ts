@@ -1,5 +1,6 @@
-import type { LedgerEntryStore, WalletStore } from '../ports';
 import { walletEffect, type WalletRecord } from './wallet';
+import type { WalletStore } from '../ports';
+import type { LedgerEntryStore } from './ports';
 
 export interface WalletDrift {
   wallet_id: string;

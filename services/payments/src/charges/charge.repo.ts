@@ -12,6 +12,7 @@ import { RETRYABLE_FAILURES, type ChargeRecord } from './charge';
 import type { RefundRecord } from '../refunds/refund';
 import type { ChargeKeys, ChargeRepository, RefundsChange } from '../ports';
 import type { ProcessorAuthorization } from '../processors/ports';
+import { dueForLedgerCheck, markLedgerChecked } from '../wallets/ledger-check.repo';
 
 interface ChargeDocument extends Omit<ChargeRecord, 'charge_id'> {
   _id: string;
@@ -361,18 +362,11 @@ export class MongoChargeRepository implements ChargeRepository {
   }
 
   async dueForLedgerCheck(before: Date, limit: number): Promise<ChargeRecord[]> {
-    const docs = (await this.model
-      .find({ status: 'succeeded', ledger_checked_at: null, completed_at: { $lte: before } }, NO_OUTBOX)
-      .sort({ completed_at: 1 })
-      .limit(limit)
-      .comment(FERRETDB_SQL_PUSHDOWN) // in SQL on the local FerretDB, not a read of every document
-      .lean()
-      .exec()) as ChargeDocument[];
-    return docs.map(toRecord);
+    return (await dueForLedgerCheck(this.model, 'succeeded', before, limit)).map(toRecord);
   }
 
-  async markLedgerChecked(chargeId: string, at: Date): Promise<void> {
-    await this.model.updateOne({ _id: chargeId }, { $set: { ledger_checked_at: at } }).exec();
+  markLedgerChecked(chargeId: string, at: Date): Promise<void> {
+    return markLedgerChecked(this.model, chargeId, at);
   }
 
   async writeRefunds(

@@ -1,4 +1,14 @@
 import { newCharge, type ChargeRecord } from './charge';
+import type { ChargeRequest } from './charges';
+
+/** A one-time charge request of NGN 5,000.00, priced in NGN (no conversion). */
+export const NGN_CHARGE: ChargeRequest = {
+  amount: 500_000,
+  currency: 'NGN',
+  total_amount: 500_000,
+  total_currency: 'NGN',
+  customer: { email: 'c@example.com' },
+};
 
 /**
  * A charge as ChargeService drafts a one-time charge (merchant 1000, sandbox, NGN 100.00 at the naira

@@ -1,18 +1,11 @@
 import { PlatformError } from '@ppay/kernel';
+import { NGN_CHARGE as NGN } from './charge.test-util';
 import { rejectionOf } from '../errors.test-util';
 import { ChargeService, type ChargeRequest } from './charges';
 import { DEFAULT_FEE_SCHEDULE } from './fees';
 import { FakeFx, FakeMerchants, FakeSplits, MemoryCharges } from '../memory-ports.test-util';
 import { FakeProcessors } from '../processors/processors.test-util';
 import { OutcomeService } from './outcomes';
-
-const NGN: ChargeRequest = {
-  amount: 500_000,
-  currency: 'NGN',
-  total_amount: 500_000,
-  total_currency: 'NGN',
-  customer: { email: 'c@example.com' },
-};
 
 /** The service over in-memory ports; a fake clock unless `realClock` (deadlines are real timers). */
 function setup(options: { realClock?: boolean } = {}) {

@@ -1,14 +1,9 @@
 import { Schema, type Connection, type Model } from 'mongoose';
 import { type Mode, type OutboxEntry } from '@ppay/kernel';
-import {
-  FERRETDB_SQL_PUSHDOWN,
-  isDuplicateKeyError,
-  moneySchema,
-  outboxEntrySchema,
-  updateEachMatching,
-} from '@ppay/runtime';
+import { isDuplicateKeyError, moneySchema, outboxEntrySchema, updateEachMatching } from '@ppay/runtime';
 import type { AttemptChange, SessionRecord } from './session';
 import type { SessionRepository } from '../ports';
+import { dueForLedgerCheck, markLedgerChecked } from '../wallets/ledger-check.repo';
 
 interface SessionDocument extends Omit<SessionRecord, 'session_id'> {
   _id: string;
@@ -187,18 +182,11 @@ export class MongoSessionRepository implements SessionRepository {
   }
 
   async dueForLedgerCheck(before: Date, limit: number): Promise<SessionRecord[]> {
-    const docs = (await this.model
-      .find({ status: 'completed', ledger_checked_at: null, completed_at: { $lte: before } }, NO_OUTBOX)
-      .sort({ completed_at: 1 })
-      .limit(limit)
-      .comment(FERRETDB_SQL_PUSHDOWN) // in SQL on the local FerretDB, not a read of every document
-      .lean()
-      .exec()) as SessionDocument[];
-    return docs.map(toRecord);
+    return (await dueForLedgerCheck(this.model, 'completed', before, limit)).map(toRecord);
   }
 
-  async markLedgerChecked(sessionId: string, at: Date): Promise<void> {
-    await this.model.updateOne({ _id: sessionId }, { $set: { ledger_checked_at: at } }).exec();
+  markLedgerChecked(sessionId: string, at: Date): Promise<void> {
+    return markLedgerChecked(this.model, sessionId, at);
   }
 
   async expire(id: string, now: Date): Promise<void> {

@@ -1,4 +1,5 @@
 import { PlatformError, type PaymentRefunded } from '@ppay/kernel';
+import { NGN_CHARGE as NGN } from '../charges/charge.test-util';
 import { rejectionOf } from '../errors.test-util';
 import { ChargeService, type ChargeRequest } from '../charges/charges';
 import { DEFAULT_FEE_SCHEDULE } from '../charges/fees';
@@ -6,14 +7,6 @@ import { FakeFx, FakeMerchants, FakeSplits, MemoryCharges } from '../memory-port
 import { FakeProcessors } from '../processors/processors.test-util';
 import { OutcomeService } from '../charges/outcomes';
 import { RefundService } from './refunds';
-
-const NGN: ChargeRequest = {
-  amount: 500_000,
-  currency: 'NGN',
-  total_amount: 500_000,
-  total_currency: 'NGN',
-  customer: { email: 'c@example.com' },
-};
 
 async function setup() {
   const merchants = new FakeMerchants();

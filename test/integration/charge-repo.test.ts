@@ -1,12 +1,13 @@
 import mongoose, { type Connection } from 'mongoose';
 import { randomBytes } from 'node:crypto';
-import { newCharge, type ChargeRecord } from '../../services/payments/src/domain/charge';
+import type { ChargeRecord, CustomerDetails } from '../../services/payments/src/charges/charge';
+import { testCharge } from '../../services/payments/src/charges/charge.test-util';
 import {
   chargeDocumentOf,
   chargeKeyModel,
   chargeModel,
   MongoChargeRepository,
-} from '../../services/payments/src/repo/charge-repo';
+} from '../../services/payments/src/charges/charge.repo';
 import { testInfraUrls } from '../support/infra';
 
 /**
@@ -21,31 +22,21 @@ describe('charge lookup by Idempotency-Key and reference (pointer index over the
   let nextMerchant = 7000;
 
   const charge = (merchantId: number, keys: { key?: string; reference?: string }, status = 'initializing') =>
-    ({
-      ...newCharge(
-        {
-          merchant_id: merchantId,
-          mode: 'sandbox',
-          reference: keys.reference ?? null,
-          idempotency_key: keys.key ?? null,
-          request_fingerprint: 'f',
-          status: status as ChargeRecord['status'],
-          processor_group: 'card',
-          payment_gateway: 'stripe',
-          amount: { amount: 1000, currency: 'USD' },
-          total: { amount: 1000, currency: 'USD' },
-          conversion: null,
-          fee_details: { base_amount: 1000, transaction_fee: 0, total_amount: 1000, customer_pays_fees: false },
-          customer: { email: 'a@example.com', name: null, country: null },
-          metadata: {},
-          description: '',
-          callback_url: '',
-          sub_merchant_id: null,
-          split: null,
-        } as unknown as Parameters<typeof newCharge>[0],
-        new Date(),
-      ),
-    }) as ChargeRecord;
+    testCharge(
+      {
+        merchant_id: merchantId,
+        reference: keys.reference ?? null,
+        idempotency_key: keys.key ?? null,
+        status: status as ChargeRecord['status'],
+        processor_group: 'card',
+        payment_gateway: 'stripe',
+        amount: { amount: 1000, currency: 'USD' },
+        total: { amount: 1000, currency: 'USD' },
+        fee_details: { base_amount: 1000, transaction_fee: 0, total_amount: 1000, customer_pays_fees: false },
+        customer: { email: 'a@example.com', name: null, country: null } as unknown as CustomerDetails,
+      },
+      new Date(),
+    );
 
   beforeAll(async () => {
     conn = await mongoose

@@ -1,7 +1,10 @@
 import mongoose, { type Connection } from 'mongoose';
 import { randomBytes } from 'node:crypto';
 import { PlatformError } from '@ppay/kernel';
-import { merchantProfileModel, ProjectedMerchantDirectory } from '../../services/payments/src/repo/merchant-directory';
+import {
+  merchantProfileModel,
+  ProjectedMerchantDirectory,
+} from '../../services/payments/src/merchants/merchant-directory.repo';
 import { testInfraUrls } from '../support/infra';
 
 /**

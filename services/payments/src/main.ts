@@ -8,40 +8,43 @@ import {
   runService,
 } from '@ppay/runtime';
 import type { types } from '@ppay/proto';
-import { GrpcFxConverter, GrpcSplitResolver } from './adapters/platform-clients';
-import { StaticProcessorRegistry } from './adapters/sandbox-processors';
+import { ChargeService } from './charges/charges';
+import { chargeHandlers } from './charges/charges.handlers';
+import { chargeKeyModel, chargeModel, MongoChargeRepository } from './charges/charge.repo';
+import { DEFAULT_FEE_SCHEDULE, type FeeSchedule } from './charges/fees';
+import { OutcomeService } from './charges/outcomes';
+import { MongoSessionRepository, sessionModel } from './checkout/session.repo';
+import { SessionService } from './checkout/sessions';
+import { sessionHandlers } from './checkout/sessions.handlers';
 import { paymentsConfig } from './config';
-import { ChargeService } from './domain/charges';
-import { DEFAULT_FEE_SCHEDULE, type FeeSchedule } from './domain/fees';
-import { countLedgerWrites, ledgerMetrics, refundMetrics } from './events/metrics';
-import { LedgerReconciler } from './domain/ledger-reconciler';
-import { WalletCredits } from './domain/wallet-credits';
-import { ledgerConsumer } from './events/ledger-consumer';
-import { refundLedgerConsumer } from './events/refund-ledger-consumer';
-import { RefundLedger } from './domain/refund-ledger';
-import { RefundService } from './domain/refunds';
-import { merchantProjectionConsumers } from './events/merchant-projection';
-import { OutcomeService } from './domain/outcomes';
-import { ledgerModel, MongoLedgerEntries } from './repo/ledger-repo';
-import { MongoWalletStore, walletModel } from './repo/wallet-repo';
-import { MongoPayoutRepository, payoutModel } from './repo/payout-repo';
-import { WalletLedger } from './domain/wallet-ledger';
-import { PayoutService } from './domain/payouts';
-import { WalletReconciler } from './domain/wallet-reconciler';
-import { payoutHandlers } from './grpc/payout-handlers';
-import { walletMetrics } from './events/wallet-metrics';
-import { paymentsHandlers } from './grpc/handlers';
-import { chargeKeyModel, chargeModel, MongoChargeRepository } from './repo/charge-repo';
-import { merchantProfileModel, ProjectedMerchantDirectory } from './repo/merchant-directory';
-import { GrpcProductLookup } from './adapters/product-lookup';
-import { SandboxCheckoutProcessor } from './adapters/sandbox-checkout';
-import { SessionService } from './domain/sessions';
-import { sessionHandlers } from './grpc/session-handlers';
-import { MongoSessionRepository, sessionModel } from './repo/session-repo';
-import { PaymentMethodService } from './domain/payment-methods';
-import { paymentMethodHandlers } from './grpc/payment-method-handlers';
-import { MongoPaymentMethodRepository, paymentMethodModel } from './repo/payment-method-repo';
-import { MERCHANT_DATA } from './repo/merchant-data';
+import { MERCHANT_DATA } from './merchant-data.repo';
+import { merchantProfileModel, ProjectedMerchantDirectory } from './merchants/merchant-directory.repo';
+import { merchantProjectionConsumers } from './merchants/merchant-projection.consumer';
+import { OffSessionChargeService } from './payment-methods/off-session-charges';
+import { MongoPaymentMethodRepository, paymentMethodModel } from './payment-methods/payment-method.repo';
+import { PaymentMethodService } from './payment-methods/payment-methods';
+import { paymentMethodHandlers } from './payment-methods/payment-methods.handlers';
+import { MongoPayoutRepository, payoutModel } from './payouts/payout.repo';
+import { PayoutService } from './payouts/payouts';
+import { payoutHandlers } from './payouts/payouts.handlers';
+import { GrpcFxConverter, GrpcProductLookup, GrpcSplitResolver } from './platform-clients.adapter';
+import { SandboxCardProcessor } from './processors/sandbox-cards.adapter';
+import { StaticProcessorRegistry } from './processors/sandbox-processors.adapter';
+import { RefundLedger } from './refunds/refund-ledger';
+import { REFUND_DEBITS } from './refunds/refund-ledger.consumer';
+import { RefundService } from './refunds/refunds';
+import { refundHandlers } from './refunds/refunds.handlers';
+import { refundMetrics } from './refunds/refunds.metrics';
+import { ledgerModel, MongoLedgerEntries } from './wallets/ledger-entry.repo';
+import { LedgerReconciler } from './wallets/ledger-reconciler';
+import { PAYMENT_CREDITS, walletWriterConsumer } from './wallets/ledger.consumer';
+import { countLedgerWrites, ledgerMetrics } from './wallets/ledger.metrics';
+import { WalletCredits } from './wallets/wallet-credits';
+import { WalletLedger } from './wallets/wallet-ledger';
+import { walletMetrics } from './wallets/wallet.metrics';
+import { MongoWalletStore, walletModel } from './wallets/wallet.repo';
+import { WalletReconciler } from './wallets/wallet-reconciler';
+import { walletHandlers } from './wallets/wallets.handlers';
 
 void runService<types.payments.PaymentsServiceHandlers, (typeof paymentsConfig)['properties']>({
   name: 'payments',
@@ -96,15 +99,11 @@ void runService<types.payments.PaymentsServiceHandlers, (typeof paymentsConfig)[
       (err, chargeId) => log.warn({ err, charge_id: chargeId }, 'recording a late processor answer failed'),
     );
     const products = new GrpcProductLookup(config.FX_PRICING_GRPC_ADDR, metrics);
-    const checkoutProcessor = new SandboxCheckoutProcessor({ processingDelayMs: config.SANDBOX_PROCESSING_DELAY_MS });
-    const paymentMethods = new PaymentMethodService(
-      {
-        methods: new MongoPaymentMethodRepository(methodDocs),
-        charges: chargeRepo,
-        merchants: directory,
-        processor: checkoutProcessor,
-        processors,
-      },
+    const cards = new SandboxCardProcessor({ processingDelayMs: config.SANDBOX_PROCESSING_DELAY_MS });
+    const methods = new MongoPaymentMethodRepository(methodDocs);
+    const paymentMethods = new PaymentMethodService({ methods, cards });
+    const offSession = new OffSessionChargeService(
+      { methods, charges: chargeRepo, merchants: directory, cards, processors },
       { feeSchedule, staleAfterMs: config.PROCESSOR_TIMEOUT_MS * 3 },
       undefined,
       undefined,
@@ -116,7 +115,7 @@ void runService<types.payments.PaymentsServiceHandlers, (typeof paymentsConfig)[
         processors,
         products,
         sessions: sessionRepo,
-        processor: checkoutProcessor,
+        cards,
         paymentMethods,
       },
       {
@@ -149,15 +148,17 @@ void runService<types.payments.PaymentsServiceHandlers, (typeof paymentsConfig)[
       });
     return {
       handlers: {
-        ...paymentsHandlers(service, new OutcomeService(chargeRepo), refunds),
-        ...payoutHandlers(payouts, ledger),
+        ...chargeHandlers(service, new OutcomeService(chargeRepo)),
+        ...refundHandlers(refunds),
         ...sessionHandlers(sessions),
-        ...paymentMethodHandlers(paymentMethods),
+        ...paymentMethodHandlers(paymentMethods, offSession),
+        ...walletHandlers(ledger),
+        ...payoutHandlers(payouts),
       },
       consumers: [
         ...merchantProjectionConsumers(directory, tombstones),
-        ledgerConsumer(credits, ledgerCounters, tombstones),
-        refundLedgerConsumer(refundLedger, ledgerCounters, tombstones),
+        walletWriterConsumer(PAYMENT_CREDITS, credits, ledgerCounters, tombstones),
+        walletWriterConsumer(REFUND_DEBITS, refundLedger, ledgerCounters, tombstones),
         merchantDeletionConsumer({ service: 'payments', conn: mongo, nats, targets: MERCHANT_DATA, tombstones, log }),
       ],
       relays: [relay, sessionRelay, ledgerRelay, payoutRelay],

@@ -1,0 +1,441 @@
+import { Schema, type Connection, type Model } from 'mongoose';
+import { type Mode, type OutboxEntry } from '@ppay/kernel';
+import {
+  FERRETDB_SQL_PUSHDOWN,
+  insertBuilt,
+  isDuplicateKeyError,
+  moneySchema,
+  outboxEntrySchema,
+  updateEachMatching,
+} from '@ppay/runtime';
+import { RETRYABLE_FAILURES, type ChargeRecord } from './charge';
+import type { RefundRecord } from '../refunds/refund';
+import type { ChargeKeys, ChargeRepository, RefundsChange } from '../ports';
+import type { ProcessorAuthorization } from '../processors/ports';
+import { dueForLedgerCheck, markLedgerChecked } from '../wallets/ledger-check.repo';
+
+interface ChargeDocument extends Omit<ChargeRecord, 'charge_id'> {
+  _id: string;
+  /** When the ledger reconciler confirmed the charge's wallet credits (null until then). */
+  ledger_checked_at?: Date | null;
+  /**
+   * Uniqueness keys per merchant and mode: the partner's reference and Idempotency-Key, or the charge
+   * id when there is none (a unique index treats every missing field as null on MongoDB, so neither
+   * can stay absent). A released reference becomes `released:<charge id>`.
+   */
+  reference_key: string;
+  idempotency_ref: string;
+  /** The oldest `updated_at` of a pending refund (null when none is pending): the refund sweep's index. */
+  refund_pending_since?: Date | null;
+  outbox: OutboxEntry[];
+}
+
+const refundSchema = new Schema<RefundRecord>(
+  {
+    refund_id: { type: String, required: true },
+    idempotency_key: { type: String, default: null },
+    request_fingerprint: { type: String, required: true },
+    amount: { type: moneySchema, required: true },
+    reason: { type: String, default: null },
+    status: { type: String, required: true },
+    failure_reason: { type: String, default: null },
+    refunded_before: { type: Number, default: null },
+    processor_reference: { type: String, default: null },
+    created_at: { type: Date, required: true },
+    updated_at: { type: Date, required: true },
+  },
+  { _id: false },
+);
+
+const chargeSchema = new Schema<ChargeDocument>(
+  {
+    _id: { type: String, required: true },
+    transaction_id: { type: String, required: true, unique: true },
+    merchant_id: { type: Number, required: true },
+    mode: { type: String, required: true },
+    reference: { type: String, default: null },
+    reference_key: { type: String, required: true },
+    idempotency_key: { type: String, default: null },
+    idempotency_ref: { type: String, required: true },
+    request_fingerprint: { type: String, required: true },
+    attempts: { type: Number, default: 1 },
+    status: { type: String, required: true },
+    processor_group: { type: String, required: true },
+    payment_gateway: { type: String, required: true },
+    amount: { type: moneySchema, required: true },
+    total: { type: moneySchema, required: true },
+    conversion: { type: Schema.Types.Mixed, default: null },
+    fee_details: { type: Schema.Types.Mixed, required: true },
+    customer: { type: Schema.Types.Mixed, required: true },
+    metadata: { type: Schema.Types.Mixed, default: {} },
+    description: { type: String, default: '' },
+    callback_url: { type: String, default: '' },
+    sub_merchant_id: { type: Number, default: null },
+    split: { type: Schema.Types.Mixed, default: null },
+    processor_reference: { type: String, default: null },
+    client_secret: { type: String, default: null },
+    publishable_key: { type: String, default: null },
+    gateway_account_id: { type: String, default: null },
+    failure_reason: { type: String, default: null },
+    completed_at: { type: Date, default: null },
+    refunds: { type: [refundSchema], default: [] },
+    amount_refunded: { type: Number, default: 0 },
+    refunded: { type: Boolean, default: false },
+    refund_version: { type: Number, default: 0 },
+    refund_pending_since: { type: Date, default: null },
+    ledger_checked_at: { type: Date, default: null },
+    created_at: { type: Date, required: true },
+    updated_at: { type: Date, required: true },
+    outbox: { type: [outboxEntrySchema], default: [] },
+  },
+  { versionKey: false, collection: 'charges', minimize: false },
+);
+chargeSchema.index({ merchant_id: 1, mode: 1, reference_key: 1 }, { unique: true });
+chargeSchema.index({ merchant_id: 1, mode: 1, idempotency_ref: 1 }, { unique: true });
+// The stale-initialisation sweep, and the ledger reconciler.
+chargeSchema.index({ status: 1, updated_at: 1 });
+chargeSchema.index({ status: 1, ledger_checked_at: 1, completed_at: 1 });
+// The sweep of refunds left pending.
+chargeSchema.index({ refund_pending_since: 1 });
+
+export type ChargeModel = Model<ChargeDocument>;
+
+export function chargeModel(conn: Connection): ChargeModel {
+  return conn.model<ChargeDocument>('Charge', chargeSchema);
+}
+
+/**
+ * Which charge holds an Idempotency-Key or reference, looked up by `_id` alone. The charges' unique
+ * indexes stay the authority; this is a lookup index for the create path, because the only query a
+ * MongoDB-wire server such as FerretDB answers without reading the whole collection is `{_id: x}`,
+ * and every create with a key looks one up. A pointer is written before its charge is inserted, so
+ * a charge holding a key always has one (no pointer: no charge); a pointer that does not resolve (a
+ * create that crashed or lost its race after writing it, a released reference) sends the lookup to
+ * the charges' own indexes once, which then repair it.
+ */
+interface ChargeKeyDocument {
+  _id: string;
+  merchant_id: number;
+  mode: Mode;
+  charge_id: string;
+}
+
+const chargeKeySchema = new Schema<ChargeKeyDocument>(
+  {
+    _id: { type: String, required: true },
+    merchant_id: { type: Number, required: true },
+    mode: { type: String, required: true },
+    charge_id: { type: String, required: true },
+  },
+  { versionKey: false, collection: 'charge_keys' },
+);
+
+export type ChargeKeyModel = Model<ChargeKeyDocument>;
+
+export function chargeKeyModel(conn: Connection): ChargeKeyModel {
+  return conn.model<ChargeKeyDocument>('ChargeKey', chargeKeySchema);
+}
+
+type KeyKind = 'key' | 'ref';
+
+function pointerId(merchantId: number, mode: Mode, kind: KeyKind, value: string): string {
+  return `${merchantId}:${mode}:${kind}:${value}`;
+}
+
+function holds(doc: ChargeDocument, kind: KeyKind, value: string): boolean {
+  return kind === 'key' ? doc.idempotency_ref === value : doc.reference_key === value;
+}
+
+/** The stored form of a new charge: every schema path set (see insertBuilt). */
+export function chargeDocumentOf(charge: ChargeRecord): Record<string, unknown> {
+  const { charge_id, ...rest } = charge;
+  return {
+    _id: charge_id,
+    ...rest,
+    reference_key: charge.reference ?? `id:${charge_id}`,
+    idempotency_ref: charge.idempotency_key ?? `id:${charge_id}`,
+    refund_pending_since: null,
+    ledger_checked_at: null,
+    outbox: [],
+    outbox_pending_since: null,
+  };
+}
+
+function toRecord(doc: ChargeDocument): ChargeRecord {
+  const {
+    _id,
+    reference_key: _ref,
+    idempotency_ref: _key,
+    outbox: _outbox,
+    ledger_checked_at: _checked,
+    outbox_pending_since: _pending,
+    refund_pending_since: _refundPending,
+    ...rest
+  } = doc as ChargeDocument & { outbox_pending_since?: Date | null };
+  // Charges stored before refunds existed have none of the refund fields.
+  return {
+    charge_id: _id,
+    ...rest,
+    attempts: rest.attempts ?? 1,
+    refunds: rest.refunds ?? [],
+    amount_refunded: rest.amount_refunded ?? 0,
+    refunded: rest.refunded ?? false,
+    refund_version: rest.refund_version ?? 0,
+  };
+}
+
+const NO_OUTBOX = { outbox: 0 };
+
+/** The keys a charge holds, the Idempotency-Key first. */
+function keyPairs(c: { idempotency_key: string | null; reference: string | null }): [KeyKind, string][] {
+  return [
+    ...(c.idempotency_key ? [['key', c.idempotency_key] as [KeyKind, string]] : []),
+    ...(c.reference ? [['ref', c.reference] as [KeyKind, string]] : []),
+  ];
+}
+
+export class MongoChargeRepository implements ChargeRepository {
+  /** `afterWrite` is told which charge gained outbox events (the relay's fast path). */
+  constructor(
+    readonly model: ChargeModel,
+    readonly keys: ChargeKeyModel,
+    private readonly afterWrite: (id: string) => void = () => undefined,
+  ) {}
+
+  async insert(charge: ChargeRecord): Promise<boolean> {
+    await this.point(charge.merchant_id, charge.mode, keyPairs(charge), charge.charge_id);
+    try {
+      // The hot path of every charge: the record is complete, so no mongoose document is built.
+      await insertBuilt(this.model, chargeDocumentOf(charge));
+      return true;
+    } catch (err) {
+      if (!isDuplicateKeyError(err) || (!charge.reference && !charge.idempotency_key)) throw err;
+      return false;
+    }
+  }
+
+  async findByKeys(merchantId: number, mode: Mode, keys: ChargeKeys): Promise<ChargeRecord | null> {
+    // The key binds more strongly than the reference.
+    const wanted = keyPairs({ idempotency_key: keys.idempotencyKey, reference: keys.reference });
+    let unresolved = false;
+    for (const [kind, value] of wanted) {
+      const pointer = await this.keys
+        .findById(pointerId(merchantId, mode, kind, value))
+        .lean()
+        .exec();
+      if (!pointer) continue;
+      const doc = (await this.model.findById(pointer.charge_id, NO_OUTBOX).lean().exec()) as ChargeDocument | null;
+      if (doc && doc.merchant_id === merchantId && doc.mode === mode && holds(doc, kind, value)) return toRecord(doc);
+      unresolved = true;
+    }
+    if (!unresolved) return null;
+    const found = await this.scanByKeys(merchantId, mode, keys);
+    if (!found) return null;
+    const held = keyPairs(toRecord(found)).filter(([kind, value]) => holds(found, kind, value));
+    await this.point(merchantId, mode, held, found._id);
+    return toRecord(found);
+  }
+
+  /** The charges' own unique indexes: the authority, for pointers that did not resolve. */
+  private async scanByKeys(merchantId: number, mode: Mode, keys: ChargeKeys): Promise<ChargeDocument | null> {
+    const or = [
+      ...(keys.idempotencyKey ? [{ idempotency_ref: keys.idempotencyKey }] : []),
+      ...(keys.reference ? [{ reference_key: keys.reference }] : []),
+    ];
+    if (!or.length) return null;
+    const docs = (await this.model
+      .find({ merchant_id: merchantId, mode, $or: or }, NO_OUTBOX)
+      .lean()
+      .exec()) as ChargeDocument[];
+    // The key binds more strongly than the reference.
+    const byKey = docs.find((d) => keys.idempotencyKey && d.idempotency_ref === keys.idempotencyKey);
+    return byKey ?? docs[0] ?? null;
+  }
+
+  private async point(merchantId: number, mode: Mode, pairs: [KeyKind, string][], chargeId: string): Promise<void> {
+    for (const [kind, value] of pairs) {
+      await this.keys
+        .updateOne(
+          { _id: pointerId(merchantId, mode, kind, value) },
+          { $set: { merchant_id: merchantId, mode, charge_id: chargeId } },
+          { upsert: true },
+        )
+        .exec();
+    }
+  }
+
+  async findForMerchant(merchantId: number, mode: Mode, chargeId: string): Promise<ChargeRecord | null> {
+    const doc = (await this.model
+      .findOne({ _id: chargeId, merchant_id: merchantId, mode }, NO_OUTBOX)
+      .lean()
+      .exec()) as ChargeDocument | null;
+    return doc ? toRecord(doc) : null;
+  }
+
+  async retryInitialisation(chargeId: string, staleBefore: Date, now: Date): Promise<ChargeRecord | null> {
+    const doc = (await this.model
+      .findOneAndUpdate(
+        {
+          _id: chargeId,
+          $or: [
+            { status: 'failed', failure_reason: { $in: [...RETRYABLE_FAILURES] } },
+            { status: 'initializing', updated_at: { $lte: staleBefore } },
+          ],
+        },
+        { $set: { status: 'initializing', failure_reason: null, updated_at: now }, $inc: { attempts: 1 } },
+        { new: true },
+      )
+      .lean()
+      .exec()) as ChargeDocument | null;
+    return doc ? toRecord(doc) : null;
+  }
+
+  async reclaimPending(chargeId: string, staleBefore: Date, now: Date): Promise<ChargeRecord | null> {
+    const doc = (await this.model
+      .findOneAndUpdate(
+        { _id: chargeId, status: 'pending', updated_at: { $lte: staleBefore } },
+        { $set: { updated_at: now }, $inc: { attempts: 1 } },
+        { new: true },
+      )
+      .lean()
+      .exec()) as ChargeDocument | null;
+    return doc ? toRecord(doc) : null;
+  }
+
+  async releaseReference(chargeId: string, reference: string): Promise<boolean> {
+    const res = await this.model
+      .updateOne(
+        { _id: chargeId, status: 'failed', reference_key: reference },
+        { $set: { reference_key: `released:${chargeId}`, updated_at: new Date() } },
+      )
+      .exec();
+    if (res.modifiedCount === 0) return false;
+    // The pointer now leads to a charge that no longer holds the reference; a crash before this
+    // delete only costs the next lookup of the reference one indexed scan.
+    const doc = await this.model.findById(chargeId, { merchant_id: 1, mode: 1 }).lean().exec();
+    if (doc) {
+      await this.keys
+        .deleteOne({ _id: pointerId(doc.merchant_id, doc.mode, 'ref', reference), charge_id: chargeId })
+        .exec();
+    }
+    return true;
+  }
+
+  async markInitialised(id: string, authorization: ProcessorAuthorization): Promise<ChargeRecord | null> {
+    const doc = (await this.model
+      .findOneAndUpdate(
+        { _id: id, status: 'initializing' },
+        {
+          $set: {
+            status: 'pending',
+            processor_reference: authorization.processor_reference,
+            client_secret: authorization.client_secret ?? null,
+            publishable_key: authorization.publishable_key ?? null,
+            gateway_account_id: authorization.gateway_account_id ?? null,
+            updated_at: new Date(),
+          },
+        },
+        { new: true },
+      )
+      .lean()
+      .exec()) as ChargeDocument | null;
+    return doc ? toRecord(doc) : null;
+  }
+
+  async markFailed(id: string, reason: string): Promise<void> {
+    await this.model
+      .updateOne(
+        { _id: id, status: 'initializing' },
+        { $set: { status: 'failed', failure_reason: reason, updated_at: new Date() } },
+      )
+      .exec();
+  }
+
+  async abandonStale(staleBefore: Date, now: Date): Promise<number> {
+    return updateEachMatching(
+      this.model,
+      { status: 'initializing', updated_at: { $lte: staleBefore } },
+      { $set: { status: 'failed', failure_reason: 'abandoned', updated_at: now } },
+      // Every 5 s: a range scan of {status, updated_at} in SQL, not a read of every charge.
+      { sqlPushdown: true },
+    );
+  }
+
+  async dueForLedgerCheck(before: Date, limit: number): Promise<ChargeRecord[]> {
+    return (await dueForLedgerCheck(this.model, 'succeeded', before, limit)).map(toRecord);
+  }
+
+  markLedgerChecked(chargeId: string, at: Date): Promise<void> {
+    return markLedgerChecked(this.model, chargeId, at);
+  }
+
+  async writeRefunds(
+    chargeId: string,
+    expectedVersion: number,
+    change: RefundsChange,
+    event: OutboxEntry | null,
+    now: Date,
+  ): Promise<ChargeRecord | null> {
+    const pending = change.refunds.filter((r) => r.status === 'pending').map((r) => r.updated_at.getTime());
+    // Version 0 also matches a charge stored before refunds existed (no refund_version field).
+    const version =
+      expectedVersion === 0
+        ? { $or: [{ refund_version: 0 }, { refund_version: { $exists: false } }] }
+        : { refund_version: expectedVersion };
+    const doc = (await this.model
+      .findOneAndUpdate(
+        { _id: chargeId, ...version },
+        {
+          $set: {
+            refunds: change.refunds,
+            amount_refunded: change.amount_refunded,
+            refunded: change.refunded,
+            refund_version: expectedVersion + 1,
+            refund_pending_since: pending.length ? new Date(Math.min(...pending)) : null,
+            updated_at: now,
+          },
+          ...(event ? { $push: { outbox: event } } : {}),
+        },
+        { new: true },
+      )
+      .lean()
+      .exec()) as ChargeDocument | null;
+    if (!doc) return null;
+    if (event) this.afterWrite(chargeId);
+    return toRecord(doc);
+  }
+
+  async withStalePendingRefunds(staleBefore: Date, limit: number): Promise<ChargeRecord[]> {
+    const docs = (await this.model
+      .find({ refund_pending_since: { $lte: staleBefore } }, NO_OUTBOX)
+      .sort({ refund_pending_since: 1 })
+      .limit(limit)
+      .comment(FERRETDB_SQL_PUSHDOWN) // every 5 s: a range scan of its index, not a read of every charge
+      .lean()
+      .exec()) as ChargeDocument[];
+    return docs.map(toRecord);
+  }
+
+  async complete(
+    chargeId: string,
+    status: 'succeeded' | 'failed',
+    failureReason: string | null,
+    completedAt: Date,
+    event: OutboxEntry,
+  ): Promise<ChargeRecord | null> {
+    const doc = (await this.model
+      .findOneAndUpdate(
+        { _id: chargeId, status: 'pending' },
+        {
+          $set: { status, failure_reason: failureReason, completed_at: completedAt, updated_at: completedAt },
+          $push: { outbox: event },
+        },
+        { new: true },
+      )
+      .lean()
+      .exec()) as ChargeDocument | null;
+    if (!doc) return null;
+    this.afterWrite(chargeId);
+    return toRecord(doc);
+  }
+}

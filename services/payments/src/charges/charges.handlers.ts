@@ -1,0 +1,47 @@
+import { requireMerchant, requireMode } from '@ppay/kernel';
+import { toWire, type UnaryHandlers } from '@ppay/runtime';
+import type { types } from '@ppay/proto';
+import type { ChargeRequest, ChargeService } from './charges';
+import type { OutcomeService } from './outcomes';
+import { customerOf, metadataOf, present } from './payment-request.handlers';
+
+type Handlers = UnaryHandlers<types.payments.PaymentsServiceHandlers>;
+
+function toChargeRequest(req: types.payments.CreateChargeRequest__Output): ChargeRequest {
+  return {
+    amount: present(req._amount, req.amount),
+    currency: req.currency || undefined,
+    total_amount: present(req._total_amount, req.total_amount),
+    total_currency: req.total_currency || undefined,
+    converted_total_amount: present(req._converted_total_amount, req.converted_total_amount),
+    converted_total_currency: req.converted_total_currency || undefined,
+    description: req.description || undefined,
+    reference: req.reference || undefined,
+    callback_url: req.callback_url || undefined,
+    customer: customerOf(req.customer),
+    metadata: metadataOf(req.metadata),
+    preview: req.preview,
+    sub_merchant_id: req.sub_merchant_id || undefined,
+  };
+}
+
+/** One-time charges and the sandbox outcome helper: decode, call the use case, encode. */
+export function chargeHandlers(charges: ChargeService, outcomes: OutcomeService): Partial<Handlers> {
+  return {
+    async CreateCharge(req, { caller, deadline }) {
+      const { merchantId } = requireMerchant(caller);
+      const outcome = await charges.create(merchantId, requireMode(caller), toChargeRequest(req), {
+        idempotencyKey: req.idempotency_key || undefined,
+        deadline,
+      });
+      if (outcome.kind === 'preview') return toWire({ preview: outcome.preview, replayed: false });
+      return toWire({ charge: outcome.charge, replayed: outcome.replayed });
+    },
+    async SimulateChargeOutcome(req, { caller }) {
+      const { merchantId } = requireMerchant(caller);
+      return toWire(
+        await outcomes.simulate(merchantId, requireMode(caller), req.charge_id, req.outcome, req.failure_reason),
+      );
+    },
+  };
+}

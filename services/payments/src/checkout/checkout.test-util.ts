@@ -1,0 +1,70 @@
+import { DEFAULT_FEE_SCHEDULE } from '../charges/fees';
+import {
+  FakeMerchants,
+  FakeProducts,
+  MemoryCharges,
+  MemoryPaymentMethods,
+  MemorySessions,
+} from '../memory-ports.test-util';
+import { FakeCardProcessor, FakeProcessors } from '../processors/processors.test-util';
+import { OffSessionChargeService } from '../payment-methods/off-session-charges';
+import { PaymentMethodService } from '../payment-methods/payment-methods';
+import type { SessionRequest } from './session-request';
+import { SessionService } from './sessions';
+
+/** Card form inputs for FakeCardProcessor, by what they do. */
+export const VISA = { number: '4242 4242 4242 4242', expiry: '12/34', cvc: '123' };
+export const DECLINED = { number: '4000 0000 0000 0002', expiry: '12/34', cvc: '123' };
+export const BROKEN = { number: '4000 0000 0000 0119', expiry: '12/34', cvc: '123' };
+/** Pays on the page, declines off-session (renewals). */
+export const RENEWS_THEN_DECLINES = { number: '4000 0000 0000 0341', expiry: '12/34', cvc: '123' };
+
+/** A monthly subscription checkout of merchant 1000. */
+export const SUBSCRIPTION: SessionRequest = {
+  amount: 500_000,
+  currency: 'NGN',
+  product_name: 'Bread club',
+  customer: { email: 'ada@example.com' },
+  subscription_frequency_key: 'monthly',
+};
+
+/**
+ * Hosted checkout over in-memory ports, with the saved payment methods a subscription checkout makes
+ * and their off-session charges: merchant 1000 ("Ada & Sons"), a clock the test moves.
+ */
+export function checkoutSetup(options: { maxAttempts?: number } = {}) {
+  const merchants = new FakeMerchants();
+  merchants.add({ merchant_id: 1000, business_name: 'Ada & Sons' });
+  const sessions = new MemorySessions();
+  const charges = new MemoryCharges();
+  const methods = new MemoryPaymentMethods();
+  const cards = new FakeCardProcessor();
+  let clock = Date.parse('2026-11-01T10:00:00Z');
+  const now = () => new Date(clock);
+  const paymentMethods = new PaymentMethodService({ methods, cards }, now);
+  const offSession = new OffSessionChargeService(
+    { methods, charges, merchants, cards, processors: new FakeProcessors() },
+    { feeSchedule: DEFAULT_FEE_SCHEDULE },
+    now,
+  );
+  const service = new SessionService(
+    { merchants, processors: new FakeProcessors(), products: new FakeProducts(), sessions, cards, paymentMethods },
+    {
+      feeSchedule: DEFAULT_FEE_SCHEDULE,
+      ttlMs: 30 * 60_000,
+      maxAttempts: options.maxAttempts ?? 3,
+      attemptStaleMs: 30_000,
+    },
+    now,
+  );
+  return {
+    service,
+    sessions,
+    charges,
+    methods,
+    cards,
+    paymentMethods,
+    offSession,
+    advance: (ms: number) => (clock += ms),
+  };
+}

@@ -1,0 +1,212 @@
+import { Schema, type Connection, type Model } from 'mongoose';
+import { type Mode, type OutboxEntry } from '@ppay/kernel';
+import { isDuplicateKeyError, moneySchema, outboxEntrySchema, updateEachMatching } from '@ppay/runtime';
+import type { AttemptChange, SessionRecord } from './session';
+import type { SessionRepository } from '../ports';
+import { dueForLedgerCheck, markLedgerChecked } from '../wallets/ledger-check.repo';
+
+interface SessionDocument extends Omit<SessionRecord, 'session_id'> {
+  _id: string;
+  /** Unique per merchant and mode: the Idempotency-Key, or the session id when there is none. */
+  idempotency_ref: string;
+  /** When the ledger reconciler confirmed the payment's wallet credits (null until then). */
+  ledger_checked_at?: Date | null;
+  outbox: OutboxEntry[];
+}
+
+const sessionSchema = new Schema<SessionDocument>(
+  {
+    _id: { type: String, required: true },
+    gateway_session_id: { type: String, required: true },
+    merchant_id: { type: Number, required: true },
+    mode: { type: String, required: true },
+    status: { type: String, required: true },
+    amount: { type: moneySchema, required: true },
+    processor_group: { type: String, required: true },
+    payment_gateway: { type: String, required: true },
+    product: { type: Schema.Types.Mixed, required: true },
+    customer: { type: Schema.Types.Mixed, required: true },
+    success_url: { type: String, default: '' },
+    cancel_url: { type: String, default: '' },
+    payment_type: { type: String, required: true },
+    subscription_frequency_key: { type: String, default: null },
+    trial_days: { type: Number, default: null },
+    metadata: { type: Schema.Types.Mixed, default: {} },
+    fee_details: { type: Schema.Types.Mixed, required: true },
+    expires_at: { type: Date, required: true },
+    created_at: { type: Date, required: true },
+    completed_at: { type: Date, default: null },
+    updated_at: { type: Date, required: true },
+    payment: { type: Schema.Types.Mixed, default: null },
+    attempts: { type: Schema.Types.Mixed, default: [] },
+    attempt_count: { type: Number, default: 0 },
+    in_flight: { type: Schema.Types.Mixed, default: null },
+    idempotency_key: { type: String, default: null },
+    idempotency_ref: { type: String, required: true },
+    ledger_checked_at: { type: Date, default: null },
+    outbox: { type: [outboxEntrySchema], default: [] },
+  },
+  { versionKey: false, collection: 'sessions', minimize: false },
+);
+sessionSchema.index({ merchant_id: 1, mode: 1, idempotency_ref: 1 }, { unique: true });
+// The expiry sweeper's query, and the ledger reconciler's.
+sessionSchema.index({ status: 1, expires_at: 1 });
+sessionSchema.index({ status: 1, ledger_checked_at: 1, completed_at: 1 });
+
+export type SessionModel = Model<SessionDocument>;
+
+export function sessionModel(conn: Connection): SessionModel {
+  return conn.model<SessionDocument>('Session', sessionSchema);
+}
+
+const asDate = (v: unknown): Date => (v instanceof Date ? v : new Date(String(v)));
+
+function toRecord(doc: SessionDocument): SessionRecord {
+  const {
+    _id,
+    idempotency_ref: _ref,
+    outbox: _outbox,
+    ledger_checked_at: _checked,
+    outbox_pending_since: _pending,
+    ...rest
+  } = doc as SessionDocument & { outbox_pending_since?: Date | null };
+  return {
+    session_id: _id,
+    ...rest,
+    in_flight: rest.in_flight ? { ...rest.in_flight, started_at: asDate(rest.in_flight.started_at) } : null,
+    trial_days: rest.trial_days ?? null,
+    attempts: rest.attempts ?? [],
+    attempt_count: rest.attempt_count ?? 0,
+  };
+}
+
+const NO_OUTBOX = { outbox: 0 };
+
+export class MongoSessionRepository implements SessionRepository {
+  /** `afterWrite` is told which session gained outbox events (the relay's fast path). */
+  constructor(
+    readonly model: SessionModel,
+    private readonly afterWrite: (id: string) => void = () => undefined,
+  ) {}
+
+  async insertOrGetByIdempotencyKey(
+    session: SessionRecord,
+    events: OutboxEntry[] = [],
+  ): Promise<{ session: SessionRecord; created: boolean }> {
+    const { session_id: id, ...rest } = session;
+    try {
+      await this.model.create({
+        _id: id,
+        ...rest,
+        idempotency_ref: session.idempotency_key ?? `id:${id}`,
+        outbox: events,
+      });
+      if (events.length) this.afterWrite(id);
+      return { session, created: true };
+    } catch (err) {
+      if (!isDuplicateKeyError(err) || !session.idempotency_key) throw err;
+    }
+    const existing = (await this.model
+      .findOne(
+        { merchant_id: session.merchant_id, mode: session.mode, idempotency_ref: session.idempotency_key },
+        NO_OUTBOX,
+      )
+      .lean()
+      .exec()) as SessionDocument | null;
+    if (!existing) throw new Error('session idempotency key vanished');
+    return { session: toRecord(existing), created: false };
+  }
+
+  async findById(id: string): Promise<SessionRecord | null> {
+    const doc = (await this.model.findOne({ _id: id }, NO_OUTBOX).lean().exec()) as SessionDocument | null;
+    return doc ? toRecord(doc) : null;
+  }
+
+  async findForMerchant(id: string, merchantId: number, mode: Mode): Promise<SessionRecord | null> {
+    const doc = (await this.model
+      .findOne({ _id: id, merchant_id: merchantId, mode }, NO_OUTBOX)
+      .lean()
+      .exec()) as SessionDocument | null;
+    return doc ? toRecord(doc) : null;
+  }
+
+  async claimAttempt(id: string, attemptId: string, now: Date, staleBefore: Date): Promise<SessionRecord | null> {
+    const doc = (await this.model
+      .findOneAndUpdate(
+        {
+          _id: id,
+          status: 'pending',
+          expires_at: { $gt: now },
+          $or: [{ in_flight: null }, { 'in_flight.started_at': { $lt: staleBefore } }],
+        },
+        { $set: { in_flight: { attempt_id: attemptId, started_at: now }, updated_at: now } },
+        { new: true },
+      )
+      .lean()
+      .exec()) as SessionDocument | null;
+    return doc ? toRecord(doc) : null;
+  }
+
+  async releaseAttempt(id: string, attemptId: string): Promise<void> {
+    await this.model
+      .updateOne({ _id: id, 'in_flight.attempt_id': attemptId }, { $set: { in_flight: null, updated_at: new Date() } })
+      .exec();
+  }
+
+  async finishAttempt(
+    id: string,
+    attemptId: string,
+    change: AttemptChange,
+    events: OutboxEntry[],
+  ): Promise<SessionRecord | null> {
+    const set: Record<string, unknown> = {
+      status: change.status,
+      completed_at: change.completed_at,
+      in_flight: null,
+      updated_at: change.now,
+    };
+    if (change.payment) set.payment = change.payment;
+    const push: Record<string, unknown> = { outbox: { $each: events } };
+    if (change.attempt) push.attempts = change.attempt;
+    const doc = (await this.model
+      .findOneAndUpdate(
+        { _id: id, status: 'pending', 'in_flight.attempt_id': attemptId },
+        { $set: set, $push: push, ...(change.attempt ? { $inc: { attempt_count: 1 } } : {}) },
+        { new: true },
+      )
+      .lean()
+      .exec()) as SessionDocument | null;
+    if (!doc) return null;
+    this.afterWrite(id);
+    return toRecord(doc);
+  }
+
+  async dueForLedgerCheck(before: Date, limit: number): Promise<SessionRecord[]> {
+    return (await dueForLedgerCheck(this.model, 'completed', before, limit)).map(toRecord);
+  }
+
+  markLedgerChecked(sessionId: string, at: Date): Promise<void> {
+    return markLedgerChecked(this.model, sessionId, at);
+  }
+
+  async expire(id: string, now: Date): Promise<void> {
+    await this.model
+      .updateOne(
+        { _id: id, status: 'pending', expires_at: { $lte: now }, in_flight: null },
+        { $set: { status: 'expired', updated_at: now } },
+      )
+      .exec();
+  }
+
+  async expireDue(now: Date, staleBefore: Date): Promise<number> {
+    return updateEachMatching(
+      this.model,
+      {
+        status: 'pending',
+        expires_at: { $lte: now },
+        $or: [{ in_flight: null }, { 'in_flight.started_at': { $lt: staleBefore } }],
+      },
+      { $set: { status: 'expired', in_flight: null, updated_at: now } },
+    );
+  }
+}

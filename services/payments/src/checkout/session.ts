@@ -1,0 +1,207 @@
+import { money, type Mode, type Money, type PaymentOutcome } from '@ppay/kernel';
+import { newCharge, type ChargeRecord, type CustomerDetails, type MetadataValue } from '../charges/charge';
+import type { FeeBreakdown } from '../charges/fees';
+import { paymentOutcome } from '../charges/payment-outcome';
+import type { CardSummary, TestCard } from '../processors/cards';
+import type { ProcessorGroup } from '../processors/processors';
+import { redirectOrigins } from './redirects';
+
+/**
+ * A hosted checkout session (spec 2.3, 3.1, 4.2, 4.3): its own aggregate, one document. The payment
+ * made on it lives inside that document, so "payment succeeded + session completed +
+ * payment.succeeded event" is one single-document write (docs/decisions.md, payment sessions 2).
+ */
+export type SessionStatus = 'pending' | 'completed' | 'expired' | 'failed';
+export type PaymentType = 'one_time' | 'subscription';
+
+export interface SessionFeeDetails {
+  base_product_price: number;
+  transaction_fee: number;
+  total_amount: number;
+  customer_pays_fees: boolean;
+}
+
+/** A declined or failed attempt: its own charge id and transaction id, as payment.failed carries. */
+export interface SessionAttempt {
+  charge_id: string;
+  transaction_id: string;
+  status: 'failed';
+  decline_code: string;
+  card: CardSummary;
+  at: Date;
+}
+
+/** The successful payment, a full charge record so the outcome event is built like a charge's. */
+export type SessionPayment = ChargeRecord & { card: CardSummary };
+
+export interface SessionRecord {
+  session_id: string;
+  gateway_session_id: string;
+  merchant_id: number;
+  mode: Mode;
+  status: SessionStatus;
+  /** What the customer pays: fee included when the customer pays fees (spec 2.3). */
+  amount: Money;
+  processor_group: ProcessorGroup;
+  payment_gateway: string;
+  product: { id: number | null; name: string; type: string };
+  customer: CustomerDetails;
+  success_url: string;
+  cancel_url: string;
+  payment_type: PaymentType;
+  subscription_frequency_key: string | null;
+  /** Beyond the spec: free trial days of a subscription session (null: the first period is charged now). */
+  trial_days: number | null;
+  metadata: Record<string, MetadataValue>;
+  fee_details: SessionFeeDetails;
+  expires_at: Date;
+  created_at: Date;
+  completed_at: Date | null;
+  updated_at: Date;
+  payment: SessionPayment | null;
+  attempts: SessionAttempt[];
+  attempt_count: number;
+  /** A payment attempt in progress (claimed before the processor is called, so one session cannot be paid twice). */
+  in_flight: { attempt_id: string; started_at: Date } | null;
+  idempotency_key: string | null;
+}
+
+/** What a new session is made of: its request, its pricing and its processor's session. */
+export type SessionDraft = Pick<
+  SessionRecord,
+  | 'session_id'
+  | 'gateway_session_id'
+  | 'merchant_id'
+  | 'mode'
+  | 'processor_group'
+  | 'payment_gateway'
+  | 'product'
+  | 'customer'
+  | 'success_url'
+  | 'cancel_url'
+  | 'subscription_frequency_key'
+  | 'trial_days'
+  | 'metadata'
+  | 'expires_at'
+  | 'idempotency_key'
+> & { currency: string; fee: FeeBreakdown };
+
+/** A new session, pending with no attempt yet: the one place a session is drafted. */
+export function newSession(d: SessionDraft, now: Date): SessionRecord {
+  return {
+    session_id: d.session_id,
+    gateway_session_id: d.gateway_session_id,
+    merchant_id: d.merchant_id,
+    mode: d.mode,
+    status: 'pending',
+    amount: money(d.fee.total_amount, d.currency),
+    processor_group: d.processor_group,
+    payment_gateway: d.payment_gateway,
+    product: d.product,
+    customer: d.customer,
+    success_url: d.success_url,
+    cancel_url: d.cancel_url,
+    payment_type: d.subscription_frequency_key ? 'subscription' : 'one_time',
+    subscription_frequency_key: d.subscription_frequency_key,
+    trial_days: d.trial_days,
+    metadata: d.metadata,
+    fee_details: {
+      base_product_price: d.fee.base_amount,
+      transaction_fee: d.fee.transaction_fee,
+      total_amount: d.fee.total_amount,
+      customer_pays_fees: d.fee.customer_pays_fees,
+    },
+    expires_at: d.expires_at,
+    created_at: now,
+    completed_at: null,
+    updated_at: now,
+    payment: null,
+    attempts: [],
+    attempt_count: 0,
+    in_flight: null,
+    idempotency_key: d.idempotency_key,
+  };
+}
+
+/** The charge a payment attempt on the session makes (its own charge and transaction ids). */
+export function attemptCharge(s: SessionRecord, now: Date): ChargeRecord {
+  return newCharge(
+    {
+      kind: 'checkout',
+      session_id: s.session_id,
+      success_url: s.success_url,
+      merchant_id: s.merchant_id,
+      mode: s.mode,
+      processor_group: s.processor_group,
+      payment_gateway: s.payment_gateway,
+      amount: money(s.fee_details.base_product_price, s.amount.currency),
+      fee_details: {
+        base_amount: s.fee_details.base_product_price,
+        transaction_fee: s.fee_details.transaction_fee,
+        total_amount: s.fee_details.total_amount,
+        customer_pays_fees: s.fee_details.customer_pays_fees,
+      },
+      customer: s.customer,
+      metadata: s.metadata,
+      description: s.product.name,
+    },
+    now,
+  );
+}
+
+/** payment.succeeded / payment.failed for a session's charge: the charge outcome plus the session's data. */
+export function sessionOutcome(s: SessionRecord, charge: ChargeRecord, at: Date): PaymentOutcome {
+  const status = charge.status === 'succeeded' ? 'succeeded' : 'failed';
+  return {
+    ...paymentOutcome(charge, status, charge.failure_reason, at),
+    payment_type: s.payment_type,
+    session_id: s.session_id,
+    product: { id: s.product.id, title: s.product.name, type: s.product.type },
+    subscription_frequency_key: s.subscription_frequency_key,
+    metadata: s.metadata,
+  };
+}
+
+/** How a finished payment attempt changes its session. */
+export interface AttemptChange {
+  status: SessionStatus;
+  completed_at: Date | null;
+  payment: SessionPayment | null;
+  attempt: SessionAttempt | null;
+  now: Date;
+}
+
+/**
+ * The spec 2.3 resource: the record with the spec's flat `amount` + `currency`. `payment_url` is the
+ * gateway's to fill in (it owns the public address).
+ */
+export function sessionResource(s: SessionRecord) {
+  return { ...s, amount: s.amount.amount, currency: s.amount.currency };
+}
+
+/** Spec 3.1 at read time: a pending session past expires_at is expired, whether or not it was swept. */
+export function effectiveStatus(s: SessionRecord, now: Date): SessionStatus {
+  if (s.status === 'pending' && s.expires_at.getTime() <= now.getTime() && !s.in_flight) return 'expired';
+  return s.status;
+}
+
+/** What the hosted checkout page shows (payments.proto CheckoutView). */
+export function checkoutView(
+  s: SessionRecord,
+  page: { business_name: string; attempts_left: number; test_cards: TestCard[]; last_decline_message?: string },
+) {
+  return {
+    ...sessionResource(s),
+    base_amount: s.fee_details.base_product_price,
+    transaction_fee: s.fee_details.transaction_fee,
+    customer_pays_fees: s.fee_details.customer_pays_fees,
+    customer_email: s.customer.email,
+    product_name: s.product.name,
+    // Live checkout has no processor yet: the page shows no form (docs/decisions.md, sessions 14).
+    payments_enabled: s.mode === 'sandbox',
+    has_success_url: Boolean(s.success_url),
+    has_cancel_url: Boolean(s.cancel_url),
+    redirect_origins: redirectOrigins([s.success_url, s.cancel_url]),
+    ...page,
+  };
+}

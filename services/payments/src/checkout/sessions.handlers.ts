@@ -1,0 +1,55 @@
+import { requireMerchant, requireMode } from '@ppay/kernel';
+import { toWire, type UnaryHandlers } from '@ppay/runtime';
+import type { types } from '@ppay/proto';
+import { customerOf, metadataOf, present } from '../charges/payment-request.handlers';
+import { sessionResource } from './session';
+import type { SessionRequest } from './session-request';
+import type { SessionService } from './sessions';
+
+type Handlers = UnaryHandlers<types.payments.PaymentsServiceHandlers>;
+
+function toSessionRequest(req: types.payments.CreateSessionRequest__Output): SessionRequest {
+  return {
+    amount: present(req._amount, req.amount),
+    currency: req.currency || undefined,
+    product_id: req.product_id || undefined,
+    product_name: req.product_name || undefined,
+    customer: customerOf(req.customer),
+    success_url: req.success_url || undefined,
+    cancel_url: req.cancel_url || undefined,
+    subscription_frequency_key: req.subscription_frequency_key || undefined,
+    trial_days: req.trial_days || undefined,
+    metadata: metadataOf(req.metadata),
+    idempotency_key: req.idempotency_key || undefined,
+  };
+}
+
+/** Session RPCs (partner-authenticated) and the hosted checkout RPCs (the session id is the capability). */
+export function sessionHandlers(sessions: SessionService): Partial<Handlers> {
+  return {
+    async CreateSession(req, { caller }) {
+      const { merchantId } = requireMerchant(caller);
+      const { session } = await sessions.create(merchantId, requireMode(caller), toSessionRequest(req));
+      return toWire(sessionResource(session));
+    },
+    async GetSession(req, { caller }) {
+      const { merchantId } = requireMerchant(caller);
+      return toWire(sessionResource(await sessions.get(merchantId, requireMode(caller), req.session_id)));
+    },
+    async GetCheckout(req) {
+      return toWire(await sessions.page(req.session_id));
+    },
+    async PayCheckout(req) {
+      const card = {
+        number: req.card?.number ?? '',
+        expiry: req.card?.expiry ?? '',
+        cvc: req.card?.cvc ?? '',
+        name: req.card?.name ?? '',
+      };
+      return toWire(await sessions.payOnPage(req.session_id, card));
+    },
+    async CancelCheckout(req) {
+      return toWire(await sessions.cancel(req.session_id));
+    },
+  };
+}

@@ -1,0 +1,325 @@
+import {
+  money,
+  normaliseCountry,
+  outboxEvent,
+  PlatformError,
+  prefixedId,
+  SUBJECTS,
+  type Mode,
+  type OutboxEntry,
+} from '@ppay/kernel';
+import { UNKNOWN_COUNTRY, type ChargeRecord } from '../charges/charge';
+import { feeBreakdown, type FeeSchedule } from '../charges/fees';
+import type { PaymentMethodService } from '../payment-methods/payment-methods';
+import type { MerchantDirectory, SessionRepository } from '../ports';
+import { validateCard, type CardInput, type CardResult, type TestCard } from '../processors/cards';
+import type { CardProcessor, ProcessorRegistry } from '../processors/ports';
+import { processorGroupFor } from '../processors/processors';
+import type { ProductLookup } from './ports';
+import { redirectWithSession } from './redirects';
+import {
+  attemptCharge,
+  checkoutView,
+  effectiveStatus,
+  newSession,
+  sessionOutcome,
+  type SessionRecord,
+} from './session';
+import { validateSessionRequest, type SessionRequest } from './session-request';
+import { subscriptionCheckoutCompleted, subscriptionCheckoutCreated } from './subscription-checkout';
+
+export interface SessionServiceOptions {
+  feeSchedule: FeeSchedule;
+  ttlMs: number;
+  /** Declined attempts after which the session fails (card-testing guard). */
+  maxAttempts: number;
+  /** An attempt claimed longer ago than this is considered abandoned (crashed process). */
+  attemptStaleMs: number;
+}
+
+export type PayResult =
+  | { result: 'succeeded'; session: SessionRecord }
+  | { result: 'declined'; session: SessionRecord; decline_code: string; message: string };
+
+export class SessionService {
+  constructor(
+    private readonly deps: {
+      merchants: MerchantDirectory;
+      processors: ProcessorRegistry;
+      products: ProductLookup;
+      sessions: SessionRepository;
+      cards: CardProcessor;
+      /** Saves the card of a paid subscription session for its renewals. */
+      paymentMethods: Pick<PaymentMethodService, 'saveFromCheckout'>;
+    },
+    private readonly options: SessionServiceOptions,
+    private readonly now: () => Date = () => new Date(),
+  ) {}
+
+  async create(
+    merchantId: number,
+    mode: Mode,
+    r: SessionRequest,
+  ): Promise<{ session: SessionRecord; replayed: boolean }> {
+    const input = validateSessionRequest(r);
+    const merchant = await this.deps.merchants.get(merchantId);
+    const group = processorGroupFor(input.currency);
+    // Live sessions need a live processor, exactly as live charges do (GATEWAY_NOT_CONFIGURED otherwise).
+    const adapter = this.deps.processors.adapterFor(group, mode);
+    let product = { id: null as number | null, name: input.productName, type: 'custom' };
+    if (input.productId !== undefined) {
+      const found = await this.deps.products.product(merchantId, mode, input.productId, input.currency);
+      product = { id: input.productId, name: input.productName || found.name, type: found.type };
+    }
+    const fee = feeBreakdown(
+      this.options.feeSchedule,
+      group,
+      money(input.amount, input.currency),
+      merchant.customer_pays_fees,
+    );
+    const now = this.now();
+    const id = prefixedId('cs', 32); // 32 base62 ≈ 190 bits: the id is the checkout page's capability
+    const authorization = await adapter.initialise({
+      charge_id: id,
+      merchant_id: merchantId,
+      mode,
+      amount: money(fee.total_amount, input.currency),
+      customer_email: input.email,
+      description: product.name,
+      callback_url: input.successUrl,
+    });
+    const record = newSession(
+      {
+        session_id: id,
+        gateway_session_id: authorization.processor_reference,
+        merchant_id: merchantId,
+        mode,
+        processor_group: group,
+        payment_gateway: adapter.id,
+        product,
+        customer: {
+          email: input.email,
+          first_name: r.customer?.first_name?.trim() ?? '',
+          last_name: r.customer?.last_name?.trim() ?? '',
+          country: normaliseCountry(r.customer?.country) ?? UNKNOWN_COUNTRY,
+        },
+        success_url: input.successUrl,
+        cancel_url: input.cancelUrl,
+        subscription_frequency_key: input.frequency ?? null,
+        trial_days: input.trialDays ?? null,
+        metadata: r.metadata ?? {},
+        expires_at: new Date(now.getTime() + this.options.ttlMs),
+        idempotency_key: r.idempotency_key?.trim() || null,
+        currency: input.currency,
+        fee,
+      },
+      now,
+    );
+    const events = record.payment_type === 'subscription' ? [subscriptionCheckoutCreated(record)] : [];
+    const saved = await this.deps.sessions.insertOrGetByIdempotencyKey(record, events);
+    return { session: saved.session, replayed: !saved.created };
+  }
+
+  /** A merchant sees only its own sessions, in the mode of its key; anything else is 404. */
+  async get(merchantId: number, mode: Mode, sessionId: string): Promise<SessionRecord> {
+    const s = await this.deps.sessions.findForMerchant(sessionId, merchantId, mode);
+    if (!s) throw sessionNotFound();
+    return this.withExpiry(s);
+  }
+
+  /** The hosted page's view, by session id alone. */
+  async checkout(sessionId: string): Promise<SessionRecord> {
+    const s = await this.deps.sessions.findById(sessionId);
+    if (!s) throw sessionNotFound();
+    return this.withExpiry(s);
+  }
+
+  testCards(mode: Mode): TestCard[] {
+    return this.deps.cards.testCards(mode);
+  }
+
+  attemptsLeft(s: SessionRecord): number {
+    return Math.max(0, this.options.maxAttempts - s.attempt_count);
+  }
+
+  /** The hosted page's view of a session; the merchant's name falls back to its id on the page. */
+  async view(s: SessionRecord, lastDeclineMessage = '') {
+    const merchant = await this.deps.merchants.get(s.merchant_id).catch(() => undefined);
+    return checkoutView(s, {
+      business_name: merchant?.business_name ?? '',
+      attempts_left: this.attemptsLeft(s),
+      test_cards: this.testCards(s.mode),
+      last_decline_message: lastDeclineMessage,
+    });
+  }
+
+  /**
+   * The customer pays on the hosted page. A decline leaves the session open for another card (as
+   * Stripe Checkout does) until `maxAttempts` declines, which fail it. Success completes it. Either
+   * way the charge's outcome event goes into the session's outbox in the same write.
+   */
+  async pay(sessionId: string, cardInput: CardInput | undefined): Promise<PayResult> {
+    const current = await this.checkout(sessionId);
+    if (current.status === 'completed') return { result: 'succeeded', session: current };
+    assertPayable(current);
+    const card = validateCard(cardInput, this.now());
+    if (current.mode !== 'sandbox') {
+      throw new PlatformError('GATEWAY_NOT_CONFIGURED', undefined, { detail: 'live checkout is not enabled yet' });
+    }
+    const attemptId = prefixedId('att');
+    const started = this.now();
+    const claimed = await this.deps.sessions.claimAttempt(
+      sessionId,
+      attemptId,
+      started,
+      new Date(started.getTime() - this.options.attemptStaleMs),
+    );
+    if (!claimed) {
+      const now = await this.checkout(sessionId);
+      if (now.status === 'completed') return { result: 'succeeded', session: now };
+      assertPayable(now);
+      throw new PlatformError('CONFLICT', 'A payment for this checkout session is already being processed', {
+        param: 'session_id',
+      });
+    }
+    const charge = attemptCharge(claimed, this.now());
+    let result: CardResult;
+    try {
+      result = await this.deps.cards.authorise(
+        { charge_id: charge.charge_id, group: claimed.processor_group, mode: claimed.mode, amount: claimed.amount },
+        card,
+      );
+    } catch (err) {
+      await this.deps.sessions.releaseAttempt(sessionId, attemptId);
+      throw err;
+    }
+    const at = this.now();
+    const trial = result.approved && claimed.trial_days !== null;
+    const target = result.approved ? 'succeeded' : 'failed';
+    const finished: ChargeRecord = {
+      ...charge,
+      status: target,
+      processor_reference: result.approved ? result.processor_reference : null,
+      failure_reason: result.approved ? null : result.decline_code,
+      completed_at: at,
+      updated_at: at,
+    };
+    const scope = { merchantId: claimed.merchant_id, mode: claimed.mode };
+    const events: OutboxEntry[] = [];
+    // A trial charges nothing: the card is only saved (no payment event, no wallet credit).
+    if (!trial) {
+      const subject = result.approved ? SUBJECTS.paymentSucceeded : SUBJECTS.paymentFailed;
+      events.push(outboxEvent(subject, sessionOutcome(claimed, finished, at), scope));
+    }
+    if (result.approved && claimed.payment_type === 'subscription') {
+      // Saved before the session completes, so the completion event never names a method that does not exist;
+      // a crash in between leaves an unused method that the next attempt on this session reuses.
+      const method = await this.deps.paymentMethods.saveFromCheckout({
+        session_id: claimed.session_id,
+        merchant_id: claimed.merchant_id,
+        mode: claimed.mode,
+        customer_email: claimed.customer.email,
+        card: this.deps.cards.saveCard(card),
+      });
+      events.push(subscriptionCheckoutCompleted(claimed, method, trial ? null : finished, at));
+    }
+    const attempts = claimed.attempt_count + 1;
+    const saved = await this.deps.sessions.finishAttempt(
+      sessionId,
+      attemptId,
+      result.approved
+        ? {
+            status: 'completed',
+            completed_at: at,
+            payment: trial ? null : { ...finished, card: result.card },
+            attempt: null,
+            now: at,
+          }
+        : {
+            status: attempts >= this.options.maxAttempts ? 'failed' : 'pending',
+            completed_at: attempts >= this.options.maxAttempts ? at : null,
+            payment: null,
+            attempt: {
+              charge_id: finished.charge_id,
+              transaction_id: finished.transaction_id,
+              status: 'failed',
+              decline_code: result.decline_code,
+              card: result.card,
+              at,
+            },
+            now: at,
+          },
+      events,
+    );
+    if (!saved) {
+      // Our claim was taken over as stale: nothing of this attempt was recorded.
+      throw new PlatformError('CONFLICT', 'The payment attempt took too long; please try again', {
+        param: 'session_id',
+      });
+    }
+    if (result.approved) return { result: 'succeeded', session: saved };
+    return { result: 'declined', session: saved, decline_code: result.decline_code, message: result.message };
+  }
+
+  /** The hosted page: what it shows of the session (the session id is the capability). */
+  async page(sessionId: string) {
+    return this.view(await this.checkout(sessionId));
+  }
+
+  /** The customer pays on the page: the page after it, and where the customer goes next if it paid. */
+  async payOnPage(sessionId: string, card: CardInput) {
+    const r = await this.pay(sessionId, card);
+    if (r.result === 'succeeded') {
+      return {
+        result: r.result,
+        checkout: await this.view(r.session),
+        redirect_url: redirectWithSession(r.session.success_url, r.session.session_id),
+      };
+    }
+    const { result, decline_code, message } = r;
+    return { result, decline_code, message, checkout: await this.view(r.session, message) };
+  }
+
+  /**
+   * The customer leaves for the merchant's cancel URL. The session stays open until it expires, so
+   * "back" can still pay (Stripe's behaviour).
+   */
+  async cancel(sessionId: string) {
+    const s = await this.checkout(sessionId);
+    return { redirect_url: redirectWithSession(s.cancel_url, s.session_id), checkout: await this.view(s) };
+  }
+
+  /** The periodic sweeper: persists the expiry of every pending session past expires_at. */
+  async sweepExpired(): Promise<number> {
+    const now = this.now();
+    return this.deps.sessions.expireDue(now, new Date(now.getTime() - this.options.attemptStaleMs));
+  }
+
+  private async withExpiry(s: SessionRecord): Promise<SessionRecord> {
+    const now = this.now();
+    if (s.status === 'pending' && effectiveStatus(s, now) === 'expired') {
+      await this.deps.sessions.expire(s.session_id, now);
+      return { ...s, status: 'expired', updated_at: now };
+    }
+    return s;
+  }
+}
+
+export function sessionNotFound(): PlatformError {
+  return new PlatformError('SESSION_NOT_FOUND', undefined, { param: 'session_id' });
+}
+
+function assertPayable(s: SessionRecord): void {
+  if (s.status === 'expired') {
+    throw new PlatformError('SESSION_EXPIRED', undefined, {
+      param: 'session_id',
+      detail: 'session_expired',
+    });
+  }
+  if (s.status === 'failed') {
+    throw new PlatformError('SESSION_CLOSED', undefined, {
+      param: 'session_id',
+      detail: 'session_failed',
+    });
+  }
+}

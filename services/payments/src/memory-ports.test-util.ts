@@ -1,0 +1,317 @@
+import { convertMoney, PlatformError, type Mode, type Money, type OutboxEntry } from '@ppay/kernel';
+import { isRetryableFailure, type ChargeRecord } from './charges/charge';
+import type { FxConverter, FxQuote } from './charges/ports';
+import type { ProductLookup } from './checkout/ports';
+import type { AttemptChange, SessionRecord } from './checkout/session';
+import type { PaymentMethodRecord } from './payment-methods/payment-method';
+import type { PaymentMethodRepository } from './payment-methods/ports';
+import type {
+  ChargeKeys,
+  ChargeRepository,
+  LedgerRepository,
+  RefundsChange,
+  MerchantDirectory,
+  MerchantProfile,
+  SessionRepository,
+  SplitResolver,
+  SplitTerms,
+} from './ports';
+import type { ProcessorAuthorization } from './processors/ports';
+import type { LedgerEntry } from './wallets/ledger-entry';
+import type { WalletBalanceEntry } from './wallets/wallet';
+
+/** In-memory implementations of payments' ports, for use-case tests in milliseconds. */
+
+const clone = <T>(v: T): T => structuredClone(v);
+
+export class MemoryCharges implements ChargeRepository {
+  readonly docs = new Map<string, ChargeRecord & { reference_key: string; idempotency_ref: string }>();
+  readonly events: OutboxEntry[] = [];
+
+  async insert(charge: ChargeRecord) {
+    const reference_key = charge.reference ?? `id:${charge.charge_id}`;
+    const idempotency_ref = charge.idempotency_key ?? `id:${charge.charge_id}`;
+    const taken = [...this.docs.values()].some(
+      (c) =>
+        c.merchant_id === charge.merchant_id &&
+        c.mode === charge.mode &&
+        (c.reference_key === reference_key || c.idempotency_ref === idempotency_ref),
+    );
+    if (taken) return false;
+    this.docs.set(charge.charge_id, { ...clone(charge), reference_key, idempotency_ref });
+    return true;
+  }
+  async findByKeys(merchantId: number, mode: Mode, keys: ChargeKeys) {
+    const mine = [...this.docs.values()].filter((c) => c.merchant_id === merchantId && c.mode === mode);
+    const found =
+      (keys.idempotencyKey && mine.find((c) => c.idempotency_ref === keys.idempotencyKey)) ||
+      (keys.reference && mine.find((c) => c.reference_key === keys.reference));
+    return found ? this.record(found) : null;
+  }
+  async findForMerchant(merchantId: number, mode: Mode, chargeId: string) {
+    const c = this.docs.get(chargeId);
+    return c && c.merchant_id === merchantId && c.mode === mode ? this.record(c) : null;
+  }
+  async retryInitialisation(chargeId: string, staleBefore: Date, now: Date) {
+    const c = this.docs.get(chargeId);
+    if (!c) return null;
+    const retryable = isRetryableFailure(c) || (c.status === 'initializing' && c.updated_at <= staleBefore);
+    if (!retryable) return null;
+    Object.assign(c, { status: 'initializing', failure_reason: null, updated_at: now, attempts: c.attempts + 1 });
+    return this.record(c);
+  }
+  async reclaimPending(chargeId: string, staleBefore: Date, now: Date) {
+    const c = this.docs.get(chargeId);
+    if (!c || c.status !== 'pending' || c.updated_at > staleBefore) return null;
+    Object.assign(c, { updated_at: now, attempts: c.attempts + 1 });
+    return this.record(c);
+  }
+  async releaseReference(chargeId: string, reference: string) {
+    const c = this.docs.get(chargeId);
+    if (!c || c.status !== 'failed' || c.reference_key !== reference) return false;
+    c.reference_key = `released:${chargeId}`;
+    return true;
+  }
+  async markInitialised(chargeId: string, a: ProcessorAuthorization) {
+    const c = this.docs.get(chargeId);
+    if (!c || c.status !== 'initializing') return null;
+    Object.assign(c, {
+      status: 'pending',
+      processor_reference: a.processor_reference,
+      client_secret: a.client_secret ?? null,
+      publishable_key: a.publishable_key ?? null,
+      gateway_account_id: a.gateway_account_id ?? null,
+    });
+    return this.record(c);
+  }
+  async markFailed(chargeId: string, reason: string) {
+    const c = this.docs.get(chargeId);
+    if (c?.status === 'initializing') Object.assign(c, { status: 'failed', failure_reason: reason });
+  }
+  async abandonStale(staleBefore: Date, now: Date) {
+    let n = 0;
+    for (const c of this.docs.values()) {
+      if (c.status === 'initializing' && c.updated_at <= staleBefore) {
+        Object.assign(c, { status: 'failed', failure_reason: 'abandoned', updated_at: now });
+        n++;
+      }
+    }
+    return n;
+  }
+  async complete(
+    chargeId: string,
+    status: 'succeeded' | 'failed',
+    failureReason: string | null,
+    completedAt: Date,
+    event: OutboxEntry,
+  ) {
+    const c = this.docs.get(chargeId);
+    if (!c || c.status !== 'pending') return null;
+    Object.assign(c, { status, failure_reason: failureReason, completed_at: completedAt, updated_at: completedAt });
+    this.events.push(event);
+    return this.record(c);
+  }
+  async writeRefunds(
+    chargeId: string,
+    expectedVersion: number,
+    change: RefundsChange,
+    event: OutboxEntry | null,
+    now: Date,
+  ) {
+    const c = this.docs.get(chargeId);
+    if (!c || (c.refund_version ?? 0) !== expectedVersion) return null;
+    Object.assign(c, clone(change), { refund_version: expectedVersion + 1, updated_at: now });
+    if (event) this.events.push(event);
+    return this.record(c);
+  }
+  async withStalePendingRefunds(staleBefore: Date, limit: number) {
+    return [...this.docs.values()]
+      .filter((c) => c.refunds.some((r) => r.status === 'pending' && r.updated_at <= staleBefore))
+      .slice(0, limit)
+      .map((c) => this.record(c));
+  }
+  readonly ledgerChecked = new Set<string>();
+  async dueForLedgerCheck(before: Date, limit: number) {
+    return [...this.docs.values()]
+      .filter((c) => c.status === 'succeeded' && !this.ledgerChecked.has(c.charge_id) && c.completed_at! <= before)
+      .slice(0, limit)
+      .map((c) => this.record(c));
+  }
+  async markLedgerChecked(chargeId: string) {
+    this.ledgerChecked.add(chargeId);
+  }
+  private record(c: ChargeRecord & { reference_key?: string; idempotency_ref?: string }): ChargeRecord {
+    const { reference_key: _r, idempotency_ref: _k, ...rest } = clone(c);
+    return rest;
+  }
+}
+
+export class MemorySessions implements SessionRepository {
+  readonly docs = new Map<string, SessionRecord>();
+  readonly events: OutboxEntry[] = [];
+
+  async insertOrGetByIdempotencyKey(session: SessionRecord, events: OutboxEntry[] = []) {
+    const taken = session.idempotency_key
+      ? [...this.docs.values()].find(
+          (s) =>
+            s.merchant_id === session.merchant_id &&
+            s.mode === session.mode &&
+            s.idempotency_key === session.idempotency_key,
+        )
+      : undefined;
+    if (taken) return { session: clone(taken), created: false };
+    this.docs.set(session.session_id, clone(session));
+    this.events.push(...events);
+    return { session: clone(session), created: true };
+  }
+  async findById(id: string) {
+    const s = this.docs.get(id);
+    return s ? clone(s) : null;
+  }
+  async findForMerchant(id: string, merchantId: number, mode: Mode) {
+    const s = this.docs.get(id);
+    return s && s.merchant_id === merchantId && s.mode === mode ? clone(s) : null;
+  }
+  async claimAttempt(id: string, attemptId: string, now: Date, staleBefore: Date) {
+    const s = this.docs.get(id);
+    if (!s || s.status !== 'pending' || s.expires_at <= now) return null;
+    if (s.in_flight && s.in_flight.started_at >= staleBefore) return null;
+    s.in_flight = { attempt_id: attemptId, started_at: now };
+    return clone(s);
+  }
+  async releaseAttempt(id: string, attemptId: string) {
+    const s = this.docs.get(id);
+    if (s?.in_flight?.attempt_id === attemptId) s.in_flight = null;
+  }
+  async finishAttempt(id: string, attemptId: string, change: AttemptChange, events: OutboxEntry[]) {
+    const s = this.docs.get(id);
+    if (!s || s.status !== 'pending' || s.in_flight?.attempt_id !== attemptId) return null;
+    Object.assign(s, { status: change.status, completed_at: change.completed_at, in_flight: null });
+    if (change.payment) s.payment = change.payment;
+    if (change.attempt) {
+      s.attempts.push(change.attempt);
+      s.attempt_count++;
+    }
+    this.events.push(...events);
+    return clone(s);
+  }
+  async expire(id: string, now: Date) {
+    const s = this.docs.get(id);
+    if (s && s.status === 'pending' && s.expires_at <= now && !s.in_flight) s.status = 'expired';
+  }
+  readonly ledgerChecked = new Set<string>();
+  async dueForLedgerCheck(before: Date, limit: number) {
+    return [...this.docs.values()]
+      .filter((s) => s.status === 'completed' && !this.ledgerChecked.has(s.session_id) && s.completed_at! <= before)
+      .slice(0, limit)
+      .map(clone);
+  }
+  async markLedgerChecked(sessionId: string) {
+    this.ledgerChecked.add(sessionId);
+  }
+  async expireDue(now: Date) {
+    let n = 0;
+    for (const s of this.docs.values()) {
+      if (s.status === 'pending' && s.expires_at <= now && !s.in_flight) {
+        s.status = 'expired';
+        n++;
+      }
+    }
+    return n;
+  }
+}
+
+export class MemoryLedger implements LedgerRepository {
+  readonly entries = new Map<string, LedgerEntry>();
+  async append(entries: LedgerEntry[]) {
+    const inserted = entries.filter((e) => !this.entries.has(e.idempotency_key));
+    for (const e of inserted) this.entries.set(e.idempotency_key, clone(e));
+    return { inserted, duplicates: entries.length - inserted.length };
+  }
+  async balances(): Promise<WalletBalanceEntry[]> {
+    return [];
+  }
+  async hasEntriesFor(chargeId: string) {
+    return [...this.entries.values()].some((e) => e.charge_id === chargeId);
+  }
+  async entriesForCharge(chargeId: string) {
+    return [...this.entries.values()].filter((e) => e.charge_id === chargeId).map(clone);
+  }
+}
+
+export class FakeMerchants implements MerchantDirectory {
+  readonly profiles = new Map<number, MerchantProfile>();
+  add(profile: Partial<MerchantProfile> & { merchant_id: number }): MerchantProfile {
+    const full: MerchantProfile = {
+      country: 'NG',
+      baseline_currency: 'NGN',
+      customer_pays_fees: false,
+      is_marketplace_operator: false,
+      business_name: `Merchant ${profile.merchant_id}`,
+      ...profile,
+    };
+    this.profiles.set(full.merchant_id, full);
+    return full;
+  }
+  async get(merchantId: number) {
+    const p = this.profiles.get(merchantId);
+    if (!p) throw new PlatformError('MERCHANT_NOT_FOUND');
+    return p;
+  }
+}
+
+/** A fixed rate table in major units per 1 USD; converts exactly like fx-pricing (round half up). */
+export class FakeFx implements FxConverter {
+  calls = 0;
+  constructor(private readonly perUsd: Record<string, number> = { USD: 1, NGN: 1500, EUR: 0.9 }) {}
+  async convert(from: Money, toCurrency: string): Promise<FxQuote> {
+    this.calls++;
+    const rate = this.perUsd[toCurrency]! / this.perUsd[from.currency]!;
+    if (!Number.isFinite(rate)) throw new PlatformError('CONVERSION_FAILED');
+    return {
+      result: convertMoney(from, toCurrency, String(rate)),
+      rate,
+      rate_decimal: String(rate),
+      source: 'test',
+      surcharge_percent: 0,
+    };
+  }
+}
+
+/** Relationships per mode, as marketplace keeps them (default: sandbox). */
+export class FakeSplits implements SplitResolver {
+  readonly terms = new Map<string, SplitTerms | PlatformError>();
+  set(operator: number, sub: number, terms: SplitTerms | PlatformError, mode: Mode = 'sandbox') {
+    this.terms.set(`${mode}:${operator}:${sub}`, terms);
+  }
+  async resolve(operator: number, sub: number, mode: Mode) {
+    const t = this.terms.get(`${mode}:${operator}:${sub}`);
+    if (!t) throw new PlatformError('RELATIONSHIP_NOT_FOUND');
+    if (t instanceof PlatformError) throw t;
+    return t;
+  }
+}
+
+export class FakeProducts implements ProductLookup {
+  async product(_merchantId: number, _mode: Mode, productId: number) {
+    if (productId !== 7) throw new PlatformError('PRODUCT_NOT_FOUND', undefined, { param: 'product_id' });
+    return { name: 'Catalogue product', type: 'digital' };
+  }
+}
+
+export class MemoryPaymentMethods implements PaymentMethodRepository {
+  readonly docs = new Map<string, PaymentMethodRecord>();
+  async insertOrGetBySession(method: PaymentMethodRecord) {
+    const taken = [...this.docs.values()].find((m) => m.origin_session_id === method.origin_session_id);
+    if (taken) return clone(taken);
+    this.docs.set(method.payment_method_id, clone(method));
+    return clone(method);
+  }
+  async insert(method: PaymentMethodRecord) {
+    this.docs.set(method.payment_method_id, clone(method));
+  }
+  async findForMerchant(merchantId: number, mode: Mode, id: string) {
+    const m = this.docs.get(id);
+    return m && m.merchant_id === merchantId && m.mode === mode ? clone(m) : null;
+  }
+}

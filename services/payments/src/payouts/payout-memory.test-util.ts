@@ -1,0 +1,50 @@
+import type { Mode, OutboxEntry } from '@ppay/kernel';
+import type { PayoutRecord } from './payout';
+import type { PayoutRepository } from './ports';
+
+const clone = <T>(v: T): T => structuredClone(v);
+
+/** In-memory payouts with the same conditional semantics as the Mongo ones. */
+export class MemoryPayouts implements PayoutRepository {
+  readonly docs = new Map<string, PayoutRecord>();
+  readonly events: OutboxEntry[] = [];
+  private seq = 0;
+
+  async nextId() {
+    return ++this.seq;
+  }
+  async insert(p: PayoutRecord) {
+    if (this.docs.has(p.payout_key)) return false;
+    this.docs.set(p.payout_key, clone(p));
+    return true;
+  }
+  async get(merchantId: number, mode: Mode, reference: string) {
+    const p = this.docs.get(`${merchantId}:${mode}:${reference}`);
+    return p ? clone(p) : null;
+  }
+  async transition(
+    key: string,
+    expect: Partial<Pick<PayoutRecord, 'request_status' | 'withdrawal_status' | 'reservation'>>,
+    set: Partial<PayoutRecord>,
+    events: OutboxEntry[],
+  ) {
+    const p = this.docs.get(key);
+    if (!p) return null;
+    for (const [k, v] of Object.entries(expect)) if (p[k as keyof PayoutRecord] !== v) return null;
+    Object.assign(p, clone(set));
+    this.events.push(...events);
+    return clone(p);
+  }
+  async discardUnreserved(key: string) {
+    const p = this.docs.get(key);
+    if (!p || p.reservation !== 'pending') return false;
+    this.docs.delete(key);
+    return true;
+  }
+  async unfinished(limit: number) {
+    return [...this.docs.values()]
+      .filter((p) => p.reservation === 'pending' || p.reservation === 'releasing' || p.reservation === 'settling')
+      .slice(0, limit)
+      .map(clone);
+  }
+}

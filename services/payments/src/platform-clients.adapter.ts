@@ -1,0 +1,133 @@
+import { money, newRequestId, PlatformError, type ErrorCode, type Mode, type Money } from '@ppay/kernel';
+import { callerToMetadata, RemoteCallError, ServiceClient, type PlatformMetrics } from '@ppay/runtime';
+import { loadPlatformProto, type types } from '@ppay/proto';
+import type { FxConverter, FxQuote } from './charges/ports';
+import type { ProductLookup } from './checkout/ports';
+import type { SplitResolver, SplitTerms } from './ports';
+
+/**
+ * The gRPC clients of payments' sibling services: fx-pricing (conversions, catalogue products) and
+ * marketplace (splits). One client per port, each with its own breaker.
+ */
+
+/** fx-pricing's answers that mean "this conversion cannot be made" (a 400 for the partner). */
+const CONVERSION_REFUSALS = new Set<ErrorCode>(['UNSUPPORTED_CURRENCY', 'CONVERSION_FAILED', 'VALIDATION_FAILED']);
+
+const breaker = {
+  errorThresholdPercentage: 50,
+  resetTimeoutMs: 5_000,
+  rollingCountTimeoutMs: 10_000,
+  volumeThreshold: 5,
+};
+
+function fxPricingClient(address: string, metrics: PlatformMetrics, deadlineMs: number) {
+  const service = loadPlatformProto().ppay.fxpricing.v1.FxPricingService;
+  return new ServiceClient<types.fxpricing.FxPricingServiceClient>('fx-pricing', service, address, {
+    deadlineMs,
+    breaker,
+    metrics,
+  });
+}
+
+/** payments calling on its own behalf, in the mode of the payment (and for the merchant, when it acts for one). */
+const internalCall = (mode: Mode, merchantId?: number) =>
+  callerToMetadata({ requestId: newRequestId(), auth: 'internal', merchantId, mode });
+
+/** A sibling's answer as the platform error it carries (its code, or its gRPC status); anything else as it is. */
+const asPlatformError = (err: unknown) => (err instanceof RemoteCallError ? err.toPlatformError() : err);
+
+/** fx-pricing's Convert, as the charge path needs it. */
+export class GrpcFxConverter implements FxConverter {
+  private readonly client: ServiceClient<types.fxpricing.FxPricingServiceClient>;
+
+  constructor(address: string, metrics: PlatformMetrics, deadlineMs = 3_000) {
+    this.client = fxPricingClient(address, metrics, deadlineMs);
+  }
+
+  async convert(from: Money, toCurrency: string, mode: Mode, deadline?: Date): Promise<FxQuote> {
+    try {
+      const res = await this.client.call('Convert', { from, to_currency: toCurrency }, internalCall(mode), {
+        deadline,
+      });
+      return {
+        result: money(Number(res.result!.amount), res.result!.currency),
+        rate: res.rate,
+        rate_decimal: res.rate_decimal,
+        source: res.source,
+        surcharge_percent: res.surcharge_percent,
+      };
+    } catch (err) {
+      // Only fx-pricing's own "no such conversion" answers are the partner's problem; an outage, a
+      // timeout or a bug stays ours (5xx, retryable, never stored as the request's final answer).
+      if (err instanceof RemoteCallError && err.errorCode && CONVERSION_REFUSALS.has(err.errorCode)) {
+        throw new PlatformError('CONVERSION_FAILED', `Unable to convert from ${from.currency} to ${toCurrency}`, {
+          param: 'currency',
+          cause: err,
+        });
+      }
+      throw asPlatformError(err);
+    }
+  }
+
+  close(): void {
+    this.client.close();
+  }
+}
+
+/**
+ * A session's catalogue product, from fx-pricing's GetProductPricing on the merchant's behalf (it
+ * answers PRODUCT_NOT_FOUND for another merchant's product). Only the name and type are used.
+ */
+export class GrpcProductLookup implements ProductLookup {
+  private readonly client: ServiceClient<types.fxpricing.FxPricingServiceClient>;
+
+  constructor(address: string, metrics: PlatformMetrics, deadlineMs = 3_000) {
+    this.client = fxPricingClient(address, metrics, deadlineMs);
+  }
+
+  async product(merchantId: number, mode: Mode, productId: number, currency: string) {
+    try {
+      const res = await this.client.call(
+        'GetProductPricing',
+        { product_id: productId, currency },
+        internalCall(mode, merchantId),
+      );
+      return { name: res.product?.name ?? '', type: res.product?.type ?? 'custom' };
+    } catch (err) {
+      if (err instanceof RemoteCallError && err.errorCode === 'PRODUCT_NOT_FOUND')
+        throw new PlatformError('PRODUCT_NOT_FOUND', undefined, { param: 'product_id' });
+      throw asPlatformError(err);
+    }
+  }
+
+  close(): void {
+    this.client.close();
+  }
+}
+
+/** marketplace's ResolveSplit: is this sub-merchant active under the operator, at what commission. */
+export class GrpcSplitResolver implements SplitResolver {
+  private readonly client: ServiceClient<types.marketplace.MarketplaceServiceClient>;
+
+  constructor(address: string, metrics: PlatformMetrics, deadlineMs = 3_000) {
+    const service = loadPlatformProto().ppay.marketplace.v1.MarketplaceService;
+    this.client = new ServiceClient('marketplace', service, address, { deadlineMs, breaker, metrics });
+  }
+
+  async resolve(operatorMerchantId: number, subMerchantId: number, mode: Mode, deadline?: Date): Promise<SplitTerms> {
+    try {
+      return await this.client.call(
+        'ResolveSplit',
+        { operator_merchant_id: operatorMerchantId, sub_merchant_id: subMerchantId },
+        internalCall(mode),
+        { deadline },
+      );
+    } catch (err) {
+      throw asPlatformError(err);
+    }
+  }
+
+  close(): void {
+    this.client.close();
+  }
+}

@@ -1,0 +1,92 @@
+import { PlatformError, type Mode, type Money } from '@ppay/kernel';
+import type { ProcessorGroup } from './processors';
+
+/** What the hosted checkout form posts. */
+export interface CardInput {
+  number: string;
+  expiry: string;
+  cvc: string;
+  name?: string;
+}
+
+export interface ValidCard {
+  number: string;
+  exp_month: number;
+  exp_year: number;
+  cvc: string;
+  name: string;
+}
+
+/** What a session keeps of a card: never the number. */
+export interface CardSummary {
+  brand: string;
+  last4: string;
+}
+
+/**
+ * What a processor keeps of a card so it can be charged again without the customer (a token). Never the
+ * number: sandbox keeps the test card's brand, last 4 and how it behaves off-session, a live processor
+ * would keep its own token here.
+ */
+export interface SavedCard extends CardSummary {
+  /** The sandbox outcome profile of off-session charges (the test card's behaviour). */
+  off_session: { approved: true } | { approved: false; decline_code: string; message: string };
+}
+
+export interface TestCard {
+  number: string;
+  outcome: 'succeeds' | 'declines' | 'fails_after_delay';
+  description: string;
+}
+
+export type CardResult =
+  | { approved: true; processor_reference: string; card: CardSummary }
+  | { approved: false; decline_code: string; message: string; card: CardSummary };
+
+/** A card payment for a processor to authorise. */
+export interface CardPayment {
+  charge_id: string;
+  group: ProcessorGroup;
+  mode: Mode;
+  amount: Money;
+}
+
+// Form fields are bounded before any pattern runs, and the patterns cannot backtrack.
+const MAX_CARD_INPUT = 32;
+
+function luhn(digits: string): boolean {
+  let sum = 0;
+  for (let i = 0; i < digits.length; i++) {
+    let d = Number(digits[digits.length - 1 - i]);
+    if (i % 2 === 1) {
+      d *= 2;
+      if (d > 9) d -= 9;
+    }
+    sum += d;
+  }
+  return sum % 10 === 0;
+}
+
+/** Card form rules: a Luhn-valid 12–19 digit number, a future MM/YY expiry, a 3–4 digit CVC. */
+export function validateCard(input: CardInput | undefined, now: Date): ValidCard {
+  const rawNumber = input?.number ?? '';
+  const number = rawNumber.length <= MAX_CARD_INPUT ? rawNumber.replace(/[\s-]/g, '') : '';
+  if (!/^\d{12,19}$/.test(number) || !luhn(number)) {
+    throw new PlatformError('VALIDATION_FAILED', 'Your card number is invalid', { param: 'card.number' });
+  }
+  const expiry = input?.expiry ?? '';
+  const m = expiry.length <= MAX_CARD_INPUT ? /^\s*(\d{1,2})\s*\/\s*(\d{2}|\d{4})\s*$/.exec(expiry) : null;
+  const month = m ? Number(m[1]) : 0;
+  const year = m ? (m[2]!.length === 2 ? 2000 + Number(m[2]) : Number(m[2])) : 0;
+  const endOfMonth = Date.UTC(year, month, 1); // first instant after the expiry month
+  if (!m || month < 1 || month > 12 || endOfMonth <= now.getTime()) {
+    throw new PlatformError('VALIDATION_FAILED', "Your card's expiry date is invalid or in the past", {
+      param: 'card.expiry',
+    });
+  }
+  const cvc = (input?.cvc ?? '').slice(0, MAX_CARD_INPUT).trim();
+  if (!/^\d{3,4}$/.test(cvc)) {
+    throw new PlatformError('VALIDATION_FAILED', "Your card's security code is invalid", { param: 'card.cvc' });
+  }
+  return { number, exp_month: month, exp_year: year, cvc, name: (input?.name ?? '').trim().slice(0, 100) };
+}

@@ -1,0 +1,76 @@
+import type { Mode, Money } from '@ppay/kernel';
+import type { CardPayment, CardResult, SavedCard, TestCard, ValidCard } from './cards';
+import type { ProcessorGroup } from './processors';
+
+/**
+ * The payment processors, as every subdomain that moves money sees them: the registry of processor
+ * adapters (charges are initialised and refunded through it) and the card processor (hosted checkout
+ * payments, saved cards and their off-session charges). Sandbox adapters implement both here.
+ */
+
+/** A payment for a processor to initialise (spec 2.2: what the embedded form or redirect needs). */
+export interface PaymentIntent {
+  charge_id: string;
+  merchant_id: number;
+  mode: Mode;
+  amount: Money;
+  customer_email: string;
+  description: string;
+  callback_url: string;
+}
+
+/** What a processor hands back when a payment is initialised (spec 2.2 fields by route). */
+export interface ProcessorAuthorization {
+  processor_reference: string;
+  client_secret?: string;
+  publishable_key?: string;
+  gateway_account_id?: string;
+}
+
+export interface ProcessorAdapter {
+  /** Spec 2.2 `payment_gateway`. */
+  readonly id: string;
+  readonly mode: Mode;
+  /**
+   * Asks the processor to set the payment up. `intent.charge_id` is the processor's idempotency key:
+   * asking twice for one charge never creates two payments. SERVICE_UNAVAILABLE means nothing was
+   * created; UPSTREAM_TIMEOUT means the outcome is unknown.
+   */
+  initialise(intent: PaymentIntent): Promise<ProcessorAuthorization>;
+  /**
+   * Refunds part or all of a captured payment. `refund_id` is the processor's idempotency key: asking
+   * twice for one refund never refunds twice. A decline is an answer (`failed`); SERVICE_UNAVAILABLE
+   * means nothing happened this time; UPSTREAM_TIMEOUT means the outcome is unknown.
+   */
+  refund(request: RefundIntent): Promise<RefundAnswer>;
+}
+
+export interface RefundIntent {
+  refund_id: string;
+  charge_id: string;
+  merchant_id: number;
+  mode: Mode;
+  processor_reference: string | null;
+  amount: Money;
+  reason: string | null;
+}
+
+export type RefundAnswer =
+  { status: 'succeeded'; processor_reference: string } | { status: 'failed'; failure_reason: string };
+
+export interface ProcessorRegistry {
+  /** Sandbox callers always get sandbox adapters; live callers get live adapters or GATEWAY_NOT_CONFIGURED. */
+  adapterFor(group: ProcessorGroup, mode: Mode): ProcessorAdapter;
+}
+
+/** Authorises card payments: on a checkout session (sandbox: deterministic test cards), and saved cards later. */
+export interface CardProcessor {
+  testCards(mode: Mode): TestCard[];
+  authorise(payment: CardPayment, card: ValidCard): Promise<CardResult>;
+  /** What is kept of a card approved on a subscription checkout, to charge it again off-session. */
+  saveCard(card: ValidCard): SavedCard;
+  /** Sandbox helper: a test card saved without a checkout; VALIDATION_FAILED for any other number or a declining card. */
+  saveTestCard(cardNumber: string): SavedCard;
+  /** Charges a saved card without the customer (renewals). */
+  chargeSaved(payment: CardPayment, card: SavedCard, options: { customerPresent: boolean }): Promise<CardResult>;
+}

@@ -1,0 +1,163 @@
+import { createHash } from 'node:crypto';
+import CircuitBreaker from 'opossum';
+import { PlatformError, type Mode } from '@ppay/kernel';
+import { PROCESSOR_IDS, type ProcessorGroup } from './processors';
+import type {
+  PaymentIntent,
+  ProcessorAdapter,
+  ProcessorAuthorization,
+  ProcessorRegistry,
+  RefundAnswer,
+  RefundIntent,
+} from './ports';
+
+/**
+ * Sandbox convention (docs/decisions.md, Refunds): a refund whose `reason` is exactly this string is
+ * declined by the sandbox processor, so partners can test a failed refund. Live processors ignore it.
+ */
+export const SANDBOX_DECLINED_REFUND_REASON = 'sandbox_decline';
+
+/**
+ * Sandbox processors: deterministic, in-process stand-ins for the three processor groups. They hand
+ * back the same kind of data as the real ones (the card route: client secret, publishable key and
+ * connected account) but move no money. Outcomes are driven later by test cards or the sandbox
+ * endpoints, never by these calls.
+ */
+class SandboxProcessor implements ProcessorAdapter {
+  readonly mode: Mode = 'sandbox';
+
+  constructor(
+    readonly group: ProcessorGroup,
+    private readonly publishableKey: string,
+    /** Simulated processor latency (SANDBOX_INIT_DELAY_MS): lets partners and tests see timeouts. */
+    private readonly delayMs = 0,
+  ) {}
+
+  get id(): string {
+    return PROCESSOR_IDS[this.group];
+  }
+
+  async initialise(intent: PaymentIntent): Promise<ProcessorAuthorization> {
+    if (this.delayMs > 0) await new Promise((r) => setTimeout(r, this.delayMs));
+    const digest = createHash('sha256').update(`${this.group}:${intent.charge_id}`).digest('hex');
+    const reference = `sbx_${this.group}_${digest.slice(0, 20)}`;
+    if (this.group !== 'card') return { processor_reference: reference };
+    return {
+      processor_reference: reference,
+      client_secret: `${reference}_secret_${digest.slice(20, 44)}`,
+      publishable_key: this.publishableKey,
+      gateway_account_id: `acct_sbx_${intent.merchant_id}`,
+    };
+  }
+
+  /** Refunds succeed, except with the documented sandbox reason, which the processor declines. */
+  async refund(request: RefundIntent): Promise<RefundAnswer> {
+    if (this.delayMs > 0) await new Promise((r) => setTimeout(r, this.delayMs));
+    if (request.reason === SANDBOX_DECLINED_REFUND_REASON) {
+      return { status: 'failed', failure_reason: 'declined_by_processor' };
+    }
+    const digest = createHash('sha256').update(`${this.group}:refund:${request.refund_id}`).digest('hex');
+    return { status: 'succeeded', processor_reference: `sbx_re_${digest.slice(0, 20)}` };
+  }
+}
+
+export interface ProcessorBreakerOptions {
+  timeoutMs: number;
+  resetTimeoutMs: number;
+}
+
+/** Every adapter call runs behind its own breaker with a timeout: a hung processor fails fast. */
+class GuardedProcessor implements ProcessorAdapter {
+  private readonly breaker: CircuitBreaker<[PaymentIntent], ProcessorAuthorization>;
+  private readonly refundBreaker: CircuitBreaker<[RefundIntent], RefundAnswer>;
+
+  constructor(
+    private readonly inner: ProcessorAdapter,
+    options: ProcessorBreakerOptions,
+  ) {
+    const breakerOptions = {
+      timeout: options.timeoutMs,
+      resetTimeout: options.resetTimeoutMs,
+      errorThresholdPercentage: 50,
+      volumeThreshold: 5,
+    };
+    this.breaker = new CircuitBreaker((intent: PaymentIntent) => inner.initialise(intent), breakerOptions);
+    this.refundBreaker = new CircuitBreaker((request: RefundIntent) => inner.refund(request), breakerOptions);
+  }
+
+  get id(): string {
+    return this.inner.id;
+  }
+
+  get mode(): Mode {
+    return this.inner.mode;
+  }
+
+  initialise(intent: PaymentIntent): Promise<ProcessorAuthorization> {
+    return this.guarded(() => this.breaker.fire(intent));
+  }
+
+  refund(request: RefundIntent): Promise<RefundAnswer> {
+    return this.guarded(() => this.refundBreaker.fire(request));
+  }
+
+  private async guarded<T>(call: () => Promise<T>): Promise<T> {
+    try {
+      return await call();
+    } catch (err) {
+      if (err instanceof PlatformError) throw err;
+      // No answer in time: the processor may have set the payment up, so the outcome is unknown.
+      if ((err as { code?: string }).code === 'ETIMEDOUT') {
+        throw new PlatformError('UPSTREAM_TIMEOUT', 'The payment processor did not answer in time', {
+          detail: `${this.inner.id}: the outcome is unknown; retry with the same Idempotency-Key or reference`,
+          cause: err,
+        });
+      }
+      // An open breaker sent nothing; any other failure is the processor refusing the request.
+      throw new PlatformError('SERVICE_UNAVAILABLE', undefined, {
+        detail: `${this.inner.id} is unavailable; nothing was done, retry the request`,
+        cause: err,
+      });
+    }
+  }
+}
+
+/**
+ * Adapters by (mode, group). Sandbox callers can only ever reach sandbox adapters: the lookup is
+ * keyed by the caller's mode and the sandbox table holds nothing else. A live adapter plugs in by
+ * implementing ProcessorAdapter with mode 'live' and being passed in `live` (see docs/decisions.md).
+ */
+export class StaticProcessorRegistry implements ProcessorRegistry {
+  private readonly sandbox: Record<ProcessorGroup, ProcessorAdapter>;
+  private readonly live: Partial<Record<ProcessorGroup, ProcessorAdapter>>;
+
+  constructor(
+    options: ProcessorBreakerOptions & {
+      cardPublishableKey: string;
+      sandboxDelayMs?: number;
+      live?: Partial<Record<ProcessorGroup, ProcessorAdapter>>;
+    },
+  ) {
+    const guard = (adapter: ProcessorAdapter) => new GuardedProcessor(adapter, options);
+    this.sandbox = {
+      naira: guard(new SandboxProcessor('naira', options.cardPublishableKey, options.sandboxDelayMs)),
+      regional: guard(new SandboxProcessor('regional', options.cardPublishableKey, options.sandboxDelayMs)),
+      card: guard(new SandboxProcessor('card', options.cardPublishableKey, options.sandboxDelayMs)),
+    };
+    this.live = {};
+    for (const [group, adapter] of Object.entries(options.live ?? {}) as [ProcessorGroup, ProcessorAdapter][]) {
+      if (adapter.mode !== 'live') throw new Error(`live adapter for ${group} must have mode 'live'`);
+      this.live[group] = guard(adapter);
+    }
+  }
+
+  adapterFor(group: ProcessorGroup, mode: Mode): ProcessorAdapter {
+    if (mode === 'sandbox') return this.sandbox[group];
+    const adapter = this.live[group];
+    if (!adapter)
+      throw new PlatformError('GATEWAY_NOT_CONFIGURED', undefined, {
+        detail: `no live ${group} processor is configured`,
+      });
+    return adapter;
+  }
+}

@@ -1,0 +1,57 @@
+import type { Money, PaymentRefunded } from '@ppay/kernel';
+import type { ChargeRecord } from '../charges/charge';
+import { refundResource, type RefundRecord } from './refund';
+
+/*
+ * A charge's refund state: what it captured, what its refunds hold, and how it reads and announces
+ * its refunds. Refunds live inside the charge document (docs/architecture.md, "Refund, then ledger debits").
+ */
+
+/** What the customer paid (fee included when they paid it): the most that can ever be refunded. */
+export function capturedAmount(charge: Pick<ChargeRecord, 'fee_details' | 'amount'>): Money {
+  return { amount: charge.fee_details.total_amount, currency: charge.amount.currency };
+}
+
+/** Succeeded plus pending refunds: what is no longer available to refund. */
+export function committedAmount(charge: Pick<ChargeRecord, 'refunds'>): number {
+  return charge.refunds.filter((r) => r.status !== 'failed').reduce((sum, r) => sum + r.amount.amount, 0);
+}
+
+/** GET /payments/charges/{id}/refunds: the charge's refund state and its refunds, oldest first. */
+export function chargeRefundsResource(charge: ChargeRecord) {
+  const captured = capturedAmount(charge);
+  return {
+    charge_id: charge.charge_id,
+    currency: captured.currency,
+    amount_captured: captured.amount,
+    amount_refunded: charge.amount_refunded,
+    refunded: charge.refunded,
+    refunds: charge.refunds.map((r) => refundResource(charge.charge_id, r)),
+  };
+}
+
+/** payments.payment.refunded for a refund that just succeeded (`charge` is the charge after it). */
+export function refundedEvent(charge: ChargeRecord, refund: RefundRecord, at: Date): PaymentRefunded {
+  const captured = capturedAmount(charge);
+  return {
+    charge_id: charge.charge_id,
+    transaction_id: charge.transaction_id,
+    merchant_id: charge.merchant_id,
+    sub_merchant_id: charge.sub_merchant_id,
+    reference: charge.reference,
+    gateway: charge.payment_gateway,
+    amount_captured: captured,
+    amount_refunded: { amount: charge.amount_refunded, currency: captured.currency },
+    refunded: charge.refunded,
+    refund: {
+      refund_id: refund.refund_id,
+      amount: refund.amount,
+      status: 'succeeded',
+      reason: refund.reason,
+      refunded_before: refund.refunded_before ?? 0,
+      created_at: refund.created_at.toISOString(),
+    },
+    metadata: charge.metadata,
+    refunded_at: at.toISOString(),
+  };
+}

@@ -1,0 +1,237 @@
+import { outboxEvent, PlatformError, requestFingerprint, SUBJECTS, type Mode } from '@ppay/kernel';
+import type { ChargeRecord } from '../charges/charge';
+import type { CallOptions } from '../charges/charges';
+import { withinDeadline } from '../charges/deadline-race';
+import { capturedAmount, committedAmount, refundedEvent } from './charge-refunds';
+import { newRefund, type RefundRecord } from './refund';
+import type { ChargeRepository } from '../ports';
+import type { ProcessorRegistry, RefundAnswer } from '../processors/ports';
+
+/** A refund request as the gateway passes it (spec: not shown; docs/decisions.md, Refunds). */
+export interface RefundRequest {
+  amount?: number;
+  reason?: string;
+}
+
+export interface RefundOutcome {
+  charge: ChargeRecord;
+  refund: RefundRecord;
+  replayed: boolean;
+}
+
+export interface RefundServiceOptions {
+  /** Compare-and-set rounds a request may lose to concurrent refunds of the same charge before a 409. */
+  maxRounds?: number;
+  /** A refund pending this long (its request crashed or timed out) is resumed by the sweep. */
+  staleAfterMs?: number;
+  /** Told of every refund this service settled (metrics). */
+  onSettled?: (refund: RefundRecord) => void;
+}
+
+const MAX_REASON_LENGTH = 500;
+
+function validate(request: RefundRequest): { amount: number | null; reason: string | null } {
+  const amount = request.amount ?? null;
+  if (amount !== null && (!Number.isSafeInteger(amount) || amount <= 0)) {
+    throw new PlatformError('VALIDATION_FAILED', 'amount must be a positive integer in minor units', {
+      param: 'amount',
+    });
+  }
+  const reason = request.reason?.trim() || null;
+  if (reason !== null && reason.length > MAX_REASON_LENGTH) {
+    throw new PlatformError('VALIDATION_FAILED', `reason must be at most ${MAX_REASON_LENGTH} characters`, {
+      param: 'reason',
+    });
+  }
+  return { amount, reason };
+}
+
+/**
+ * Refunds of a charge (beyond the spec, implied by payment.refunded). Refunds live inside the charge
+ * document and every change of them is one compare-and-set on the charge's `refund_version`, so the
+ * cap (succeeded + pending ≤ captured) holds under any concurrency without transactions:
+ *
+ * 1. reserve: a `pending` refund is added if the version has not moved (else re-read and re-judge);
+ * 2. the processor is asked, with the refund id as its idempotency key;
+ * 3. settle: the refund becomes `succeeded` (amount_refunded grows, payment.refunded goes into the
+ *    charge's outbox in the same write) or `failed` (its amount is free again).
+ *
+ * A refund left pending (timeout, crash) is resumed by a retry with the same Idempotency-Key or by the
+ * sweep; asking the processor again is harmless. The ledger debits follow from payment.refunded.
+ */
+export class RefundService {
+  constructor(
+    private readonly deps: { charges: ChargeRepository; processors: ProcessorRegistry },
+    private readonly options: RefundServiceOptions = {},
+    private readonly now: () => Date = () => new Date(),
+    private readonly sleep: (ms: number) => Promise<void> = (ms) => new Promise((r) => setTimeout(r, ms)),
+  ) {}
+
+  async create(
+    merchantId: number,
+    mode: Mode,
+    chargeId: string,
+    request: RefundRequest,
+    call: CallOptions = {},
+  ): Promise<RefundOutcome> {
+    const { amount, reason } = validate(request);
+    const key = call.idempotencyKey?.trim() || null;
+    const fingerprint = requestFingerprint({ charge_id: chargeId, amount, reason });
+    const rounds = this.options.maxRounds ?? 50;
+    for (let round = 0; round < rounds; round++) {
+      const charge = await this.find(merchantId, mode, chargeId);
+      const existing = key ? charge.refunds.find((r) => r.idempotency_key === key) : undefined;
+      if (existing) {
+        if (existing.request_fingerprint !== fingerprint) {
+          throw new PlatformError('IDEMPOTENCY_KEY_REUSED', undefined, { param: 'Idempotency-Key' });
+        }
+        if (existing.status !== 'pending') return { charge, refund: existing, replayed: true };
+        return { ...(await this.drive(charge, existing, call.deadline)), replayed: true };
+      }
+      if (charge.status !== 'succeeded') {
+        throw new PlatformError('CHARGE_NOT_REFUNDABLE', undefined, {
+          param: 'charge_id',
+          detail: `the charge is ${charge.status}`,
+        });
+      }
+      const captured = capturedAmount(charge);
+      const left = captured.amount - committedAmount(charge);
+      if (left <= 0 && charge.refunded)
+        throw new PlatformError('CHARGE_ALREADY_REFUNDED', undefined, { param: 'charge_id' });
+      const wanted = amount ?? left;
+      if (wanted > left || wanted <= 0) {
+        throw new PlatformError('REFUND_EXCEEDS_CHARGE', undefined, {
+          param: 'amount',
+          detail: `at most ${Math.max(left, 0)} ${captured.currency} can be refunded now (captured ${captured.amount})`,
+        });
+      }
+      const refund = newRefund(
+        { idempotency_key: key, request_fingerprint: fingerprint, amount: { ...captured, amount: wanted }, reason },
+        this.now(),
+      );
+      const reserved = await this.deps.charges.writeRefunds(
+        charge.charge_id,
+        charge.refund_version,
+        { refunds: [...charge.refunds, refund], amount_refunded: charge.amount_refunded, refunded: charge.refunded },
+        null,
+        this.now(),
+      );
+      if (!reserved) {
+        // Another refund of this charge won the write: judge again on the fresh charge.
+        await this.sleep(Math.floor(Math.random() * 10) + round);
+        continue;
+      }
+      return { ...(await this.drive(reserved, refund, call.deadline)), replayed: false };
+    }
+    throw new PlatformError('CONFLICT', 'This charge is being refunded by concurrent requests; retry', {
+      param: 'charge_id',
+    });
+  }
+
+  async list(merchantId: number, mode: Mode, chargeId: string): Promise<ChargeRecord> {
+    return this.find(merchantId, mode, chargeId);
+  }
+
+  /** The sweep: refunds left pending by a crash or a timeout are asked again and settled. */
+  async resumeStale(limit = 50): Promise<number> {
+    const staleBefore = new Date(this.now().getTime() - (this.options.staleAfterMs ?? 60_000));
+    let settled = 0;
+    for (const charge of await this.deps.charges.withStalePendingRefunds(staleBefore, limit)) {
+      for (const refund of charge.refunds) {
+        if (refund.status !== 'pending' || refund.updated_at > staleBefore) continue;
+        const fresh = await this.find(charge.merchant_id, charge.mode, charge.charge_id);
+        const result = await this.drive(fresh, refund).catch(() => null);
+        if (result && result.refund.status !== 'pending') settled++;
+      }
+    }
+    return settled;
+  }
+
+  private async find(merchantId: number, mode: Mode, chargeId: string): Promise<ChargeRecord> {
+    const charge = await this.deps.charges.findForMerchant(merchantId, mode, chargeId);
+    if (!charge) throw new PlatformError('CHARGE_NOT_FOUND', undefined, { param: 'charge_id' });
+    return charge;
+  }
+
+  /** Asks the processor about a pending refund and records its answer; no answer leaves it pending. */
+  private async drive(
+    charge: ChargeRecord,
+    refund: RefundRecord,
+    deadline?: Date,
+  ): Promise<{ charge: ChargeRecord; refund: RefundRecord }> {
+    const adapter = this.deps.processors.adapterFor(charge.processor_group, charge.mode);
+    const answer = await withinDeadline(
+      adapter.refund({
+        refund_id: refund.refund_id,
+        charge_id: charge.charge_id,
+        merchant_id: charge.merchant_id,
+        mode: charge.mode,
+        processor_reference: charge.processor_reference,
+        amount: refund.amount,
+        reason: refund.reason,
+      }),
+      deadline,
+      this.now,
+    );
+    if (answer.timedOut) {
+      throw new PlatformError('UPSTREAM_TIMEOUT', 'The payment processor has not answered the refund yet', {
+        detail: 'the refund is pending: retry with the same Idempotency-Key to get its outcome',
+      });
+    }
+    // SERVICE_UNAVAILABLE or an unknown outcome: the refund stays pending (it may have happened).
+    if ('error' in answer) throw answer.error;
+    return this.settle(charge, refund.refund_id, answer.value);
+  }
+
+  private async settle(
+    charge: ChargeRecord,
+    refundId: string,
+    answer: RefundAnswer,
+  ): Promise<{ charge: ChargeRecord; refund: RefundRecord }> {
+    let current = charge;
+    for (let round = 0; round < (this.options.maxRounds ?? 50); round++) {
+      const pending = current.refunds.find((r) => r.refund_id === refundId);
+      if (!pending) throw new PlatformError('INTERNAL', `refund ${refundId} vanished from its charge`);
+      if (pending.status !== 'pending') return { charge: current, refund: pending };
+      const at = this.now();
+      const succeeded = answer.status === 'succeeded';
+      const settled: RefundRecord = succeeded
+        ? {
+            ...pending,
+            status: 'succeeded',
+            refunded_before: current.amount_refunded,
+            processor_reference: answer.processor_reference,
+            updated_at: at,
+          }
+        : { ...pending, status: 'failed', failure_reason: answer.failure_reason, updated_at: at };
+      const amountRefunded = current.amount_refunded + (succeeded ? pending.amount.amount : 0);
+      const after: ChargeRecord = {
+        ...current,
+        refunds: current.refunds.map((r) => (r.refund_id === refundId ? settled : r)),
+        amount_refunded: amountRefunded,
+        refunded: amountRefunded >= capturedAmount(current).amount,
+      };
+      const event = succeeded
+        ? outboxEvent(SUBJECTS.paymentRefunded, refundedEvent(after, settled, at), {
+            merchantId: current.merchant_id,
+            mode: current.mode,
+          })
+        : null;
+      const written = await this.deps.charges.writeRefunds(
+        current.charge_id,
+        current.refund_version,
+        { refunds: after.refunds, amount_refunded: after.amount_refunded, refunded: after.refunded },
+        event,
+        at,
+      );
+      if (written) {
+        this.options.onSettled?.(settled);
+        return { charge: written, refund: settled };
+      }
+      current = await this.find(current.merchant_id, current.mode, current.charge_id);
+    }
+    throw new PlatformError('CONFLICT', 'This charge is being refunded by concurrent requests; retry', {
+      param: 'charge_id',
+    });
+  }
+}

@@ -1,9 +1,9 @@
 import mongoose, { type Connection } from 'mongoose';
 import { randomBytes } from 'node:crypto';
-import { newDelivery } from '../../services/webhooks/src/domain/webhook-event';
-import type { WebhookEventRecord } from '../../services/webhooks/src/domain/webhook-event';
-import { deliveryModels, MongoDeliveryStore } from '../../services/webhooks/src/repo/delivery-repo';
-import { dropSequenceCounters } from '../../services/webhooks/src/repo/event-repo';
+import { newDelivery } from '../../services/webhooks/src/deliveries/delivery';
+import { deliveryModels, MongoDeliveryStore } from '../../services/webhooks/src/deliveries/delivery.repo';
+import { dropSequenceCounters } from '../../services/webhooks/src/webhook-events/event.repo';
+import type { WebhookEventRecord } from '../../services/webhooks/src/webhook-events/webhook-event';
 import { testInfraUrls } from '../support/infra';
 
 /**

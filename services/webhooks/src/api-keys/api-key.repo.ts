@@ -1,7 +1,7 @@
 import { Schema, type Connection, type Model } from 'mongoose';
 import { PlatformError, type OutboxEntry } from '@ppay/kernel';
 import { isDuplicateKeyError, outboxEntrySchema } from '@ppay/runtime';
-import type { ApiKeyChanges, ApiKeyRecord, ApiKeyRepository, ApiKeyStatus } from '../domain/api-keys';
+import type { ApiKeyChanges, ApiKeyRecord, ApiKeyRepository, ApiKeyStatus } from './api-keys';
 
 interface ApiKeyDocument extends Omit<ApiKeyRecord, 'id'> {
   _id: string;

@@ -1,27 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Mode } from '@ppay/kernel';
-
-/**
- * The canonical event store: each platform event a merchant can receive is stored once, in the
- * platform's own (current, internal) shape, and rendered per API key version at send time (spec 9).
- */
-export interface WebhookEventRecord {
-  /** `evt_` + UUID, derived from the source event, so a redelivered source event maps to the same id. */
-  event_id: string;
-  event_type: string;
-  merchant_id: number;
-  mode: Mode;
-  occurred_at: Date;
-  /** The object the event changes (a charge, a wallet …): `sequence` orders one object's events. */
-  object_type: string;
-  object_id: string;
-  /** The source event's position in its JetStream stream (see EventFanOut.ingest). */
-  sequence: number;
-  /** The canonical payload (the internal event's data). Renderers turn it into each version's shape. */
-  data: Record<string, unknown>;
-  source_event_id: string;
-  created_at: Date;
-}
+import { aboutMerchant, type WebhookEventRecord } from '../webhook-events/webhook-event';
 
 export type DeliveryStatus = 'pending' | 'delivering' | 'succeeded' | 'failed';
 
@@ -83,18 +62,6 @@ export interface DeliveryRecord {
   updated_at: Date;
 }
 
-/**
- * `evt_` + a UUID (version 5 layout) derived from the source event and the receiving merchant:
- * the same JetStream message always yields the same webhook event id, however often it arrives.
- */
-export function webhookEventId(sourceEventId: string, merchantId: number): string {
-  const h = createHash('sha256').update(`ppay-webhook-event\n${sourceEventId}\n${merchantId}`).digest();
-  h[6] = (h[6]! & 0x0f) | 0x50;
-  h[8] = (h[8]! & 0x3f) | 0x80;
-  const hex = h.subarray(0, 16).toString('hex');
-  return `evt_${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
-}
-
 export function deliveryId(eventId: string, keyId: string): string {
   return `dlv_${createHash('sha256').update(`${eventId}\n${keyId}`).digest('hex').slice(0, 32)}`;
 }
@@ -142,8 +109,27 @@ export function interruptedAttempt(number: number, startedAt: Date): AttemptReco
   };
 }
 
-/** The merchant an event is about: its payload's `merchant_id`, when it has one. */
-export function aboutMerchant(event: Pick<WebhookEventRecord, 'data'>): number | null {
-  const about = event.data.merchant_id;
-  return typeof about === 'number' ? about : null;
+/** What one attempt (or a claim that sent nothing) leaves a delivery with. */
+export interface AttemptOutcome {
+  status: DeliveryStatus;
+  next_attempt_at: Date;
+  /** The delivery's counters after this outcome (sends started, all rounds; completed in this round). */
+  attempt_count: number;
+  round_attempts: number;
+  /** Appended to the delivery's attempts. */
+  attempts: AttemptRecord[];
+  last_error_class: DeliveryRecord['last_error_class'];
+}
+
+/** A delivery's fields once an outcome is recorded, its attempts aside (those are appended). */
+export function fieldsAfter(outcome: AttemptOutcome, now: Date) {
+  return {
+    status: outcome.status,
+    next_attempt_at: outcome.next_attempt_at,
+    attempt_count: outcome.attempt_count,
+    round_attempts: outcome.round_attempts,
+    claim_token: null,
+    last_error_class: outcome.last_error_class,
+    updated_at: now,
+  };
 }

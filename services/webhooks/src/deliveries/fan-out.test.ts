@@ -1,10 +1,10 @@
 import { createHmac } from 'node:crypto';
 import type { EventEnvelope, PaymentOutcome } from '@ppay/kernel';
 import { DeliveryWorker, SPEC_POLICY, type DeliveryPolicy } from './delivery-worker';
-import { EventLog } from './event-log';
+import { EventLog } from '../webhook-events/event-log';
 import { EventFanOut } from './fan-out';
-import { MemoryDeliveryStore, MemoryEventStore, MemoryKeys, ScriptedSender } from './memory-ports.test-util';
-import { webhookEventId } from './webhook-event';
+import { MemoryDeliveryStore, MemoryEventStore, MemoryKeys, ScriptedSender } from '../memory-ports.test-util';
+import { webhookEventId } from '../webhook-events/webhook-event';
 
 const outcome = (over: Partial<PaymentOutcome> = {}): PaymentOutcome => ({
   charge_id: 'ch_1',

@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { PlatformError, type Mode } from '@ppay/kernel';
-import { signedRequest } from './delivery-worker';
-import type { EventFanOut } from './fan-out';
-import type { DeliveryKeys, DeliveryStore, EventStore, SendResult, WebhookSender } from './ports';
+import { signedRequest } from '../deliveries/delivery-worker';
+import type { EventFanOut } from '../deliveries/fan-out';
+import type { DeliveryKeys, DeliveryStore, EventStore, SendResult, WebhookSender } from '../ports';
 import { renderEvent } from './renderers';
-import type { DeliveryRecord, DeliveryStatus, WebhookEventRecord } from './webhook-event';
+import type { DeliveryRecord, DeliveryStatus } from '../deliveries/delivery';
+import type { WebhookEventRecord } from './webhook-event';
 
 /** Spec: partners see 30 days of events (the retention job deletes older ones). */
 export const EVENT_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;

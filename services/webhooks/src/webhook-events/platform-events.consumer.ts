@@ -1,9 +1,9 @@
 import { streamForSubject, type StreamName } from '@ppay/kernel';
 import { defineConsumer, type ConsumerSpec, type MerchantTombstones } from '@ppay/runtime';
-import { WEBHOOK_SOURCES } from '../domain/event-sources';
-import type { EventFanOut } from '../domain/fan-out';
-import { aboutMerchant } from '../domain/webhook-event';
-import type { DeliveryMetrics } from './metrics';
+import { WEBHOOK_SOURCES } from './event-sources';
+import type { EventFanOut } from '../deliveries/fan-out';
+import { aboutMerchant } from './webhook-event';
+import type { EventMetrics } from './event.metrics';
 
 const IN_PROGRESS_EVERY_MS = 10_000;
 
@@ -18,7 +18,7 @@ const IN_PROGRESS_EVERY_MS = 10_000;
  */
 export function webhookConsumers(
   fanOut: EventFanOut,
-  metrics: DeliveryMetrics,
+  metrics: EventMetrics,
   tombstones: Pick<MerchantTombstones, 'isDeleted'>,
   concurrency: number,
 ): ConsumerSpec[] {

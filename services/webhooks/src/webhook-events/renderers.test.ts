@@ -1,7 +1,7 @@
 import { isSupportedApiVersion } from './api-versions';
 import { deliverableTo, renderEvent, usesCurrentShape } from './renderers';
 import type { WebhookEventRecord } from './webhook-event';
-import { REFUNDED_DATA } from './memory-ports.test-util';
+import { REFUNDED_DATA } from '../memory-ports.test-util';
 
 const event = (event_type: string, data: Record<string, unknown> = REFUNDED_DATA): WebhookEventRecord => ({
   event_id: 'evt_00000000-0000-5000-8000-000000000000',

@@ -1,7 +1,7 @@
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { destroyAgents, MAX_SOCKETS_PER_HOST, sendWebhook, type SendWebhookInput } from './http-sender';
+import { destroyAgents, MAX_SOCKETS_PER_HOST, sendWebhook, type SendWebhookInput } from './http-sender.adapter';
 
 type Handler = (req: IncomingMessage, res: ServerResponse, body: string) => void;
 

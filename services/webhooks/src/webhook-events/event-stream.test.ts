@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { PlatformError } from '@ppay/kernel';
 import { decodeStreamCursor, encodeStreamCursor, EventStream, STREAM_SETTLE_MS } from './event-stream';
-import { MemoryEventStore, MemoryKeys, REFUNDED_DATA } from './memory-ports.test-util';
+import { MemoryEventStore, MemoryKeys, REFUNDED_DATA } from '../memory-ports.test-util';
 import { renderEvent } from './renderers';
 import type { WebhookEventRecord } from './webhook-event';
 

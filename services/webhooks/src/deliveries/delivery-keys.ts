@@ -1,7 +1,7 @@
 import { TtlCache, type Mode, type SecretBox } from '@ppay/kernel';
-import type { ApiKeyRecord, ApiKeyRepository } from '../domain/api-keys';
-import type { DeliveryKey, DeliveryKeys } from '../domain/ports';
-import { signingSecrets } from '../domain/signing';
+import type { ApiKeyRecord, ApiKeyRepository } from '../api-keys/api-keys';
+import type { DeliveryKey, DeliveryKeys } from '../ports';
+import { signingSecrets } from './signing';
 
 /**
  * API keys as the fan-out and the delivery worker need them, secrets opened in memory only. Reads are

@@ -9,7 +9,7 @@ import {
   type OutboxEntry,
   type Subject,
 } from '@ppay/kernel';
-import { isSupportedApiVersion, LATEST_API_VERSION } from './api-versions';
+import { isSupportedApiVersion, LATEST_API_VERSION } from '../webhook-events/api-versions';
 import {
   API_KEY_PATTERN,
   generateApiKey,

@@ -1,10 +1,9 @@
 import { Schema, type Connection, type FilterQuery, type Model } from 'mongoose';
 import { type Mode } from '@ppay/kernel';
 import { isDuplicateKeyError } from '@ppay/runtime';
-import type { CreatedAfterQuery, EventQuery, EventStore } from '../domain/ports';
-import { aboutMerchant, type WebhookEventRecord } from '../domain/webhook-event';
-import { deleteBatch } from './batch-delete';
-import { deliveryModels } from './delivery-repo';
+import type { CreatedAfterQuery, EventQuery, EventStore } from '../ports';
+import { aboutMerchant, type WebhookEventRecord } from './webhook-event';
+import { deleteBatch, insertIgnoringDuplicates } from '../bulk-writes.repo';
 
 interface EventDocument extends Omit<WebhookEventRecord, 'event_id' | 'data'> {
   _id: string;
@@ -42,11 +41,8 @@ eventSchema.index({ merchant_id: 1, mode: 1, created_at: 1, _id: 1 });
 
 export type EventModel = Model<EventDocument>;
 
-export function webhookModels(conn: Connection) {
-  return {
-    events: conn.model<EventDocument>('WebhookEvent', eventSchema),
-    ...deliveryModels(conn),
-  };
+export function eventModel(conn: Connection): EventModel {
+  return conn.model<EventDocument>('WebhookEvent', eventSchema);
 }
 
 function toEvent(doc: EventDocument): WebhookEventRecord {
@@ -90,19 +86,8 @@ export class MongoEventStore implements EventStore {
 
   async insertMany(events: WebhookEventRecord[]): Promise<Set<string>> {
     const docs = events.map(toDocument);
-    const inserted = new Set(docs.map((d) => d._id));
-    if (!docs.length) return inserted;
-    try {
-      await this.model.insertMany(docs, { ordered: false, lean: true });
-    } catch (err) {
-      const e = err as { writeErrors?: { index?: number; code?: number; err?: { index?: number; code?: number } }[] };
-      const errors = e.writeErrors ?? [];
-      if (!isDuplicateKeyError(err) && !errors.length) throw err;
-      if (errors.some((w) => (w.code ?? w.err?.code) !== 11000)) throw err;
-      if (!errors.length) return new Set();
-      for (const w of errors) inserted.delete(docs[w.index ?? w.err?.index ?? -1]?._id ?? '');
-    }
-    return inserted;
+    const duplicates = await insertIgnoringDuplicates(this.model, docs);
+    return new Set(docs.filter((_, i) => !duplicates.has(i)).map((d) => d._id));
   }
 
   async get(eventId: string): Promise<WebhookEventRecord | null> {

@@ -1,14 +1,9 @@
 import { WriteBatcher, type EventEnvelope } from '@ppay/kernel';
-import { sourceFor } from './event-sources';
-import type { DeliveryKey, DeliveryKeys, DeliveryStore, EventStore } from './ports';
-import { deliverableTo } from './renderers';
-import {
-  interruptedAttempt,
-  newDelivery,
-  type DeliveryRecord,
-  webhookEventId,
-  type WebhookEventRecord,
-} from './webhook-event';
+import { sourceFor } from '../webhook-events/event-sources';
+import type { DeliveryKey, DeliveryKeys, DeliveryStore, EventStore } from '../ports';
+import { deliverableTo } from '../webhook-events/renderers';
+import { interruptedAttempt, newDelivery, type DeliveryRecord } from './delivery';
+import { webhookEventId, type WebhookEventRecord } from '../webhook-events/webhook-event';
 
 /**
  * Platform event → one stored webhook event → one delivery per receiving key.

@@ -3,20 +3,8 @@ import https from 'node:https';
 import { isIP } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { StringDecoder } from 'node:string_decoder';
-import { BlockedTargetError, classifyAddress, guardedLookup, isAllowedTarget } from '../domain/ssrf';
-
-export type AttemptErrorClass =
-  'timeout' | 'network_error' | 'http_error' | 'redirect' | 'blocked_target' | 'tls_error';
-
-export interface AttemptResult {
-  /** HTTP status, or null when no response arrived. */
-  status: number | null;
-  duration_ms: number;
-  error_class: AttemptErrorClass | null;
-  /** Start of the response body as UTF-8, at most RESPONSE_EXCERPT_BYTES bytes. */
-  response_excerpt: string;
-  success: boolean;
-}
+import type { SendInput, SendResult, WebhookSender } from '../ports';
+import { BlockedTargetError, classifyAddress, guardedLookup, isAllowedTarget } from './ssrf';
 
 export interface SendWebhookInput {
   url: string;
@@ -71,14 +59,14 @@ export function destroyAgents(): void {
   agents.clear();
 }
 
-function outcomeOf(status: number): Pick<AttemptResult, 'error_class' | 'success'> {
+function outcomeOf(status: number): Pick<SendResult, 'error_class' | 'success'> {
   if (status >= 200 && status < 300) return { error_class: null, success: true };
   // Never followed: the target was vetted, wherever a Location points was not.
   if (status >= 300 && status < 400) return { error_class: 'redirect', success: false };
   return { error_class: 'http_error', success: false };
 }
 
-function errorClassOf(err: NodeJS.ErrnoException, protocol: string): AttemptErrorClass {
+function errorClassOf(err: NodeJS.ErrnoException, protocol: string): NonNullable<SendResult['error_class']> {
   if (err instanceof BlockedTargetError) return 'blocked_target';
   const code = err.code ?? '';
   if (protocol === 'https:' && TLS_ERROR_CODE.test(code)) return 'tls_error';
@@ -114,9 +102,9 @@ function refusedUpFront(rawUrl: string, allowPrivateTargets: boolean): URL | und
  * delivery log are the caller's: this only sends once and says what happened, without throwing
  * for anything the receiver does.
  */
-export function sendWebhook(input: SendWebhookInput): Promise<AttemptResult> {
+export function sendWebhook(input: SendWebhookInput): Promise<SendResult> {
   const started = performance.now();
-  const result = (partial: Partial<AttemptResult>): AttemptResult => ({
+  const result = (partial: Partial<SendResult>): SendResult => ({
     status: null,
     error_class: null,
     response_excerpt: '',
@@ -128,7 +116,7 @@ export function sendWebhook(input: SendWebhookInput): Promise<AttemptResult> {
   const url = refusedUpFront(input.url, input.allowPrivateTargets);
   if (!url) return Promise.resolve(result({ error_class: 'blocked_target' }));
 
-  return new Promise<AttemptResult>((resolve) => {
+  return new Promise<SendResult>((resolve) => {
     let settled = false;
     let response: IncomingMessage | undefined;
     const excerpt: Buffer[] = [];
@@ -189,11 +177,18 @@ export function sendWebhook(input: SendWebhookInput): Promise<AttemptResult> {
       finish({ status, response_excerpt: text, ...outcomeOf(status) });
     }
 
-    function finish(partial: Partial<AttemptResult>) {
+    function finish(partial: Partial<SendResult>) {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
       resolve(result(partial));
     }
   });
+}
+
+/** The sender port over this SSRF-guarded node:http sender. */
+export class HttpWebhookSender implements WebhookSender {
+  send(input: SendInput): Promise<SendResult> {
+    return sendWebhook(input);
+  }
 }

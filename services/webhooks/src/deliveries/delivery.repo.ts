@@ -1,10 +1,11 @@
 import { Schema, type Connection, type FilterQuery, type Model } from 'mongoose';
 import { WriteBatcher, type Mode } from '@ppay/kernel';
-import { isDuplicateKeyError } from '@ppay/runtime';
-import { claimToken, leaseEndOf } from '../domain/delivery-worker';
-import type { AttemptOutcome, ClaimedDelivery, ClaimOptions, DeliveryStore, RequeueFilter } from '../domain/ports';
-import type { AttemptRecord, DeliveryRecord, DeliveryStatus } from '../domain/webhook-event';
-import { deleteBatch } from './batch-delete';
+import { claimToken, leaseEndOf } from './delivery-worker';
+import type { AttemptOutcome } from './delivery';
+import type { AttemptStore, ClaimedDelivery, ClaimOptions } from './ports';
+import type { DeliveryStore, RequeueFilter } from '../ports';
+import type { AttemptRecord, DeliveryRecord, DeliveryStatus } from './delivery';
+import { deleteBatch, insertIgnoringDuplicates } from '../bulk-writes.repo';
 
 /**
  * Deliveries live in two collections:
@@ -191,23 +192,6 @@ function overlay(log: DeliveryDocument, due: DueDocument | undefined): DeliveryR
   };
 }
 
-/** Inserts, ignoring documents whose _id exists; returns the indexes that were duplicates. */
-async function insertIgnoringDuplicates(model: Model<any>, docs: object[]): Promise<Set<number>> {
-  if (!docs.length) return new Set();
-  try {
-    await model.insertMany(docs, { ordered: false, lean: true });
-    return new Set();
-  } catch (err) {
-    const e = err as { writeErrors?: { index?: number; code?: number; err?: { index?: number; code?: number } }[] };
-    const errors = e.writeErrors ?? [];
-    const allDuplicates =
-      (isDuplicateKeyError(err) || errors.length > 0) && errors.every((w) => (w.code ?? w.err?.code) === 11000);
-    if (!allDuplicates) throw err;
-    if (!errors.length) return new Set(docs.map((_, i) => i));
-    return new Set(errors.map((w) => w.index ?? w.err?.index ?? -1));
-  }
-}
-
 const FINAL: DeliveryStatus[] = ['succeeded', 'failed'];
 
 interface Completion {
@@ -219,7 +203,7 @@ interface Completion {
 /** Below this much lease left, an outcome's writes are conditional on the claim token. */
 const LEASE_MARGIN_MS = 2_000;
 
-export class MongoDeliveryStore implements DeliveryStore {
+export class MongoDeliveryStore implements DeliveryStore, AttemptStore {
   constructor(
     readonly model: DeliveryModel,
     readonly due: DueModel,

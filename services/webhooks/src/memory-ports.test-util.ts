@@ -1,8 +1,7 @@
 import type { Mode } from '@ppay/kernel';
+import { fieldsAfter, type AttemptOutcome, type DeliveryRecord, type DeliveryStatus } from './deliveries/delivery';
+import type { AttemptStore, ClaimedDelivery, ClaimOptions } from './deliveries/ports';
 import type {
-  AttemptOutcome,
-  ClaimedDelivery,
-  ClaimOptions,
   CreatedAfterQuery,
   DeliveryKey,
   DeliveryKeys,
@@ -14,7 +13,7 @@ import type {
   SendResult,
   WebhookSender,
 } from './ports';
-import type { DeliveryRecord, DeliveryStatus, WebhookEventRecord } from './webhook-event';
+import type { WebhookEventRecord } from './webhook-events/webhook-event';
 
 const clone = <T>(v: T): T => structuredClone(v);
 
@@ -73,7 +72,7 @@ export class MemoryEventStore implements EventStore {
   }
 }
 
-export class MemoryDeliveryStore implements DeliveryStore {
+export class MemoryDeliveryStore implements DeliveryStore, AttemptStore {
   readonly rows = new Map<string, DeliveryRecord>();
   private tokens = 0;
   private insert(d: DeliveryRecord): boolean {
@@ -123,15 +122,7 @@ export class MemoryDeliveryStore implements DeliveryStore {
   async complete(id: string, token: string, o: AttemptOutcome, now: Date) {
     const d = this.rows.get(id);
     if (!d || d.claim_token !== token) return false;
-    Object.assign(d, {
-      status: o.status,
-      next_attempt_at: o.next_attempt_at,
-      claim_token: null,
-      last_error_class: o.last_error_class,
-      updated_at: now,
-      round_attempts: d.round_attempts + o.round_attempts_delta,
-      attempts: [...d.attempts, ...clone(o.attempts)],
-    });
+    Object.assign(d, { ...fieldsAfter(o, now), attempts: [...d.attempts, ...clone(o.attempts)] });
     return true;
   }
   async forEvent(eventId: string) {

@@ -1,5 +1,6 @@
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
-import type { DeliveryMetricsPort, SendResult } from '../domain/ports';
+import type { DeliveryMetricsPort } from './ports';
+import type { SendResult } from '../ports';
 
 /**
  * Webhook delivery metrics (spec 6.3: 10 s timeout, 3 attempts, 2 s apart). The delivery worker
@@ -9,7 +10,7 @@ export function deliveryMetrics(registry: Registry) {
   return {
     attempts: new Counter({
       name: 'ppay_webhook_delivery_attempts_total',
-      help: 'Webhook HTTP attempts, by event type and outcome (success, or the error_class of adapters/http-sender.ts)',
+      help: 'Webhook HTTP attempts, by event type and outcome (success, or the error_class of deliveries/http-sender.adapter.ts)',
       labelNames: ['event_type', 'outcome'],
       registers: [registry],
     }),
@@ -41,12 +42,6 @@ export function deliveryMetrics(registry: Registry) {
       name: 'ppay_webhook_first_attempts_total',
       help: "New deliveries' first attempts by how they got a send slot: at_once, after_wait, or stored (none within 1 s: stored as due work and claimed, several times the database work)",
       labelNames: ['path'],
-      registers: [registry],
-    }),
-    events: new Counter({
-      name: 'ppay_webhook_events_total',
-      help: 'Platform events stored for webhook delivery, by event type',
-      labelNames: ['event_type'],
       registers: [registry],
     }),
   };

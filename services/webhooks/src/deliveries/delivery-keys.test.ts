@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { SecretBox } from '@ppay/kernel';
-import type { ApiKeyRecord, ApiKeyRepository } from '../domain/api-keys';
+import type { ApiKeyRecord, ApiKeyRepository } from '../api-keys/api-keys';
 import { RepositoryDeliveryKeys } from './delivery-keys';
 
 const box = new SecretBox(randomBytes(32), 'k1');

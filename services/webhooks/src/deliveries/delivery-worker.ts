@@ -1,25 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import type {
-  AttemptOutcome,
-  ClaimedDelivery,
-  DeliveryKey,
-  DeliveryKeys,
-  DeliveryMetricsPort,
-  DeliveryStore,
-  EventStore,
-  SendResult,
-  WebhookSender,
-} from './ports';
+import type { AttemptOutcome } from './delivery';
+import type { AttemptStore, ClaimedDelivery, DeliveryMetricsPort } from './ports';
+import type { DeliveryKey, DeliveryKeys, EventStore, SendResult, WebhookSender } from '../ports';
 import { RecentResponses } from './recent-responses';
-import { renderEvent } from './renderers';
+import { renderEvent } from '../webhook-events/renderers';
 import { signDelivery } from './signing';
-import {
-  interruptedAttempt,
-  newDelivery,
-  type AttemptRecord,
-  type DeliveryRecord,
-  type WebhookEventRecord,
-} from './webhook-event';
+import { interruptedAttempt, newDelivery, type AttemptRecord, type DeliveryRecord } from './delivery';
+import { type WebhookEventRecord } from '../webhook-events/webhook-event';
 
 /** Spec 6.3 and the worker's own limits. */
 export interface DeliveryPolicy {
@@ -122,7 +109,7 @@ export class DeliveryWorker {
 
   constructor(
     private readonly ports: {
-      deliveries: DeliveryStore;
+      deliveries: AttemptStore;
       events: Pick<EventStore, 'get'>;
       keys: Pick<DeliveryKeys, 'get'>;
       sender: WebhookSender;
@@ -491,7 +478,6 @@ export class DeliveryWorker {
         {
           status: 'failed',
           next_attempt_at: this.now(),
-          round_attempts_delta: refund - 1,
           attempt_count: d.attempt_count,
           round_attempts: d.round_attempts + refund - 1,
           attempts: earlier,
@@ -536,7 +522,6 @@ export class DeliveryWorker {
       {
         status: outcome,
         next_attempt_at: outcome === 'pending' ? nextAt : finishedAt,
-        round_attempts_delta: refund,
         attempt_count: d.attempt_count,
         round_attempts: d.round_attempts + refund,
         attempts: [...earlier, attempt],

@@ -1,14 +1,11 @@
 import { PlatformError, requireMerchant, requireMode } from '@ppay/kernel';
 import { toWire, type UnaryHandlers } from '@ppay/runtime';
 import type { types } from '@ppay/proto';
-import { apiKeyResource, type ApiKeyRecord, type ApiKeyService } from '../domain/api-keys';
-import type { EventLog } from '../domain/event-log';
-import type { EventStream } from '../domain/event-stream';
-import type { DeliveryStatus } from '../domain/webhook-event';
+import type { DeliveryStatus } from '../deliveries/delivery';
+import type { EventLog } from './event-log';
+import type { EventStream } from './event-stream';
 
 type Handlers = UnaryHandlers<types.webhooks.WebhooksServiceHandlers>;
-
-const apiKey = (record: ApiKeyRecord) => toWire(apiKeyResource(record));
 
 function dateParam(value: string | undefined, param: string): Date | undefined {
   if (value === undefined) return undefined;
@@ -18,43 +15,9 @@ function dateParam(value: string | undefined, param: string): Date | undefined {
   return date;
 }
 
-/** Thin gRPC adapters: decode, call the use case, encode. */
-export function webhooksHandlers(keys: ApiKeyService, log: EventLog, stream: EventStream): Handlers {
+/** The partner's events (log, resends, the `listen` stream, webhook tests) over gRPC: decode, call the use case, encode. */
+export function eventHandlers(log: EventLog, stream: EventStream): Handlers {
   return {
-    async CreateApiKey(req, { caller }) {
-      const { merchantId } = requireMerchant(caller);
-      const created = await keys.create(merchantId, {
-        mode: req.mode,
-        name: req.name || undefined,
-        webhook_url: req.webhook_url || undefined,
-        api_version: req.api_version || undefined,
-      });
-      return { key: apiKey(created.record), api_key: created.apiKey, webhook_secret: created.webhookSecret };
-    },
-    async ListApiKeys(_req, { caller }) {
-      const { merchantId } = requireMerchant(caller);
-      return { keys: (await keys.list(merchantId)).map(apiKey) };
-    },
-    async RevokeApiKey(req, { caller }) {
-      return apiKey(await keys.revoke(requireMerchant(caller).merchantId, req.key_id));
-    },
-    async ToggleApiKeyStatus(req, { caller }) {
-      return apiKey(await keys.toggle(requireMerchant(caller).merchantId, req.key_id, req.enabled));
-    },
-    async UpdateWebhook(req, { caller }) {
-      const updated = await keys.updateWebhook(requireMerchant(caller).merchantId, req.key_id, {
-        webhook_url: req._webhook_url ? req.webhook_url : undefined,
-        api_version: req._api_version ? req.api_version : undefined,
-      });
-      return apiKey(updated);
-    },
-    async RegenerateWebhookSecret(req, { caller }) {
-      const { record, webhookSecret } = await keys.regenerateWebhookSecret(
-        requireMerchant(caller).merchantId,
-        req.key_id,
-      );
-      return { id: record.id, webhook_secret: webhookSecret, webhook_secret_hint: record.webhook_secret_hint };
-    },
     async ListEvents(req, { caller }) {
       const page = await log.list(requireMerchant(caller).merchantId, requireMode(caller), {
         types: req.types.length ? req.types : undefined,
@@ -98,10 +61,6 @@ export function webhooksHandlers(keys: ApiKeyService, log: EventLog, stream: Eve
         error_class: result.error_class,
         response_excerpt: result.response_excerpt,
       });
-    },
-    async AuthenticateApiKey(req) {
-      const key = await keys.authenticate(req.api_key);
-      return { key_id: key.id, merchant_id: key.merchant_id, mode: key.mode, api_version: key.api_version };
     },
   };
 }

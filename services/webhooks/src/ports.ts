@@ -1,14 +1,12 @@
 import type { Mode } from '@ppay/kernel';
-import type { SigningSecrets } from './signing';
-import type {
-  AttemptErrorClass,
-  AttemptRecord,
-  DeliveryRecord,
-  DeliveryStatus,
-  WebhookEventRecord,
-} from './webhook-event';
+import type { AttemptErrorClass, DeliveryRecord, DeliveryStatus } from './deliveries/delivery';
+import type { SigningSecrets } from './deliveries/signing';
+import type { WebhookEventRecord } from './webhook-events/webhook-event';
 
-/** Every outside dependency of the webhook domain (the API key repository lives in api-keys.ts). */
+/**
+ * The outside dependencies that both the events and the deliveries subdomains use (the API key
+ * repository lives in api-keys/api-keys.ts, the worker's own ports in deliveries/ports.ts).
+ */
 
 export interface EventStore {
   /** Inserts the event; false (and nothing written) when its event_id is already stored. */
@@ -46,62 +44,19 @@ export interface CreatedAfterQuery {
   limit: number;
 }
 
-export interface ClaimOptions {
-  now: Date;
-  owner: string;
-  leaseUntil: Date;
-  limit: number;
-  /** How many more deliveries each busy key may take (0 = none); keys not listed take up to `perKeyLimit`. */
-  keyRoom: ReadonlyMap<string, number>;
-  perKeyLimit: number;
-}
-
-export interface ClaimedDelivery {
-  delivery: DeliveryRecord;
-  /** The claim this one replaced had expired mid-attempt (a crashed or killed worker). */
-  interrupted: { started_at: Date } | null;
-  claim_token: string;
-}
-
-export interface AttemptOutcome {
-  status: DeliveryStatus;
-  next_attempt_at: Date;
-  /** Added to the round's completed attempts (an interrupted attempt gives its slot back). */
-  round_attempts_delta: number;
-  /** The delivery's counters after this outcome (sends started, all rounds; completed in this round). */
-  attempt_count: number;
-  round_attempts: number;
-  attempts: AttemptRecord[];
-  last_error_class: DeliveryRecord['last_error_class'];
-}
-
+/** The delivery log as the fan-out and the partner's event log use it (the worker's side: AttemptStore). */
 export interface DeliveryStore {
   /**
    * Inserts what is missing (unique per event and key) and makes it due; returns the ids that became
    * due (new ones, and unfinished ones a crashed fan-out left without due work).
    */
   insertMany(deliveries: DeliveryRecord[]): Promise<Set<string>>;
-  /**
-   * Inserts a new delivery as it stands after its first attempt (sent before anything was stored),
-   * with a due entry when it is unfinished; false (nothing written) when it is stored already.
-   */
-  recordFirst(delivery: DeliveryRecord): Promise<boolean>;
-  /** Claims due deliveries (pending and due, or delivering with an expired lease), counting the attempt. */
-  claim(options: ClaimOptions): Promise<ClaimedDelivery[]>;
-  /** Claims this delivery if it is due, like `claim`; null when it is not due or someone else has it. */
-  claimOne(
-    deliveryId: string,
-    options: Pick<ClaimOptions, 'now' | 'owner' | 'leaseUntil'>,
-  ): Promise<ClaimedDelivery | null>;
-  /** Records an attempt's outcome, only while the claim is still ours. */
-  complete(deliveryId: string, claimToken: string, outcome: AttemptOutcome, now: Date): Promise<boolean>;
   forEvent(eventId: string): Promise<DeliveryRecord[]>;
   /** Event ids (newest first) of this merchant's deliveries in a status. */
   eventIdsWithStatus(merchantId: number, mode: Mode, status: DeliveryStatus, limit: number): Promise<string[]>;
   /** Starts a new round (pending, due now) for deliveries not being sent right now. */
   requeue(filter: RequeueFilter, now: Date): Promise<number>;
   count(filter: RequeueFilter): Promise<number>;
-  pendingCount(): Promise<number>;
   deleteOlderThan(before: Date, limit: number): Promise<number>;
 }
 
@@ -149,11 +104,4 @@ export interface SendResult {
 
 export interface WebhookSender {
   send(input: SendInput): Promise<SendResult>;
-}
-
-export interface DeliveryMetricsPort {
-  attempt(eventType: string, result: SendResult): void;
-  finished(eventType: string, outcome: 'delivered' | 'failed', attempts: number): void;
-  /** How a new delivery's first attempt got its send slot: at once, after a wait, or none (stored as due work). */
-  firstAttempt(path: 'at_once' | 'after_wait' | 'stored'): void;
 }

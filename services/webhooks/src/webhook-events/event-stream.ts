@@ -1,5 +1,5 @@
 import { PlatformError, type Mode } from '@ppay/kernel';
-import type { DeliveryKeys, EventStore } from './ports';
+import type { DeliveryKeys, EventStore } from '../ports';
 import { deliverableTo, renderEvent } from './renderers';
 import type { WebhookEventRecord } from './webhook-event';
 

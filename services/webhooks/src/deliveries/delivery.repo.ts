@@ -1,6 +1,6 @@
 import { Schema, type Connection, type FilterQuery, type Model } from 'mongoose';
 import { WriteBatcher, type Mode } from '@ppay/kernel';
-import { claimToken, leaseEndOf } from './delivery-worker';
+import { claimToken, leaseEndOf } from './claim-token';
 import type { AttemptOutcome } from './delivery';
 import type { AttemptStore, ClaimedDelivery, ClaimOptions } from './ports';
 import type { DeliveryStore, RequeueFilter } from '../ports';

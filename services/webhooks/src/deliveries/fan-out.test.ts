@@ -1,6 +1,7 @@
 import { createHmac } from 'node:crypto';
 import type { EventEnvelope, PaymentOutcome } from '@ppay/kernel';
-import { DeliveryWorker, SPEC_POLICY, type DeliveryPolicy } from './delivery-worker';
+import { SPEC_POLICY, type DeliveryPolicy } from './delivery-policy';
+import { DeliveryWorker } from './delivery-worker';
 import { EventLog } from '../webhook-events/event-log';
 import { EventFanOut } from './fan-out';
 import { MemoryDeliveryStore, MemoryEventStore, MemoryKeys, ScriptedSender } from '../memory-ports.test-util';

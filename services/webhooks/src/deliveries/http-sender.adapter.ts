@@ -4,6 +4,7 @@ import { isIP } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { StringDecoder } from 'node:string_decoder';
 import type { SendInput, SendResult, WebhookSender } from '../ports';
+import { USER_AGENT } from './signed-request';
 import { BlockedTargetError, classifyAddress, guardedLookup, isAllowedTarget } from './ssrf';
 
 export interface SendWebhookInput {
@@ -25,7 +26,6 @@ export const RESPONSE_EXCERPT_BYTES = 1024;
 export const MAX_SOCKETS_PER_HOST = 8;
 /** Below Node's default server keep-alive (5 s), so we rarely reuse a socket the receiver is closing. */
 const IDLE_SOCKET_TIMEOUT_MS = 4_000;
-const USER_AGENT = 'ppay-webhooks/1.0';
 const OWN_HEADERS = /^(content-type|content-length|transfer-encoding|connection|host)$/i;
 const TLS_ERROR_CODE =
   /^(ERR_TLS_|ERR_SSL_|ERR_OSSL_|CERT_|UNABLE_TO_|DEPTH_ZERO_SELF_SIGNED_CERT$|SELF_SIGNED_CERT_IN_CHAIN$|HOSTNAME_MISMATCH$|EPROTO$)/;

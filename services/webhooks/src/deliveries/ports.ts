@@ -44,3 +44,13 @@ export interface DeliveryMetricsPort {
   /** How a new delivery's first attempt got its send slot: at once, after a wait, or none (stored as due work). */
   firstAttempt(path: 'at_once' | 'after_wait' | 'stored'): void;
 }
+
+/**
+ * Time as the delivery worker reads it: the current time, and timers. Injected, so that tests move
+ * it themselves through slot waits, retries and polls.
+ */
+export interface Clock {
+  now(): Date;
+  /** Calls `fn` once, `ms` from now, without keeping the process alive; returns what cancels it. */
+  after(ms: number, fn: () => void): () => void;
+}

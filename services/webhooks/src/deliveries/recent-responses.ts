@@ -2,14 +2,14 @@
  * How many HTTP responses each key's receiver gave in about the last `windowMs` (timeouts and network
  * errors are not responses): two fixed windows, the previous one weighted by how much of it still
  * overlaps the sliding window. Tells the worker how many first attempts can expect a slot of the key
- * within one slot wait (see DeliveryWorker.acquire).
+ * within one slot wait (see SendSlots.wait).
  */
 export class RecentResponses {
   private readonly byKey = new Map<string, { start: number; count: number; previous: number }>();
 
   constructor(
     readonly windowMs: number,
-    private readonly now: () => number = Date.now,
+    private readonly now: () => number,
     /** Keys tracked at most: past it, keys without a response for two windows are forgotten. */
     private readonly maxKeys = 10_000,
   ) {}

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { PlatformError, type Mode } from '@ppay/kernel';
-import { signedRequest } from '../deliveries/delivery-worker';
+import { sendSigned } from '../deliveries/signed-request';
 import type { EventFanOut } from '../deliveries/fan-out';
 import type { DeliveryKeys, DeliveryStore, EventStore, SendResult, WebhookSender } from '../ports';
 import { renderEvent } from './renderers';
@@ -190,14 +190,7 @@ export class EventLog {
       source_event_id: '',
       created_at: now,
     };
-    const request = signedRequest(event, key, now);
-    const result = await this.ports.sender.send({
-      url: key.webhook_url,
-      body: request.body,
-      headers: request.headers,
-      allowPrivateTargets: key.mode === 'sandbox' && this.options.allowPrivateTargets,
-      timeoutMs: this.options.timeoutMs,
-    });
+    const { result } = await sendSigned(this.ports.sender, { key, url: key.webhook_url }, event, now, this.options);
     return { event_id: event.event_id, url: key.webhook_url, result };
   }
 

@@ -19,7 +19,9 @@ import { webhooksConfig } from './config';
 import { SPEC_POLICY } from './deliveries/delivery-policy';
 import { DeliveryWorker } from './deliveries/delivery-worker';
 import { deliveryMetrics, deliveryMetricsPort } from './deliveries/delivery.metrics';
-import { deliveryModels, MongoDeliveryStore } from './deliveries/delivery.repo';
+import { MongoDeliveryStore } from './deliveries/delivery.repo';
+import { deliveryModels } from './deliveries/delivery-documents.repo';
+import { ensureDueEntries } from './deliveries/due-migration.repo';
 import { RepositoryDeliveryKeys } from './deliveries/delivery-keys';
 import { EventFanOut } from './deliveries/fan-out';
 import { destroyAgents, HttpWebhookSender } from './deliveries/http-sender.adapter';
@@ -72,7 +74,7 @@ void runService<types.webhooks.WebhooksServiceHandlers, (typeof webhooksConfig)[
     const events = new MongoEventStore(eventsModel);
     const deliveries = new MongoDeliveryStore(models.deliveries, models.due);
     // Deliveries stored before the due-work collection existed (or by an older replica) are sent too.
-    const migrated = await deliveries.ensureDueEntries();
+    const migrated = await ensureDueEntries(models);
     if (migrated) log.info({ migrated }, 'unfinished webhook deliveries queued in webhook_due');
     const deliveryKeys = new RepositoryDeliveryKeys(repo, box);
     const keyChanges = onApiKeyChanges(nats, () => deliveryKeys.keysChanged());

@@ -226,3 +226,28 @@ export const REFUNDED_DATA: Record<string, unknown> = {
   metadata: { cart: 9 },
   refunded_at: '2026-05-01T10:00:00.000Z',
 };
+
+/** Fresh in-memory ports: stores of events and deliveries, keys, and a sender answering 200. */
+export function memoryPorts() {
+  return {
+    deliveries: new MemoryDeliveryStore(),
+    events: new MemoryEventStore(),
+    keys: new MemoryKeys(),
+    sender: new ScriptedSender(),
+  };
+}
+
+/** A `ping` event (rendered as its data, in every version), numbered by `id`. */
+export const pingEvent = (id: string, mode: Mode = 'sandbox'): WebhookEventRecord => ({
+  event_id: `evt_${id}`,
+  event_type: 'ping',
+  merchant_id: 1,
+  mode,
+  occurred_at: new Date('2026-05-01T09:00:00.000Z'),
+  object_type: 'api_key',
+  object_id: 'k',
+  sequence: 0,
+  data: { n: id },
+  source_event_id: id,
+  created_at: new Date('2026-05-01T09:00:00.000Z'),
+});

@@ -1,4 +1,4 @@
-import type { WebhookEventRecord } from '../webhook-events/webhook-event';
+import { pingEvent } from '../memory-ports.test-util';
 import { ClaimLoop } from './claim-loop';
 import { newDelivery } from './delivery';
 import type { DeliveryPolicy } from './delivery-policy';
@@ -6,22 +6,8 @@ import { FakeClock, settled } from './fake-clock.test-util';
 import type { ClaimedDelivery, ClaimOptions } from './ports';
 import { SendSlots } from './send-slots';
 
-const event: WebhookEventRecord = {
-  event_id: 'evt_1',
-  event_type: 'ping',
-  merchant_id: 1,
-  mode: 'sandbox',
-  occurred_at: new Date('2026-05-01T10:00:00.000Z'),
-  object_type: 'api_key',
-  object_id: 'k',
-  sequence: 0,
-  data: {},
-  source_event_id: '',
-  created_at: new Date('2026-05-01T10:00:00.000Z'),
-};
-
 const claimedFor = (id: string, keyId: string): ClaimedDelivery => ({
-  delivery: { ...newDelivery(event, keyId, event.created_at), delivery_id: id },
+  delivery: { ...newDelivery(pingEvent(id), keyId, pingEvent(id).created_at), delivery_id: id },
   claim_token: `t_${id}`,
   interrupted: null,
 });
@@ -74,6 +60,15 @@ function loopWith(policy: Partial<DeliveryPolicy> = {}) {
   return { clock, slots, loop, batches, claims, byId, errors, started, freed: () => freed };
 }
 
+/** No claim for `ms` - 1 ms on the clock, then the next one. */
+async function nextClaimAfter(t: ReturnType<typeof loopWith>, ms: number) {
+  const before = t.claims.length;
+  await t.clock.advance(ms - 1);
+  expect(t.claims).toHaveLength(before);
+  await t.clock.advance(1);
+  expect(t.claims).toHaveLength(before + 1);
+}
+
 describe('ClaimLoop', () => {
   it('claims what the pool has room for, within each busy key, under a lease from the clock', async () => {
     const t = loopWith();
@@ -104,10 +99,7 @@ describe('ClaimLoop', () => {
       ['d3', false],
     ]);
     expect(t.claims.map((c) => c.limit)).toEqual([4, 2, 1]);
-    await t.clock.advance(499);
-    expect(t.claims).toHaveLength(3);
-    await t.clock.advance(1);
-    expect(t.claims).toHaveLength(4);
+    await nextClaimAfter(t, 500);
     await t.loop.stop();
   });
 
@@ -155,10 +147,7 @@ describe('ClaimLoop', () => {
     t.loop.start();
     await settled();
     expect(t.claims).toHaveLength(1);
-    await t.clock.advance(9);
-    expect(t.claims).toHaveLength(1);
-    await t.clock.advance(1);
-    expect(t.claims).toHaveLength(2);
+    await nextClaimAfter(t, 10);
     await t.loop.stop();
   });
 
@@ -187,8 +176,7 @@ describe('ClaimLoop', () => {
     t.loop.start();
     await settled();
     expect([t.claims.length, t.errors]).toEqual([1, [new Error('mongo down')]]);
-    await t.clock.advance(500);
-    expect(t.claims).toHaveLength(2);
+    await nextClaimAfter(t, 500);
     await t.loop.stop();
     await t.clock.advance(5_000);
     expect(t.claims).toHaveLength(2);

@@ -1,6 +1,5 @@
 import { createHmac } from 'node:crypto';
-import { MemoryDeliveryStore, MemoryEventStore, MemoryKeys, ScriptedSender } from '../memory-ports.test-util';
-import type { WebhookEventRecord } from '../webhook-events/webhook-event';
+import { memoryPorts, pingEvent } from '../memory-ports.test-util';
 import { SPEC_POLICY } from './delivery-policy';
 import { DeliveryWorker } from './delivery-worker';
 import { FakeClock, settled } from './fake-clock.test-util';
@@ -230,27 +229,10 @@ describe('DeliveryWorker', () => {
 });
 
 describe('DeliveryWorker on a fake clock', () => {
-  const ping = (id: string): WebhookEventRecord => ({
-    event_id: `evt_${id}`,
-    event_type: 'ping',
-    merchant_id: 1,
-    mode: 'sandbox',
-    occurred_at: new Date('2026-05-01T09:00:00.000Z'),
-    object_type: 'api_key',
-    object_id: 'k',
-    sequence: 0,
-    data: { n: id },
-    source_event_id: id,
-    created_at: new Date('2026-05-01T09:00:00.000Z'),
-  });
-
   /** One key with one send slot; each receiver answers when the test says so (`answer(id, status)`). */
   function worker() {
     const clock = new FakeClock();
-    const deliveries = new MemoryDeliveryStore();
-    const events = new MemoryEventStore();
-    const keys = new MemoryKeys();
-    const sender = new ScriptedSender();
+    const { deliveries, events, keys, sender } = memoryPorts();
     const key = keys.add({ key_id: 'k' });
     const waiting = new Map<string, (status: number) => void>();
     sender.send = async (input) => {
@@ -290,7 +272,7 @@ describe('DeliveryWorker on a fake clock', () => {
     const t = worker();
     t.w.start();
     await settled();
-    const a = ping('A');
+    const a = pingEvent('A');
     await t.events.insert(a);
     expect(await t.w.acquire('k')).toBe(true);
     const firstA = t.w.sendFirst(a, t.key);
@@ -298,7 +280,7 @@ describe('DeliveryWorker on a fake clock', () => {
     await t.answer('A', 500); // recorded pending: a retry 2 s later
     await firstA;
     expect(await t.w.acquire('k')).toBe(true);
-    const firstB = t.w.sendFirst(ping('B'), t.key);
+    const firstB = t.w.sendFirst(pingEvent('B'), t.key);
     let cGranted: boolean | undefined;
     const cSlot = t.w.acquire('k').then((granted) => (cGranted = granted));
     await t.clock.advance(2_005); // A's retry is due; B still holds the key's only slot
@@ -309,7 +291,7 @@ describe('DeliveryWorker on a fake clock', () => {
     await cSlot;
     expect(cGranted).toBe(true);
     await firstB;
-    const sendC = t.w.sendFirst(ping('C'), t.key);
+    const sendC = t.w.sendFirst(pingEvent('C'), t.key);
     await settled();
     await t.answer('C', 200);
     await sendC;
@@ -326,7 +308,7 @@ describe('DeliveryWorker on a fake clock', () => {
     const t = worker();
     t.w.start();
     expect(await t.w.acquire('k')).toBe(true);
-    const sending = t.w.sendFirst(ping('A'), t.key);
+    const sending = t.w.sendFirst(pingEvent('A'), t.key);
     const waiting = t.w.acquire('k');
     let stopped = false;
     const stop = t.w.stop().then(() => (stopped = true));

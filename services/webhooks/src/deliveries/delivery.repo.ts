@@ -1,4 +1,4 @@
-import type { FilterQuery } from 'mongoose';
+import type { FilterQuery, Model } from 'mongoose';
 import { WriteBatcher, type Mode } from '@ppay/kernel';
 import { deleteBatch, insertIgnoringDuplicates } from '../bulk-writes.repo';
 import type { DeliveryStore, RequeueFilter } from '../ports';
@@ -103,23 +103,12 @@ export class MongoDeliveryStore implements DeliveryStore, AttemptStore {
   }
 
   async eventIdsWithStatus(merchantId: number, mode: Mode, status: DeliveryStatus, limit: number): Promise<string[]> {
-    if (status === 'delivering') {
-      const due = (await this.due
-        .find({ merchant_id: merchantId, mode, status }, { event_id: 1 })
-        .sort({ created_at: -1 })
-        .limit(limit)
-        .lean()
-        .exec()) as { event_id: string }[];
-      return [...new Set(due.map((d) => d.event_id))];
-    }
-    // The log says pending until an outcome is written; one being sent right now still shows here.
-    const docs = (await this.model
-      .find({ merchant_id: merchantId, mode, status }, { event_id: 1 })
-      .sort({ created_at: -1 })
-      .limit(limit)
-      .lean()
-      .exec()) as { event_id: string }[];
-    return [...new Set(docs.map((d) => d.event_id))];
+    const filter = { merchant_id: merchantId, mode, status };
+    // Only due entries say `delivering`: the log says pending until an outcome is written, so one
+    // being sent right now shows there as pending.
+    return status === 'delivering'
+      ? newestEventIds(this.due, filter, limit)
+      : newestEventIds(this.model, filter, limit);
   }
 
   private filterOf(f: RequeueFilter): FilterQuery<DeliveryDocument> {
@@ -189,4 +178,16 @@ export class MongoDeliveryStore implements DeliveryStore, AttemptStore {
     // Unfinished deliveries are never purged from under the worker: their due entries stay.
     return deleteBatch(this.model, before, limit);
   }
+}
+
+/** The event ids of the newest `limit` matching documents, each once. */
+async function newestEventIds<T extends { event_id: string }>(
+  model: Model<T>,
+  filter: FilterQuery<T>,
+  limit: number,
+): Promise<string[]> {
+  const docs = (await model.find(filter, { event_id: 1 }).sort({ created_at: -1 }).limit(limit).lean().exec()) as {
+    event_id: string;
+  }[];
+  return [...new Set(docs.map((d) => d.event_id))];
 }

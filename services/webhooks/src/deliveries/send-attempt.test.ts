@@ -1,7 +1,6 @@
 import { createHmac } from 'node:crypto';
-import { MemoryDeliveryStore, MemoryEventStore, MemoryKeys, ScriptedSender } from '../memory-ports.test-util';
+import { memoryPorts, pingEvent } from '../memory-ports.test-util';
 import type { SendResult } from '../ports';
-import type { WebhookEventRecord } from '../webhook-events/webhook-event';
 import { leaseEndOf } from './claim-token';
 import { newDelivery } from './delivery';
 import { SPEC_POLICY } from './delivery-policy';
@@ -9,27 +8,10 @@ import { FakeClock } from './fake-clock.test-util';
 import type { DueRetry } from './retry-timers';
 import { AttemptRunner, firstAttemptClaim, nextState } from './send-attempt';
 
-const ping = (id: string, mode: 'sandbox' | 'live' = 'sandbox'): WebhookEventRecord => ({
-  event_id: `evt_${id}`,
-  event_type: 'ping',
-  merchant_id: 1,
-  mode,
-  occurred_at: new Date('2026-05-01T09:00:00.000Z'),
-  object_type: 'api_key',
-  object_id: 'k',
-  sequence: 0,
-  data: { n: id },
-  source_event_id: id,
-  created_at: new Date('2026-05-01T09:00:00.000Z'),
-});
-
 /** An attempt runner on in-memory ports; each send takes 40 ms of the fake clock. */
 async function runnerWith(policy: { allowPrivateTargets?: boolean } = {}) {
   const clock = new FakeClock();
-  const deliveries = new MemoryDeliveryStore();
-  const events = new MemoryEventStore();
-  const keys = new MemoryKeys();
-  const sender = new ScriptedSender(() => ({ status: 200, success: true }));
+  const { deliveries, events, keys, sender } = memoryPorts();
   const send = sender.send.bind(sender);
   sender.send = async (input) => {
     await clock.advance(40);
@@ -49,7 +31,7 @@ async function runnerWith(policy: { allowPrivateTargets?: boolean } = {}) {
     (at, retry) => void retries.push([at, retry]),
   );
   const key = keys.add({ key_id: 'k' });
-  const event = ping('1');
+  const event = pingEvent('1');
   await events.insert(event);
   await deliveries.insertMany([newDelivery(event, 'k', clock.now())]);
   const row = () => [...deliveries.rows.values()][0]!;
@@ -195,8 +177,8 @@ describe('AttemptRunner', () => {
     ] as const) {
       const t = await runnerWith({ allowPrivateTargets: allow });
       t.key.mode = mode;
-      const first = firstAttemptClaim(ping('2', mode), t.key, 'w', t.clock.now(), 60_000);
-      await t.runner.run(first, { event: ping('2', mode), key: t.key });
+      const first = firstAttemptClaim(pingEvent('2', mode), t.key, 'w', t.clock.now(), 60_000);
+      await t.runner.run(first, { event: pingEvent('2', mode), key: t.key });
       expect(t.sender.sent[0]!.allowPrivateTargets).toBe(expected);
     }
   });

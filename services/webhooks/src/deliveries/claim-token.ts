@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 
 /**
  * A claim token: unique per claim, and carrying its lease's end so whoever records the outcome knows,
- * without a read, whether the lease still has time (see the Mongo delivery store).
+ * without a read, whether the lease still has time (see MongoOutcomeWrites).
  */
 export function claimToken(owner: string, leaseUntil: Date): string {
   return `${owner}:${randomUUID()}:${leaseUntil.getTime()}`;

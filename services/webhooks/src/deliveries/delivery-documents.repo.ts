@@ -23,8 +23,8 @@ import type { AttemptRecord, DeliveryRecord, DeliveryStatus } from './delivery';
 export interface DeliveryDocument extends Omit<DeliveryRecord, 'delivery_id' | 'attempts'> {
   _id: string;
   /**
-   * Each attempt as one JSON string (see `encodeAttempt`); documents written before 2026-11-27 hold
-   * objects, which read the same.
+   * Each attempt as one JSON string (see `encodeAttempt`); older documents hold objects, which read
+   * the same.
    */
   attempts: StoredAttempt[];
   /**
@@ -51,7 +51,7 @@ export interface DueDocument extends Pick<
   | 'claimed_at'
   | 'created_at'
 > {
-  /** See DeliveryRecord.about_merchant_id; absent in entries written before 2026-11-27. */
+  /** See DeliveryRecord.about_merchant_id; absent in older entries. */
   about_merchant_id?: number | null;
   status: 'pending' | 'delivering';
   /** Rebuilt by a repeat from a log read that may be stale: the claim checks the log (checkRebuilt). */
@@ -60,8 +60,8 @@ export interface DueDocument extends Pick<
 
 /**
  * An attempt is stored as one JSON string, never queried by its fields: FerretDB's cost per written
- * document grows with its number of fields (a delivery with its attempt's headers 557 µs of its CPU
- * as nested fields, about a fifth of that as strings), and the attempt is the largest part of it.
+ * document grows with its number of fields, and the attempt is the largest part of a delivery
+ * (docs/decisions.md, Webhooks 56).
  */
 type StoredAttempt = string | AttemptRecord;
 

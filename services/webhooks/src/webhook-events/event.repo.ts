@@ -9,8 +9,8 @@ interface EventDocument extends Omit<WebhookEventRecord, 'event_id' | 'data'> {
   _id: string;
   /**
    * The canonical payload as one JSON string: never queried by its fields, and FerretDB's cost per
-   * inserted document grows with its number of fields (a nested 3 KB document 557 µs of its CPU, the
-   * same bytes flat 98 µs). Documents written before 2026-11-27 hold it as an object.
+   * inserted document grows with its number of fields (docs/decisions.md, Webhooks 56). Older
+   * documents hold it as an object.
    */
   data: string | Record<string, unknown>;
   /** The payload's `merchant_id` (the merchant the event is about), for delete merchant: see merchant-data. */
@@ -61,7 +61,7 @@ function toDocument(event: WebhookEventRecord): EventDocument {
 
 /**
  * Boot clean-up: `webhook_sequences` held one counter per object (charge, wallet, subscription ids)
- * until `sequence` became the source's stream position (2026-11-27). Nothing reads it any more and
+ * until `sequence` became the source's stream position. Nothing reads it any more and
  * delete merchant never covered it, so it goes. A replica of the older version still running during a
  * rolling upgrade recreates it with its next event; the next start drops it again.
  */

@@ -122,8 +122,9 @@ export async function onlyDeliveryOnceSucceeded(t: ReturnType<typeof setup>) {
   return [...t.deliveries.rows.values()][0]!;
 }
 
+/** Waits until `check` holds; fails the test when it does not within `ms`. */
 export async function until(check: () => boolean, ms = 2_000) {
   const end = Date.now() + ms;
   while (!check() && Date.now() < end) await new Promise((r) => setTimeout(r, 5));
-  expect(check()).toBe(true);
+  if (!check()) throw new Error(`not true within ${ms} ms: ${check.toString()}`);
 }

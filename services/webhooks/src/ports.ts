@@ -1,11 +1,11 @@
-import type { Mode } from '@ppay/kernel';
+import type { Mode, OutboxEntry } from '@ppay/kernel';
+import type { ApiKeyChanges, ApiKeyRecord, ApiKeyStatus } from './api-keys/api-key';
 import type { AttemptErrorClass, DeliveryRecord, DeliveryStatus } from './deliveries/delivery';
 import type { SigningSecrets } from './deliveries/signing';
 import type { WebhookEventRecord } from './webhook-events/webhook-event';
 
 /**
- * The outside dependencies that both the events and the deliveries subdomains use (the API key
- * repository lives in api-keys/api-keys.ts, the worker's own ports in deliveries/ports.ts).
+ * The outside dependencies that several subdomains use (the delivery worker's own: deliveries/ports.ts).
  */
 
 export interface EventStore {
@@ -104,4 +104,22 @@ export interface SendResult {
 
 export interface WebhookSender {
   send(input: SendInput): Promise<SendResult>;
+}
+
+/** API keys as stored: managed by api-keys, read by the deliveries' key cache. */
+export interface ApiKeyRepository {
+  insert(record: ApiKeyRecord, event: OutboxEntry): Promise<void>;
+  listByMerchant(merchantId: number): Promise<ApiKeyRecord[]>;
+  findForMerchant(merchantId: number, keyId: string): Promise<ApiKeyRecord | null>;
+  /** Any merchant's key: the delivery worker's read (it acts for the platform, not a caller). */
+  findById(keyId: string): Promise<ApiKeyRecord | null>;
+  findByHash(keyHash: string): Promise<ApiKeyRecord | null>;
+  /** Applies `changes` and appends `event` atomically, only while the key is in one of `fromStatuses`. */
+  update(
+    merchantId: number,
+    keyId: string,
+    fromStatuses: ApiKeyStatus[],
+    changes: ApiKeyChanges,
+    event: OutboxEntry,
+  ): Promise<ApiKeyRecord | null>;
 }

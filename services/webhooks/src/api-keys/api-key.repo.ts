@@ -1,7 +1,8 @@
 import { Schema, type Connection, type Model } from 'mongoose';
 import { PlatformError, type OutboxEntry } from '@ppay/kernel';
 import { isDuplicateKeyError, outboxEntrySchema } from '@ppay/runtime';
-import type { ApiKeyChanges, ApiKeyRecord, ApiKeyRepository, ApiKeyStatus } from './api-keys';
+import type { ApiKeyRepository } from '../ports';
+import type { ApiKeyChanges, ApiKeyRecord, ApiKeyStatus } from './api-key';
 
 interface ApiKeyDocument extends Omit<ApiKeyRecord, 'id'> {
   _id: string;

@@ -1,7 +1,8 @@
 import { requireMerchant } from '@ppay/kernel';
 import { toWire, type UnaryHandlers } from '@ppay/runtime';
 import type { types } from '@ppay/proto';
-import { apiKeyResource, type ApiKeyRecord, type ApiKeyService } from './api-keys';
+import { apiKeyResource, type ApiKeyRecord } from './api-key';
+import type { ApiKeyService } from './api-keys';
 
 type Handlers = UnaryHandlers<types.webhooks.WebhooksServiceHandlers>;
 

@@ -1,6 +1,5 @@
 import {
   outboxEvent,
-  type EncryptedSecret,
   type SecretBox,
   PlatformError,
   prefixedId,
@@ -18,63 +17,8 @@ import {
   secretHint,
   type KeyHasher,
 } from './credentials';
-
-export type ApiKeyStatus = 'active' | 'disabled' | 'revoked';
-
-export interface ApiKeyRecord {
-  id: string;
-  merchant_id: number;
-  mode: Mode;
-  name: string;
-  key_hash: string;
-  masked_key: string;
-  status: ApiKeyStatus;
-  webhook_url: string | null;
-  webhook_secret: EncryptedSecret;
-  webhook_secret_hint: string;
-  /** The secret a rotation replaced, still signing (V2) for 24 h after `rotated_at`; null otherwise. */
-  previous_webhook_secret: { secret: EncryptedSecret; rotated_at: Date } | null;
-  api_version: string;
-  created_at: Date;
-  updated_at: Date;
-  revoked_at: Date | null;
-}
-
-export type ApiKeyChanges = Partial<
-  Pick<
-    ApiKeyRecord,
-    | 'status'
-    | 'webhook_url'
-    | 'webhook_secret'
-    | 'webhook_secret_hint'
-    | 'previous_webhook_secret'
-    | 'api_version'
-    | 'revoked_at'
-  >
->;
-
-export interface ApiKeyRepository {
-  insert(record: ApiKeyRecord, event: OutboxEntry): Promise<void>;
-  listByMerchant(merchantId: number): Promise<ApiKeyRecord[]>;
-  findForMerchant(merchantId: number, keyId: string): Promise<ApiKeyRecord | null>;
-  /** Any merchant's key: the delivery worker's read (it acts for the platform, not a caller). */
-  findById(keyId: string): Promise<ApiKeyRecord | null>;
-  findByHash(keyHash: string): Promise<ApiKeyRecord | null>;
-  /** Applies `changes` and appends `event` atomically, only while the key is in one of `fromStatuses`. */
-  update(
-    merchantId: number,
-    keyId: string,
-    fromStatuses: ApiKeyStatus[],
-    changes: ApiKeyChanges,
-    event: OutboxEntry,
-  ): Promise<ApiKeyRecord | null>;
-}
-
-/** The key management resource: everything but the hash and the sealed secret. */
-export function apiKeyResource(record: ApiKeyRecord) {
-  const { key_hash: _hash, webhook_secret: _secret, previous_webhook_secret: _previous, ...visible } = record;
-  return { ...visible, is_active: record.status === 'active' };
-}
+import type { ApiKeyRepository } from '../ports';
+import type { ApiKeyChanges, ApiKeyRecord, ApiKeyStatus } from './api-key';
 
 export interface CreateApiKeyInput {
   mode: string;

@@ -135,7 +135,7 @@ export function deliveryModels(conn: Connection) {
   };
 }
 
-export function toDelivery(doc: DeliveryDocument): DeliveryRecord {
+function toDelivery(doc: DeliveryDocument): DeliveryRecord {
   const { _id, due_tracked: _scheduledInDue, attempts, about_merchant_id, ...rest } = doc;
   return {
     delivery_id: _id,

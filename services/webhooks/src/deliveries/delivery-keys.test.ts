@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { SecretBox } from '@ppay/kernel';
-import type { ApiKeyRecord, ApiKeyRepository } from '../api-keys/api-keys';
+import type { ApiKeyRecord } from '../api-keys/api-key';
+import type { ApiKeyRepository } from '../ports';
 import { RepositoryDeliveryKeys } from './delivery-keys';
 
 const box = new SecretBox(randomBytes(32), 'k1');

@@ -1,6 +1,6 @@
 import { TtlCache, type Mode, type SecretBox } from '@ppay/kernel';
-import type { ApiKeyRecord, ApiKeyRepository } from '../api-keys/api-keys';
-import type { DeliveryKey, DeliveryKeys } from '../ports';
+import type { ApiKeyRecord } from '../api-keys/api-key';
+import type { ApiKeyRepository, DeliveryKey, DeliveryKeys } from '../ports';
 import { signingSecrets } from './signing';
 
 /**

@@ -17,30 +17,26 @@ export interface Renderer {
   };
 }
 
-/** The named fields of a payload, in the order named: the order they have in the JSON sent. */
-function pick<T extends object, K extends keyof T>(from: T, keys: readonly K[]): Pick<T, K> {
-  const picked = {} as Pick<T, K>;
-  for (const key of keys) picked[key] = from[key];
-  return picked;
-}
-
 function paymentCurrent(raw: Record<string, unknown>) {
   const p = raw as unknown as PaymentOutcome;
   return {
-    // 6.4: payment_type and gateway promoted from transaction_details.
-    ...pick(p, ['charge_id', 'transaction_id', 'status', 'payment_type', 'gateway', 'reference']),
+    charge_id: p.charge_id,
+    transaction_id: p.transaction_id,
+    status: p.status,
+    // 6.4: promoted from transaction_details.
+    payment_type: p.payment_type,
+    gateway: p.gateway,
+    reference: p.reference,
     // 6.4/9.6: flat amount + currency become a MulticurrencyBreakdown.
     amount: p.breakdown,
     product: p.product,
-    customer: pick(p.customer, ['email', 'first_name', 'last_name']),
-    ...pick(p, [
-      'session_id',
-      'subscription_frequency_key',
-      'sub_merchant_id',
-      'failure_reason',
-      'metadata',
-      'completed_at',
-    ]),
+    customer: { email: p.customer.email, first_name: p.customer.first_name, last_name: p.customer.last_name },
+    session_id: p.session_id,
+    subscription_frequency_key: p.subscription_frequency_key,
+    sub_merchant_id: p.sub_merchant_id,
+    failure_reason: p.failure_reason,
+    metadata: p.metadata,
+    completed_at: p.completed_at,
   };
 }
 
@@ -53,7 +49,9 @@ function paymentLegacy(raw: Record<string, unknown>) {
     currency: p.breakdown.merchant_gross.currency,
     status: p.status === 'succeeded' ? 'success' : 'failed',
     customer: {
-      ...pick(p.customer, ['email', 'first_name', 'last_name']),
+      email: p.customer.email,
+      first_name: p.customer.first_name,
+      last_name: p.customer.last_name,
       paid_amount: p.breakdown.customer_paid.amount,
       paid_currency: p.breakdown.customer_paid.currency,
     },
@@ -71,17 +69,21 @@ function paymentLegacy(raw: Record<string, unknown>) {
 function refundedCurrent(raw: Record<string, unknown>) {
   const r = raw as unknown as PaymentRefunded;
   return {
-    ...pick(r, [
-      'charge_id',
-      'transaction_id',
-      'reference',
-      'gateway',
-      'sub_merchant_id',
-      'amount_captured',
-      'amount_refunded',
-      'refunded',
-    ]),
-    refund: pick(r.refund, ['refund_id', 'amount', 'status', 'reason', 'created_at']),
+    charge_id: r.charge_id,
+    transaction_id: r.transaction_id,
+    reference: r.reference,
+    gateway: r.gateway,
+    sub_merchant_id: r.sub_merchant_id,
+    amount_captured: r.amount_captured,
+    amount_refunded: r.amount_refunded,
+    refunded: r.refunded,
+    refund: {
+      refund_id: r.refund.refund_id,
+      amount: r.refund.amount,
+      status: r.refund.status,
+      reason: r.refund.reason,
+      created_at: r.refund.created_at,
+    },
     // An empty object does not survive storage in the outbox (minimised away): say {} explicitly.
     metadata: r.metadata ?? {},
     refunded_at: r.refunded_at,
@@ -104,7 +106,15 @@ function refundedLegacy(raw: Record<string, unknown>) {
 
 function walletCurrent(raw: Record<string, unknown>) {
   const w = raw as unknown as WalletEntryEvent;
-  return pick(w, ['entry_id', 'kind', 'reason', 'amount', 'charge_id', 'split', 'created_at']);
+  return {
+    entry_id: w.entry_id,
+    kind: w.kind,
+    reason: w.reason,
+    amount: w.amount,
+    charge_id: w.charge_id,
+    split: w.split,
+    created_at: w.created_at,
+  };
 }
 
 export const RENDERERS: Record<string, Renderer> = {

@@ -1,9 +1,11 @@
 import mongoose, { type Connection } from 'mongoose';
 import { randomBytes } from 'node:crypto';
-import { newDelivery } from '../../services/webhooks/src/domain/webhook-event';
-import type { WebhookEventRecord } from '../../services/webhooks/src/domain/webhook-event';
-import { deliveryModels, MongoDeliveryStore } from '../../services/webhooks/src/repo/delivery-repo';
-import { dropSequenceCounters } from '../../services/webhooks/src/repo/event-repo';
+import { newDelivery } from '../../services/webhooks/src/deliveries/delivery';
+import { MongoDeliveryStore } from '../../services/webhooks/src/deliveries/delivery.repo';
+import { deliveryModels } from '../../services/webhooks/src/deliveries/delivery-documents.repo';
+import { ensureDueEntries } from '../../services/webhooks/src/deliveries/due-migration.repo';
+import { dropSequenceCounters } from '../../services/webhooks/src/webhook-events/event.repo';
+import type { WebhookEventRecord } from '../../services/webhooks/src/webhook-events/webhook-event';
 import { testInfraUrls } from '../support/infra';
 
 /**
@@ -52,7 +54,7 @@ describe('webhook delivery store: due work rebuilt from the log never resends or
     // the time it inserts, the entry is gone (the replica deleted it when the delivery succeeded).
     await models.due.deleteOne({ _id: d.delivery_id });
 
-    expect(await store.ensureDueEntries()).toBe(0);
+    expect(await ensureDueEntries(models)).toBe(0);
     expect(await models.due.countDocuments({ _id: d.delivery_id })).toBe(0);
   });
 
@@ -66,11 +68,11 @@ describe('webhook delivery store: due work rebuilt from the log never resends or
       round_attempts: 2,
     } as never);
 
-    expect(await store.ensureDueEntries()).toBe(1);
+    expect(await ensureDueEntries(models)).toBe(1);
     const due = await models.due.findById(delivery_id).lean();
     expect([due?.status, due?.attempt_count, due?.round_attempts]).toEqual(['pending', 2, 2]);
     // Idempotent: a second boot adds nothing.
-    expect(await store.ensureDueEntries()).toBe(0);
+    expect(await ensureDueEntries(models)).toBe(0);
   });
 
   it('a resend schedules a legacy delivery in webhook_due from then on', async () => {
@@ -84,7 +86,7 @@ describe('webhook delivery store: due work rebuilt from the log never resends or
     );
     expect(requeued).toBe(1);
     await models.due.deleteOne({ _id: delivery_id });
-    expect(await store.ensureDueEntries()).toBe(0);
+    expect(await ensureDueEntries(models)).toBe(0);
   });
 
   const claimNow = () =>

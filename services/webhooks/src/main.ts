@@ -10,25 +10,29 @@ import {
   runService,
 } from '@ppay/runtime';
 import type { types } from '@ppay/proto';
-import { RepositoryDeliveryKeys } from './adapters/delivery-keys';
-import { destroyAgents } from './adapters/http-sender';
-import { HttpWebhookSender } from './adapters/sender';
+import { apiKeyModel, MongoApiKeyRepository } from './api-keys/api-key.repo';
+import { ApiKeyService } from './api-keys/api-keys';
+import { apiKeyHandlers } from './api-keys/api-keys.handlers';
+import { KeyHasher } from './api-keys/credentials';
+import { onApiKeyChanges } from './api-keys/key-changes.consumer';
 import { webhooksConfig } from './config';
-import { ApiKeyService } from './domain/api-keys';
-import { KeyHasher } from './domain/credentials';
-import { DeliveryWorker, SPEC_POLICY } from './domain/delivery-worker';
-import { EventLog } from './domain/event-log';
-import { EventStream } from './domain/event-stream';
-import { EventFanOut } from './domain/fan-out';
-import { checkWebhookUrl } from './domain/ssrf';
-import { deliveryMetrics, deliveryMetricsPort } from './events/metrics';
-import { onApiKeyChanges } from './events/key-changes';
-import { webhookConsumers } from './events/webhook-consumer';
-import { webhooksHandlers } from './grpc/handlers';
-import { apiKeyModel, MongoApiKeyRepository } from './repo/api-key-repo';
-import { beforeWebhooksPurge, MERCHANT_DATA } from './repo/merchant-data';
-import { MongoDeliveryStore } from './repo/delivery-repo';
-import { dropSequenceCounters, MongoEventStore, webhookModels } from './repo/event-repo';
+import { SPEC_POLICY } from './deliveries/delivery-policy';
+import { DeliveryWorker } from './deliveries/delivery-worker';
+import { deliveryMetrics, deliveryMetricsPort } from './deliveries/delivery.metrics';
+import { MongoDeliveryStore } from './deliveries/delivery.repo';
+import { deliveryModels } from './deliveries/delivery-documents.repo';
+import { ensureDueEntries } from './deliveries/due-migration.repo';
+import { RepositoryDeliveryKeys } from './deliveries/delivery-keys';
+import { EventFanOut } from './deliveries/fan-out';
+import { destroyAgents, HttpWebhookSender } from './deliveries/http-sender.adapter';
+import { checkWebhookUrl } from './deliveries/ssrf';
+import { EventLog } from './webhook-events/event-log';
+import { eventMetrics } from './webhook-events/event.metrics';
+import { dropSequenceCounters, eventModel, MongoEventStore } from './webhook-events/event.repo';
+import { eventHandlers } from './webhook-events/events.handlers';
+import { EventStream } from './webhook-events/event-stream';
+import { webhookConsumers } from './webhook-events/platform-events.consumer';
+import { beforeWebhooksPurge, MERCHANT_DATA } from './merchant-data.repo';
 
 const rejectAfter = (ms: number) =>
   new Promise<never>((_, reject) => setTimeout(() => reject(new Error('DNS lookup timed out')), ms).unref());
@@ -38,9 +42,11 @@ void runService<types.webhooks.WebhooksServiceHandlers, (typeof webhooksConfig)[
   extraConfig: webhooksConfig,
   async setup({ config, mongo, nats, log, metrics }) {
     const counters = deliveryMetrics(metrics.registry);
+    const eventCounters = eventMetrics(metrics.registry);
     const model = apiKeyModel(mongo);
-    const models = webhookModels(mongo);
-    await ensureIndexes([model, models.events, models.deliveries, models.due]);
+    const eventsModel = eventModel(mongo);
+    const models = deliveryModels(mongo);
+    await ensureIndexes([model, eventsModel, models.deliveries, models.due]);
     if (await dropSequenceCounters(mongo)) log.info('dropped webhook_sequences (sequence is the stream position now)');
     const relay = new OutboxRelay(model, nats, log, metrics);
     // A key written here is forgotten by this replica's delivery caches before the call returns.
@@ -65,10 +71,10 @@ void runService<types.webhooks.WebhooksServiceHandlers, (typeof webhooksConfig)[
     );
     // Not cached: a first attempt carries its event, and a retry reads it, so an event purged by
     // delete merchant is never sent again from memory.
-    const events = new MongoEventStore(models.events);
+    const events = new MongoEventStore(eventsModel);
     const deliveries = new MongoDeliveryStore(models.deliveries, models.due);
     // Deliveries stored before the due-work collection existed (or by an older replica) are sent too.
-    const migrated = await deliveries.ensureDueEntries();
+    const migrated = await ensureDueEntries(models);
     if (migrated) log.info({ migrated }, 'unfinished webhook deliveries queued in webhook_due');
     const deliveryKeys = new RepositoryDeliveryKeys(repo, box);
     const keyChanges = onApiKeyChanges(nats, () => deliveryKeys.keysChanged());
@@ -111,10 +117,13 @@ void runService<types.webhooks.WebhooksServiceHandlers, (typeof webhooksConfig)[
     // Checked once per webhook event: a "not deleted" answer is kept for a second (see MerchantTombstones).
     const tombstones = new MerchantTombstones(mongo, undefined, 1_000);
     return {
-      handlers: webhooksHandlers(keys, eventLog, new EventStream({ events, keys: deliveryKeys })),
+      handlers: {
+        ...apiKeyHandlers(keys),
+        ...eventHandlers(eventLog, new EventStream({ events, keys: deliveryKeys })),
+      },
       relays: [relay],
       consumers: [
-        ...webhookConsumers(fanOut, counters, tombstones, config.WEBHOOKS_EVENTS_IN_FLIGHT),
+        ...webhookConsumers(fanOut, eventCounters, tombstones, config.WEBHOOKS_EVENTS_IN_FLIGHT),
         merchantDeletionConsumer({
           service: 'webhooks',
           conn: mongo,

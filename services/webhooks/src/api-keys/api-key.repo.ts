@@ -1,0 +1,118 @@
+import { Schema, type Connection, type Model } from 'mongoose';
+import { PlatformError, type OutboxEntry } from '@ppay/kernel';
+import { isDuplicateKeyError, outboxEntrySchema } from '@ppay/runtime';
+import type { ApiKeyRepository } from '../ports';
+import type { ApiKeyChanges, ApiKeyRecord, ApiKeyStatus } from './api-key';
+
+interface ApiKeyDocument extends Omit<ApiKeyRecord, 'id'> {
+  _id: string;
+  outbox: OutboxEntry[];
+}
+
+const encryptedSecretSchema = new Schema({ key_id: String, iv: String, tag: String, data: String }, { _id: false });
+
+const apiKeySchema = new Schema<ApiKeyDocument>(
+  {
+    _id: { type: String, required: true },
+    merchant_id: { type: Number, required: true, index: true },
+    mode: { type: String, required: true },
+    name: { type: String, required: true },
+    key_hash: { type: String, required: true, unique: true },
+    masked_key: { type: String, required: true },
+    status: { type: String, required: true },
+    webhook_url: { type: String, default: null },
+    webhook_secret: { type: encryptedSecretSchema, required: true },
+    webhook_secret_hint: { type: String, required: true },
+    previous_webhook_secret: {
+      type: new Schema({ secret: encryptedSecretSchema, rotated_at: Date }, { _id: false }),
+      default: null,
+    },
+    api_version: { type: String, required: true },
+    created_at: { type: Date, required: true },
+    updated_at: { type: Date, required: true },
+    revoked_at: { type: Date, default: null },
+    outbox: { type: [outboxEntrySchema], default: [] },
+  },
+  { versionKey: false, collection: 'api_keys' },
+);
+
+function toRecord(doc: ApiKeyDocument | null): ApiKeyRecord | null {
+  if (!doc) return null;
+  const { _id, outbox: _outbox, ...rest } = doc;
+  // Keys written before rotation overlap existed have no such field.
+  return { id: _id, ...rest, previous_webhook_secret: rest.previous_webhook_secret ?? null };
+}
+
+export type ApiKeyModel = Model<ApiKeyDocument>;
+
+export function apiKeyModel(conn: Connection): ApiKeyModel {
+  return conn.model<ApiKeyDocument>('ApiKey', apiKeySchema);
+}
+
+export class MongoApiKeyRepository implements ApiKeyRepository {
+  /** `afterWrite` is told which document gained outbox events (the relay's fast path). */
+  constructor(
+    readonly model: ApiKeyModel,
+    private readonly afterWrite: (id: string) => void = () => undefined,
+  ) {}
+
+  async insert(record: ApiKeyRecord, event: OutboxEntry): Promise<void> {
+    const { id, ...rest } = record;
+    try {
+      await this.model.create({ _id: id, ...rest, outbox: [event] });
+      this.afterWrite(id);
+    } catch (err) {
+      // A 190-bit random key colliding is not a partner's mistake; surface it as a retryable conflict.
+      if (isDuplicateKeyError(err)) throw new PlatformError('CONFLICT', undefined, { cause: err });
+      throw err;
+    }
+  }
+
+  async listByMerchant(merchantId: number): Promise<ApiKeyRecord[]> {
+    const docs = await this.model
+      .find({ merchant_id: merchantId }, { outbox: 0 })
+      .sort({ created_at: 1 })
+      .lean()
+      .exec();
+    return docs.map((d) => toRecord(d as ApiKeyDocument)!);
+  }
+
+  async findForMerchant(merchantId: number, keyId: string): Promise<ApiKeyRecord | null> {
+    return toRecord(
+      (await this.model
+        .findOne({ _id: keyId, merchant_id: merchantId }, { outbox: 0 })
+        .lean()
+        .exec()) as ApiKeyDocument | null,
+    );
+  }
+
+  async findById(keyId: string): Promise<ApiKeyRecord | null> {
+    return toRecord((await this.model.findOne({ _id: keyId }, { outbox: 0 }).lean().exec()) as ApiKeyDocument | null);
+  }
+
+  async findByHash(keyHash: string): Promise<ApiKeyRecord | null> {
+    return toRecord(
+      (await this.model.findOne({ key_hash: keyHash }, { outbox: 0 }).lean().exec()) as ApiKeyDocument | null,
+    );
+  }
+
+  async update(
+    merchantId: number,
+    keyId: string,
+    fromStatuses: ApiKeyStatus[],
+    changes: ApiKeyChanges,
+    event: OutboxEntry,
+  ): Promise<ApiKeyRecord | null> {
+    const doc = await this.model
+      .findOneAndUpdate(
+        { _id: keyId, merchant_id: merchantId, status: { $in: fromStatuses } },
+        { $set: changes, $push: { outbox: event } },
+        // No projection: FerretDB's findAndModify does not support one; toRecord drops the outbox.
+        { new: true },
+      )
+      .lean()
+      .exec();
+    if (doc) this.afterWrite(keyId);
+    return toRecord(doc as ApiKeyDocument | null);
+  }
+}

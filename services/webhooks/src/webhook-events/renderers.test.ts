@@ -1,0 +1,90 @@
+import { isSupportedApiVersion } from './api-versions';
+import { deliverableTo, renderEvent, usesCurrentShape } from './renderers';
+import type { WebhookEventRecord } from './webhook-event';
+import { REFUNDED_DATA } from '../memory-ports.test-util';
+
+const event = (event_type: string, data: Record<string, unknown> = REFUNDED_DATA): WebhookEventRecord => ({
+  event_id: 'evt_00000000-0000-5000-8000-000000000000',
+  event_type,
+  merchant_id: 42,
+  mode: 'live',
+  occurred_at: new Date('2026-05-01T10:00:00Z'),
+  object_type: 'charge',
+  object_id: 'ch_1',
+  sequence: 3,
+  data,
+  source_event_id: 's',
+  created_at: new Date(),
+});
+
+describe('api versions', () => {
+  it('accepts any real date up to the latest release and picks the newest structure on or before it', () => {
+    for (const ok of ['2026-03-27', '2026-03-26', '2025-06-01', '2024-02-29'])
+      expect(isSupportedApiVersion(ok)).toBe(true);
+    for (const bad of ['2026-03-28', '2027-01-01', '2025-02-29', '2025-13-01', 'latest', '1999-12-31', ''])
+      expect(isSupportedApiVersion(bad)).toBe(false);
+    expect(usesCurrentShape('2026-03-27')).toBe(true);
+    expect(usesCurrentShape('2026-03-26')).toBe(false);
+  });
+
+  it('renders payment.refunded as refund.completed before 2026-03-27, with the 6.6 envelope', () => {
+    const legacy = renderEvent(event('payment.refunded'), '2025-06-01');
+    expect(legacy.event_type).toBe('refund.completed');
+    expect(Object.keys(JSON.parse(legacy.body))).toEqual([
+      'event_id',
+      'event_type',
+      'occurred_at',
+      'is_live',
+      'sequence',
+      'data',
+    ]);
+    const current = renderEvent(event('payment.refunded'), '2026-03-27');
+    expect(JSON.parse(current.body)).toMatchObject({
+      api_version: '2026-03-27',
+      event_type: 'payment.refunded',
+      is_live: true,
+      business_id: '42',
+      sequence: 3,
+    });
+  });
+
+  it('renders the refund sub-object of payment.refunded, and its 6.6 flat shape before 2026-03-27', () => {
+    const current = JSON.parse(renderEvent(event('payment.refunded'), '2026-03-27').body).data;
+    expect(current).toEqual({
+      charge_id: 'ch_1',
+      transaction_id: 'txn_1',
+      reference: 'order-1',
+      gateway: 'naira_gateway',
+      sub_merchant_id: null,
+      amount_captured: { amount: 10_000, currency: 'NGN' },
+      amount_refunded: { amount: 2_500, currency: 'NGN' },
+      refunded: false,
+      refund: {
+        refund_id: 're_1',
+        amount: { amount: 2_500, currency: 'NGN' },
+        status: 'succeeded',
+        reason: 'damaged',
+        created_at: '2026-05-01T09:59:00.000Z',
+      },
+      metadata: { cart: 9 },
+      refunded_at: '2026-05-01T10:00:00.000Z',
+    });
+    const legacy = JSON.parse(renderEvent(event('payment.refunded'), '2025-06-01').body).data;
+    expect(legacy).toEqual({
+      transaction_id: 'txn_1',
+      refund_id: 're_1',
+      amount: 2_500,
+      currency: 'NGN',
+      status: 'success',
+      reason: 'damaged',
+      transaction_details: { payment_gateway: 'naira_gateway', created_at: '2026-05-01T10:00:00.000Z' },
+    });
+  });
+
+  it('delivers new-in-2026-03-27 types only to keys on that version or later', () => {
+    expect(deliverableTo('wallet.credited', '2026-03-27')).toBe(true);
+    expect(deliverableTo('wallet.credited', '2026-01-01')).toBe(false);
+    expect(deliverableTo('payment.failed', '2026-01-01')).toBe(true);
+    expect(deliverableTo('unknown.type', '2026-03-27')).toBe(false);
+  });
+});

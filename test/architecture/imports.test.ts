@@ -15,7 +15,7 @@ const INFRASTRUCTURE =
  * `*.adapter.ts`, `*.metrics.ts`); every other file of a service, test helpers aside, is domain code.
  */
 const ADAPTER_FILE =
-  /(^services\/[^/]+\/src\/(main|config|instrument)\.ts$)|\.(repo|handlers|consumer|adapter|metrics)\.ts$|^services\/[^/]+\/src\/(grpc|repo|adapters|events)\//;
+  /(^services\/[^/]+\/src\/(main|config|instrument)\.ts$)|\.(repo|handlers|consumer|adapter|metrics)\.ts$/;
 const isDomainFile = (file: string) =>
   /^services\/[^/]+\/src\//.test(file) && !ADAPTER_FILE.test(file) && !file.endsWith('.test-util.ts');
 
@@ -67,6 +67,21 @@ describe('architecture', () => {
       }
     }
     expect(offenders).toEqual([]);
+  });
+
+  it('gives every service the same skeleton: wiring at the root, one folder per subdomain', () => {
+    const services = fs.readdirSync(path.join(ROOT, 'services'));
+    const shapes = services.map((name) => {
+      const src = path.join(ROOT, 'services', name, 'src');
+      const entries = fs.readdirSync(src, { withFileTypes: true });
+      const folders = entries.filter((e) => e.isDirectory() && e.name !== 'data').map((e) => e.name);
+      const wiring = ['main.ts', 'config.ts', 'instrument.ts', 'merchant-data.repo.ts'].filter((f) =>
+        fs.existsSync(path.join(src, f)),
+      );
+      const layered = folders.filter((f) => ['domain', 'grpc', 'repo', 'adapters', 'events'].includes(f));
+      return { name, wiring: wiring.length, subdomains: folders.length > 1, layered };
+    });
+    expect(shapes).toEqual(services.map((name) => ({ name, wiring: 4, subdomains: true, layered: [] })));
   });
 
   it('gateway routes depend on deps.ts, never on the app module', () => {

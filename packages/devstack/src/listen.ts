@@ -36,7 +36,7 @@ export interface ForwardedEvent {
   body: string;
 }
 
-/** Same header set as services/webhooks delivery-worker `signedRequest`; the user agent says it is the CLI. */
+/** Same header set as services/webhooks/src/deliveries/signed-request.ts; the user agent says it is the CLI. */
 export const LISTEN_USER_AGENT = 'ppay-webhooks/1.0 (listen)';
 
 export function generateSessionSecret(): string {

@@ -5,7 +5,7 @@ import { defineConsumer, publishEvent, type ConsumerSpec, type NatsContext } fro
 
 /**
  * Delete merchant (spec 3.5, 4.9): each service declares, in ONE place
- * (`services/<svc>/src/repo/merchant-data.ts`), every collection holding a merchant's data and how
+ * (`services/<svc>/src/merchant-data.repo.ts`), every collection holding a merchant's data and how
  * to find its documents there. The deletion consumer below deletes them, idempotently, and
  * acknowledges; marketplace collects the acknowledgements (docs/architecture.md, Delete merchant).
  */

@@ -22,7 +22,7 @@ interface Vectors {
   }[];
 }
 
-// The platform's signer (services/webhooks/src/domain/signing.test.ts) asserts against the same file.
+// The platform's signer (services/webhooks/src/deliveries/signing.test.ts) asserts against the same file.
 const file: Vectors = JSON.parse(readFileSync(join(__dirname, '..', 'test-vectors.json'), 'utf8'));
 
 function withEventId(body: string, headers: Record<string, string>) {

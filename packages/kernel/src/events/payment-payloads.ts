@@ -1,0 +1,168 @@
+import type { Money } from '../money';
+import type { SubscriptionFrequency } from '../subscriptions';
+
+// Payloads of the PAYMENTS stream (subjects in catalogue.ts).
+
+/** Spec 6.5 MoneyAmount: the kernel's Money (integer minor units + ISO 4217), never a float. */
+export type MoneyAmount = Money;
+
+export interface MulticurrencyBreakdown {
+  customer_paid: MoneyAmount;
+  merchant_gross: MoneyAmount;
+  merchant_net: MoneyAmount;
+  fees: { platform_fee: MoneyAmount; gateway_fee: MoneyAmount; total: MoneyAmount };
+  /** Omitted when the customer's and the merchant's currencies are the same. */
+  conversion?: {
+    from_currency: string;
+    to_currency: string;
+    /** The spec's number, for display; `rate_decimal` is the exact value. */
+    rate: number;
+    rate_decimal: string;
+    surcharge_percent: number;
+  };
+}
+
+/** A charge reached a final state (payments.payment.succeeded / .failed), as first published (charges only). */
+export interface PaymentOutcomeV1 {
+  charge_id: string;
+  transaction_id: string;
+  merchant_id: number;
+  status: 'succeeded' | 'failed';
+  payment_type: 'one_time' | 'subscription';
+  gateway: string;
+  reference: string | null;
+  /** What the customer was charged, in the charge currency (spec 4.1 `amount` plus any fee they pay). */
+  amount: MoneyAmount;
+  /** The merchant's priced amount (spec 4.1 `total_amount`), source of truth for the wallet credit. */
+  total: MoneyAmount;
+  transaction_fee: MoneyAmount;
+  customer_pays_fees: boolean;
+  breakdown: MulticurrencyBreakdown;
+  customer: { email: string; first_name: string; last_name: string; country: string };
+  sub_merchant_id: number | null;
+  failure_reason: string | null;
+  completed_at: string;
+}
+
+/** Since hosted checkout sessions: the session, the spec 6.4 product object and the partner's metadata. */
+export interface PaymentOutcomeV2 extends PaymentOutcomeV1 {
+  /** Set when the payment was made on a hosted checkout session (spec 4.2). */
+  session_id: string | null;
+  /** Spec 6.4 product object; null for charges, which have no catalogue product. */
+  product: { id: number | null; title: string; type: string } | null;
+  /** Sessions with subscription_frequency_key. */
+  subscription_frequency_key: string | null;
+  metadata: Record<string, string | number | boolean>;
+}
+
+export type PaymentOutcome = PaymentOutcomeV2;
+
+/**
+ * A hosted checkout session with `subscription_frequency_key` was created (payments → subscriptions,
+ * which records a `pending` subscription). Only subscription sessions publish it.
+ */
+export interface SubscriptionCheckoutCreated {
+  session_id: string;
+  merchant_id: number;
+  /** Spec 6.4 product object; `id` is null for a session sold by product_name. */
+  product: { id: number | null; title: string; type: string };
+  /** The recurring price the merchant set (before any fee the customer pays), charged every period. */
+  price: Money;
+  customer: { email: string; first_name: string; last_name: string; country: string };
+  frequency: SubscriptionFrequency;
+  /** Free trial (beyond the spec): no first charge, billing starts at trial end. */
+  trial_days: number | null;
+  metadata: Record<string, string | number | boolean>;
+  created_at: string;
+  expires_at: string;
+}
+
+/**
+ * The customer completed a subscription checkout: the first period is paid (`charge_id` set), or the
+ * card was saved for a trial (`charge_id` null). Carries the whole checkout so the subscription can be
+ * created even if this event is handled before `subscription_checkout.created`.
+ */
+export interface SubscriptionCheckoutCompleted extends SubscriptionCheckoutCreated {
+  /** The saved payment method (owned by payments) that renewals charge off-session. */
+  payment_method_id: string;
+  card: { brand: string; last4: string };
+  charge_id: string | null;
+  transaction_id: string | null;
+  completed_at: string;
+}
+
+/**
+ * One wallet ledger entry (spec 2.9, 6.4 wallet.credited / wallet.debited), published once per entry
+ * from the entry's own document (its outbox), so `entry_id` (the entry's idempotency key) is unique.
+ */
+export interface WalletEntryEvent {
+  entry_id: string;
+  merchant_id: number;
+  kind: 'credit' | 'debit';
+  /** payment | marketplace_operator | marketplace_split today; payouts and refunds will add theirs. */
+  reason: string;
+  amount: MoneyAmount;
+  /** The charge behind the entry, when there is one. */
+  charge_id: string | null;
+  /** Spec 2.11 split record for marketplace split credits; null otherwise. */
+  split: Record<string, unknown> | null;
+  created_at: string;
+}
+
+/**
+ * A refund of a charge succeeded (payments.payment.refunded, the webhook payment.refunded): one event
+ * per refund, published from the charge's outbox in the write that recorded it. Failed refunds
+ * publish nothing (nothing moved).
+ */
+export interface PaymentRefunded {
+  charge_id: string;
+  transaction_id: string;
+  merchant_id: number;
+  sub_merchant_id: number | null;
+  reference: string | null;
+  gateway: string;
+  /** What the customer paid: the most that can be refunded in total (charge currency). */
+  amount_captured: MoneyAmount;
+  /** Sum of the charge's succeeded refunds, this one included. */
+  amount_refunded: MoneyAmount;
+  /** The whole captured amount has been refunded. */
+  refunded: boolean;
+  refund: {
+    refund_id: string;
+    amount: MoneyAmount;
+    status: 'succeeded';
+    reason: string | null;
+    /**
+     * amount_refunded before this refund: the refund covers [refunded_before, refunded_before + amount)
+     * of the capture, which the ledger's proportional reversal needs (internal; not rendered).
+     */
+    refunded_before: number;
+    created_at: string;
+  };
+  metadata: Record<string, string | number | boolean>;
+  refunded_at: string;
+}
+
+/**
+ * A staged payout request (spec 2.10) after a change: requested (amount reserved), approved (withdrawal
+ * payout_pending), rejected (reservation released), paid (final wallet debit), failed (released).
+ */
+export interface SettlementEvent {
+  payout_request_id: number;
+  withdrawal_id: number | null;
+  merchant_id: number;
+  marketplace_id: number;
+  reference: string;
+  amount: MoneyAmount;
+  request_status: 'pending' | 'approved' | 'rejected';
+  withdrawal_status: 'payout_pending' | 'paid' | 'failed' | null;
+  payment_gateway: string;
+  payout_method: string;
+  approved_at: string | null;
+  rejected_at: string | null;
+  rejection_reason: string | null;
+  paid_at: string | null;
+  failed_at: string | null;
+  failure_reason: string | null;
+  created_at: string;
+}

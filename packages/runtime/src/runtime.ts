@@ -18,6 +18,13 @@ import {
 } from './nats';
 import { runUnderLease } from './lease';
 import type { OutboxRelay } from './outbox';
+import {
+  merchantDeletionConsumer,
+  MerchantTombstones,
+  tombstoneSweepJob,
+  type MerchantDataTarget,
+  type MerchantDeletionConsumerOptions,
+} from './merchant-deletion';
 import { DEFAULT_PORTS } from './ports';
 import { stopTracing } from './telemetry/tracing';
 
@@ -53,8 +60,21 @@ export interface PeriodicJob {
   run(): Promise<number | void>;
 }
 
+/**
+ * What delete-merchant (spec 3.5, 4.9) purges in a service: the runtime runs the deletion consumer and
+ * the tombstone sweep over it, so no service can leave either out.
+ */
+export interface MerchantDataParts {
+  /** Every collection of the service holding a merchant's data (its `merchant-data.repo.ts`). */
+  targets: readonly MerchantDataTarget[];
+  /** The tombstones the service's own consumers check, if any (otherwise the runtime makes one). */
+  tombstones?: MerchantTombstones;
+  beforePurge?: MerchantDeletionConsumerOptions['beforePurge'];
+}
+
 export interface ServiceParts<H> {
   handlers: UnaryHandlers<H>;
+  merchantData: MerchantDataParts;
   relays?: OutboxRelay[];
   consumers?: ConsumerSpec[];
   jobs?: PeriodicJob[];
@@ -135,9 +155,19 @@ export async function runService<H, P extends TProperties = TProperties>(options
   const grpcServer = await startGrpcServer(config.GRPC_HOST, config.GRPC_PORT, [
     { fullName: FULL_NAMES[name], definition, implementation: bound.implementation },
   ]);
+  const { targets, tombstones, beforePurge } = parts.merchantData;
+  const deletion = merchantDeletionConsumer({
+    service: name,
+    conn: mongo,
+    nats,
+    targets,
+    tombstones: tombstones ?? new MerchantTombstones(mongo),
+    log,
+    beforePurge,
+  });
   const consumers: RunningConsumer[] = [];
   const exclusive = new Map<string, ConsumerSpec[]>();
-  for (const spec of parts.consumers ?? []) {
+  for (const spec of [...(parts.consumers ?? []), deletion]) {
     // The publisher owns the stream, but may boot after us; declaring it is idempotent.
     await ensureStream(nats.jsm, spec.stream);
     if (spec.exclusive) exclusive.set(spec.exclusive, [...(exclusive.get(spec.exclusive) ?? []), spec]);
@@ -151,7 +181,7 @@ export async function runService<H, P extends TProperties = TProperties>(options
     consumers.push(await runUnderLease(nats, { name: lease, start }, log, metrics));
   }
   for (const relay of parts.relays ?? []) relay.start();
-  const stopJobs = startJobs(parts.jobs ?? [], log);
+  const stopJobs = startJobs([...(parts.jobs ?? []), tombstoneSweepJob(mongo, targets)], log);
   ready = true;
   log.info(
     { grpc_port: grpcServer.port, metrics_port: config.METRICS_PORT, implemented: bound.implemented },

@@ -1,11 +1,5 @@
 import './instrument';
-import {
-  ensureIndexes,
-  merchantDeletionConsumer,
-  MerchantTombstones,
-  runService,
-  tombstoneSweepJob,
-} from '@ppay/runtime';
+import { ensureIndexes, runService } from '@ppay/runtime';
 import type { types } from '@ppay/proto';
 import { Catalogue } from './catalogue/catalogue';
 import { catalogueHandlers } from './catalogue/catalogue.handlers';
@@ -25,7 +19,7 @@ import { BundledRateSource, parseRateTable, type RateSource } from './rates/rate
 void runService<types.fxpricing.FxPricingServiceHandlers, (typeof fxPricingConfig)['properties']>({
   name: 'fx-pricing',
   extraConfig: fxPricingConfig,
-  async setup({ config, mongo, nats, log }) {
+  async setup({ config, mongo, log }) {
     const { products, rules } = catalogueModels(mongo);
     await ensureIndexes([products, rules]);
     const catalogue = new Catalogue(new MongoCatalogueRepository(mongo, products, rules));
@@ -57,16 +51,12 @@ void runService<types.fxpricing.FxPricingServiceHandlers, (typeof fxPricingConfi
       { bundled: bundled.id, live_and_internal: configured.id, surcharge_percent: converter.surchargePercent },
       'rate sources',
     );
-    const tombstones = new MerchantTombstones(mongo);
     return {
       handlers: {
         ...catalogueHandlers(catalogue),
         ...pricingHandlers(new PricingService(catalogue, converter, geo)),
       },
-      jobs: [tombstoneSweepJob(mongo, MERCHANT_DATA)],
-      consumers: [
-        merchantDeletionConsumer({ service: 'fx-pricing', conn: mongo, nats, targets: MERCHANT_DATA, tombstones, log }),
-      ],
+      merchantData: { targets: MERCHANT_DATA },
     };
   },
 });

@@ -1,13 +1,6 @@
 import './instrument';
 import { SecretBox } from '@ppay/kernel';
-import {
-  ensureIndexes,
-  merchantDeletionConsumer,
-  tombstoneSweepJob,
-  MerchantTombstones,
-  OutboxRelay,
-  runService,
-} from '@ppay/runtime';
+import { ensureIndexes, OutboxRelay, runService } from '@ppay/runtime';
 import type { types } from '@ppay/proto';
 import { kycCaseModel, MongoKycCaseRepository } from './cases/kyc-case.repo';
 import { KycReviewService } from './cases/kyc-reviews';
@@ -62,18 +55,8 @@ void runService<types.kyc.KycServiceHandlers, (typeof serviceConfig)['properties
         ...gatewayAccountHandlers(new GatewayAccountService({ cases, providers })),
       },
       relays: [relay],
-      consumers: [
-        merchantDeletionConsumer({
-          service: 'kyc',
-          conn: mongo,
-          nats,
-          targets: MERCHANT_DATA,
-          tombstones: new MerchantTombstones(mongo),
-          log,
-        }),
-      ],
+      merchantData: { targets: MERCHANT_DATA },
       jobs: [
-        tombstoneSweepJob(mongo, MERCHANT_DATA),
         { name: 'review-queue-metrics', intervalMs: config.REVIEW_QUEUE_METRICS_INTERVAL_MS, run: reviewQueue.refresh },
       ],
       onShutdown: async () => directory.close(),

@@ -1,12 +1,5 @@
 import './instrument';
-import {
-  ensureIndexes,
-  merchantDeletionConsumer,
-  tombstoneSweepJob,
-  MerchantTombstones,
-  OutboxRelay,
-  runService,
-} from '@ppay/runtime';
+import { ensureIndexes, MerchantTombstones, OutboxRelay, runService } from '@ppay/runtime';
 import type { types } from '@ppay/proto';
 import { marketplaceConfig } from './config';
 import { deletionAckConsumer } from './deletions/deletion-acks.consumer';
@@ -90,23 +83,18 @@ void runService<types.marketplace.MarketplaceServiceHandlers, (typeof marketplac
       consumers: [
         relationshipSyncConsumer(membership),
         kycOutcomeConsumer(kycProjection),
-        merchantDeletionConsumer({
-          service: 'marketplace',
-          conn: mongo,
-          nats,
-          targets: MERCHANT_DATA,
-          tombstones,
-          log,
-          // "Clear marketplace references" again (the call did it first), then forget the cached record.
-          beforePurge: async (scope) => {
-            await merchants.clearMembership(scope.merchant_id, scope.mode);
-            merchants.forget(scope.merchant_id);
-          },
-        }),
         deletionAckConsumer(deletions),
       ],
+      merchantData: {
+        targets: MERCHANT_DATA,
+        tombstones,
+        // "Clear marketplace references" again (the call did it first), then forget the cached record.
+        beforePurge: async (scope) => {
+          await merchants.clearMembership(scope.merchant_id, scope.mode);
+          merchants.forget(scope.merchant_id);
+        },
+      },
       jobs: [
-        tombstoneSweepJob(mongo, MERCHANT_DATA),
         // Expiry is a status computed at read; this stores it (FerretDB has no TTL indexes).
         { name: 'invitation-expiry', intervalMs: 60_000, run: () => invitationService.expireDue() },
         // Acceptances interrupted between the invitation and the relationship write (architecture.md).

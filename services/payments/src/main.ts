@@ -1,12 +1,5 @@
 import './instrument';
-import {
-  ensureIndexes,
-  merchantDeletionConsumer,
-  tombstoneSweepJob,
-  MerchantTombstones,
-  OutboxRelay,
-  runService,
-} from '@ppay/runtime';
+import { ensureIndexes, MerchantTombstones, OutboxRelay, runService } from '@ppay/runtime';
 import type { types } from '@ppay/proto';
 import { ChargeService } from './charges/charges';
 import { chargeHandlers } from './charges/charges.handlers';
@@ -159,11 +152,10 @@ void runService<types.payments.PaymentsServiceHandlers, (typeof paymentsConfig)[
         ...merchantProjectionConsumers(directory, tombstones),
         walletWriterConsumer(PAYMENT_CREDITS, credits, ledgerCounters, tombstones),
         walletWriterConsumer(REFUND_DEBITS, refundLedger, ledgerCounters, tombstones),
-        merchantDeletionConsumer({ service: 'payments', conn: mongo, nats, targets: MERCHANT_DATA, tombstones, log }),
       ],
+      merchantData: { targets: MERCHANT_DATA, tombstones },
       relays: [relay, sessionRelay, ledgerRelay, payoutRelay],
       jobs: [
-        tombstoneSweepJob(mongo, MERCHANT_DATA),
         // Spec 3.1: sessions expire whether or not anyone polls them.
         { name: 'session expiry', intervalMs: config.SESSION_SWEEP_INTERVAL_MS, run: () => sessions.sweepExpired() },
         { name: 'abandoned charges', intervalMs: config.CHARGE_SWEEP_INTERVAL_MS, run: () => service.abandonStale() },

@@ -1,14 +1,7 @@
 import './instrument';
 import { hostname } from 'node:os';
 import { prefixedId } from '@ppay/kernel';
-import {
-  ensureIndexes,
-  merchantDeletionConsumer,
-  tombstoneSweepJob,
-  MerchantTombstones,
-  OutboxRelay,
-  runService,
-} from '@ppay/runtime';
+import { ensureIndexes, MerchantTombstones, OutboxRelay, runService } from '@ppay/runtime';
 import type { types } from '@ppay/proto';
 import { checkoutConsumer } from './checkouts/checkout.consumer';
 import { CheckoutService } from './checkouts/checkouts';
@@ -61,21 +54,11 @@ void runService<types.subscriptions.SubscriptionsServiceHandlers, (typeof servic
         new SandboxClock(repo, scheduler),
         (id) => relay.relayDocument(id),
       ),
-      consumers: [
-        checkoutConsumer(new CheckoutService(repo), tombstones),
-        merchantDeletionConsumer({
-          service: 'subscriptions',
-          conn: mongo,
-          nats,
-          targets: MERCHANT_DATA,
-          tombstones,
-          log,
-        }),
-      ],
+      consumers: [checkoutConsumer(new CheckoutService(repo), tombstones)],
+      merchantData: { targets: MERCHANT_DATA, tombstones },
       relays: [relay],
       // Replicas may all run it: leases keep each subscription to one of them (docs/architecture.md).
       jobs: [
-        tombstoneSweepJob(mongo, MERCHANT_DATA),
         ...(config.SCHEDULER_ENABLED
           ? [{ name: 'renewal pass', intervalMs: config.SCHEDULER_INTERVAL_MS, run: () => scheduler.drain() }]
           : []),

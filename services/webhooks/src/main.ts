@@ -1,14 +1,7 @@
 import './instrument';
 import { lookup } from 'node:dns/promises';
 import { SecretBox } from '@ppay/kernel';
-import {
-  ensureIndexes,
-  merchantDeletionConsumer,
-  tombstoneSweepJob,
-  MerchantTombstones,
-  OutboxRelay,
-  runService,
-} from '@ppay/runtime';
+import { ensureIndexes, MerchantTombstones, OutboxRelay, runService } from '@ppay/runtime';
 import type { types } from '@ppay/proto';
 import { apiKeyModel, MongoApiKeyRepository } from './api-keys/api-key.repo';
 import { ApiKeyService } from './api-keys/api-keys';
@@ -122,20 +115,13 @@ void runService<types.webhooks.WebhooksServiceHandlers, (typeof webhooksConfig)[
         ...eventHandlers(eventLog, new EventStream({ events, keys: deliveryKeys })),
       },
       relays: [relay],
-      consumers: [
-        ...webhookConsumers(fanOut, eventCounters, tombstones, config.WEBHOOKS_EVENTS_IN_FLIGHT),
-        merchantDeletionConsumer({
-          service: 'webhooks',
-          conn: mongo,
-          nats,
-          targets: MERCHANT_DATA,
-          tombstones,
-          log,
-          beforePurge: (scope) => beforeWebhooksPurge(mongo, nats, scope),
-        }),
-      ],
+      consumers: [...webhookConsumers(fanOut, eventCounters, tombstones, config.WEBHOOKS_EVENTS_IN_FLIGHT)],
+      merchantData: {
+        targets: MERCHANT_DATA,
+        tombstones,
+        beforePurge: (scope) => beforeWebhooksPurge(mongo, nats, scope),
+      },
       jobs: [
-        tombstoneSweepJob(mongo, MERCHANT_DATA),
         {
           name: 'webhook pending gauge',
           intervalMs: 5_000,

@@ -40,6 +40,21 @@ setTraceparentSource(() => {
 
 const PENDING = 'outbox_pending_since';
 
+/** The relay's fields of a stored aggregate: its unpublished events and the pending mark. */
+export interface RelayFields {
+  outbox?: unknown;
+  outbox_pending_since?: Date | null;
+}
+
+/**
+ * A stored aggregate without what belongs to the relay: repositories read records through it, because
+ * a record that carried the pending mark back into a later `$set` would hide events the write pushes.
+ */
+export function withoutRelayFields<T extends RelayFields>(doc: T): Omit<T, keyof RelayFields> {
+  const { outbox: _outbox, outbox_pending_since: _pending, ...rest } = doc;
+  return rest;
+}
+
 type UpdateShape = Record<string, Record<string, unknown> | undefined>;
 
 /** Marks the document pending when an update adds outbox events ($push, or $set of the array). */

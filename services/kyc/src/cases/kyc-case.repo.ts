@@ -1,6 +1,12 @@
 import { Schema, type Connection, type Model } from 'mongoose';
 import type { KycStatus, Mode, OutboxEntry } from '@ppay/kernel';
-import { isDuplicateKeyError, nextSequence, outboxEntrySchema } from '@ppay/runtime';
+import {
+  isDuplicateKeyError,
+  nextSequence,
+  outboxEntrySchema,
+  withoutRelayFields,
+  type RelayFields,
+} from '@ppay/runtime';
 import type { KycCaseRecord } from './kyc-case';
 import type { KycCaseRepository } from '../ports';
 
@@ -68,16 +74,7 @@ export function kycCaseModel(conn: Connection): KycCaseModel {
 
 function toRecord(doc: KycCaseDocument | null): KycCaseRecord | null {
   if (!doc) return null;
-  // The outbox plugin's pending-since marker is the relay's, not the case's: a record carrying it back
-  // into save()'s $set would override the marker the plugin sets when events are pushed.
-  const {
-    _id,
-    outbox: _outbox,
-    outbox_pending_since: _pending,
-    ...rest
-  } = doc as KycCaseDocument & {
-    outbox_pending_since?: Date | null;
-  };
+  const { _id, ...rest } = withoutRelayFields(doc as KycCaseDocument & RelayFields);
   return { id: _id, ...rest, superseded_links: rest.superseded_links ?? [], history: rest.history ?? [] };
 }
 

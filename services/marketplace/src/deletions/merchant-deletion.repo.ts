@@ -1,6 +1,6 @@
 import { Schema, type Connection, type Model } from 'mongoose';
 import { type ComponentName, type Mode, type OutboxEntry } from '@ppay/kernel';
-import { isDuplicateKeyError, outboxEntrySchema } from '@ppay/runtime';
+import { isDuplicateKeyError, outboxEntrySchema, withoutRelayFields, type RelayFields } from '@ppay/runtime';
 import type { MerchantDeletionRecord } from './merchant-deletion';
 import type { MerchantDeletionRepository } from './ports';
 
@@ -33,12 +33,7 @@ export function deletionModel(conn: Connection): DeletionModel {
 
 function toRecord(doc: DeletionDocument | null): MerchantDeletionRecord | null {
   if (!doc) return null;
-  const {
-    _id,
-    outbox: _outbox,
-    outbox_pending_since: _pending,
-    ...rest
-  } = doc as DeletionDocument & { outbox_pending_since?: Date | null };
+  const { _id, ...rest } = withoutRelayFields(doc as DeletionDocument & RelayFields);
   return { id: _id, ...rest, acknowledged: (rest.acknowledged ?? []) as ComponentName[] };
 }
 

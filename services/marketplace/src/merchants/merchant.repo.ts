@@ -1,6 +1,12 @@
 import { Schema, type Connection, type Model } from 'mongoose';
 import { PlatformError, type Mode, type OutboxEntry } from '@ppay/kernel';
-import { isDuplicateKeyError, nextSequence, outboxEntrySchema } from '@ppay/runtime';
+import {
+  isDuplicateKeyError,
+  nextSequence,
+  outboxEntrySchema,
+  withoutRelayFields,
+  type RelayFields,
+} from '@ppay/runtime';
 import type { AccountSettingsPatch, MarketplaceMembership, MarketplaceSettings, MerchantRecord } from './merchant';
 import type { MerchantRepository } from './ports';
 
@@ -70,16 +76,13 @@ function toRecord(doc: MerchantDocument | null): MerchantRecord | null {
   if (!doc) return null;
   const {
     _id,
-    outbox: _outbox,
     marketplace: _marketplace,
     marketplace_id: _marketplaceId,
     marketplace_commission_rate: _rate,
     membership_relationship_id: _rel,
     membership_version: _version,
-    // The outbox relay's mark, never part of the record (written back, it would hide pending events).
-    outbox_pending_since: _pending,
     ...rest
-  } = doc as MerchantDocument & { [k: string]: unknown };
+  } = withoutRelayFields(doc as MerchantDocument & RelayFields);
   return {
     id: _id,
     ...rest,

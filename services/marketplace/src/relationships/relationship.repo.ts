@@ -1,6 +1,6 @@
 import { Schema, type Connection, type Model } from 'mongoose';
 import { PlatformError, type Mode, type OutboxEntry } from '@ppay/kernel';
-import { isDuplicateKeyError, nextSequence, outboxEntrySchema } from '@ppay/runtime';
+import { isDuplicateKeyError, nextSequence, outboxEntrySchema, withoutRelayFields } from '@ppay/runtime';
 import type { RelationshipRepository } from '../ports';
 import type { RelationshipChanges, RelationshipRecord, RelationshipStatus } from './relationship';
 
@@ -35,7 +35,7 @@ relationshipSchema.index({ marketplace_id: 1, mode: 1, status: 1, _id: 1 });
 
 function toRecord(doc: RelationshipDocument | null): RelationshipRecord | null {
   if (!doc) return null;
-  const { _id, outbox: _outbox, ...rest } = doc;
+  const { _id, ...rest } = withoutRelayFields(doc);
   // Relationships written before modes existed are sandbox ones (the boot migration stores it too).
   return { id: _id, ...rest, mode: rest.mode ?? 'sandbox', invitation_id: rest.invitation_id ?? null };
 }

@@ -6,7 +6,7 @@ import { infraDown, infraUp, REPO_ROOT, type InfraOptions } from '@ppay/devstack
 import { eventually, http, startTestPlatform, type HttpResult, type TestPlatform } from '../support/platform';
 
 /**
- * Fault injection (issue 9): a load of charges and their sandbox outcomes — plain, marketplace
+ * Fault injection: a load of charges and their sandbox outcomes — plain, marketplace
  * splits and converted — runs while payments, marketplace, fx-pricing and nats-server are killed
  * with SIGKILL at random moments and restarted. The client behaves as partners are told to: it
  * retries 5xx/429/in-flight answers with the same Idempotency-Key. Afterwards money must be exact:

@@ -237,7 +237,7 @@ describe('API keys and authentication', () => {
       expect(updated.status).toBe(200);
       expect(updated.body.data).toMatchObject({ webhook_url: 'https://h.example/x', api_version: '2025-06-01' });
 
-      // Any real date up to the latest release is a version (issue 10); a later one is not.
+      // Any real date up to the latest release is a version; a later one is not.
       const badVersion = await asUser(m.user_token, 'PUT', url, { api_version: '2027-01-01' });
       expect(badVersion.status).toBe(400);
       expect(badVersion.body.error).toMatchObject({ code: 'UNSUPPORTED_API_VERSION', param: 'api_version' });

@@ -222,7 +222,7 @@ describe('POST /payments/charge', () => {
       expect(again.status).toBe(200);
       expect(again.headers.get('idempotent-replayed')).toBe('true');
       expect(again.body.data.charge_id).toBe(first.body.data.charge_id);
-      // The same reference with other parameters is refused, as Stripe does (issue 9, point 12).
+      // The same reference with other parameters is refused, as Stripe does.
       const mismatch = await charge(ngn.api_key, { ...body, description: 'retry' });
       expect([mismatch.status, mismatch.body.error.code]).toEqual([409, 'REFERENCE_REUSED']);
       // References are per merchant: another merchant may use the same one.

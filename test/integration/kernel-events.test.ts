@@ -182,7 +182,7 @@ describe('kernel: JetStream publishing, durable consumers and the outbox relay',
     await messages.close();
   });
 
-  it('an event that can never be published is dead-lettered and holds back nothing (issue 9, point 3)', async () => {
+  it('an event that can never be published is dead-lettered and holds back nothing', async () => {
     const Poisoned = conn.model(
       'Poisoned',
       new Schema(

@@ -3,7 +3,7 @@ import { NGN_CHARGE } from '../support/fixtures';
 import { eventually, http, startTestPlatform, type TestPlatform } from '../support/platform';
 import { startReceiver } from '../support/webhook-receiver';
 
-/** Refunds (issue 12 item 8) end to end: cap under concurrency, ledger reversal exactly once, the webhook. */
+/** Refunds end to end: cap under concurrency, ledger reversal exactly once, the webhook. */
 describe('refunds', () => {
   let t: TestPlatform;
   let rx: Awaited<ReturnType<typeof startReceiver>>;

@@ -3,7 +3,7 @@ import { NGN_CHARGE } from '../support/fixtures';
 import { eventually, http, startTestPlatform, type TestPlatform } from '../support/platform';
 import { startReceiver } from '../support/webhook-receiver';
 
-/** Spec 5.7, 6.1–6.7, 9 and issue 10: deliveries to a real loopback receiver. */
+/** Spec 5.7, 6.1–6.7 and 9: deliveries to a real loopback receiver. */
 describe('webhook delivery', () => {
   let t: TestPlatform;
   let rx: Awaited<ReturnType<typeof startReceiver>>;

@@ -10,7 +10,7 @@ import { callerMetadata } from '../http/caller';
 import { apiKeySecurity as security, COMMON_ERRORS } from '../schemas/common';
 
 /**
- * GET /events/stream (issue 10, for the `listen` CLI): the calling key's events as they happen, as
+ * GET /events/stream (for the `listen` CLI): the calling key's events as they happen, as
  * Server-Sent Events. The gateway polls the webhooks service with a cursor (one call in flight per
  * connection, at most 100 events per call) and writes one frame per event; the frame carries the
  * exact envelope a delivery to this key would carry, unsigned. Comment heartbeats keep proxies from

@@ -17,7 +17,7 @@ function withData<T extends { data?: string }>(event: T): Omit<T, 'data'> & { da
 const eventOf = (e: types.webhooks.WebhookEvent__Output) => withData(e);
 
 /**
- * The partner's event log (issue 10, 30 days): what was sent to which key, with every attempt's exact
+ * The partner's event log (30 days): what was sent to which key, with every attempt's exact
  * bytes and headers, and resending. Scoped to the calling key's merchant and mode.
  */
 export async function registerEventRoutes(app: FastifyInstance, deps: GatewayDeps): Promise<void> {

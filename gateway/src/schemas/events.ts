@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { Nullable, StringEnum } from './common';
 
-/** Webhook events and their deliveries (spec 6; partner event log, issue 10). */
+/** Webhook events and their deliveries (spec 6; the partner event log). */
 
 const DateTime = (description?: string) => Type.String({ format: 'date-time', maxLength: 40, description });
 const EventId = Type.String({ minLength: 1, maxLength: 64, description: '`evt_` + UUID' });

@@ -7,7 +7,7 @@ import type { CaseResult } from './table';
 
 /**
  * `npm run bench -- grpc-options`: which grpc-js channel and server options make one unary hop
- * cheaper (issue 14, item 6). Each variant is the transport ceiling (bare Fastify → bare grpc-js leaf)
+ * cheaper. Each variant is the transport ceiling (bare Fastify → bare grpc-js leaf)
  * started with those options; the variants are measured in interleaved rounds (A B C … A B C …) so a
  * machine whose speed drifts treats them alike, and each prints its median over the rounds.
  */

@@ -196,7 +196,7 @@ const fmtLatency = (f: Figures) =>
   `${f.rps.toFixed(0).padStart(8)} req/s   p50 ${String(f.p50).padStart(4)} ms   p99 ${String(f.p99).padStart(4)} ms   cpu ${f.cpuMsPerRequest.toFixed(2).padStart(6)} ms/req`;
 export const verdict = (ok: boolean) => (ok ? 'PASS' : 'BELOW TARGET');
 
-/** Targets of every HTTP case besides req/s, against the ceiling in the same run (issue 14). */
+/** Targets of every HTTP case besides req/s, against the ceiling in the same run. */
 const MAX_CPU_RATIO = 1.25;
 const MAX_P99_RATIO_AT_HALF_LOAD = 1.5;
 

@@ -1,4 +1,4 @@
-/** What a process's memory readings mean for the leak check of `bench -- memory` (issue 14). */
+/** What a process's memory readings mean for the leak check of `bench -- memory`. */
 
 export interface NodeMemory {
   heapUsed: number;

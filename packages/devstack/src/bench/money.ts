@@ -9,7 +9,7 @@ import { cpuSecondsOf, cpuSecondsOfProcesses, infraPids } from './proc';
 import type { CaseResult } from './table';
 
 /**
- * Wallet benchmarks (issue 12), against a fresh local platform on loopback, bounded in count and time:
+ * Wallet benchmarks, against a fresh local platform on loopback, bounded in count and time:
  *  - balance: p50/p99 of GET /marketplace/merchants/{id}/balance for a sub-merchant with 1,000 ledger
  *    entries (the baseline) and one with BENCH_LARGE (default 1,000,000), in the same run; the entries
  *    are bulk-inserted straight into payments' database with their wallet while payments is stopped

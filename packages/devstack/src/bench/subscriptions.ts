@@ -12,7 +12,7 @@ import { BENCH_STATE_DIR, startBenchPlatform } from './bench-infra';
 import { cpuSecondsOfProcesses } from './proc';
 
 /**
- * Subscription benchmarks (issue 13), each against a fresh local platform on loopback, bounded in count
+ * Subscription benchmarks, each against a fresh local platform on loopback, bounded in count
  * and time:
  *  - renewals: N subscriptions fall due at once; the scheduler renews them through payments. Prints
  *    renewals/s, double charges (must be 0), CPU per renewal, and as baseline the same number of

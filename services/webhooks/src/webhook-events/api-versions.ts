@@ -7,7 +7,7 @@ export const LEGACY_API_VERSION = '2025-06-01';
 export const SUPPORTED_API_VERSIONS: readonly string[] = [LEGACY_API_VERSION, LATEST_API_VERSION];
 
 /**
- * Any real calendar date up to the latest version (issue 10): a key pinned to a date receives the
+ * Any real calendar date up to the latest version: a key pinned to a date receives the
  * newest payload structure released on or before it (renderers.ts), so `2025-01-15` gets the
  * pre-2026-03-27 shape and `2026-04-01` (once it has passed as a date string) is refused only when
  * it is after the latest release.

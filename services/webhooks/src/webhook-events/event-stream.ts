@@ -47,7 +47,7 @@ export function decodeStreamCursor(cursor: string): StreamPosition {
 }
 
 /**
- * The `listen` CLI's source (issue 10): the calling key's events created after a cursor, oldest
+ * The `listen` CLI's source: the calling key's events created after a cursor, oldest
  * first, rendered exactly as a delivery to that key would carry them (its api_version, read at every
  * poll so a version change applies to later events). Nothing is signed here: the CLI signs with a
  * secret of its own, so this never produces a signature a caller could replay against a receiver.

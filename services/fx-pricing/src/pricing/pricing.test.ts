@@ -82,9 +82,9 @@ describe('price rules', () => {
   });
   it('adjusts the base price before conversion, rounding the adjustment half away from zero', () => {
     expect(applyRule({ amount: 1999, currency: 'USD' }, rule('-0.3')).discrimination).toEqual({
-      original_base_price: 1999,
-      discrimination_amount: -600, // −599.7
-      adjusted_base_price: 1399,
+      original_base_price: { amount: 1999, currency: 'USD' },
+      discrimination_amount: { amount: -600, currency: 'USD' }, // −599.7
+      adjusted_base_price: { amount: 1399, currency: 'USD' },
       discrimination_percentage: '-0.3',
       country_triggered: 'NG',
     });
@@ -126,11 +126,11 @@ describe('PricingService', () => {
   it('prices in the customer currency with the discrimination applied before conversion', async () => {
     const r = await pricing.productPricing(7, 'sandbox', productId, { currency: 'NGN' });
     // 13.99 USD × 1532.45 = 21438.9755 NGN → 2,143,898 kobo
-    expect(r.local).toEqual({ amount: 2_143_898, currency: 'NGN', formatted: '₦21,438.98' });
-    expect(r.base).toEqual({ amount: 1999, currency: 'USD', formatted: 'US$19.99' });
+    expect(r.local).toEqual({ money: { amount: 2_143_898, currency: 'NGN' }, formatted: '₦21,438.98' });
+    expect(r.base).toEqual({ money: { amount: 1999, currency: 'USD' }, formatted: 'US$19.99' });
     expect(r.price_discrimination).toMatchObject({
-      adjusted_base_price: 1399,
-      discrimination_amount: -600,
+      adjusted_base_price: { amount: 1399, currency: 'USD' },
+      discrimination_amount: { amount: -600, currency: 'USD' },
       country_triggered: 'NG',
     });
     expect(r.conversion).toMatchObject({ rate: '1532.45', source: 'bundled:2026-11-01', applied: true });
@@ -147,7 +147,7 @@ describe('PricingService', () => {
       (await pricing.productPricing(7, 'sandbox', productId, { customer_country: 'NG' })).price_discrimination,
     ).toMatchObject({
       discrimination_percentage: '0.1',
-      adjusted_base_price: 2199,
+      adjusted_base_price: { amount: 2199, currency: 'USD' },
     });
     const gh = await pricing.productPricing(7, 'sandbox', productId, { customer_country: 'GH' });
     expect(gh.price_discrimination).toBeNull();
@@ -157,12 +157,12 @@ describe('PricingService', () => {
     expect(def.location.detected_from).toBe('default');
     expect(def.price_discrimination).toBeNull();
     expect(def.conversion).toMatchObject({ rate: '1', source: 'identity', applied: false });
-    expect(def.local).toEqual({ amount: 1999, currency: 'USD', formatted: '$19.99' });
+    expect(def.local).toEqual({ money: { amount: 1999, currency: 'USD' }, formatted: '$19.99' });
   });
 
   it('whole-unit currencies: JPY shown and charged in whole yen; an unchargeable currency pays in the base currency', async () => {
     const r = await pricing.productPricing(7, 'sandbox', productId, { customer_country: 'JP' });
-    expect(r.local).toEqual({ amount: 3045, currency: 'JPY', formatted: '¥3,045' }); // 19.99 × 152.35 = 3045.48
+    expect(r.local).toEqual({ money: { amount: 3045, currency: 'JPY' }, formatted: '¥3,045' }); // 19.99 × 152.35 = 3045.48
     expect(r.payment).toEqual({ methods: ['card'], currency: 'USD' });
   });
 
@@ -194,8 +194,8 @@ describe('PricingService', () => {
     const r = await pricing.calculate('sandbox', 10_000, 'NGN', 'GHS');
     // 100 NGN × (12.35 / 1532.45 = 0.0080589905053…) = 0.8059 GHS → 81 pesewas
     // Formatted for the target's country (en-GH): local symbol for GHS, ISO code for NGN.
-    expect(r.local).toEqual({ amount: 81, currency: 'GHS', formatted: 'GH₵0.81' });
-    expect(r.base).toEqual({ amount: 10_000, currency: 'NGN', formatted: 'NGN\u00a0100.00' });
+    expect(r.local).toEqual({ money: { amount: 81, currency: 'GHS' }, formatted: 'GH₵0.81' });
+    expect(r.base).toEqual({ money: { amount: 10_000, currency: 'NGN' }, formatted: 'NGN\u00a0100.00' });
     expect(r.conversion.rate).toBe('0.008058990505');
     await expect(pricing.calculate('sandbox', 100, 'NGN', 'XYZ')).rejects.toMatchObject({ param: 'target_currency' });
   });

@@ -1,3 +1,4 @@
+import { createLogger, type CallContext } from '@ppay/runtime';
 import { Catalogue } from '../catalogue/catalogue';
 import { MemoryCatalogueRepository } from '../catalogue/memory-catalogue.test-util';
 import bundledTable from '../data/rates-2026-11-01.json';
@@ -6,6 +7,7 @@ import { BundledRateSource, parseRateTable } from '../rates/rates';
 import { CidrGeoLocator, NO_GEOLOCATION } from './geo';
 import { displayLocale, paymentMethodsFor } from './locale';
 import { applyRule, detectCustomer, PricingService } from './pricing';
+import { pricingHandlers } from './pricing.handlers';
 
 const bundled = new BundledRateSource(parseRateTable(bundledTable, 'bundled'));
 const geo = new CidrGeoLocator({ '41.58.0.0/16': 'NG', '102.176.0.0/12': 'GH', '102.176.5.0/24': 'KE' });
@@ -198,6 +200,48 @@ describe('PricingService', () => {
     expect(r.base).toEqual({ money: { amount: 10_000, currency: 'NGN' }, formatted: 'NGN\u00a0100.00' });
     expect(r.conversion.rate).toBe('0.008058990505');
     await expect(pricing.calculate('sandbox', 100, 'NGN', 'XYZ')).rejects.toMatchObject({ param: 'target_currency' });
+  });
+
+  describe('handlers: every amount on the wire is a common.v1.Money', () => {
+    const ctx: CallContext = {
+      caller: { requestId: 'req_1', auth: 'api_key', merchantId: 7, mode: 'sandbox' },
+      log: createLogger('fx-pricing-test', 'silent'),
+      deadline: undefined,
+    };
+    const usd = (amount: number) => ({ amount, currency: 'USD' });
+
+    it('GetProductPricing: FormattedMoney {money, formatted}; the discrimination in the base currency', async () => {
+      const req = { product_id: productId, currency: 'NGN', customer_country: '', client_ip: '' };
+      const res = await pricingHandlers(pricing).GetProductPricing!(req, ctx);
+      const local = { money: { amount: 2_143_898, currency: 'NGN' }, formatted: '₦21,438.98' };
+      expect(res.pricing).toMatchObject({ base: { money: usd(1999), formatted: 'US$19.99' }, local });
+      expect(res.amount).toEqual({ product_price: local, total: local });
+      expect(res.price_discrimination).toMatchObject({
+        original_base_price: usd(1999),
+        discrimination_amount: usd(-600),
+        adjusted_base_price: usd(1399),
+        discrimination_percentage_decimal: '-0.3',
+      });
+    });
+
+    it("CalculatePrice: the amount's currency is the source currency, required", async () => {
+      const calculate = pricingHandlers(pricing).CalculatePrice!;
+      const res = await calculate({ amount: { amount: 10_000, currency: 'NGN' }, target_currency: 'GHS' }, ctx);
+      expect([res.base?.money, res.local?.money]).toEqual([
+        { amount: 10_000, currency: 'NGN' },
+        { amount: 81, currency: 'GHS' },
+      ]);
+      for (const amount of [null, { amount: 100, currency: '' }]) {
+        await expect(calculate({ amount, target_currency: 'GHS' }, ctx)).rejects.toMatchObject({
+          code: 'VALIDATION_FAILED',
+          message: 'source_currency is required',
+          param: 'source_currency',
+        });
+      }
+      await expect(
+        calculate({ amount: { amount: 1.5, currency: 'NGN' }, target_currency: 'GHS' }, ctx),
+      ).rejects.toMatchObject({ code: 'VALIDATION_FAILED', param: 'amount' });
+    });
   });
 });
 

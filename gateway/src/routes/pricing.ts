@@ -62,8 +62,7 @@ export async function registerPricingRoutes(app: FastifyInstance, deps: GatewayD
         await fxPricing.call(
           'CalculatePrice',
           {
-            amount: req.query.amount,
-            source_currency: source,
+            amount: { amount: req.query.amount, currency: source },
             target_currency: req.query.target_currency.toUpperCase(),
           },
           callerMetadata(req),

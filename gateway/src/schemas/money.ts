@@ -17,7 +17,8 @@ export interface WireMoneySource {
   part: MoneyPart;
 }
 
-type WithSource<T extends TSchema> = T & { [WIRE_MONEY]: WireMoneySource };
+/** Exported so that the declaration files of schemas built with these helpers can name their type. */
+export type WithSource<T extends TSchema> = T & { [WIRE_MONEY]: WireMoneySource };
 
 const from = <T extends TSchema>(schema: T, source: WireMoneySource): WithSource<T> =>
   Object.assign(schema, { [WIRE_MONEY]: source });

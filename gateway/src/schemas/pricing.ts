@@ -1,9 +1,11 @@
 import { Type } from '@sinclair/typebox';
 import { Nullable, Pagination, StringEnum } from './common';
+import { CurrencyOf, MinorUnitsOf } from './money';
 
+/** A wire `FormattedMoney {money, formatted}`, flattened as the spec shows it. */
 const Amount = Type.Object({
-  amount: Type.Integer({ description: 'Smallest currency unit (whole units for JPY, KRW, VND)' }),
-  currency: Type.String({ description: 'ISO 4217' }),
+  amount: MinorUnitsOf('money', { description: 'Smallest currency unit (whole units for JPY, KRW, VND)' }),
+  currency: CurrencyOf('money', { description: 'ISO 4217' }),
   formatted: Type.String({ description: 'Intl.NumberFormat, English with the customer country conventions' }),
 });
 
@@ -23,9 +25,10 @@ export const ProductPricing = Type.Object({
   pricing: Type.Object({ base: Amount, local: Amount, conversion: Conversion }),
   price_discrimination: Nullable(
     Type.Object({
-      original_base_price: Type.Integer(),
-      discrimination_amount: Type.Integer(),
-      adjusted_base_price: Type.Integer(),
+      // In the product's base currency (pricing.base.currency), the rule applying before conversion.
+      original_base_price: MinorUnitsOf('original_base_price'),
+      discrimination_amount: MinorUnitsOf('discrimination_amount'),
+      adjusted_base_price: MinorUnitsOf('adjusted_base_price'),
       discrimination_percentage: Type.Number({ description: '0.15 means +15%' }),
       country_triggered: Type.String(),
     }),

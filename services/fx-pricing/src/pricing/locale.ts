@@ -109,8 +109,14 @@ export function displayLocale(countryCode: string | undefined): string {
   return Intl.NumberFormat.supportedLocalesOf([candidate]).length > 0 ? candidate : 'en-US';
 }
 
-export function formatted(value: Money, locale: string): { amount: number; currency: string; formatted: string } {
-  return { amount: value.amount, currency: value.currency, formatted: formatMoney(value, locale) };
+/** An amount with how the customer sees it; the REST `{amount, currency, formatted}` is the gateway's. */
+export interface FormattedMoney {
+  money: Money;
+  formatted: string;
+}
+
+export function formatted(value: Money, locale: string): FormattedMoney {
+  return { money: value, formatted: formatMoney(value, locale) };
 }
 
 export function displayCountryName(code: string | undefined): string {

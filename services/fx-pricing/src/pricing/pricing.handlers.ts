@@ -20,11 +20,13 @@ export function pricingHandlers(pricing: PricingService): Handlers {
     },
     async CalculatePrice(req, { caller }) {
       const { mode } = requireMerchant(caller);
-      if (!req.source_currency) {
+      // The source currency travels as the amount's currency; the REST parameter keeps its name.
+      const amount = req.amount;
+      if (!amount?.currency) {
         throw new PlatformError('VALIDATION_FAILED', 'source_currency is required', { param: 'source_currency' });
       }
       return toWire(
-        calculationResource(await pricing.calculate(mode, req.amount, req.source_currency, req.target_currency)),
+        calculationResource(await pricing.calculate(mode, amount.amount, amount.currency, req.target_currency)),
       );
     },
     async Convert(req, { caller }) {

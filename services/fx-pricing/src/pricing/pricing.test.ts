@@ -1,3 +1,4 @@
+import { createLogger, type CallContext } from '@ppay/runtime';
 import { Catalogue } from '../catalogue/catalogue';
 import { MemoryCatalogueRepository } from '../catalogue/memory-catalogue.test-util';
 import bundledTable from '../data/rates-2026-11-01.json';
@@ -6,6 +7,7 @@ import { BundledRateSource, parseRateTable } from '../rates/rates';
 import { CidrGeoLocator, NO_GEOLOCATION } from './geo';
 import { displayLocale, paymentMethodsFor } from './locale';
 import { applyRule, detectCustomer, PricingService } from './pricing';
+import { pricingHandlers } from './pricing.handlers';
 
 const bundled = new BundledRateSource(parseRateTable(bundledTable, 'bundled'));
 const geo = new CidrGeoLocator({ '41.58.0.0/16': 'NG', '102.176.0.0/12': 'GH', '102.176.5.0/24': 'KE' });
@@ -82,9 +84,9 @@ describe('price rules', () => {
   });
   it('adjusts the base price before conversion, rounding the adjustment half away from zero', () => {
     expect(applyRule({ amount: 1999, currency: 'USD' }, rule('-0.3')).discrimination).toEqual({
-      original_base_price: 1999,
-      discrimination_amount: -600, // −599.7
-      adjusted_base_price: 1399,
+      original_base_price: { amount: 1999, currency: 'USD' },
+      discrimination_amount: { amount: -600, currency: 'USD' }, // −599.7
+      adjusted_base_price: { amount: 1399, currency: 'USD' },
       discrimination_percentage: '-0.3',
       country_triggered: 'NG',
     });
@@ -126,11 +128,11 @@ describe('PricingService', () => {
   it('prices in the customer currency with the discrimination applied before conversion', async () => {
     const r = await pricing.productPricing(7, 'sandbox', productId, { currency: 'NGN' });
     // 13.99 USD × 1532.45 = 21438.9755 NGN → 2,143,898 kobo
-    expect(r.local).toEqual({ amount: 2_143_898, currency: 'NGN', formatted: '₦21,438.98' });
-    expect(r.base).toEqual({ amount: 1999, currency: 'USD', formatted: 'US$19.99' });
+    expect(r.local).toEqual({ money: { amount: 2_143_898, currency: 'NGN' }, formatted: '₦21,438.98' });
+    expect(r.base).toEqual({ money: { amount: 1999, currency: 'USD' }, formatted: 'US$19.99' });
     expect(r.price_discrimination).toMatchObject({
-      adjusted_base_price: 1399,
-      discrimination_amount: -600,
+      adjusted_base_price: { amount: 1399, currency: 'USD' },
+      discrimination_amount: { amount: -600, currency: 'USD' },
       country_triggered: 'NG',
     });
     expect(r.conversion).toMatchObject({ rate: '1532.45', source: 'bundled:2026-11-01', applied: true });
@@ -147,7 +149,7 @@ describe('PricingService', () => {
       (await pricing.productPricing(7, 'sandbox', productId, { customer_country: 'NG' })).price_discrimination,
     ).toMatchObject({
       discrimination_percentage: '0.1',
-      adjusted_base_price: 2199,
+      adjusted_base_price: { amount: 2199, currency: 'USD' },
     });
     const gh = await pricing.productPricing(7, 'sandbox', productId, { customer_country: 'GH' });
     expect(gh.price_discrimination).toBeNull();
@@ -157,12 +159,12 @@ describe('PricingService', () => {
     expect(def.location.detected_from).toBe('default');
     expect(def.price_discrimination).toBeNull();
     expect(def.conversion).toMatchObject({ rate: '1', source: 'identity', applied: false });
-    expect(def.local).toEqual({ amount: 1999, currency: 'USD', formatted: '$19.99' });
+    expect(def.local).toEqual({ money: { amount: 1999, currency: 'USD' }, formatted: '$19.99' });
   });
 
   it('whole-unit currencies: JPY shown and charged in whole yen; an unchargeable currency pays in the base currency', async () => {
     const r = await pricing.productPricing(7, 'sandbox', productId, { customer_country: 'JP' });
-    expect(r.local).toEqual({ amount: 3045, currency: 'JPY', formatted: '¥3,045' }); // 19.99 × 152.35 = 3045.48
+    expect(r.local).toEqual({ money: { amount: 3045, currency: 'JPY' }, formatted: '¥3,045' }); // 19.99 × 152.35 = 3045.48
     expect(r.payment).toEqual({ methods: ['card'], currency: 'USD' });
   });
 
@@ -194,10 +196,52 @@ describe('PricingService', () => {
     const r = await pricing.calculate('sandbox', 10_000, 'NGN', 'GHS');
     // 100 NGN × (12.35 / 1532.45 = 0.0080589905053…) = 0.8059 GHS → 81 pesewas
     // Formatted for the target's country (en-GH): local symbol for GHS, ISO code for NGN.
-    expect(r.local).toEqual({ amount: 81, currency: 'GHS', formatted: 'GH₵0.81' });
-    expect(r.base).toEqual({ amount: 10_000, currency: 'NGN', formatted: 'NGN\u00a0100.00' });
+    expect(r.local).toEqual({ money: { amount: 81, currency: 'GHS' }, formatted: 'GH₵0.81' });
+    expect(r.base).toEqual({ money: { amount: 10_000, currency: 'NGN' }, formatted: 'NGN\u00a0100.00' });
     expect(r.conversion.rate).toBe('0.008058990505');
     await expect(pricing.calculate('sandbox', 100, 'NGN', 'XYZ')).rejects.toMatchObject({ param: 'target_currency' });
+  });
+
+  describe('handlers: every amount on the wire is a common.v1.Money', () => {
+    const ctx: CallContext = {
+      caller: { requestId: 'req_1', auth: 'api_key', merchantId: 7, mode: 'sandbox' },
+      log: createLogger('fx-pricing-test', 'silent'),
+      deadline: undefined,
+    };
+    const usd = (amount: number) => ({ amount, currency: 'USD' });
+
+    it('GetProductPricing: FormattedMoney {money, formatted}; the discrimination in the base currency', async () => {
+      const req = { product_id: productId, currency: 'NGN', customer_country: '', client_ip: '' };
+      const res = await pricingHandlers(pricing).GetProductPricing!(req, ctx);
+      const local = { money: { amount: 2_143_898, currency: 'NGN' }, formatted: '₦21,438.98' };
+      expect(res.pricing).toMatchObject({ base: { money: usd(1999), formatted: 'US$19.99' }, local });
+      expect(res.amount).toEqual({ product_price: local, total: local });
+      expect(res.price_discrimination).toMatchObject({
+        original_base_price: usd(1999),
+        discrimination_amount: usd(-600),
+        adjusted_base_price: usd(1399),
+        discrimination_percentage_decimal: '-0.3',
+      });
+    });
+
+    it("CalculatePrice: the amount's currency is the source currency, required", async () => {
+      const calculate = pricingHandlers(pricing).CalculatePrice!;
+      const res = await calculate({ amount: { amount: 10_000, currency: 'NGN' }, target_currency: 'GHS' }, ctx);
+      expect([res.base?.money, res.local?.money]).toEqual([
+        { amount: 10_000, currency: 'NGN' },
+        { amount: 81, currency: 'GHS' },
+      ]);
+      for (const amount of [null, { amount: 100, currency: '' }]) {
+        await expect(calculate({ amount, target_currency: 'GHS' }, ctx)).rejects.toMatchObject({
+          code: 'VALIDATION_FAILED',
+          message: 'source_currency is required',
+          param: 'source_currency',
+        });
+      }
+      await expect(
+        calculate({ amount: { amount: 1.5, currency: 'NGN' }, target_currency: 'GHS' }, ctx),
+      ).rejects.toMatchObject({ code: 'VALIDATION_FAILED', param: 'amount' });
+    });
   });
 });
 

@@ -1,4 +1,5 @@
 import {
+  addMoney,
   isCountryCode,
   money,
   normaliseCurrency,
@@ -20,6 +21,7 @@ import {
   displayLocale,
   formatted,
   isChargeableCurrency,
+  type FormattedMoney,
   paymentMethodsFor,
 } from './locale';
 import { unsupportedPair } from '../rates/rates';
@@ -90,10 +92,11 @@ export function detectCustomer(query: PricingQuery, baseCurrency: string, geo: G
   };
 }
 
+/** A regional price rule applied: all three prices in the product's base currency. */
 export interface Discrimination {
-  original_base_price: number;
-  discrimination_amount: number;
-  adjusted_base_price: number;
+  original_base_price: Money;
+  discrimination_amount: Money;
+  adjusted_base_price: Money;
   discrimination_percentage: string;
   country_triggered: string;
 }
@@ -110,38 +113,36 @@ export function applyRule(base: Money, rule: PriceRuleRecord): { adjusted: Money
   const abs = negative ? -raw : raw;
   let delta = abs / scale;
   if ((abs % scale) * 2n >= scale) delta += 1n;
-  const adjustment = Number(negative ? -delta : delta);
-  const adjusted = money(base.amount + adjustment, base.currency);
+  const adjustment = money(Number(negative ? -delta : delta), base.currency);
+  const adjusted = addMoney(base, adjustment);
   return {
     adjusted,
     discrimination: {
-      original_base_price: base.amount,
+      original_base_price: base,
       discrimination_amount: adjustment,
-      adjusted_base_price: adjusted.amount,
+      adjusted_base_price: adjusted,
       discrimination_percentage: rule.percentage,
       country_triggered: rule.country,
     },
   };
 }
 
-type Formatted = { amount: number; currency: string; formatted: string };
-
 export interface ProductPricingResult {
   product: { id: number; name: string; type: string };
-  base: Formatted;
-  local: Formatted;
+  base: FormattedMoney;
+  local: FormattedMoney;
   conversion: Conversion;
   price_discrimination: Discrimination | null;
-  product_price: Formatted;
-  total: Formatted;
+  product_price: FormattedMoney;
+  total: FormattedMoney;
   location: { country: string; country_code: string; detected_from: DetectedFrom };
   currency: { code: string; detected: boolean; override: boolean };
   payment: { methods: string[]; currency: string };
 }
 
 export interface CalculateResult {
-  base: Formatted;
-  local: Formatted;
+  base: FormattedMoney;
+  local: FormattedMoney;
   conversion: Conversion;
 }
 
@@ -171,7 +172,8 @@ export class PricingService {
     const locale = displayLocale(customer.country_code);
     const local = formatted(conversion.result, locale);
     // The customer pays in the local currency when a gateway takes it, otherwise in the base currency.
-    const paymentCurrency = isChargeableCurrency(local.currency) ? local.currency : base.currency;
+    const localCurrency = conversion.result.currency;
+    const paymentCurrency = isChargeableCurrency(localCurrency) ? localCurrency : base.currency;
     return {
       product: { id: product.id, name: product.name, type: product.type },
       base: formatted(base, locale),

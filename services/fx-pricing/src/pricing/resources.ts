@@ -4,7 +4,8 @@ import type { CalculateResult, ProductPricingResult } from './pricing';
 /**
  * The API resources of fx-pricing (spec 4.4 and /pricing/calculate), built once from the use-case
  * results: the spec shows rates and percentages as numbers, the exact decimal strings travel beside
- * them. Handlers encode these as they are; the gateway passes them through.
+ * them. Amounts stay Money (`FormattedMoney` where the spec shows a display string): handlers encode
+ * these as they are, and the gateway's response schemas spell each amount the way the spec shows it.
  */
 export function rateConversion(c: Conversion) {
   return {

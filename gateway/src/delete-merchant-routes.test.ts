@@ -35,7 +35,7 @@ describe('DELETE /marketplace/merchants/{merchantId}/delete over a fake marketpl
       marketplace: {
         DeleteMerchant: () => ({
           gateway_skipped: true,
-          gateway_balance: { amount: 13.5, currency: 'USD' },
+          gateway_balance: { amount: { amount: 1350, currency: 'USD' } },
           message: 'Merchant business data deleted. The gateway account was kept …',
         }),
       },

@@ -16,10 +16,14 @@ import {
 } from '@ppay/devstack';
 import { testInfraUrls, TEST_INFRA } from './infra';
 
-export type WalletNumbers = Pick<
-  types.payments.WalletBalance__Output,
-  'currency' | 'balance' | 'total_credits' | 'total_debits' | 'transaction_count'
->;
+/** A wallet's spec 2.9 numbers, minor units of `currency` (the wire WalletBalance carries them as Money). */
+export interface WalletNumbers {
+  currency: string;
+  balance: number;
+  total_credits: number;
+  total_debits: number;
+  transaction_count: number;
+}
 
 export interface TestPlatform {
   platform: Platform;
@@ -154,12 +158,12 @@ export async function startTestPlatform(
         { merchant_id: merchantId, mode },
         callerToMetadata({ requestId: newRequestId(), auth: 'internal' }),
       );
-      return res.balances.map(({ currency, balance, total_credits, total_debits, transaction_count }) => ({
-        currency,
-        balance,
-        total_credits,
-        total_debits,
-        transaction_count,
+      return res.balances.map((b) => ({
+        currency: b.balance!.currency,
+        balance: b.balance!.amount,
+        total_credits: b.total_credits!.amount,
+        total_debits: b.total_debits!.amount,
+        transaction_count: b.transaction_count,
       }));
     },
     async db(service) {

@@ -10,8 +10,7 @@ const wireSubscription = {
   product_id: 3,
   product_name: 'Bread club',
   customer_email: 'ada@example.com',
-  amount: 500000,
-  currency: 'NGN',
+  amount: { amount: 500000, currency: 'NGN' },
   frequency: 'monthly',
   status: 'active',
   payment_status: 'paid',
@@ -49,6 +48,7 @@ describe('subscription routes (spec 4.5, 4.6 and beyond) over a fake service', (
       id: 'sub_1',
       product_id: 3,
       amount: 500000,
+      currency: 'NGN',
       cancelled_at: null,
       trial: null,
       next_retry_at: null,
@@ -154,6 +154,12 @@ describe('subscription routes (spec 4.5, 4.6 and beyond) over a fake service', (
       card_number: '4242 4242 4242 4242',
     });
     expect(created.statusCode).toBe(200);
+    expect(t.calls[4]!.request).toEqual({
+      amount: { amount: 1000, currency: 'USD' },
+      customer: { email: 'b@example.com' },
+      subscription_frequency_key: 'weekly',
+      card_number: '4242 4242 4242 4242',
+    });
     const bad = await send('POST', '/sandbox/subscriptions', {
       amount: 1000,
       currency: 'USD',

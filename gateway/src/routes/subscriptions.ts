@@ -110,7 +110,16 @@ export async function registerSubscriptionRoutes(app: FastifyInstance, deps: Gat
         response: one,
       },
     },
-    async (req) => ok(await subscriptions.call('CreateSandboxSubscription', req.body, callerMetadata(req))),
+    async (req) => {
+      const { amount, currency, ...rest } = req.body;
+      return ok(
+        await subscriptions.call(
+          'CreateSandboxSubscription',
+          { ...rest, amount: { amount, currency } },
+          callerMetadata(req),
+        ),
+      );
+    },
   );
   app.post<{ Params: Static<typeof SubscriptionParams>; Body: Static<typeof AdvanceBody> }>(
     '/sandbox/subscriptions/:subscription_id/advance',

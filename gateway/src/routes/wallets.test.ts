@@ -4,7 +4,21 @@ import { LIVE_KEY, SANDBOX_KEY, testGateway } from '../gateway-kit.test-util';
 const partner = (url: string) => `/api/v1/partner${url}`;
 const headers = { 'x-api-key': SANDBOX_KEY };
 
+const ngn = (amount: number) => ({ amount, currency: 'NGN' });
+
+/** What payments answers for a wallet (ppay.payments.v1.WalletBalance): every amount a Money. */
 const wireBalance = {
+  balance: ngn(482_500),
+  formatted_balance: 'NGN\u00a04,825.00',
+  total_credits: ngn(482_500),
+  total_debits: ngn(0),
+  transaction_count: 1,
+  available: ngn(400_000),
+  reserved: ngn(82_500),
+};
+
+/** The spec 2.9 entry the partner sees: flat minor units and the currency. */
+const restBalance = {
   currency: 'NGN',
   balance: 482_500,
   formatted_balance: 'NGN\u00a04,825.00',
@@ -20,8 +34,7 @@ const wirePayout = {
   payout_request_id: 7,
   merchant_id: 2000,
   reference: 'po-1',
-  amount: 10_000,
-  currency: 'NGN',
+  amount: ngn(10_000),
   request_status: 'pending',
   payment_gateway: 'naira_gateway',
   payout_method: 'bank_transfer',
@@ -38,7 +51,7 @@ describe('wallet and payout routes over fake services', () => {
     });
     const res = await t.app.inject({ method: 'GET', url: partner('/marketplace/merchants/2000/balance'), headers });
     expect(res.statusCode).toBe(200);
-    expect(res.json()).toEqual({ success: true, data: { merchant_id: 2000, balances: [wireBalance] } });
+    expect(res.json()).toEqual({ success: true, data: { merchant_id: 2000, balances: [restBalance] } });
     expect(t.calls[0]).toMatchObject({ service: 'marketplace', request: { merchant_id: 2000 }, mode: 'sandbox' });
   });
 
@@ -59,7 +72,7 @@ describe('wallet and payout routes over fake services', () => {
   it('GET /balance reads the caller’s own wallets from payments', async () => {
     const t = await testGateway({ payments: { GetWalletBalances: () => ({ balances: [wireBalance] }) } });
     const res = await t.app.inject({ method: 'GET', url: partner('/balance'), headers: { 'x-api-key': LIVE_KEY } });
-    expect(res.json()).toEqual({ success: true, data: { balances: [wireBalance] } });
+    expect(res.json()).toEqual({ success: true, data: { balances: [restBalance] } });
     expect(t.calls[0]).toMatchObject({
       service: 'payments',
       method: 'GetWalletBalances',
@@ -78,17 +91,24 @@ describe('wallet and payout routes over fake services', () => {
     });
     expect(res.statusCode).toBe(200);
     expect(t.calls[0]!.request).toEqual({ amount: { amount: 10_000, currency: 'NGN' }, reference: 'po-1' });
-    const { status: _status, ...spec } = wirePayout;
     expect(res.json().data).toEqual({
-      ...spec,
+      payout_request_id: 7,
       withdrawal_id: null,
+      merchant_id: 2000,
+      reference: 'po-1',
+      amount: 10_000,
+      currency: 'NGN',
+      request_status: 'pending',
       withdrawal_status: null,
+      payment_gateway: 'naira_gateway',
+      payout_method: 'bank_transfer',
       approved_at: null,
       rejected_at: null,
       rejection_reason: null,
       paid_at: null,
       failed_at: null,
       failure_reason: null,
+      created_at: '2026-11-23T10:00:00.000Z',
     });
     for (const payload of [
       { amount: 0, currency: 'NGN', reference: 'x' },
@@ -225,7 +245,12 @@ describe('wallet and payout routes over fake services', () => {
       },
     });
     const sandbox = await t.app.inject({ method: 'POST', url: partner('/sandbox/payouts/po-1/paid'), headers });
-    expect(sandbox.json().data).toMatchObject({ withdrawal_status: 'paid', paid_at: null });
+    expect(sandbox.json().data).toMatchObject({
+      amount: 10_000,
+      currency: 'NGN',
+      withdrawal_status: 'paid',
+      paid_at: null,
+    });
     expect(t.calls[0]!.request).toMatchObject({ reference: 'po-1', outcome: 'paid' });
     expect(
       (await t.app.inject({ method: 'POST', url: partner('/sandbox/payouts/po-1/refunded'), headers })).statusCode,

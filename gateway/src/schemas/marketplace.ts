@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { KYC_STATUSES } from '@ppay/kernel';
 import { ModeEnum, Nullable, Pagination, StringEnum } from './common';
+import { CurrencyOf, MajorUnitsOf } from './money';
 
 /** Spec 2.6 list item, plus how its commission_rate was resolved. */
 export const Relationship = Type.Object({
@@ -148,8 +149,8 @@ export const DeletedMerchant = Type.Object({
   }),
   gateway_balance: Nullable(
     Type.Object({
-      amount: Type.Number({ description: 'available + pending, in standard units (not minor units)' }),
-      currency: Type.String(),
+      amount: MajorUnitsOf('amount', { description: 'available + pending, in standard units (not minor units)' }),
+      currency: CurrencyOf('amount'),
     }),
     { description: 'null when the merchant has no connected gateway account' },
   ),

@@ -20,7 +20,9 @@ export interface WireMoneySource {
 /** Exported so that the declaration files of schemas built with these helpers can name their type. */
 export type WithSource<T extends TSchema> = T & { [WIRE_MONEY]: WireMoneySource };
 
-const from = <T extends TSchema>(schema: T, source: WireMoneySource): WithSource<T> =>
+// Typed as the plain schema: a schema's type then never names WIRE_MONEY, so the schemas built from
+// these helpers emit declarations (tsc -b) without importing the symbol.
+const from = <T extends TSchema>(schema: T, source: WireMoneySource): T =>
   Object.assign(schema, { [WIRE_MONEY]: source });
 
 /** Minor units (integer) of the wire Money `field`. */

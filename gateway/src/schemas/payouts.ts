@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { Nullable, StringEnum } from './common';
+import { CurrencyOf, MinorUnitsOf } from './money';
 
 /** Sub-merchant payout initiation (not shown in the spec; shapes settled by the marketplace money issue). */
 export const InitiatePayoutBody = Type.Object({
@@ -20,14 +21,14 @@ export const RejectBody = Type.Object({ reason: Type.String({ minLength: 3, maxL
 
 /** Spec 2.9 wallet balance entry (minor units), plus what a payout may still reserve. */
 export const BalanceEntry = Type.Object({
-  currency: Type.String(),
-  balance: Type.Integer({ description: 'total_credits - total_debits, minor units' }),
+  currency: CurrencyOf('balance'),
+  balance: MinorUnitsOf('balance', { description: 'total_credits - total_debits, minor units' }),
   formatted_balance: Type.String({ description: 'Intl.NumberFormat in the currency, e.g. "₦1,234.50", "¥1,500"' }),
-  total_credits: Type.Integer(),
-  total_debits: Type.Integer(),
+  total_credits: MinorUnitsOf('total_credits'),
+  total_debits: MinorUnitsOf('total_debits'),
   transaction_count: Type.Integer(),
-  available: Type.Integer({ description: 'Beyond the spec: balance minus what staged payouts hold' }),
-  reserved: Type.Integer({ description: 'Beyond the spec: held by pending and approved payouts' }),
+  available: MinorUnitsOf('available', { description: 'Beyond the spec: balance minus what staged payouts hold' }),
+  reserved: MinorUnitsOf('reserved', { description: 'Beyond the spec: held by pending and approved payouts' }),
 });
 
 /** Spec 4.9 GET /marketplace/merchants/{merchantId}/balance. */
@@ -44,8 +45,8 @@ export const PayoutRequest = Type.Object({
   withdrawal_id: Nullable(Type.Integer(), { description: 'Set on approval' }),
   merchant_id: Type.Integer(),
   reference: Type.String(),
-  amount: Type.Integer({ description: 'Minor units' }),
-  currency: Type.String(),
+  amount: MinorUnitsOf('amount', { description: 'Minor units' }),
+  currency: CurrencyOf('amount'),
   request_status: StringEnum(['pending', 'approved', 'rejected'] as const),
   withdrawal_status: Nullable(StringEnum(['payout_pending', 'paid', 'failed'] as const)),
   payment_gateway: Type.String(),
@@ -65,8 +66,8 @@ export const ApprovedPayout = Type.Object({
   withdrawal_id: Type.Integer(),
   merchant_id: Type.Integer(),
   reference: Type.String(),
-  amount: Type.Integer({ description: 'Minor units' }),
-  currency: Type.String(),
+  amount: MinorUnitsOf('amount', { description: 'Minor units' }),
+  currency: CurrencyOf('amount'),
   request_status: Type.Literal('approved'),
   withdrawal_status: Type.Literal('payout_pending'),
   payment_gateway: Type.String(),

@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { Amount, LIMITS, ModeEnum, Nullable, StringEnum } from './common';
+import { CurrencyOf, MinorUnitsOf } from './money';
 
 const STATUSES = ['pending', 'active', 'due', 'cancelled', 'paused'] as const;
 const FREQUENCIES = ['weekly', 'monthly', 'quarterly', 'biannually', 'yearly'] as const;
@@ -39,8 +40,8 @@ export const SubscriptionData = Type.Object({
   product_id: Nullable(Type.Integer(), { description: 'Null when the checkout named a product instead of an id' }),
   product_name: Type.String(),
   customer_email: Type.String(),
-  amount: Type.Integer({ description: 'Recurring price in the smallest unit of currency' }),
-  currency: Type.String(),
+  amount: MinorUnitsOf('amount', { description: 'Recurring price in the smallest unit of currency' }),
+  currency: CurrencyOf('amount'),
   frequency: StringEnum(FREQUENCIES),
   status: StringEnum(STATUSES),
   payment_status: StringEnum(['none', 'pending', 'paid', 'failed'] as const),

@@ -3,7 +3,7 @@ import { callerToMetadata, RemoteCallError, ServiceClient, type PlatformMetrics 
 import { loadPlatformProto, type types } from '@ppay/proto';
 import type { GatewayAccountOutcome } from './deletions/merchant-deletion';
 import type { GatewayAccounts } from './deletions/ports';
-import type { BalanceEntry, PayoutAccountFacts, PayoutAccounts, PayoutView, WalletPayouts } from './payouts/ports';
+import type { BalanceView, PayoutAccountFacts, PayoutAccounts, PayoutView, WalletPayouts } from './payouts/ports';
 
 const breaker = {
   errorThresholdPercentage: 50,
@@ -34,20 +34,11 @@ export class GrpcWalletPayouts implements WalletPayouts {
     });
   }
 
-  async balances(merchantId: number, mode: Mode): Promise<BalanceEntry[]> {
+  async balances(merchantId: number, mode: Mode): Promise<BalanceView[]> {
     const res = await remote(() =>
       this.client.call('GetWalletBalances', { merchant_id: merchantId, mode }, internal(mode)),
     );
-    return res.balances.map((b) => ({
-      currency: b.currency,
-      balance: Number(b.balance),
-      formatted_balance: b.formatted_balance,
-      total_credits: Number(b.total_credits),
-      total_debits: Number(b.total_debits),
-      transaction_count: Number(b.transaction_count),
-      available: Number(b.available),
-      reserved: Number(b.reserved),
-    }));
+    return res.balances;
   }
 
   createPayout(input: Parameters<WalletPayouts['createPayout']>[0]): Promise<PayoutView> {

@@ -59,8 +59,11 @@ export function pendingServices(record: MerchantDeletionRecord): ComponentName[]
 /** The spec 4.9 delete response `data`. */
 export interface MerchantDeletionResult {
   gateway_skipped: boolean;
-  /** Standard units (spec 4.9), available + pending; null when the merchant has no connected account. */
-  gateway_balance: { amount: number; currency: string } | null;
+  /**
+   * available + pending (ppay.marketplace.v1.GatewayBalance); null when the merchant has no connected
+   * account. The REST answer shows it in standard units (spec 4.9): the gateway's schema converts.
+   */
+  gateway_balance: { amount: Money } | null;
   message: string;
 }
 
@@ -72,8 +75,7 @@ export function deletionResult(record: MerchantDeletionRecord): MerchantDeletion
   if (!g.found || !g.available || !g.pending) {
     return { gateway_skipped: false, gateway_balance: null, message: DELETED_MESSAGE };
   }
-  const total = addMoney(g.available, g.pending);
-  const gateway_balance = { amount: Number(toMajorUnitString(total)), currency: total.currency };
+  const gateway_balance = { amount: addMoney(g.available, g.pending) };
   if (g.closed) return { gateway_skipped: false, gateway_balance, message: DELETED_MESSAGE };
   return {
     gateway_skipped: true,

@@ -2,6 +2,7 @@ import { money, normaliseCurrency, PlatformError, requireMerchant, type CallerIn
 import type { types } from '@ppay/proto';
 import { merchantInMode, positive, type MarketplaceHandlers } from '../requests.handlers';
 import type { MarketplacePayouts } from './payouts';
+import type { BalanceView, PayoutView } from './ports';
 
 /**
  * An operator's approval or rejection names the sub-merchant and the environment of the payout
@@ -16,15 +17,17 @@ function payoutRequestRef(req: { environment: string; merchant_id: number; refer
   return { operatorId, mode, merchantId: positive(req.merchant_id, 'merchantId'), reference: req.reference };
 }
 
-/** payments answers the payout request; it is passed through to the partner as it is. */
-const payoutRequest = (view: unknown) => view as types.marketplace.PayoutRequest;
+/** payments answers the payout request and the balances; they are passed through to the partner as they are. */
+const payoutRequest = (view: PayoutView) => view as types.payments.Payout;
+const walletBalances = (views: BalanceView[]) => views as types.payments.WalletBalance[];
 
 /** A sub-merchant's balance and payouts: marketplace decides who may act, payments moves the money. */
 export function payoutHandlers(payouts: MarketplacePayouts): MarketplaceHandlers {
   return {
     async GetMerchantBalance(req, { caller }) {
       const who = merchantInMode(caller);
-      return payouts.balance(who.merchantId, who.mode, positive(req.merchant_id, 'merchantId'));
+      const res = await payouts.balance(who.merchantId, who.mode, positive(req.merchant_id, 'merchantId'));
+      return { merchant_id: res.merchant_id, balances: walletBalances(res.balances) };
     },
     async InitiatePayout(req, { caller }) {
       const who = merchantInMode(caller);

@@ -1,7 +1,7 @@
 import { PlatformError, type Mode, type Money } from '@ppay/kernel';
 import type { MerchantService } from '../merchants/merchants';
 import type { RelationshipRepository } from '../ports';
-import type { BalanceEntry, PayoutAccounts, PayoutView, WalletPayouts } from './ports';
+import type { BalanceView, PayoutAccounts, PayoutView, WalletPayouts } from './ports';
 
 /**
  * The operator- and sub-merchant-facing money operations (spec 4.9 balance, 4.10, payout initiation).
@@ -21,7 +21,7 @@ export class MarketplacePayouts {
     operatorId: number,
     mode: Mode,
     merchantId: number,
-  ): Promise<{ merchant_id: number; balances: BalanceEntry[] }> {
+  ): Promise<{ merchant_id: number; balances: BalanceView[] }> {
     await this.merchants.requireOperator(operatorId);
     const rel = await this.relationships.findByMerchant(merchantId, mode);
     if (!rel || rel.marketplace_id !== operatorId || rel.status !== 'active') {

@@ -5,25 +5,21 @@ import type { Mode, Money } from '@ppay/kernel';
  * payout account); platform-clients.adapter.ts implements them over gRPC.
  */
 
-/** Spec 2.9 wallet balance entry, minor units (plus available/reserved, beyond the spec). */
-export interface BalanceEntry {
-  currency: string;
-  balance: number;
-  formatted_balance: string;
-  total_credits: number;
-  total_debits: number;
-  transaction_count: number;
-  available: number;
-  reserved: number;
+/**
+ * A wallet balance (spec 2.9, ppay.payments.v1.WalletBalance) as payments answers it: marketplace
+ * passes it through to the partner without reading it.
+ */
+export interface BalanceView {
+  formatted_balance: unknown;
 }
 
-/** Spec 2.10 payout request as payments answers it (passed through to the partner). */
+/** Spec 2.10 payout request (ppay.payments.v1.Payout) as payments answers it (passed through to the partner). */
 export interface PayoutView {
   payout_request_id: unknown;
 }
 
 export interface WalletPayouts {
-  balances(merchantId: number, mode: Mode): Promise<BalanceEntry[]>;
+  balances(merchantId: number, mode: Mode): Promise<BalanceView[]>;
   createPayout(input: {
     merchant_id: number;
     mode: Mode;

@@ -92,15 +92,14 @@ export function reservationKeyOf(payout: Pick<PayoutRecord, 'payout_request_id'>
   return `p${payout.payout_request_id}`;
 }
 
-/** Spec 2.10 resource: the record's fields with flat amount + currency. */
+/** Spec 2.10 resource (ppay.payments.v1.Payout): what the partner sees of the record. */
 export function payoutResource(p: PayoutRecord) {
   return {
     payout_request_id: p.payout_request_id,
     withdrawal_id: p.withdrawal_id,
     merchant_id: p.merchant_id,
     reference: p.reference,
-    amount: p.amount.amount,
-    currency: p.amount.currency,
+    amount: p.amount,
     request_status: p.request_status,
     withdrawal_status: p.withdrawal_status,
     payment_gateway: p.payment_gateway,

@@ -5,6 +5,7 @@ import { MemoryLedgerEntries, MemoryWallets, testCredit } from '../wallets/walle
 import { MemoryPayouts } from './payout-memory.test-util';
 
 const SUB = 2000;
+const ngn = (amount: number) => ({ amount, currency: 'NGN' });
 const OPERATOR = 1000;
 
 function setup(credit = 100_000) {
@@ -36,7 +37,7 @@ describe('PayoutService: staged payouts over the wallet (spec 2.10, 3.4, 4.10)',
     expect(await w.service.initiate(SUB, 'sandbox', request('po-1'))).toMatchObject({
       payout_request_id: first.payout_request_id,
     });
-    expect(w.wallet()).toMatchObject({ available: 90_000, reserved: 10_000, total_debits: 0 });
+    expect(w.wallet()).toMatchObject({ available: ngn(90_000), reserved: ngn(10_000), total_debits: ngn(0) });
     await expect(w.service.initiate(SUB, 'sandbox', request('po-1', 20_000))).rejects.toMatchObject({
       code: 'PAYOUT_REFERENCE_REUSED',
     });
@@ -53,7 +54,7 @@ describe('PayoutService: staged payouts over the wallet (spec 2.10, 3.4, 4.10)',
     const refused = results.filter((r) => r.status === 'rejected');
     expect(ok).toHaveLength(10);
     expect(refused.every((r) => (r as PromiseRejectedResult).reason.code === 'INSUFFICIENT_BALANCE')).toBe(true);
-    expect(w.wallet()).toMatchObject({ available: 0, reserved: 100_000 });
+    expect(w.wallet()).toMatchObject({ available: ngn(0), reserved: ngn(100_000) });
     // Refused requests leave no staged request behind: the reference may be used again.
     expect(w.payouts.docs.size).toBe(10);
   });
@@ -85,7 +86,7 @@ describe('PayoutService: staged payouts over the wallet (spec 2.10, 3.4, 4.10)',
     for (const r of results.filter((x) => x.status === 'rejected'))
       expect((r as PromiseRejectedResult).reason.code).toBe('PAYOUT_ALREADY_CLAIMED');
     // Approval moves no money: it stays reserved until settlement.
-    expect(w.wallet()).toMatchObject({ available: 90_000, reserved: 10_000 });
+    expect(w.wallet()).toMatchObject({ available: ngn(90_000), reserved: ngn(10_000) });
   });
 
   it('another marketplace is refused (403) and an unknown reference or mode is 404', async () => {
@@ -114,7 +115,7 @@ describe('PayoutService: staged payouts over the wallet (spec 2.10, 3.4, 4.10)',
       rejection_reason: 'wrong account',
       reservation: 'released',
     });
-    expect(w.wallet()).toMatchObject({ available: 100_000, reserved: 0 });
+    expect(w.wallet()).toMatchObject({ available: ngn(100_000), reserved: ngn(0) });
     await expect(w.service.approve(SUB, 'sandbox', 'po-1', OPERATOR)).rejects.toMatchObject({
       code: 'PAYOUT_ALREADY_CLAIMED',
     });
@@ -141,10 +142,10 @@ describe('PayoutService: staged payouts over the wallet (spec 2.10, 3.4, 4.10)',
       reservation: 'released',
     });
     expect(w.wallet()).toMatchObject({
-      available: 70_000,
-      reserved: 0,
-      total_credits: 100_000,
-      total_debits: 30_000,
+      available: ngn(70_000),
+      reserved: ngn(0),
+      total_credits: ngn(100_000),
+      total_debits: ngn(30_000),
       transaction_count: 2,
       reservations: {},
     });
@@ -184,7 +185,7 @@ describe('PayoutService: staged payouts over the wallet (spec 2.10, 3.4, 4.10)',
     });
     expect(await w.service.finishUnfinished()).toBe(2);
     expect(await w.service.finishUnfinished()).toBe(0);
-    expect(w.wallet()).toMatchObject({ available: 40_000, reserved: 30_000, total_debits: 30_000 });
+    expect(w.wallet()).toMatchObject({ available: ngn(40_000), reserved: ngn(30_000), total_debits: ngn(30_000) });
     expect(w.payouts.docs.get(`${SUB}:sandbox:x`)).toMatchObject({ reservation: 'held' });
   });
 });

@@ -3,6 +3,8 @@ import { WalletLedger } from './wallet-ledger';
 import { WalletReconciler } from './wallet-reconciler';
 import { MemoryLedgerEntries, MemoryWallets, SimulatedCrash, testCredit } from './wallet-memory.test-util';
 
+const ngn = (amount: number) => ({ amount, currency: 'NGN' });
+
 const entry = (id: string, amount: number, changes: Partial<LedgerEntry> = {}) =>
   testCredit(id, amount, changes, new Date('2026-11-23T10:00:00Z'));
 
@@ -21,21 +23,24 @@ describe('WalletLedger: one wallet per (merchant, mode, currency), each entry ap
     await ledger.append([entry('r', 3_000, { kind: 'debit', reason: 'payment' })]);
     await ledger.append([entry('u', 700, { amount: { amount: 700, currency: 'USD' } })]);
     expect(wallet()).toMatchObject({
-      available: 9_500,
-      reserved: 0,
-      total_credits: 12_500,
-      total_debits: 3_000,
+      available: ngn(9_500),
+      reserved: ngn(0),
+      total_credits: ngn(12_500),
+      total_debits: ngn(3_000),
       transaction_count: 3,
       seq: 3,
     });
     expect(await ledger.balances(1000, 'sandbox')).toEqual([
-      expect.objectContaining({
-        currency: 'NGN',
-        balance: 9_500,
+      {
+        balance: ngn(9_500),
         formatted_balance: 'NGN\u00a095.00',
+        total_credits: ngn(12_500),
+        total_debits: ngn(3_000),
         transaction_count: 3,
-      }),
-      expect.objectContaining({ currency: 'USD', balance: 700, formatted_balance: '$7.00' }),
+        available: ngn(9_500),
+        reserved: ngn(0),
+      },
+      expect.objectContaining({ balance: { amount: 700, currency: 'USD' }, formatted_balance: '$7.00' }),
     ]);
     expect(await ledger.balances(1000, 'live')).toEqual([]);
   });
@@ -43,20 +48,23 @@ describe('WalletLedger: one wallet per (merchant, mode, currency), each entry ap
   it('formats whole-unit currencies without minor digits', async () => {
     const { ledger } = setup();
     await ledger.append([entry('j', 1500, { amount: { amount: 1500, currency: 'JPY' } })]);
-    expect((await ledger.balances(1000, 'sandbox'))[0]).toMatchObject({ balance: 1500, formatted_balance: '¥1,500' });
+    expect((await ledger.balances(1000, 'sandbox'))[0]).toMatchObject({
+      balance: { amount: 1500, currency: 'JPY' },
+      formatted_balance: '¥1,500',
+    });
   });
 
   it('a repeated append (redelivery) applies nothing twice', async () => {
     const { ledger, wallet } = setup();
     await ledger.append([entry('a', 10_000)]);
     expect(await ledger.append([entry('a', 10_000)])).toEqual({ inserted: [], duplicates: 1 });
-    expect(wallet()).toMatchObject({ total_credits: 10_000, transaction_count: 1 });
+    expect(wallet()).toMatchObject({ total_credits: ngn(10_000), transaction_count: 1 });
   });
 
   it('a debit that is not a payout may take available below zero (refunds are never refused)', async () => {
     const { ledger, wallet } = setup();
     await ledger.append([entry('a', 1_000), entry('r', 5_000, { kind: 'debit' })]);
-    expect(wallet()).toMatchObject({ available: -4_000, total_debits: 5_000 });
+    expect(wallet()).toMatchObject({ available: ngn(-4_000), total_debits: ngn(5_000) });
   });
 
   describe('a crash between the writes is harmless', () => {
@@ -66,7 +74,7 @@ describe('WalletLedger: one wallet per (merchant, mode, currency), each entry ap
       await expect(ledger.append([entry('a', 10_000)])).rejects.toBeInstanceOf(SimulatedCrash);
       expect(wallet()).toBeUndefined();
       await ledger.append([entry('a', 10_000)]);
-      expect(wallet()).toMatchObject({ total_credits: 10_000, transaction_count: 1 });
+      expect(wallet()).toMatchObject({ total_credits: ngn(10_000), transaction_count: 1 });
       expect(await entries.appliedSeq('a')).toBe(1);
     });
 
@@ -76,7 +84,7 @@ describe('WalletLedger: one wallet per (merchant, mode, currency), each entry ap
       await expect(ledger.append([entry('a', 10_000)])).rejects.toBeInstanceOf(SimulatedCrash);
       expect(await ledger.applyPending()).toBe(1);
       expect(await ledger.applyPending()).toBe(0);
-      expect(wallet()).toMatchObject({ total_credits: 10_000, transaction_count: 1 });
+      expect(wallet()).toMatchObject({ total_credits: ngn(10_000), transaction_count: 1 });
     });
 
     it('after the wallet, before the mark: the redelivery only sets the mark', async () => {
@@ -85,7 +93,7 @@ describe('WalletLedger: one wallet per (merchant, mode, currency), each entry ap
       await expect(ledger.append([entry('a', 10_000)])).rejects.toBeInstanceOf(SimulatedCrash);
       expect(await entries.appliedSeq('a')).toBeNull();
       await ledger.append([entry('a', 10_000)]);
-      expect(wallet()).toMatchObject({ total_credits: 10_000, transaction_count: 1, seq: 1 });
+      expect(wallet()).toMatchObject({ total_credits: ngn(10_000), transaction_count: 1, seq: 1 });
       expect(await entries.appliedSeq('a')).toBe(1);
     });
 
@@ -98,7 +106,7 @@ describe('WalletLedger: one wallet per (merchant, mode, currency), each entry ap
       expect(await entries.appliedSeq('a')).toBe(1);
       await ledger.append([entry('a', 10_000)]);
       expect(await ledger.applyPending()).toBe(0);
-      expect(wallet()).toMatchObject({ total_credits: 11_000, transaction_count: 2, seq: 2 });
+      expect(wallet()).toMatchObject({ total_credits: ngn(11_000), transaction_count: 2, seq: 2 });
     });
 
     it('after the wallet, before the mark: the sweep does not apply it again', async () => {
@@ -106,7 +114,7 @@ describe('WalletLedger: one wallet per (merchant, mode, currency), each entry ap
       wallets.crashAfterApply = true;
       await expect(ledger.append([entry('a', 10_000)])).rejects.toBeInstanceOf(SimulatedCrash);
       expect(await ledger.applyPending()).toBe(0);
-      expect(wallet()).toMatchObject({ total_credits: 10_000, transaction_count: 1 });
+      expect(wallet()).toMatchObject({ total_credits: ngn(10_000), transaction_count: 1 });
     });
   });
 
@@ -116,7 +124,12 @@ describe('WalletLedger: one wallet per (merchant, mode, currency), each entry ap
     await Promise.all([...all, ...all.slice(0, 20)].map((e) => ledger.append([e])));
     await Promise.all(all.map((e) => ledger.apply(e)));
     const expected = all.reduce((s, e) => s + e.amount.amount, 0);
-    expect(wallet()).toMatchObject({ total_credits: expected, available: expected, transaction_count: 40, seq: 40 });
+    expect(wallet()).toMatchObject({
+      total_credits: ngn(expected),
+      available: ngn(expected),
+      transaction_count: 40,
+      seq: 40,
+    });
     expect(await entries.unapplied(100)).toEqual([]);
   });
 });
@@ -130,8 +143,8 @@ describe('WalletReconciler', () => {
     expect(await reconciler.run()).toEqual({ checked: 2, drifting: [] });
 
     // Drift injected behind the ledger's back (a bad manual fix, a bug in a future writer).
-    wallet().total_credits += 1;
-    wallet().available += 1;
+    wallet().total_credits = ngn(wallet().total_credits.amount + 1);
+    wallet().available = ngn(wallet().available.amount + 1);
     const report = await reconciler.run();
     expect(report.drifting).toEqual([
       {

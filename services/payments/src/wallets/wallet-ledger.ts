@@ -44,7 +44,7 @@ export class WalletLedger implements LedgerRepository {
 
   async balances(merchantId: number, mode: Mode): Promise<WalletBalanceEntry[]> {
     const wallets = await this.wallets.listFor(merchantId, mode);
-    return wallets.map(walletBalanceEntry).sort((a, b) => a.currency.localeCompare(b.currency));
+    return wallets.sort((a, b) => a.currency.localeCompare(b.currency)).map(walletBalanceEntry);
   }
 
   hasEntriesFor(chargeId: string): Promise<boolean> {

@@ -1,4 +1,4 @@
-import type { Mode } from '@ppay/kernel';
+import { addMoney, type MinorUnits, type Mode, type Money } from '@ppay/kernel';
 import type { WalletStore } from '../ports';
 import type { LedgerEntryStore } from './ports';
 import { newLedgerEntry, type LedgerEntry } from './ledger-entry';
@@ -7,6 +7,8 @@ import { emptyWallet, walletEffect, walletIdOf, walletOwnerOf, type WalletEffect
 /** In-memory ledger entries and wallets with the same conditional semantics as the Mongo ones. */
 
 const clone = <T>(v: T): T => structuredClone(v);
+/** A wallet total moved by minor units of its own currency (what the Mongo store's `$inc` does). */
+const plus = (total: Money, delta: MinorUnits): Money => addMoney(total, { amount: delta, currency: total.currency });
 
 /** A payment's credit of `amount` NGN to merchant 1000 (sandbox), entry id `id`, with the test's changes. */
 export function testCredit(
@@ -116,10 +118,10 @@ export class MemoryWallets implements WalletStore {
   async applyAt(id: string, expectedSeq: number, entryId: string, effect: WalletEffect, now: Date) {
     const w = this.docs.get(id);
     if (!w || w.seq !== expectedSeq) return false;
-    w.available += effect.available;
-    w.reserved += effect.reserved;
-    w.total_credits += effect.total_credits;
-    w.total_debits += effect.total_debits;
+    w.available = plus(w.available, effect.available);
+    w.reserved = plus(w.reserved, effect.reserved);
+    w.total_credits = plus(w.total_credits, effect.total_credits);
+    w.total_debits = plus(w.total_debits, effect.total_debits);
     w.transaction_count += effect.transaction_count;
     if (effect.settles_reservation) delete w.reservations[effect.settles_reservation];
     w.seq++;
@@ -134,17 +136,17 @@ export class MemoryWallets implements WalletStore {
   async reserve(id: string, key: string, amount: number) {
     const w = this.docs.get(id);
     if (w && key in w.reservations) return { outcome: 'exists' as const, amount: w.reservations[key]! };
-    if (!w || w.available < amount) return { outcome: 'insufficient' as const };
-    w.available -= amount;
-    w.reserved += amount;
+    if (!w || w.available.amount < amount) return { outcome: 'insufficient' as const };
+    w.available = plus(w.available, -amount);
+    w.reserved = plus(w.reserved, amount);
     w.reservations[key] = amount;
     return { outcome: 'reserved' as const };
   }
   async release(id: string, key: string, amount: number) {
     const w = this.docs.get(id);
     if (!w || !(key in w.reservations)) return false;
-    w.available += amount;
-    w.reserved -= amount;
+    w.available = plus(w.available, amount);
+    w.reserved = plus(w.reserved, -amount);
     delete w.reservations[key];
     return true;
   }

@@ -4,7 +4,7 @@ import type { LedgerEntryStore } from './ports';
 
 export interface WalletDrift {
   wallet_id: string;
-  /** What the wallet says minus what its entries (or reservations) add up to. */
+  /** What the wallet says minus what its entries (or reservations) add up to, in its currency's minor units. */
   total_credits: number;
   total_debits: number;
   transaction_count: number;
@@ -61,11 +61,12 @@ export class WalletReconciler {
     const reservations = Object.values(wallet.reservations).reduce((s, a) => s + a, 0);
     const drift: WalletDrift = {
       wallet_id: wallet.wallet_id,
-      total_credits: wallet.total_credits - sums.total_credits,
-      total_debits: wallet.total_debits - sums.total_debits,
+      total_credits: wallet.total_credits.amount - sums.total_credits,
+      total_debits: wallet.total_debits.amount - sums.total_debits,
       transaction_count: wallet.transaction_count - sums.transaction_count,
-      balance: wallet.available + wallet.reserved - (wallet.total_credits - wallet.total_debits),
-      reserved: wallet.reserved - reservations,
+      balance:
+        wallet.available.amount + wallet.reserved.amount - (wallet.total_credits.amount - wallet.total_debits.amount),
+      reserved: wallet.reserved.amount - reservations,
     };
     const clean =
       !drift.total_credits && !drift.total_debits && !drift.transaction_count && !drift.balance && !drift.reserved;

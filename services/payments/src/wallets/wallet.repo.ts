@@ -1,10 +1,16 @@
 import { Schema, type Connection, type Model } from 'mongoose';
-import { type Mode } from '@ppay/kernel';
+import { type Mode, type Money } from '@ppay/kernel';
 import { isDuplicateKeyError } from '@ppay/runtime';
 import type { WalletStore } from '../ports';
 import { emptyWallet, walletIdOf, walletOwnerOf, type WalletEffect, type WalletRecord } from './wallet';
 
-interface WalletDocument extends Omit<WalletRecord, 'wallet_id'> {
+type Totals = 'available' | 'reserved' | 'total_credits' | 'total_debits';
+
+/**
+ * The stored wallet keeps its totals as plain minor units of its `currency`: the conditional writes
+ * `$inc` them and compare `available` with an amount. toRecord / toDocument map them to the record's Money.
+ */
+interface WalletDocument extends Omit<WalletRecord, 'wallet_id' | Totals>, Record<Totals, number> {
   _id: string;
   /** `merchant:mode`: all a merchant's wallets in one mode by one indexed field. */
   owner: string;
@@ -38,8 +44,30 @@ export function walletModel(conn: Connection): WalletModel {
 }
 
 function toRecord(doc: WalletDocument): WalletRecord {
-  const { _id, owner: _owner, ...rest } = doc;
-  return { wallet_id: _id, ...rest, reservations: rest.reservations ?? {} };
+  const { _id, owner: _owner, available, reserved, total_credits, total_debits, ...rest } = doc;
+  const inWallet = (amount: number): Money => ({ amount, currency: doc.currency });
+  return {
+    wallet_id: _id,
+    ...rest,
+    available: inWallet(available),
+    reserved: inWallet(reserved),
+    total_credits: inWallet(total_credits),
+    total_debits: inWallet(total_debits),
+    reservations: rest.reservations ?? {},
+  };
+}
+
+function toDocument(wallet: WalletRecord): WalletDocument {
+  const { wallet_id, available, reserved, total_credits, total_debits, ...rest } = wallet;
+  return {
+    _id: wallet_id,
+    owner: walletOwnerOf(wallet.merchant_id, wallet.mode),
+    ...rest,
+    available: available.amount,
+    reserved: reserved.amount,
+    total_credits: total_credits.amount,
+    total_debits: total_debits.amount,
+  };
 }
 
 /**
@@ -55,9 +83,8 @@ export class MongoWalletStore implements WalletStore {
   }
 
   async ensure(merchantId: number, mode: Mode, currency: string): Promise<WalletRecord> {
-    const { wallet_id, ...fresh } = emptyWallet(merchantId, mode, currency, new Date());
     try {
-      await this.model.create({ _id: wallet_id, owner: walletOwnerOf(merchantId, mode), ...fresh });
+      await this.model.create(toDocument(emptyWallet(merchantId, mode, currency, new Date())));
     } catch (err) {
       if (!isDuplicateKeyError(err)) throw err;
     }

@@ -1,10 +1,10 @@
-import { formatMoney, type Mode } from '@ppay/kernel';
+import { formatMoney, subtractMoney, type MinorUnits, type Mode, type Money } from '@ppay/kernel';
 import type { LedgerEntry } from './ledger-entry';
 
 /**
  * One wallet per (merchant, mode, currency): the running totals of its ledger entries, so a balance
- * read is one document whatever the merchant's history (spec 2.9). Invariants, checked by the wallet
- * reconciler:
+ * read is one document whatever the merchant's history (spec 2.9). Every amount is in the wallet's
+ * `currency`. Invariants, checked by the wallet reconciler:
  *   available + reserved = total_credits - total_debits
  *   reserved = sum of `reservations`
  *   total_credits / total_debits / transaction_count = sums over the wallet's ledger entries
@@ -15,11 +15,11 @@ export interface WalletRecord {
   mode: Mode;
   currency: string;
   /** Spendable by a payout (credits - debits - reserved). A refund debit may take it below zero. */
-  available: number;
+  available: Money;
   /** Held by pending / approved payouts until they are paid or released. */
-  reserved: number;
-  total_credits: number;
-  total_debits: number;
+  reserved: Money;
+  total_credits: Money;
+  total_debits: Money;
   transaction_count: number;
   /** Grows by one with every applied ledger entry: the wallet's optimistic-concurrency version. */
   seq: number;
@@ -28,8 +28,11 @@ export interface WalletRecord {
    * own document, so "applied" is always knowable: the entry's mark, or being the wallet's last.
    */
   last_entry_id: string | null;
-  /** Open payout reservations by key (`p<payout_request_id>`), each released or settled once. */
-  reservations: Record<string, number>;
+  /**
+   * Open payout reservations by key (`p<payout_request_id>`), each released or settled once: minor
+   * units of the wallet's currency, the amounts of the stored map the conditional writes test and move.
+   */
+  reservations: Record<string, MinorUnits>;
   updated_at: Date;
 }
 
@@ -46,12 +49,15 @@ export function entryWalletId(entry: Pick<LedgerEntry, 'merchant_id' | 'mode' | 
   return walletIdOf(entry.merchant_id, entry.mode, entry.amount.currency);
 }
 
-/** How one ledger entry changes its wallet's numbers (an `$inc`, plus the reservation it settles). */
+/**
+ * How one ledger entry changes its wallet's numbers: the `$inc` of the stored document, in minor units
+ * of the entry's currency (which is the wallet's), plus the reservation it settles.
+ */
 export interface WalletEffect {
-  available: number;
-  reserved: number;
-  total_credits: number;
-  total_debits: number;
+  available: MinorUnits;
+  reserved: MinorUnits;
+  total_credits: MinorUnits;
+  total_debits: MinorUnits;
   transaction_count: number;
   /** A payout debit removes its reservation in the same write. */
   settles_reservation: string | null;
@@ -92,15 +98,16 @@ export function walletEffect(entry: LedgerEntry): WalletEffect {
 }
 
 export function emptyWallet(merchantId: number, mode: Mode, currency: string, now: Date): WalletRecord {
+  const zero: Money = { amount: 0, currency };
   return {
     wallet_id: walletIdOf(merchantId, mode, currency),
     merchant_id: merchantId,
     mode,
     currency,
-    available: 0,
-    reserved: 0,
-    total_credits: 0,
-    total_debits: 0,
+    available: zero,
+    reserved: zero,
+    total_credits: zero,
+    total_debits: zero,
     transaction_count: 0,
     seq: 0,
     last_entry_id: null,
@@ -109,25 +116,26 @@ export function emptyWallet(merchantId: number, mode: Mode, currency: string, no
   };
 }
 
-/** Spec 2.9 wallet balance entry; `formatted_balance` with Intl in the currency's own minor units. */
+/**
+ * Spec 2.9 wallet balance entry (ppay.payments.v1.WalletBalance); `formatted_balance` with Intl in the
+ * currency's own minor units. The REST entry's `currency` is the amounts' (the gateway schema).
+ */
 export interface WalletBalanceEntry {
-  currency: string;
-  balance: number;
+  balance: Money;
   formatted_balance: string;
-  total_credits: number;
-  total_debits: number;
+  total_credits: Money;
+  total_debits: Money;
   transaction_count: number;
   /** Beyond the spec: what a payout may still take, and what pending payouts hold. */
-  available: number;
-  reserved: number;
+  available: Money;
+  reserved: Money;
 }
 
 export function walletBalanceEntry(wallet: WalletRecord): WalletBalanceEntry {
-  const balance = wallet.total_credits - wallet.total_debits;
+  const balance = subtractMoney(wallet.total_credits, wallet.total_debits);
   return {
-    currency: wallet.currency,
     balance,
-    formatted_balance: formatMoney({ amount: balance, currency: wallet.currency }),
+    formatted_balance: formatMoney(balance),
     total_credits: wallet.total_credits,
     total_debits: wallet.total_debits,
     transaction_count: wallet.transaction_count,

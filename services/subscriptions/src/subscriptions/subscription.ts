@@ -117,8 +117,9 @@ const periodOut = (p: Period | null) =>
   p ? { index: p.index, start: p.start.toISOString(), end: p.end.toISOString() } : null;
 
 /**
- * The REST resource: spec 2.5 (`product_id`, `customer_email`, flat `amount` + `currency`) plus the
- * fields the spec leaves unshown (docs/decisions.md, Subscriptions).
+ * The wire resource (ppay.subscriptions.v1.Subscription): spec 2.5 (`product_id`, `customer_email`, the
+ * price, whose flat REST `amount` + `currency` the gateway schema reads) plus the fields the spec leaves
+ * unshown (docs/decisions.md, Subscriptions).
  */
 export function subscriptionResource(rec: SubscriptionRecord, realNow: Date) {
   return {
@@ -126,8 +127,7 @@ export function subscriptionResource(rec: SubscriptionRecord, realNow: Date) {
     product_id: rec.product.id,
     product_name: rec.product.title,
     customer_email: rec.customer.email,
-    amount: rec.amount.amount,
-    currency: rec.amount.currency,
+    amount: rec.amount,
     frequency: rec.frequency,
     status: rec.status,
     payment_status: rec.payment_status,

@@ -62,8 +62,7 @@ export function serviceHandlers(
     async CreateSandboxSubscription(req, { caller }) {
       const { merchantId } = requireMerchant(caller);
       const rec = await subscriptions.createSandbox(merchantId, requireMode(caller), {
-        amount: req._amount ? Number(req.amount) : undefined,
-        currency: req.currency,
+        amount: req.amount ? { amount: Number(req.amount.amount), currency: req.amount.currency } : undefined,
         product_id: Number(req.product_id) || undefined,
         product_name: req.product_name,
         customer: req.customer ?? undefined,

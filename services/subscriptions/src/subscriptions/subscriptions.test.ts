@@ -6,8 +6,7 @@ describe('sandbox helper', () => {
     const { service, payments } = setup();
     payments.decline = 'card_declined'; // renewals would decline; the first payment does not
     const sub = await service.createSandbox(7, 'sandbox', {
-      amount: 1000,
-      currency: 'usd',
+      amount: { amount: 1000, currency: 'usd' },
       customer: { email: 'b@example.com' },
       subscription_frequency_key: 'weekly',
       card_number: '4000000000000341',
@@ -19,8 +18,7 @@ describe('sandbox helper', () => {
   it('refuses live keys and bad input, naming the parameter', async () => {
     const { service } = setup();
     const body = {
-      amount: 1000,
-      currency: 'USD',
+      amount: { amount: 1000, currency: 'USD' },
       customer: { email: 'b@example.com' },
       subscription_frequency_key: 'monthly',
       card_number: '4242424242424242',

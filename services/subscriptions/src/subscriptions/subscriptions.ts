@@ -17,8 +17,8 @@ import {
 } from './subscription';
 
 export interface SandboxSubscriptionRequest {
-  amount?: number;
-  currency?: string;
+  /** The recurring price as sent; validated here (the currency, then the amount). */
+  amount?: { amount?: number; currency?: string };
   product_id?: number;
   product_name?: string;
   customer?: { email?: string; first_name?: string; last_name?: string };
@@ -98,7 +98,7 @@ export class SubscriptionService {
       frequency: input.frequency,
       product: { id: input.productId, title: input.productName, type: 'subscription' },
       customer: { email: input.email, first_name: input.firstName, last_name: input.lastName, country: 'Unknown' },
-      amount: money(input.amount, input.currency),
+      amount: input.price,
       metadata: {},
       checkout_session_id: null,
       payment_method_id: method.payment_method_id,
@@ -157,9 +157,10 @@ const MAX_EMAIL = 254;
 
 function validateSandboxRequest(r: SandboxSubscriptionRequest) {
   const invalid = (param: string, message: string) => new PlatformError('VALIDATION_FAILED', message, { param });
-  const currency = normaliseCurrency(r.currency ?? '');
+  const currency = normaliseCurrency(r.amount?.currency ?? '');
   if (!currency) throw invalid('currency', 'currency must be a supported ISO 4217 code');
-  if (!Number.isSafeInteger(r.amount) || (r.amount ?? 0) < 1) {
+  const amount = r.amount?.amount;
+  if (amount === undefined || !Number.isSafeInteger(amount) || amount < 1) {
     throw invalid('amount', 'amount must be a positive integer in the smallest unit of currency');
   }
   const frequency = parseFrequency(r.subscription_frequency_key ?? '');
@@ -172,8 +173,7 @@ function validateSandboxRequest(r: SandboxSubscriptionRequest) {
   const trialDays = r.trial_days ? r.trial_days : null;
   if (trialDays !== null) trialEnd(new Date(0), trialDays); // validates 1–730 (VALIDATION_FAILED, param trial_days)
   return {
-    currency,
-    amount: r.amount as number,
+    price: money(amount, currency),
     frequency,
     email,
     firstName: r.customer?.first_name?.trim() ?? '',

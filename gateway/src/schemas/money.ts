@@ -17,8 +17,7 @@ export interface WireMoneySource {
   part: MoneyPart;
 }
 
-/** Exported so that the declaration files of schemas built with these helpers can name their type. */
-export type WithSource<T extends TSchema> = T & { [WIRE_MONEY]: WireMoneySource };
+type WithSource<T extends TSchema> = T & { [WIRE_MONEY]: WireMoneySource };
 
 // Typed as the plain schema: a schema's type then never names WIRE_MONEY, so the schemas built from
 // these helpers emit declarations (tsc -b) without importing the symbol.

@@ -1,7 +1,7 @@
 import mongoose, { type Connection } from 'mongoose';
 import { randomBytes } from 'node:crypto';
 import type { ChargeRecord, CustomerDetails } from '../../services/payments/src/charges/charge';
-import { testCharge } from '../../services/payments/src/charges/charge.test-util';
+import { testCharge, testFees } from '../../services/payments/src/charges/charge.test-util';
 import {
   chargeDocumentOf,
   chargeKeyModel,
@@ -32,7 +32,7 @@ describe('charge lookup by Idempotency-Key and reference (pointer index over the
         payment_gateway: 'stripe',
         amount: { amount: 1000, currency: 'USD' },
         total: { amount: 1000, currency: 'USD' },
-        fee_details: { base_amount: 1000, transaction_fee: 0, total_amount: 1000, customer_pays_fees: false },
+        fee_details: testFees('USD', 1000, 0),
         customer: { email: 'a@example.com', name: null, country: null } as unknown as CustomerDetails,
       },
       new Date(),

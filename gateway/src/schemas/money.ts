@@ -19,7 +19,9 @@ export interface WireMoneySource {
 
 type WithSource<T extends TSchema> = T & { [WIRE_MONEY]: WireMoneySource };
 
-const from = <T extends TSchema>(schema: T, source: WireMoneySource): WithSource<T> =>
+// Typed as the plain schema: the mark is for presentMoney at run time, and a type that carried the
+// symbol could not be named in the declarations of the schema modules that export these fields.
+const from = <T extends TSchema>(schema: T, source: WireMoneySource): T =>
   Object.assign(schema, { [WIRE_MONEY]: source });
 
 /** Minor units (integer) of the wire Money `field`. */

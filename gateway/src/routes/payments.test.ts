@@ -27,7 +27,7 @@ const restPreview =
   '"conversion":{"original_amount":1000,"original_currency":"USD","converted_amount":1500000,' +
   '"converted_currency":"NGN","exchange_rate":1500}}';
 
-describe('charge route over a fake payments service', () => {
+describe('charge and session routes over a fake payments service', () => {
   it('sends each REST amount with its currency as one Money; an amount not sent is no Money at all', async () => {
     const t = await testGateway({ payments: { CreateCharge: () => ({ preview: wirePreview }) } });
     await t.app.inject({
@@ -92,6 +92,39 @@ describe('charge route over a fake payments service', () => {
       fee_details: { base_amount: 500_000, transaction_fee: 17_500, total_amount: 500_000, customer_pays_fees: false },
       amount_refunded: 0,
       refunded: false,
+    });
+  });
+
+  it('sends a session amount as one Money and answers the spec 2.3 amounts and fee_details', async () => {
+    const session = {
+      session_id: 'cs_1',
+      gateway_session_id: 'g',
+      expires_at: '2026-11-01T10:30:00.000Z',
+      amount: ngn(517_500),
+      status: 'pending',
+      mode: 'sandbox',
+      payment_type: 'one_time',
+      fee_details: { base: ngn(500_000), fee: ngn(17_500), total: ngn(517_500), customer_pays_fees: true },
+    };
+    const t = await testGateway({ payments: { CreateSession: () => session } });
+    const body = { amount: 500_000, currency: 'NGN', product_name: 'Sourdough', customer };
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/partner/payments/sessions',
+      headers,
+      payload: body,
+    });
+    expect(t.calls[0]!.request).toMatchObject({ amount: ngn(500_000), product_name: 'Sourdough' });
+    expect(t.calls[0]!.request).not.toHaveProperty('currency');
+    expect(res.json().data).toMatchObject({
+      amount: 517_500,
+      currency: 'NGN',
+      fee_details: {
+        base_product_price: 500_000,
+        transaction_fee: 17_500,
+        total_amount: 517_500,
+        customer_pays_fees: true,
+      },
     });
   });
 });

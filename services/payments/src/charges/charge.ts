@@ -213,17 +213,13 @@ export interface ChargePreview {
   is_international: boolean;
   business_country: string;
   customer_country: string;
-  /** In the customer's currency: spec base_amount, transaction_fee, total_charged. */
-  customer: { base: Money; fee: Money; total: Money; pays_fees: boolean };
-  /** Spec priced_amount: the merchant's priced amount. */
-  business: { price: Money };
+  /** The charge's fee breakdown, in the customer's currency (spec base_amount, transaction_fee, total_charged). */
+  customer: Pick<FeeBreakdown, 'base' | 'fee' | 'total'> & { pays_fees: boolean };
+  /** Spec priced_amount: the charge's `total`, the merchant's priced amount. */
+  business: { price: ChargeRecord['total'] };
   /** Only when the customer's currency differs from the pricing currency. */
-  conversion: {
-    original: Money;
-    converted: Money;
-    exchange_rate: number;
-    exchange_rate_decimal: string;
-  } | null;
+  conversion:
+    (Pick<Conversion, 'original' | 'converted'> & { exchange_rate: number; exchange_rate_decimal: string }) | null;
 }
 
 /** The preview's conversion block (spec 4.1) from the record's conversion. */

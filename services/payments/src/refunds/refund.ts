@@ -46,15 +46,10 @@ export function newRefund(
 }
 
 /** A refund as payments.proto's Refund: the record with its charge, without what partners never see. */
-export interface RefundResource {
-  refund_id: string;
-  charge_id: string;
-  amount: Money;
-  status: RefundStatus;
-  reason: string | null;
-  failure_reason: string | null;
-  created_at: Date;
-}
+export type RefundResource = Pick<
+  RefundRecord,
+  'refund_id' | 'amount' | 'status' | 'reason' | 'failure_reason' | 'created_at'
+> & { charge_id: string };
 
 export function refundResource(chargeId: string, r: RefundRecord): RefundResource {
   return {

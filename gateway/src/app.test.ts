@@ -148,15 +148,14 @@ describe('gateway HTTP behaviour over fake services (app.inject)', () => {
       gateway_session_id: 'g',
       payment_url: '',
       expires_at: '2026-11-01T10:30:00.000Z',
-      amount: 500_000,
-      currency: 'NGN',
+      amount: { amount: 500_000, currency: 'NGN' },
       status: 'pending',
       mode: 'sandbox',
       payment_type: 'one_time',
       fee_details: {
-        base_product_price: 500_000,
-        transaction_fee: 17_500,
-        total_amount: 500_000,
+        base: { amount: 500_000, currency: 'NGN' },
+        fee: { amount: 17_500, currency: 'NGN' },
+        total: { amount: 500_000, currency: 'NGN' },
         customer_pays_fees: false,
       },
       created_at: '2026-11-01T10:00:00.000Z',
@@ -205,8 +204,8 @@ describe('gateway HTTP behaviour over fake services (app.inject)', () => {
     });
     expect(res.json()).toMatchObject({ success: true, message: 'Preview only: no charge was created' });
     expect(t.calls[0]!.request).toMatchObject({
-      total_amount: 100,
-      total_currency: 'NGN',
+      amount: { amount: 100, currency: 'NGN' },
+      total: { amount: 100, currency: 'NGN' },
       callback_url: 'https://shop.example/back',
       customer: { email: 'a@b.co', country: 'Ghana' },
       metadata: { billing_country: { string_value: 'Ghana' } },

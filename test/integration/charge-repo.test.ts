@@ -1,7 +1,8 @@
 import mongoose, { type Connection } from 'mongoose';
 import { randomBytes } from 'node:crypto';
 import type { ChargeRecord, CustomerDetails } from '../../services/payments/src/charges/charge';
-import { testCharge } from '../../services/payments/src/charges/charge.test-util';
+import { testCharge, testFees } from '../../services/payments/src/charges/charge.test-util';
+import { newRefund } from '../../services/payments/src/refunds/refund';
 import {
   chargeDocumentOf,
   chargeKeyModel,
@@ -32,7 +33,7 @@ describe('charge lookup by Idempotency-Key and reference (pointer index over the
         payment_gateway: 'stripe',
         amount: { amount: 1000, currency: 'USD' },
         total: { amount: 1000, currency: 'USD' },
-        fee_details: { base_amount: 1000, transaction_fee: 0, total_amount: 1000, customer_pays_fees: false },
+        fee_details: testFees('USD', 1000, 0),
         customer: { email: 'a@example.com', name: null, country: null } as unknown as CustomerDetails,
       },
       new Date(),
@@ -59,6 +60,37 @@ describe('charge lookup by Idempotency-Key and reference (pointer index over the
     expect(await repo.insert(c)).toBe(true);
     const stored = await repo.model.findById(c.charge_id).lean();
     expect(stored).toEqual(hydrated.toObject());
+  });
+
+  it('stores a charge’s money as charges always were (minor units of its currency) and reads it as Money', async () => {
+    const m = nextMerchant++;
+    const usd = (amount: number) => ({ amount, currency: 'USD' });
+    const c = charge(m, {}, 'succeeded');
+    expect(await repo.insert(c)).toBe(true);
+    const refund = {
+      ...newRefund({ idempotency_key: null, request_fingerprint: 'f', amount: usd(400), reason: null }, new Date()),
+      status: 'succeeded' as const,
+      refunded_before: usd(0),
+    };
+    const change = { refunds: [refund], amount_refunded: usd(400), refunded: false };
+    expect(await repo.writeRefunds(c.charge_id, 0, change, null, new Date())).toMatchObject({
+      fee_details: testFees('USD', 1000, 0),
+      amount_refunded: usd(400),
+      refunds: [{ amount: usd(400), refunded_before: usd(0) }],
+    });
+    expect(await repo.model.findById(c.charge_id).lean()).toMatchObject({
+      fee_details: { base_amount: 1000, transaction_fee: 0, total_amount: 1000, customer_pays_fees: false },
+      amount_refunded: 400,
+      refunds: [{ amount: usd(400), refunded_before: 0 }],
+    });
+    // A charge stored before refunds existed has none of their fields: nothing refunded, in its currency.
+    const refundFields = { refunds: '', amount_refunded: '', refunded: '', refund_version: '' };
+    await repo.model.updateOne({ _id: c.charge_id }, { $unset: refundFields });
+    expect(await repo.findForMerchant(m, 'sandbox', c.charge_id)).toMatchObject({
+      amount_refunded: usd(0),
+      refunds: [],
+      refunded: false,
+    });
   });
 
   it('finds a charge by its key and by its reference; nothing for keys no charge holds', async () => {

@@ -64,6 +64,12 @@ describe('payment sessions', () => {
       total_amount: 500_000,
       customer_pays_fees: false,
     });
+    // Stored as sessions always were: fee details in minor units of the session currency.
+    const sessions = (await t.db('payments')).collection('sessions');
+    expect(await sessions.findOne({ _id: d.session_id as unknown as never })).toMatchObject({
+      amount: { amount: 500_000, currency: 'NGN' },
+      fee_details: { base_product_price: 500_000, transaction_fee: 17_500, total_amount: 500_000 },
+    });
     // Default lifetime 30 minutes (spec 8).
     const lifetime = Date.parse(d.expires_at) - before;
     expect(lifetime).toBeGreaterThan(30 * 60_000 - 5_000);

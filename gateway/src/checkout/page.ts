@@ -1,4 +1,4 @@
-import { formatMoney } from '@ppay/kernel';
+import { formatMoney, type Money } from '@ppay/kernel';
 import type { types } from '@ppay/proto';
 import { escapeHtml, hostedLayout } from '../http/hosted-page';
 
@@ -9,7 +9,8 @@ import { escapeHtml, hostedLayout } from '../http/hosted-page';
  */
 type View = types.payments.CheckoutView__Output;
 
-const money = (amount: number, currency: string) => escapeHtml(formatMoney({ amount, currency }));
+/** A wire Money for display; payments always sends the view's amounts (a missing one shows nothing). */
+const money = (value: Money | null | undefined) => (value ? escapeHtml(formatMoney(value)) : '');
 
 const STYLE = `
 *{box-sizing:border-box}
@@ -61,16 +62,17 @@ function summary(v: View): string {
     v.payment_type === 'subscription' && v.subscription_frequency_key
       ? `<p class="muted">Subscription, billed ${escapeHtml(v.subscription_frequency_key)}</p>`
       : '';
+  const fee = money(v.fee_details?.fee);
   const feeRow = v.customer_pays_fees
-    ? `<tr><td>Transaction fee</td><td class="v" data-testid="fee">${money(v.transaction_fee, v.currency)}</td></tr>`
-    : `<tr><td>Transaction fee <span class="muted">(paid by the merchant)</span></td><td class="v" data-testid="fee">${money(v.transaction_fee, v.currency)}</td></tr>`;
+    ? `<tr><td>Transaction fee</td><td class="v" data-testid="fee">${fee}</td></tr>`
+    : `<tr><td>Transaction fee <span class="muted">(paid by the merchant)</span></td><td class="v" data-testid="fee">${fee}</td></tr>`;
   return `<p class="merchant" data-testid="merchant">${escapeHtml(merchantName(v))}</p>
 <h1 data-testid="product">${escapeHtml(v.product_name)}</h1>
 ${frequency}
 <table class="sum">
-<tr><td>Price</td><td class="v" data-testid="price">${money(v.base_amount, v.currency)}</td></tr>
+<tr><td>Price</td><td class="v" data-testid="price">${money(v.fee_details?.base)}</td></tr>
 ${feeRow}
-<tr class="total"><td>Total due (<span data-testid="currency">${escapeHtml(v.currency)}</span>)</td><td class="v" data-testid="amount">${money(v.amount, v.currency)}</td></tr>
+<tr class="total"><td>Total due (<span data-testid="currency">${escapeHtml(v.amount?.currency ?? '')}</span>)</td><td class="v" data-testid="amount">${money(v.amount)}</td></tr>
 </table>`;
 }
 
@@ -140,7 +142,7 @@ ${error}
 <div><label for="expiry">Expiry (MM/YY)</label><input id="expiry" name="expiry" maxlength="7" placeholder="MM/YY" required autocomplete="cc-exp"></div>
 <div><label for="cvc">CVC</label><input id="cvc" name="cvc" inputmode="numeric" maxlength="4" placeholder="123" required autocomplete="cc-csc"></div>
 </div>
-<button class="pay" type="submit" data-testid="pay">Pay ${money(v.amount, v.currency)}</button>
+<button class="pay" type="submit" data-testid="pay">Pay ${money(v.amount)}</button>
 </form>
 <form method="post" action="/checkout/${id}/cancel">
 <button class="cancel" type="submit" data-testid="cancel">Cancel and return to ${escapeHtml(merchantName(v))}</button>

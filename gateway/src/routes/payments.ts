@@ -65,6 +65,13 @@ function customerOf(c: Static<typeof CustomerInput> | undefined): types.payments
 
 const idempotencyKey = (headers: Record<string, unknown>) => String(headers['idempotency-key'] ?? '');
 
+/**
+ * A REST amount and its currency as the wire Money: absent when the amount is (the spec 7.1 messages
+ * tell a missing amount apart), with an empty currency when only the currency is missing.
+ */
+const moneyOf = (amount: number | undefined, currency: string | undefined): types.common.Money | undefined =>
+  amount === undefined ? undefined : { amount, currency: currency ?? '' };
+
 /** Spec 4.1–4.3 and the sandbox outcome helper. */
 export async function registerPaymentRoutes(app: FastifyInstance, deps: GatewayDeps): Promise<void> {
   const { payments } = deps.clients;
@@ -88,16 +95,17 @@ export async function registerPaymentRoutes(app: FastifyInstance, deps: GatewayD
     async (req, reply) => {
       const b = req.body ?? {};
       const metadata = b.metadata as Record<string, unknown> | undefined;
-      // The only REST → proto mapping on this path: the spec's deprecated aliases and country fallbacks.
+      // The only REST → proto mapping on this path: amounts as Money, the spec's deprecated aliases and
+      // country fallbacks.
       const res = await payments.call(
         'CreateCharge',
         {
-          amount: b.amount,
-          currency: b.currency,
-          total_amount: b.total_amount ?? b.original_product_amount,
-          total_currency: b.total_currency ?? b.original_product_currency,
-          converted_total_amount: b.converted_total_amount,
-          converted_total_currency: b.converted_total_currency,
+          amount: moneyOf(b.amount, b.currency),
+          total: moneyOf(b.total_amount ?? b.original_product_amount, b.total_currency ?? b.original_product_currency),
+          converted_total: moneyOf(b.converted_total_amount, b.converted_total_currency),
+          // A currency without its amount cannot travel as Money; payments names what is missing (spec 7.1).
+          unpaired_converted_total_currency:
+            b.converted_total_amount === undefined ? b.converted_total_currency : undefined,
           description: b.description,
           reference: b.reference,
           callback_url: b.callback_url ?? b.redirect_url ?? b.redirectUrl,
@@ -140,7 +148,8 @@ export async function registerPaymentRoutes(app: FastifyInstance, deps: GatewayD
         'CreateRefund',
         {
           charge_id: req.params.charge_id,
-          amount: b.amount,
+          // Partners send no currency: an empty one is the charge's.
+          amount: moneyOf(b.amount, ''),
           reason: b.reason,
           idempotency_key: idempotencyKey(req.headers),
         },
@@ -183,11 +192,12 @@ export async function registerPaymentRoutes(app: FastifyInstance, deps: GatewayD
       },
     },
     async (req) => {
-      const b = req.body ?? {};
+      const { amount, currency, ...b } = req.body ?? {};
       const s = await payments.call(
         'CreateSession',
         {
           ...b,
+          amount: moneyOf(amount, currency),
           customer: customerOf(b.customer),
           metadata: toMetadata(b.metadata as Record<string, unknown> | undefined),
           idempotency_key: idempotencyKey(req.headers),

@@ -4,16 +4,17 @@ import { SANDBOX_KEY, testGateway } from '../gateway-kit.test-util';
 const url = (chargeId = 'ch_1') => `/api/v1/partner/payments/charges/${chargeId}/refunds`;
 const headers = { 'x-api-key': SANDBOX_KEY };
 
-/** What payments sends: proto3 optionals absent when null. */
+/** What payments sends: proto3 optionals absent when null, the amount as Money. */
 const wireRefund = {
   refund_id: 're_1',
   charge_id: 'ch_1',
-  amount: 2500,
-  currency: 'NGN',
+  amount: { amount: 2500, currency: 'NGN' },
   status: 'succeeded',
   reason: 'damaged',
   created_at: '2026-11-01T10:00:00.000Z',
 };
+/** The REST refund partners see: flat amount and currency. */
+const restRefund = { ...wireRefund, amount: 2500, currency: 'NGN' };
 
 describe('refund routes over a fake payments service', () => {
   it('passes amount, reason and the Idempotency-Key through and answers the refund (absent optionals as null)', async () => {
@@ -27,14 +28,19 @@ describe('refund routes over a fake payments service', () => {
     expect(res.statusCode).toBe(200);
     expect(res.json()).toMatchObject({
       success: true,
-      data: { ...wireRefund, failure_reason: null },
+      data: { ...restRefund, failure_reason: null },
     });
     expect(t.calls[0]).toMatchObject({
       service: 'payments',
       method: 'CreateRefund',
       merchantId: '1000',
       mode: 'sandbox',
-      request: { charge_id: 'ch_1', amount: 2500, reason: 'damaged', idempotency_key: 'rf-1' },
+      request: {
+        charge_id: 'ch_1',
+        amount: { amount: 2500, currency: '' },
+        reason: 'damaged',
+        idempotency_key: 'rf-1',
+      },
     });
   });
 
@@ -103,9 +109,8 @@ describe('refund routes over a fake payments service', () => {
       payments: {
         ListRefunds: () => ({
           charge_id: 'ch_1',
-          currency: 'NGN',
-          amount_captured: 10_000,
-          amount_refunded: 2500,
+          amount_captured: { amount: 10_000, currency: 'NGN' },
+          amount_refunded: { amount: 2500, currency: 'NGN' },
           refunded: false,
           refunds: [
             wireRefund,
@@ -117,11 +122,12 @@ describe('refund routes over a fake payments service', () => {
     const res = await t.app.inject({ method: 'GET', url: url(), headers });
     expect(res.statusCode).toBe(200);
     expect(res.json().data).toMatchObject({
+      currency: 'NGN',
       amount_captured: 10_000,
       amount_refunded: 2500,
       refunded: false,
       refunds: [
-        { refund_id: 're_1', failure_reason: null },
+        { refund_id: 're_1', amount: 2500, currency: 'NGN', failure_reason: null },
         { refund_id: 're_2', reason: 'damaged', failure_reason: 'declined_by_processor' },
       ],
     });

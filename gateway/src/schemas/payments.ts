@@ -12,6 +12,7 @@ import {
   StringEnum,
   Url,
 } from './common';
+import { CurrencyOf, MinorUnitsOf } from './money';
 
 /** Spec 4.1 and 4.2 request customer block (other customer fields: not shown, so bounded extras pass). */
 export const CustomerInput = Type.Object(
@@ -83,10 +84,11 @@ export const SessionBody = Type.Object(
   { additionalProperties: ExtraScalar, maxProperties: 40 },
 );
 
+/** Spec 2.2 fee_details, from the wire FeeDetails (Money in the charge currency). */
 const FeeDetails = Type.Object({
-  base_amount: Type.Integer(),
-  transaction_fee: Type.Integer(),
-  total_amount: Type.Integer(),
+  base_amount: MinorUnitsOf('base'),
+  transaction_fee: MinorUnitsOf('fee'),
+  total_amount: MinorUnitsOf('total'),
   customer_pays_fees: Type.Boolean(),
 });
 
@@ -105,7 +107,9 @@ export const ChargeData = Type.Object(
     transaction_id: Type.Optional(Type.String()),
     fee_details: Type.Optional(FeeDetails),
     amount_refunded: Type.Optional(
-      Type.Integer({ description: 'Beyond the spec: sum of succeeded refunds, charge currency minor units' }),
+      MinorUnitsOf('amount_refunded', {
+        description: 'Beyond the spec: sum of succeeded refunds, charge currency minor units',
+      }),
     ),
     refunded: Type.Optional(Type.Boolean({ description: 'Beyond the spec: the whole captured amount was refunded' })),
     preview: Type.Optional(Type.Literal(true)),
@@ -115,20 +119,20 @@ export const ChargeData = Type.Object(
     customer_country: Type.Optional(Type.String({ description: 'ISO-2, or Unknown' })),
     customer: Type.Optional(
       Type.Object({
-        currency: Type.String(),
-        base_amount: Type.Integer(),
-        transaction_fee: Type.Integer(),
-        total_charged: Type.Integer(),
+        currency: CurrencyOf('base'),
+        base_amount: MinorUnitsOf('base'),
+        transaction_fee: MinorUnitsOf('fee'),
+        total_charged: MinorUnitsOf('total'),
         pays_fees: Type.Boolean(),
       }),
     ),
-    business: Type.Optional(Type.Object({ currency: Type.String(), priced_amount: Type.Integer() })),
+    business: Type.Optional(Type.Object({ currency: CurrencyOf('price'), priced_amount: MinorUnitsOf('price') })),
     conversion: Type.Optional(
       Type.Object({
-        original_amount: Type.Integer(),
-        original_currency: Type.String(),
-        converted_amount: Type.Integer(),
-        converted_currency: Type.String(),
+        original_amount: MinorUnitsOf('original'),
+        original_currency: CurrencyOf('original'),
+        converted_amount: MinorUnitsOf('converted'),
+        converted_currency: CurrencyOf('converted'),
         exchange_rate: Type.Number(),
       }),
     ),
@@ -146,15 +150,17 @@ export const SessionCreated = Type.Object(
     gateway_session_id: Type.String(),
     payment_url: Type.String({ description: 'Hosted checkout page to redirect the customer to' }),
     expires_at: Type.String({ format: 'date-time' }),
-    amount: Type.Integer({ description: 'What the customer pays: fee included when the customer pays fees' }),
-    currency: Type.String(),
+    amount: MinorUnitsOf('amount', {
+      description: 'What the customer pays: fee included when the customer pays fees',
+    }),
+    currency: CurrencyOf('amount'),
     status: SessionStatusEnum,
     mode: ModeEnum,
     payment_type: PaymentTypeEnum,
     fee_details: Type.Object({
-      base_product_price: Type.Integer(),
-      transaction_fee: Type.Integer(),
-      total_amount: Type.Integer(),
+      base_product_price: MinorUnitsOf('base'),
+      transaction_fee: MinorUnitsOf('fee'),
+      total_amount: MinorUnitsOf('total'),
       customer_pays_fees: Type.Boolean(),
     }),
   },
@@ -166,8 +172,8 @@ export const SessionStatusData = Type.Object(
   {
     session_id: Type.String(),
     status: SessionStatusEnum,
-    amount: Type.Integer(),
-    currency: Type.String(),
+    amount: MinorUnitsOf('amount'),
+    currency: CurrencyOf('amount'),
     payment_type: PaymentTypeEnum,
     created_at: Type.String({ format: 'date-time' }),
     completed_at: Nullable(Type.String({ format: 'date-time' })),
@@ -208,8 +214,8 @@ export const RefundData = Type.Object(
   {
     refund_id: Type.String(),
     charge_id: Type.String(),
-    amount: Type.Integer(),
-    currency: Type.String(),
+    amount: MinorUnitsOf('amount'),
+    currency: CurrencyOf('amount'),
     status: StringEnum(['pending', 'succeeded', 'failed'] as const),
     reason: Nullable(Type.String()),
     failure_reason: Nullable(Type.String()),
@@ -221,9 +227,11 @@ export const RefundData = Type.Object(
 export const ChargeRefundsData = Type.Object(
   {
     charge_id: Type.String(),
-    currency: Type.String(),
-    amount_captured: Type.Integer({ description: 'What the customer paid: the most that can be refunded' }),
-    amount_refunded: Type.Integer(),
+    currency: CurrencyOf('amount_captured'),
+    amount_captured: MinorUnitsOf('amount_captured', {
+      description: 'What the customer paid: the most that can be refunded',
+    }),
+    amount_refunded: MinorUnitsOf('amount_refunded'),
     refunded: Type.Boolean(),
     refunds: Type.Array(RefundData),
   },

@@ -9,12 +9,13 @@ import {
   updateEachMatching,
 } from '@ppay/runtime';
 import { RETRYABLE_FAILURES, type ChargeRecord } from './charge';
-import type { RefundRecord } from '../refunds/refund';
+import { chargeOf, storedCharge, storedRefund, type StoredCharge, type StoredRefund } from './stored-charge';
 import type { ChargeKeys, ChargeRepository, RefundsChange } from '../ports';
 import type { ProcessorAuthorization } from '../processors/ports';
 import { dueForLedgerCheck, markLedgerChecked } from '../wallets/ledger-check.repo';
 
-interface ChargeDocument extends Omit<ChargeRecord, 'charge_id'> {
+/** The record in its stored shape (stored-charge.ts), plus what only the repository keeps. */
+interface ChargeDocument extends Omit<StoredCharge, 'charge_id'> {
   _id: string;
   /** When the ledger reconciler confirmed the charge's wallet credits (null until then). */
   ledger_checked_at?: Date | null;
@@ -30,7 +31,7 @@ interface ChargeDocument extends Omit<ChargeRecord, 'charge_id'> {
   outbox: OutboxEntry[];
 }
 
-const refundSchema = new Schema<RefundRecord>(
+const refundSchema = new Schema<StoredRefund>(
   {
     refund_id: { type: String, required: true },
     idempotency_key: { type: String, default: null },
@@ -148,7 +149,7 @@ function holds(doc: ChargeDocument, kind: KeyKind, value: string): boolean {
 
 /** The stored form of a new charge: every schema path set (see insertBuilt). */
 export function chargeDocumentOf(charge: ChargeRecord): Record<string, unknown> {
-  const { charge_id, ...rest } = charge;
+  const { charge_id, ...rest } = storedCharge(charge);
   return {
     _id: charge_id,
     ...rest,
@@ -173,15 +174,13 @@ function toRecord(doc: ChargeDocument): ChargeRecord {
     ...rest
   } = doc as ChargeDocument & { outbox_pending_since?: Date | null };
   // Charges stored before refunds existed have none of the refund fields.
-  return {
+  return chargeOf({
     charge_id: _id,
     ...rest,
     attempts: rest.attempts ?? 1,
-    refunds: rest.refunds ?? [],
-    amount_refunded: rest.amount_refunded ?? 0,
     refunded: rest.refunded ?? false,
     refund_version: rest.refund_version ?? 0,
-  };
+  });
 }
 
 const NO_OUTBOX = { outbox: 0 };
@@ -387,8 +386,8 @@ export class MongoChargeRepository implements ChargeRepository {
         { _id: chargeId, ...version },
         {
           $set: {
-            refunds: change.refunds,
-            amount_refunded: change.amount_refunded,
+            refunds: change.refunds.map(storedRefund),
+            amount_refunded: change.amount_refunded.amount,
             refunded: change.refunded,
             refund_version: expectedVersion + 1,
             refund_pending_since: pending.length ? new Date(Math.min(...pending)) : null,

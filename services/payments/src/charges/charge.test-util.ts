@@ -1,5 +1,6 @@
 import { newCharge, type ChargeRecord } from './charge';
 import type { ChargeRequest } from './charges';
+import type { FeeBreakdown } from './fees';
 
 /** A one-time charge request of NGN 5,000.00, priced in NGN (no conversion). */
 export const NGN_CHARGE: ChargeRequest = {
@@ -9,6 +10,18 @@ export const NGN_CHARGE: ChargeRequest = {
   total_currency: 'NGN',
   customer: { email: 'c@example.com' },
 };
+
+/** Fee details in one currency; the merchant absorbs the fee (total = base) unless told otherwise. */
+export function testFees(
+  currency: string,
+  base: number,
+  fee: number,
+  total = base,
+  customerPays = false,
+): FeeBreakdown {
+  const m = (amount: number) => ({ amount, currency });
+  return { base: m(base), fee: m(fee), total: m(total), customer_pays_fees: customerPays };
+}
 
 /**
  * A charge as ChargeService drafts a one-time charge (merchant 1000, sandbox, NGN 100.00 at the naira
@@ -28,7 +41,7 @@ export function testCharge(changes: Partial<ChargeRecord> = {}, now = new Date(0
       amount: { amount: 10_000, currency: 'NGN' },
       total: { amount: 10_000, currency: 'NGN' },
       conversion: null,
-      fee_details: { base_amount: 10_000, transaction_fee: 350, total_amount: 10_000, customer_pays_fees: false },
+      fee_details: testFees('NGN', 10_000, 350),
       customer: { email: 'c@example.com', first_name: '', last_name: '', country: 'NG' },
       metadata: {},
       description: '',
@@ -59,12 +72,7 @@ export function convertedCharge(overrides: Partial<ChargeRecord> = {}): ChargeRe
       source: 'bundled:2026-11-01',
       surcharge_percent: 0,
     },
-    fee_details: {
-      base_amount: 1_543_210,
-      transaction_fee: 33_148,
-      total_amount: 1_543_210,
-      customer_pays_fees: false,
-    },
+    fee_details: testFees('NGN', 1_543_210, 33_148),
     ...overrides,
   });
 }

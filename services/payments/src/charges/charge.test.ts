@@ -1,4 +1,5 @@
 import { newCharge, type ChargeRecord } from './charge';
+import { testFees } from './charge.test-util';
 
 const NOW = new Date('2026-11-01T10:00:00Z');
 const NGN = { amount: 500_000, currency: 'NGN' };
@@ -8,7 +9,7 @@ const basis = {
   processor_group: 'naira' as const,
   payment_gateway: 'naira_gateway',
   amount: NGN,
-  fee_details: { base_amount: 500_000, transaction_fee: 17_500, total_amount: 500_000, customer_pays_fees: false },
+  fee_details: testFees('NGN', 500_000, 17_500),
   customer: { email: 'c@example.com', first_name: '', last_name: '', country: 'NG' },
   metadata: { order: 42 },
   description: 'Sourdough',
@@ -72,7 +73,7 @@ describe('newCharge: every charge drafted in one place, from what its origin bri
       null,
       null,
       [],
-      0,
+      { amount: 0, currency: 'NGN' },
       false,
       0,
     ]);

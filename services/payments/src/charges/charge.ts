@@ -86,8 +86,8 @@ export interface ChargeRecord {
    * one document: every change of `refunds` is a compare-and-set on `refund_version`.
    */
   refunds: RefundRecord[];
-  /** Sum of the succeeded refunds, in the charge currency (minor units); shown on the charge. */
-  amount_refunded: number;
+  /** Sum of the succeeded refunds, in the charge currency; shown on the charge. */
+  amount_refunded: Money;
   /** Whether the whole captured amount has been refunded. */
   refunded: boolean;
   refund_version: number;
@@ -177,7 +177,7 @@ export function newCharge(origin: ChargeOrigin, now: Date): ChargeRecord {
     failure_reason: null,
     completed_at: null,
     refunds: [],
-    amount_refunded: 0,
+    amount_refunded: { amount: 0, currency: origin.amount.currency },
     refunded: false,
     refund_version: 0,
     created_at: now,
@@ -205,7 +205,7 @@ function bindingOf(origin: ChargeOrigin): Pick<ChargeRecord, 'reference' | 'idem
   }
 }
 
-/** Spec 4.1 preview response `data`, field for field. */
+/** Spec 4.1 preview response `data`, field for field (the gateway's schema flattens the Money). */
 export interface ChargePreview {
   preview: true;
   payment_gateway: string;
@@ -213,34 +213,17 @@ export interface ChargePreview {
   is_international: boolean;
   business_country: string;
   customer_country: string;
-  customer: {
-    currency: string;
-    base_amount: number;
-    transaction_fee: number;
-    total_charged: number;
-    pays_fees: boolean;
-  };
-  business: { currency: string; priced_amount: number };
+  /** The charge's fee breakdown, in the customer's currency (spec base_amount, transaction_fee, total_charged). */
+  customer: Pick<FeeBreakdown, 'base' | 'fee' | 'total'> & { pays_fees: boolean };
+  /** Spec priced_amount: the charge's `total`, the merchant's priced amount. */
+  business: { price: ChargeRecord['total'] };
   /** Only when the customer's currency differs from the pricing currency. */
-  conversion: {
-    original_amount: number;
-    original_currency: string;
-    converted_amount: number;
-    converted_currency: string;
-    exchange_rate: number;
-    exchange_rate_decimal: string;
-  } | null;
+  conversion:
+    (Pick<Conversion, 'original' | 'converted'> & { exchange_rate: number; exchange_rate_decimal: string }) | null;
 }
 
-/** The preview's flat conversion block (spec 4.1) from the record's Money-typed conversion. */
+/** The preview's conversion block (spec 4.1) from the record's conversion. */
 export function previewConversion(c: Conversion | null): ChargePreview['conversion'] {
   if (!c) return null;
-  return {
-    original_amount: c.original.amount,
-    original_currency: c.original.currency,
-    converted_amount: c.converted.amount,
-    converted_currency: c.converted.currency,
-    exchange_rate: c.rate,
-    exchange_rate_decimal: c.rate_decimal,
-  };
+  return { original: c.original, converted: c.converted, exchange_rate: c.rate, exchange_rate_decimal: c.rate_decimal };
 }

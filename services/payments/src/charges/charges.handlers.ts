@@ -3,18 +3,22 @@ import { toWire, type UnaryHandlers } from '@ppay/runtime';
 import type { types } from '@ppay/proto';
 import type { ChargeRequest, ChargeService } from './charges';
 import type { OutcomeService } from './outcomes';
-import { customerOf, metadataOf, present } from './payment-request.handlers';
+import { customerOf, metadataOf } from './payment-request.handlers';
 
 type Handlers = UnaryHandlers<types.payments.PaymentsServiceHandlers>;
 
+/**
+ * The request as the partner sent it: each Money is set iff its amount was sent, so the amounts and
+ * currencies the spec 7.1 rules look for are present exactly when the partner sent them.
+ */
 function toChargeRequest(req: types.payments.CreateChargeRequest__Output): ChargeRequest {
   return {
-    amount: present(req._amount, req.amount),
-    currency: req.currency || undefined,
-    total_amount: present(req._total_amount, req.total_amount),
-    total_currency: req.total_currency || undefined,
-    converted_total_amount: present(req._converted_total_amount, req.converted_total_amount),
-    converted_total_currency: req.converted_total_currency || undefined,
+    amount: req.amount?.amount,
+    currency: req.amount?.currency || undefined,
+    total_amount: req.total?.amount,
+    total_currency: req.total?.currency || undefined,
+    converted_total_amount: req.converted_total?.amount,
+    converted_total_currency: req.converted_total?.currency || req.unpaired_converted_total_currency || undefined,
     description: req.description || undefined,
     reference: req.reference || undefined,
     callback_url: req.callback_url || undefined,

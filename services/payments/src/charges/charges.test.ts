@@ -1,5 +1,5 @@
 import { PlatformError } from '@ppay/kernel';
-import { NGN_CHARGE as NGN } from './charge.test-util';
+import { NGN_CHARGE as NGN, testFees } from './charge.test-util';
 import { rejectionOf } from '../errors.test-util';
 import { ChargeService, type ChargeRequest } from './charges';
 import { DEFAULT_FEE_SCHEDULE } from './fees';
@@ -46,7 +46,7 @@ describe('ChargeService (spec 4.1, 7.1) with in-memory dependencies', () => {
       payment_gateway: 'naira_gateway',
       amount: { amount: 500_000, currency: 'NGN' },
       total: { amount: 500_000, currency: 'NGN' },
-      fee_details: { base_amount: 500_000, transaction_fee: 17_500, total_amount: 500_000, customer_pays_fees: false },
+      fee_details: testFees('NGN', 500_000, 17_500),
       processor_reference: `ref_${out.charge.charge_id}`,
       client_secret: null,
       metadata: { cart: 9 },
@@ -113,13 +113,12 @@ describe('ChargeService (spec 4.1, 7.1) with in-memory dependencies', () => {
         business_country: 'NG',
         customer_country: 'GH',
         customer: {
-          currency: 'NGN',
-          base_amount: 500_000,
-          transaction_fee: 17_500,
-          total_charged: 500_000,
+          base: { amount: 500_000, currency: 'NGN' },
+          fee: { amount: 17_500, currency: 'NGN' },
+          total: { amount: 500_000, currency: 'NGN' },
           pays_fees: false,
         },
-        business: { currency: 'NGN', priced_amount: 500_000 },
+        business: { price: { amount: 500_000, currency: 'NGN' } },
         conversion: null,
       },
     });

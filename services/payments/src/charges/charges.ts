@@ -176,14 +176,8 @@ export class ChargeService {
       is_international: customerCountry !== UNKNOWN_COUNTRY && customerCountry !== merchant.country,
       business_country: merchant.country,
       customer_country: customerCountry,
-      customer: {
-        currency: input.amount.currency,
-        base_amount: fee.base_amount,
-        transaction_fee: fee.transaction_fee,
-        total_charged: fee.total_amount,
-        pays_fees: fee.customer_pays_fees,
-      },
-      business: { currency: input.total.currency, priced_amount: input.total.amount },
+      customer: { base: fee.base, fee: fee.fee, total: fee.total, pays_fees: fee.customer_pays_fees },
+      business: { price: input.total },
       conversion: previewConversion(conversion),
     };
   }
@@ -332,7 +326,7 @@ export class ChargeService {
       charge_id: record.charge_id,
       merchant_id: record.merchant_id,
       mode: record.mode,
-      amount: money(record.fee_details.total_amount, record.amount.currency),
+      amount: record.fee_details.total,
       customer_email: record.customer.email,
       description: record.description,
       callback_url: record.callback_url,

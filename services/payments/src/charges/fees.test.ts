@@ -48,12 +48,12 @@ describe('fee schedule', () => {
   it('customer pays fees on top, or the merchant absorbs them', () => {
     const base = money(10_000, 'USD');
     expect(feeBreakdown(DEFAULT_FEE_SCHEDULE, 'card', base, true)).toEqual({
-      base_amount: 10_000,
-      transaction_fee: 320,
-      total_amount: 10_320,
+      base,
+      fee: { amount: 320, currency: 'USD' },
+      total: { amount: 10_320, currency: 'USD' },
       customer_pays_fees: true,
     });
-    expect(feeBreakdown(DEFAULT_FEE_SCHEDULE, 'card', base, false).total_amount).toBe(10_000);
+    expect(feeBreakdown(DEFAULT_FEE_SCHEDULE, 'card', base, false).total).toEqual(base);
   });
 });
 

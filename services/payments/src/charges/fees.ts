@@ -66,10 +66,13 @@ export function transactionFee(schedule: FeeSchedule, group: ProcessorGroup, bas
   return money(fee, base.currency);
 }
 
+/** What a payment costs and who pays the fee, all in the payment currency. */
 export interface FeeBreakdown {
-  base_amount: number;
-  transaction_fee: number;
-  total_amount: number;
+  /** What the goods cost, before any fee the customer pays. */
+  base: Money;
+  fee: Money;
+  /** What the customer pays: base + fee when the customer pays fees, otherwise base. */
+  total: Money;
   customer_pays_fees: boolean;
 }
 
@@ -82,9 +85,9 @@ export function feeBreakdown(
 ): FeeBreakdown {
   const fee = transactionFee(schedule, group, base);
   return {
-    base_amount: base.amount,
-    transaction_fee: fee.amount,
-    total_amount: customerPaysFees ? addMoney(base, fee).amount : base.amount,
+    base,
+    fee,
+    total: customerPaysFees ? addMoney(base, fee) : base,
     customer_pays_fees: customerPaysFees,
   };
 }

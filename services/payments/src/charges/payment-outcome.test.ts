@@ -1,4 +1,4 @@
-import { convertedCharge as charge } from './charge.test-util';
+import { convertedCharge as charge, testFees } from './charge.test-util';
 import { multicurrencyBreakdown } from './payment-outcome';
 
 describe('MulticurrencyBreakdown (spec 6.5)', () => {
@@ -27,7 +27,7 @@ describe('MulticurrencyBreakdown (spec 6.5)', () => {
       amount: { amount: 500_000, currency: 'NGN' },
       total: { amount: 500_000, currency: 'NGN' },
       conversion: null,
-      fee_details: { base_amount: 500_000, transaction_fee: 17_500, total_amount: 500_000, customer_pays_fees: false },
+      fee_details: testFees('NGN', 500_000, 17_500),
     });
     const b = multicurrencyBreakdown(same);
     expect(b.conversion).toBeUndefined();

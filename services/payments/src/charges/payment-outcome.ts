@@ -16,9 +16,9 @@ export function paymentOutcome(
     payment_type: 'one_time',
     gateway: charge.payment_gateway,
     reference: charge.reference,
-    amount: { amount: charge.fee_details.total_amount, currency: charge.amount.currency },
+    amount: charge.fee_details.total,
     total: charge.total,
-    transaction_fee: { amount: charge.fee_details.transaction_fee, currency: charge.amount.currency },
+    transaction_fee: charge.fee_details.fee,
     customer_pays_fees: charge.fee_details.customer_pays_fees,
     breakdown: multicurrencyBreakdown(charge),
     customer: charge.customer,
@@ -45,12 +45,12 @@ function inMerchantCurrency(feeInChargeCurrency: number, charge: Pick<ChargeReco
  * their own, so gateway_fee is zero until a live processor reports one.
  */
 export function multicurrencyBreakdown(charge: ChargeRecord): MulticurrencyBreakdown {
-  const feeMerchant = inMerchantCurrency(charge.fee_details.transaction_fee, charge);
+  const feeMerchant = inMerchantCurrency(charge.fee_details.fee.amount, charge);
   const gross = charge.total.amount;
   const net = charge.fee_details.customer_pays_fees ? gross : gross - feeMerchant;
   const m = (amount: number) => ({ amount, currency: charge.total.currency });
   return {
-    customer_paid: { amount: charge.fee_details.total_amount, currency: charge.amount.currency },
+    customer_paid: charge.fee_details.total,
     merchant_gross: m(gross),
     merchant_net: m(net),
     fees: { platform_fee: m(feeMerchant), gateway_fee: m(0), total: m(feeMerchant) },

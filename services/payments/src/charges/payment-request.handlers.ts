@@ -2,9 +2,6 @@ import type { types } from '@ppay/proto';
 import type { MetadataValue } from './charge';
 import type { CustomerInput } from './payment-request';
 
-/** A proto3 `optional` scalar: its value when the `_field` presence marker is set. */
-export const present = <T>(flag: string | undefined, value: T | undefined): T | undefined => (flag ? value : undefined);
-
 /** The customer block of charge and session requests, with proto's empty strings as absent. */
 export function customerOf(c: types.payments.Customer__Output | null | undefined): CustomerInput | undefined {
   return c

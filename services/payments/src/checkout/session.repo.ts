@@ -1,11 +1,37 @@
 import { Schema, type Connection, type Model } from 'mongoose';
 import { type Mode, type OutboxEntry } from '@ppay/kernel';
 import { isDuplicateKeyError, moneySchema, outboxEntrySchema, updateEachMatching } from '@ppay/runtime';
-import type { AttemptChange, SessionRecord } from './session';
+import type { FeeBreakdown } from '../charges/fees';
+import {
+  chargeOf,
+  feeDetailsOf,
+  storedCharge,
+  storedFeeDetails,
+  type StoredCharge,
+  type StoredFeeDetails,
+} from '../charges/stored-charge';
+import type { AttemptChange, SessionPayment, SessionRecord } from './session';
 import type { SessionRepository } from '../ports';
 import { dueForLedgerCheck, markLedgerChecked } from '../wallets/ledger-check.repo';
 
-interface SessionDocument extends Omit<SessionRecord, 'session_id'> {
+/**
+ * Sessions keep the stored shape they had before their fee details and payment became Money: fee
+ * details in minor units of the session currency, under the spec's `base_product_price`, and the
+ * payment as a stored charge (stored-charge.ts). Mapped here, so stored documents read as they are.
+ */
+type StoredSessionFees = Omit<StoredFeeDetails, 'base_amount'> & { base_product_price: number };
+type StoredPayment = StoredCharge & Pick<SessionPayment, 'card'>;
+
+function storedSessionFees(f: FeeBreakdown): StoredSessionFees {
+  const { base_amount, ...rest } = storedFeeDetails(f);
+  return { base_product_price: base_amount, ...rest };
+}
+
+const storedPayment = (p: SessionPayment): StoredPayment => ({ ...storedCharge(p), card: p.card });
+
+interface SessionDocument extends Omit<SessionRecord, 'session_id' | 'fee_details' | 'payment'> {
+  fee_details: StoredSessionFees;
+  payment: StoredPayment | null;
   _id: string;
   /** Unique per merchant and mode: the Idempotency-Key, or the session id when there is none. */
   idempotency_ref: string;
@@ -70,9 +96,12 @@ function toRecord(doc: SessionDocument): SessionRecord {
     outbox_pending_since: _pending,
     ...rest
   } = doc as SessionDocument & { outbox_pending_since?: Date | null };
+  const { base_product_price, ...fees } = rest.fee_details;
   return {
     session_id: _id,
     ...rest,
+    fee_details: feeDetailsOf({ base_amount: base_product_price, ...fees }, rest.amount.currency),
+    payment: rest.payment ? { ...chargeOf(rest.payment), card: rest.payment.card } : null,
     in_flight: rest.in_flight ? { ...rest.in_flight, started_at: asDate(rest.in_flight.started_at) } : null,
     trial_days: rest.trial_days ?? null,
     attempts: rest.attempts ?? [],
@@ -98,6 +127,8 @@ export class MongoSessionRepository implements SessionRepository {
       await this.model.create({
         _id: id,
         ...rest,
+        fee_details: storedSessionFees(session.fee_details),
+        payment: session.payment ? storedPayment(session.payment) : null,
         idempotency_ref: session.idempotency_key ?? `id:${id}`,
         outbox: events,
       });
@@ -165,7 +196,7 @@ export class MongoSessionRepository implements SessionRepository {
       in_flight: null,
       updated_at: change.now,
     };
-    if (change.payment) set.payment = change.payment;
+    if (change.payment) set.payment = storedPayment(change.payment);
     const push: Record<string, unknown> = { outbox: { $each: events } };
     if (change.attempt) push.attempts = change.attempt;
     const doc = (await this.model

@@ -1,4 +1,4 @@
-import { money, type Mode, type Money, type PaymentOutcome } from '@ppay/kernel';
+import type { Mode, Money, PaymentOutcome } from '@ppay/kernel';
 import { newCharge, type ChargeRecord, type CustomerDetails, type MetadataValue } from '../charges/charge';
 import type { FeeBreakdown } from '../charges/fees';
 import { paymentOutcome } from '../charges/payment-outcome';
@@ -13,13 +13,6 @@ import { redirectOrigins } from './redirects';
  */
 export type SessionStatus = 'pending' | 'completed' | 'expired' | 'failed';
 export type PaymentType = 'one_time' | 'subscription';
-
-export interface SessionFeeDetails {
-  base_product_price: number;
-  transaction_fee: number;
-  total_amount: number;
-  customer_pays_fees: boolean;
-}
 
 /** A declined or failed attempt: its own charge id and transaction id, as payment.failed carries. */
 export interface SessionAttempt {
@@ -53,7 +46,8 @@ export interface SessionRecord {
   /** Beyond the spec: free trial days of a subscription session (null: the first period is charged now). */
   trial_days: number | null;
   metadata: Record<string, MetadataValue>;
-  fee_details: SessionFeeDetails;
+  /** Spec 2.3 fee_details (its base is the spec's base_product_price). */
+  fee_details: FeeBreakdown;
   expires_at: Date;
   created_at: Date;
   completed_at: Date | null;
@@ -84,7 +78,7 @@ export type SessionDraft = Pick<
   | 'metadata'
   | 'expires_at'
   | 'idempotency_key'
-> & { currency: string; fee: FeeBreakdown };
+> & { fee: FeeBreakdown };
 
 /** A new session, pending with no attempt yet: the one place a session is drafted. */
 export function newSession(d: SessionDraft, now: Date): SessionRecord {
@@ -94,7 +88,7 @@ export function newSession(d: SessionDraft, now: Date): SessionRecord {
     merchant_id: d.merchant_id,
     mode: d.mode,
     status: 'pending',
-    amount: money(d.fee.total_amount, d.currency),
+    amount: d.fee.total,
     processor_group: d.processor_group,
     payment_gateway: d.payment_gateway,
     product: d.product,
@@ -105,12 +99,7 @@ export function newSession(d: SessionDraft, now: Date): SessionRecord {
     subscription_frequency_key: d.subscription_frequency_key,
     trial_days: d.trial_days,
     metadata: d.metadata,
-    fee_details: {
-      base_product_price: d.fee.base_amount,
-      transaction_fee: d.fee.transaction_fee,
-      total_amount: d.fee.total_amount,
-      customer_pays_fees: d.fee.customer_pays_fees,
-    },
+    fee_details: d.fee,
     expires_at: d.expires_at,
     created_at: now,
     completed_at: null,
@@ -134,13 +123,8 @@ export function attemptCharge(s: SessionRecord, now: Date): ChargeRecord {
       mode: s.mode,
       processor_group: s.processor_group,
       payment_gateway: s.payment_gateway,
-      amount: money(s.fee_details.base_product_price, s.amount.currency),
-      fee_details: {
-        base_amount: s.fee_details.base_product_price,
-        transaction_fee: s.fee_details.transaction_fee,
-        total_amount: s.fee_details.total_amount,
-        customer_pays_fees: s.fee_details.customer_pays_fees,
-      },
+      amount: s.fee_details.base,
+      fee_details: s.fee_details,
       customer: s.customer,
       metadata: s.metadata,
       description: s.product.name,
@@ -171,14 +155,6 @@ export interface AttemptChange {
   now: Date;
 }
 
-/**
- * The spec 2.3 resource: the record with the spec's flat `amount` + `currency`. `payment_url` is the
- * gateway's to fill in (it owns the public address).
- */
-export function sessionResource(s: SessionRecord) {
-  return { ...s, amount: s.amount.amount, currency: s.amount.currency };
-}
-
 /** Spec 3.1 at read time: a pending session past expires_at is expired, whether or not it was swept. */
 export function effectiveStatus(s: SessionRecord, now: Date): SessionStatus {
   if (s.status === 'pending' && s.expires_at.getTime() <= now.getTime() && !s.in_flight) return 'expired';
@@ -191,9 +167,7 @@ export function checkoutView(
   page: { business_name: string; attempts_left: number; test_cards: TestCard[]; last_decline_message?: string },
 ) {
   return {
-    ...sessionResource(s),
-    base_amount: s.fee_details.base_product_price,
-    transaction_fee: s.fee_details.transaction_fee,
+    ...s,
     customer_pays_fees: s.fee_details.customer_pays_fees,
     customer_email: s.customer.email,
     product_name: s.product.name,

@@ -1,8 +1,7 @@
 import { requireMerchant, requireMode } from '@ppay/kernel';
 import { toWire, type UnaryHandlers } from '@ppay/runtime';
 import type { types } from '@ppay/proto';
-import { customerOf, metadataOf, present } from '../charges/payment-request.handlers';
-import { sessionResource } from './session';
+import { customerOf, metadataOf } from '../charges/payment-request.handlers';
 import type { SessionRequest } from './session-request';
 import type { SessionService } from './sessions';
 
@@ -10,8 +9,9 @@ type Handlers = UnaryHandlers<types.payments.PaymentsServiceHandlers>;
 
 function toSessionRequest(req: types.payments.CreateSessionRequest__Output): SessionRequest {
   return {
-    amount: present(req._amount, req.amount),
-    currency: req.currency || undefined,
+    // Set iff the partner sent an amount (spec 7.1: "amount is required").
+    amount: req.amount?.amount,
+    currency: req.amount?.currency || undefined,
     product_id: req.product_id || undefined,
     product_name: req.product_name || undefined,
     customer: customerOf(req.customer),
@@ -30,11 +30,11 @@ export function sessionHandlers(sessions: SessionService): Partial<Handlers> {
     async CreateSession(req, { caller }) {
       const { merchantId } = requireMerchant(caller);
       const { session } = await sessions.create(merchantId, requireMode(caller), toSessionRequest(req));
-      return toWire(sessionResource(session));
+      return toWire(session);
     },
     async GetSession(req, { caller }) {
       const { merchantId } = requireMerchant(caller);
-      return toWire(sessionResource(await sessions.get(merchantId, requireMode(caller), req.session_id)));
+      return toWire(await sessions.get(merchantId, requireMode(caller), req.session_id));
     },
     async GetCheckout(req) {
       return toWire(await sessions.page(req.session_id));

@@ -96,10 +96,13 @@ describe('SessionService.pay (spec 3.1, hosted checkout) with in-memory dependen
     const { session } = await service.create(1000, 'sandbox', { ...REQUEST, cancel_url: 'https://other.example/x' });
     expect(await service.view(session)).toMatchObject({
       business_name: 'Ada & Sons',
-      amount: 500_000,
-      currency: 'NGN',
-      base_amount: 500_000,
-      transaction_fee: 17_500,
+      amount: { amount: 500_000, currency: 'NGN' },
+      fee_details: {
+        base: { amount: 500_000, currency: 'NGN' },
+        fee: { amount: 17_500, currency: 'NGN' },
+        customer_pays_fees: false,
+      },
+      customer_pays_fees: false,
       attempts_left: 3,
       payments_enabled: true,
       redirect_origins: ['https://shop.example', 'https://other.example'],

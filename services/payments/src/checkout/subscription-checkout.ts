@@ -1,4 +1,4 @@
-import { money, outboxEvent, SUBJECTS, type OutboxEntry, type SubscriptionCheckoutCreated } from '@ppay/kernel';
+import { outboxEvent, SUBJECTS, type OutboxEntry, type SubscriptionCheckoutCreated } from '@ppay/kernel';
 import type { ChargeRecord } from '../charges/charge';
 import type { PaymentMethodRecord } from '../payment-methods/payment-method';
 import type { SessionRecord } from './session';
@@ -9,7 +9,7 @@ function subscriptionCheckout(s: SessionRecord): SubscriptionCheckoutCreated {
     session_id: s.session_id,
     merchant_id: s.merchant_id,
     product: { id: s.product.id, title: s.product.name, type: s.product.type },
-    price: money(s.fee_details.base_product_price, s.amount.currency),
+    price: s.fee_details.base,
     customer: s.customer,
     frequency: s.subscription_frequency_key as SubscriptionCheckoutCreated['frequency'],
     trial_days: s.trial_days ?? null,

@@ -1,5 +1,4 @@
 import {
-  money,
   outboxEvent,
   PlatformError,
   requestFingerprint,
@@ -203,7 +202,7 @@ export class OffSessionChargeService {
           charge_id: charge.charge_id,
           group: charge.processor_group,
           mode: charge.mode,
-          amount: money(charge.fee_details.total_amount, charge.amount.currency),
+          amount: charge.fee_details.total,
         },
         method.card,
         { customerPresent: r.customer_present ?? false },

@@ -1,4 +1,4 @@
-import type { Money, PaymentRefunded } from '@ppay/kernel';
+import { addMoney, type Money, type PaymentRefunded } from '@ppay/kernel';
 import type { ChargeRecord } from '../charges/charge';
 import { refundResource, type RefundRecord } from './refund';
 
@@ -8,22 +8,22 @@ import { refundResource, type RefundRecord } from './refund';
  */
 
 /** What the customer paid (fee included when they paid it): the most that can ever be refunded. */
-export function capturedAmount(charge: Pick<ChargeRecord, 'fee_details' | 'amount'>): Money {
-  return { amount: charge.fee_details.total_amount, currency: charge.amount.currency };
+export function capturedAmount(charge: Pick<ChargeRecord, 'fee_details'>): Money {
+  return charge.fee_details.total;
 }
 
 /** Succeeded plus pending refunds: what is no longer available to refund. */
-export function committedAmount(charge: Pick<ChargeRecord, 'refunds'>): number {
-  return charge.refunds.filter((r) => r.status !== 'failed').reduce((sum, r) => sum + r.amount.amount, 0);
+export function committedAmount(charge: Pick<ChargeRecord, 'refunds' | 'fee_details'>): Money {
+  return charge.refunds
+    .filter((r) => r.status !== 'failed')
+    .reduce((sum, r) => addMoney(sum, r.amount), { ...capturedAmount(charge), amount: 0 });
 }
 
 /** GET /payments/charges/{id}/refunds: the charge's refund state and its refunds, oldest first. */
 export function chargeRefundsResource(charge: ChargeRecord) {
-  const captured = capturedAmount(charge);
   return {
     charge_id: charge.charge_id,
-    currency: captured.currency,
-    amount_captured: captured.amount,
+    amount_captured: capturedAmount(charge),
     amount_refunded: charge.amount_refunded,
     refunded: charge.refunded,
     refunds: charge.refunds.map((r) => refundResource(charge.charge_id, r)),
@@ -32,7 +32,6 @@ export function chargeRefundsResource(charge: ChargeRecord) {
 
 /** payments.payment.refunded for a refund that just succeeded (`charge` is the charge after it). */
 export function refundedEvent(charge: ChargeRecord, refund: RefundRecord, at: Date): PaymentRefunded {
-  const captured = capturedAmount(charge);
   return {
     charge_id: charge.charge_id,
     transaction_id: charge.transaction_id,
@@ -40,15 +39,15 @@ export function refundedEvent(charge: ChargeRecord, refund: RefundRecord, at: Da
     sub_merchant_id: charge.sub_merchant_id,
     reference: charge.reference,
     gateway: charge.payment_gateway,
-    amount_captured: captured,
-    amount_refunded: { amount: charge.amount_refunded, currency: captured.currency },
+    amount_captured: capturedAmount(charge),
+    amount_refunded: charge.amount_refunded,
     refunded: charge.refunded,
     refund: {
       refund_id: refund.refund_id,
       amount: refund.amount,
       status: 'succeeded',
       reason: refund.reason,
-      refunded_before: refund.refunded_before ?? 0,
+      refunded_before: refund.refunded_before?.amount ?? 0,
       created_at: refund.created_at.toISOString(),
     },
     metadata: charge.metadata,

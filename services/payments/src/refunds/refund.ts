@@ -22,7 +22,7 @@ export interface RefundRecord {
    * succeeded cover disjoint, adjacent slices [refunded_before, refunded_before + amount) of the
    * captured amount, which is what makes the proportional ledger reversals add up exactly.
    */
-  refunded_before: number | null;
+  refunded_before: Money | null;
   processor_reference: string | null;
   created_at: Date;
   updated_at: Date;
@@ -45,24 +45,17 @@ export function newRefund(
   };
 }
 
-/** The REST shape of a refund: flat amount + currency (like the charge's spec shapes). */
-export interface RefundResource {
-  refund_id: string;
-  charge_id: string;
-  amount: number;
-  currency: string;
-  status: RefundStatus;
-  reason: string | null;
-  failure_reason: string | null;
-  created_at: Date;
-}
+/** A refund as payments.proto's Refund: the record with its charge, without what partners never see. */
+export type RefundResource = Pick<
+  RefundRecord,
+  'refund_id' | 'amount' | 'status' | 'reason' | 'failure_reason' | 'created_at'
+> & { charge_id: string };
 
 export function refundResource(chargeId: string, r: RefundRecord): RefundResource {
   return {
     refund_id: r.refund_id,
     charge_id: chargeId,
-    amount: r.amount.amount,
-    currency: r.amount.currency,
+    amount: r.amount,
     status: r.status,
     reason: r.reason,
     failure_reason: r.failure_reason,

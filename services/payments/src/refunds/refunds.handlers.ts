@@ -1,7 +1,6 @@
 import { requireMerchant, requireMode } from '@ppay/kernel';
 import { toWire, type UnaryHandlers } from '@ppay/runtime';
 import type { types } from '@ppay/proto';
-import { present } from '../charges/payment-request.handlers';
 import { chargeRefundsResource } from './charge-refunds';
 import { refundResource } from './refund';
 import type { RefundService } from './refunds';
@@ -17,7 +16,7 @@ export function refundHandlers(refunds: RefundService): Partial<Handlers> {
         merchantId,
         requireMode(caller),
         req.charge_id,
-        { amount: present(req._amount, req.amount), reason: req.reason || undefined },
+        { amount: req.amount ?? undefined, reason: req.reason || undefined },
         { idempotencyKey: req.idempotency_key || undefined, deadline },
       );
       return toWire({ refund: refundResource(charge.charge_id, refund), replayed });

@@ -44,6 +44,10 @@ async function setup() {
   return { charges, processors, refunds, newCharge, refundEvents, settled, advance: (ms: number) => (clock += ms) };
 }
 
+/** A refund amount as partners send it: no currency, so the charge's. */
+const part = (amount: number) => ({ amount, currency: '' });
+const ngn = (amount: number) => ({ amount, currency: 'NGN' });
+
 const errorOf = async (p: Promise<unknown>) => {
   const e = await rejectionOf(p);
   return [e.code, e.param];
@@ -53,18 +57,18 @@ describe('RefundService (refunds inside the charge aggregate)', () => {
   it('refunds part, then the rest by default, and shows amount_refunded / refunded on the charge', async () => {
     const { refunds, newCharge, charges, refundEvents } = await setup();
     const id = await newCharge();
-    const first = await refunds.create(1000, 'sandbox', id, { amount: 200_000, reason: 'damaged' });
+    const first = await refunds.create(1000, 'sandbox', id, { amount: part(200_000), reason: 'damaged' });
     expect(first.replayed).toBe(false);
     expect(first.refund).toMatchObject({
       status: 'succeeded',
       amount: { amount: 200_000, currency: 'NGN' },
       reason: 'damaged',
-      refunded_before: 0,
+      refunded_before: ngn(0),
     });
-    expect(first.charge).toMatchObject({ amount_refunded: 200_000, refunded: false });
+    expect(first.charge).toMatchObject({ amount_refunded: ngn(200_000), refunded: false });
     const rest = await refunds.create(1000, 'sandbox', id, {});
-    expect(rest.refund).toMatchObject({ status: 'succeeded', amount: { amount: 300_000 }, refunded_before: 200_000 });
-    expect(rest.charge).toMatchObject({ amount_refunded: 500_000, refunded: true });
+    expect(rest.refund).toMatchObject({ status: 'succeeded', amount: ngn(300_000), refunded_before: ngn(200_000) });
+    expect(rest.charge).toMatchObject({ amount_refunded: ngn(500_000), refunded: true });
     expect((await charges.findForMerchant(1000, 'sandbox', id))!.refunds).toHaveLength(2);
     // One payment.refunded per refund, with the refund sub-object and the charge's totals after it.
     expect(refundEvents()).toEqual([
@@ -85,16 +89,16 @@ describe('RefundService (refunds inside the charge aggregate)', () => {
   it('never refunds more than captured: over-refund and a refund of a fully refunded charge are 400s', async () => {
     const { refunds, newCharge } = await setup();
     const id = await newCharge();
-    expect(await errorOf(refunds.create(1000, 'sandbox', id, { amount: 500_001 }))).toEqual([
+    expect(await errorOf(refunds.create(1000, 'sandbox', id, { amount: part(500_001) }))).toEqual([
       'REFUND_EXCEEDS_CHARGE',
       'amount',
     ]);
-    await refunds.create(1000, 'sandbox', id, { amount: 499_999 });
-    expect(await errorOf(refunds.create(1000, 'sandbox', id, { amount: 2 }))).toEqual([
+    await refunds.create(1000, 'sandbox', id, { amount: part(499_999) });
+    expect(await errorOf(refunds.create(1000, 'sandbox', id, { amount: part(2) }))).toEqual([
       'REFUND_EXCEEDS_CHARGE',
       'amount',
     ]);
-    await refunds.create(1000, 'sandbox', id, { amount: 1 });
+    await refunds.create(1000, 'sandbox', id, { amount: part(1) });
     expect(await errorOf(refunds.create(1000, 'sandbox', id, {}))).toEqual(['CHARGE_ALREADY_REFUNDED', 'charge_id']);
   });
 
@@ -102,7 +106,7 @@ describe('RefundService (refunds inside the charge aggregate)', () => {
     const { refunds, newCharge, charges, refundEvents } = await setup();
     const id = await newCharge();
     const results = await Promise.allSettled(
-      Array.from({ length: 20 }, () => refunds.create(1000, 'sandbox', id, { amount: 62_500 })),
+      Array.from({ length: 20 }, () => refunds.create(1000, 'sandbox', id, { amount: part(62_500) })),
     );
     const ok = results.filter((r) => r.status === 'fulfilled');
     const refused = results.filter((r) => r.status === 'rejected').map((r) => (r.reason as PlatformError).code);
@@ -110,7 +114,7 @@ describe('RefundService (refunds inside the charge aggregate)', () => {
     expect(refused).toHaveLength(12);
     for (const code of refused) expect(['REFUND_EXCEEDS_CHARGE', 'CHARGE_ALREADY_REFUNDED']).toContain(code);
     const charge = (await charges.findForMerchant(1000, 'sandbox', id))!;
-    expect(charge.amount_refunded).toBe(500_000);
+    expect(charge.amount_refunded).toEqual(ngn(500_000));
     expect(charge.refunded).toBe(true);
     // The succeeded refunds tile the capture: adjacent, disjoint slices.
     const slices = refundEvents()
@@ -124,23 +128,22 @@ describe('RefundService (refunds inside the charge aggregate)', () => {
     const id = await newCharge();
     const results = await Promise.allSettled(Array.from({ length: 10 }, () => refunds.create(1000, 'sandbox', id, {})));
     expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
-    expect((await charges.findForMerchant(1000, 'sandbox', id))!.amount_refunded).toBe(500_000);
+    expect((await charges.findForMerchant(1000, 'sandbox', id))!.amount_refunded).toEqual(ngn(500_000));
   });
 
   it('is idempotent by Idempotency-Key: a retry answers the same refund; a different body with it is a 422', async () => {
     const { refunds, newCharge, processors, refundEvents } = await setup();
     const id = await newCharge();
-    const a = await refunds.create(1000, 'sandbox', id, { amount: 1000 }, { idempotencyKey: 'rf-1' });
-    const b = await refunds.create(1000, 'sandbox', id, { amount: 1000 }, { idempotencyKey: 'rf-1' });
+    const a = await refunds.create(1000, 'sandbox', id, { amount: part(1000) }, { idempotencyKey: 'rf-1' });
+    const b = await refunds.create(1000, 'sandbox', id, { amount: part(1000) }, { idempotencyKey: 'rf-1' });
     expect(b.replayed).toBe(true);
     expect(b.refund.refund_id).toBe(a.refund.refund_id);
-    expect(b.charge.amount_refunded).toBe(1000);
+    expect(b.charge.amount_refunded).toEqual(ngn(1000));
     expect(processors.refunds).toHaveLength(1);
     expect(refundEvents()).toHaveLength(1);
-    expect(await errorOf(refunds.create(1000, 'sandbox', id, { amount: 2000 }, { idempotencyKey: 'rf-1' }))).toEqual([
-      'IDEMPOTENCY_KEY_REUSED',
-      'Idempotency-Key',
-    ]);
+    expect(
+      await errorOf(refunds.create(1000, 'sandbox', id, { amount: part(2000) }, { idempotencyKey: 'rf-1' })),
+    ).toEqual(['IDEMPOTENCY_KEY_REUSED', 'Idempotency-Key']);
   });
 
   it('refuses a charge that has not succeeded (400) and hides other merchants’ and other modes’ charges (404)', async () => {
@@ -156,8 +159,11 @@ describe('RefundService (refunds inside the charge aggregate)', () => {
   it('validates amount and reason', async () => {
     const { refunds, newCharge } = await setup();
     const id = await newCharge();
-    expect(await errorOf(refunds.create(1000, 'sandbox', id, { amount: 0 }))).toEqual(['VALIDATION_FAILED', 'amount']);
-    expect(await errorOf(refunds.create(1000, 'sandbox', id, { amount: 1.5 }))).toEqual([
+    expect(await errorOf(refunds.create(1000, 'sandbox', id, { amount: part(0) }))).toEqual([
+      'VALIDATION_FAILED',
+      'amount',
+    ]);
+    expect(await errorOf(refunds.create(1000, 'sandbox', id, { amount: part(1.5) }))).toEqual([
       'VALIDATION_FAILED',
       'amount',
     ]);
@@ -167,13 +173,26 @@ describe('RefundService (refunds inside the charge aggregate)', () => {
     ]);
   });
 
+  it('takes an amount in the charge currency, named or not; another currency is refused', async () => {
+    const { refunds, newCharge } = await setup();
+    const id = await newCharge();
+    const usd = await rejectionOf(refunds.create(1000, 'sandbox', id, { amount: { amount: 100, currency: 'USD' } }));
+    expect([usd.code, usd.message, usd.param]).toEqual([
+      'VALIDATION_FAILED',
+      'amount must be in the charge currency (NGN)',
+      'amount',
+    ]);
+    const named = await refunds.create(1000, 'sandbox', id, { amount: { amount: 100, currency: 'ngn' } });
+    expect(named.refund).toMatchObject({ status: 'succeeded', amount: ngn(100) });
+  });
+
   it('a declined refund is recorded failed, publishes nothing and frees its amount', async () => {
     const { refunds, newCharge, processors, refundEvents, settled } = await setup();
     const id = await newCharge();
     processors.refundAnswer = { status: 'failed', failure_reason: 'declined_by_processor' };
     const declined = await refunds.create(1000, 'sandbox', id, {});
     expect(declined.refund).toMatchObject({ status: 'failed', failure_reason: 'declined_by_processor' });
-    expect(declined.charge).toMatchObject({ amount_refunded: 0, refunded: false });
+    expect(declined.charge).toMatchObject({ amount_refunded: ngn(0), refunded: false });
     expect(refundEvents()).toHaveLength(0);
     processors.refundAnswer = undefined;
     const full = await refunds.create(1000, 'sandbox', id, {});
@@ -185,30 +204,28 @@ describe('RefundService (refunds inside the charge aggregate)', () => {
     const { refunds, newCharge, processors, charges, refundEvents, advance } = await setup();
     const id = await newCharge();
     processors.refundAnswer = new PlatformError('SERVICE_UNAVAILABLE');
-    expect(await errorOf(refunds.create(1000, 'sandbox', id, { amount: 100 }, { idempotencyKey: 'k1' }))).toEqual([
-      'SERVICE_UNAVAILABLE',
-      undefined,
-    ]);
-    expect(await errorOf(refunds.create(1000, 'sandbox', id, { amount: 100 }, { idempotencyKey: 'k2' }))).toEqual([
-      'SERVICE_UNAVAILABLE',
-      undefined,
-    ]);
+    expect(await errorOf(refunds.create(1000, 'sandbox', id, { amount: part(100) }, { idempotencyKey: 'k1' }))).toEqual(
+      ['SERVICE_UNAVAILABLE', undefined],
+    );
+    expect(await errorOf(refunds.create(1000, 'sandbox', id, { amount: part(100) }, { idempotencyKey: 'k2' }))).toEqual(
+      ['SERVICE_UNAVAILABLE', undefined],
+    );
     let charge = (await charges.findForMerchant(1000, 'sandbox', id))!;
     expect(charge.refunds.map((r) => r.status)).toEqual(['pending', 'pending']);
     // Pending refunds count against the cap.
-    expect(await errorOf(refunds.create(1000, 'sandbox', id, { amount: 499_801 }))).toEqual([
+    expect(await errorOf(refunds.create(1000, 'sandbox', id, { amount: part(499_801) }))).toEqual([
       'REFUND_EXCEEDS_CHARGE',
       'amount',
     ]);
     processors.refundAnswer = undefined;
-    const retried = await refunds.create(1000, 'sandbox', id, { amount: 100 }, { idempotencyKey: 'k1' });
+    const retried = await refunds.create(1000, 'sandbox', id, { amount: part(100) }, { idempotencyKey: 'k1' });
     expect(retried).toMatchObject({ replayed: true, refund: { status: 'succeeded' } });
     expect(await refunds.resumeStale()).toBe(0); // k2 is not stale yet
     advance(61_000);
     expect(await refunds.resumeStale()).toBe(1);
     charge = (await charges.findForMerchant(1000, 'sandbox', id))!;
     expect(charge.refunds.map((r) => r.status)).toEqual(['succeeded', 'succeeded']);
-    expect(charge.amount_refunded).toBe(200);
+    expect(charge.amount_refunded).toEqual(ngn(200));
     expect(refundEvents()).toHaveLength(2);
     // The processor was asked with the same refund id each time (its idempotency key).
     const k1 = charge.refunds[0]!.refund_id;
@@ -218,7 +235,7 @@ describe('RefundService (refunds inside the charge aggregate)', () => {
   it('lists a charge’s refunds', async () => {
     const { refunds, newCharge } = await setup();
     const id = await newCharge();
-    await refunds.create(1000, 'sandbox', id, { amount: 10 });
+    await refunds.create(1000, 'sandbox', id, { amount: part(10) });
     const charge = await refunds.list(1000, 'sandbox', id);
     expect(charge.refunds).toHaveLength(1);
   });

@@ -1,4 +1,14 @@
-import { outboxEvent, PlatformError, requestFingerprint, SUBJECTS, type Mode } from '@ppay/kernel';
+import {
+  addMoney,
+  normaliseCurrency,
+  outboxEvent,
+  PlatformError,
+  requestFingerprint,
+  subtractMoney,
+  SUBJECTS,
+  type Mode,
+  type Money,
+} from '@ppay/kernel';
 import type { ChargeRecord } from '../charges/charge';
 import type { CallOptions } from '../charges/charges';
 import { withinDeadline } from '../charges/deadline-race';
@@ -9,7 +19,8 @@ import type { ProcessorRegistry, RefundAnswer } from '../processors/ports';
 
 /** A refund request as the gateway passes it (spec: not shown; docs/decisions.md, Refunds). */
 export interface RefundRequest {
-  amount?: number;
+  /** In the charge currency; an empty currency is the charge's (partners send none). Absent: everything left. */
+  amount?: Money;
   reason?: string;
 }
 
@@ -30,9 +41,9 @@ export interface RefundServiceOptions {
 
 const MAX_REASON_LENGTH = 500;
 
-function validate(request: RefundRequest): { amount: number | null; reason: string | null } {
+function validate(request: RefundRequest): { amount: Money | null; reason: string | null } {
   const amount = request.amount ?? null;
-  if (amount !== null && (!Number.isSafeInteger(amount) || amount <= 0)) {
+  if (amount !== null && (!Number.isSafeInteger(amount.amount) || amount.amount <= 0)) {
     throw new PlatformError('VALIDATION_FAILED', 'amount must be a positive integer in minor units', {
       param: 'amount',
     });
@@ -44,6 +55,15 @@ function validate(request: RefundRequest): { amount: number | null; reason: stri
     });
   }
   return { amount, reason };
+}
+
+/** A refund is in the charge's currency: one the caller names must be it. */
+function assertChargeCurrency(amount: Money | null, captured: Money): void {
+  if (!amount?.currency || normaliseCurrency(amount.currency) === captured.currency) return;
+  throw new PlatformError('VALIDATION_FAILED', `amount must be in the charge currency (${captured.currency})`, {
+    param: 'amount',
+    detail: `got ${amount.currency}`,
+  });
 }
 
 /**
@@ -76,10 +96,12 @@ export class RefundService {
   ): Promise<RefundOutcome> {
     const { amount, reason } = validate(request);
     const key = call.idempotencyKey?.trim() || null;
-    const fingerprint = requestFingerprint({ charge_id: chargeId, amount, reason });
+    // The amount as a number, as it has always been fingerprinted: a retry after an upgrade still matches.
+    const fingerprint = requestFingerprint({ charge_id: chargeId, amount: amount?.amount ?? null, reason });
     const rounds = this.options.maxRounds ?? 50;
     for (let round = 0; round < rounds; round++) {
       const charge = await this.find(merchantId, mode, chargeId);
+      assertChargeCurrency(amount, capturedAmount(charge));
       const existing = key ? charge.refunds.find((r) => r.idempotency_key === key) : undefined;
       if (existing) {
         if (existing.request_fingerprint !== fingerprint) {
@@ -95,18 +117,18 @@ export class RefundService {
         });
       }
       const captured = capturedAmount(charge);
-      const left = captured.amount - committedAmount(charge);
-      if (left <= 0 && charge.refunded)
+      const left = subtractMoney(captured, committedAmount(charge));
+      if (left.amount <= 0 && charge.refunded)
         throw new PlatformError('CHARGE_ALREADY_REFUNDED', undefined, { param: 'charge_id' });
-      const wanted = amount ?? left;
-      if (wanted > left || wanted <= 0) {
+      const wanted = amount ? { ...captured, amount: amount.amount } : left;
+      if (wanted.amount > left.amount || wanted.amount <= 0) {
         throw new PlatformError('REFUND_EXCEEDS_CHARGE', undefined, {
           param: 'amount',
-          detail: `at most ${Math.max(left, 0)} ${captured.currency} can be refunded now (captured ${captured.amount})`,
+          detail: `at most ${Math.max(left.amount, 0)} ${captured.currency} can be refunded now (captured ${captured.amount})`,
         });
       }
       const refund = newRefund(
-        { idempotency_key: key, request_fingerprint: fingerprint, amount: { ...captured, amount: wanted }, reason },
+        { idempotency_key: key, request_fingerprint: fingerprint, amount: wanted, reason },
         this.now(),
       );
       const reserved = await this.deps.charges.writeRefunds(
@@ -204,12 +226,12 @@ export class RefundService {
             updated_at: at,
           }
         : { ...pending, status: 'failed', failure_reason: answer.failure_reason, updated_at: at };
-      const amountRefunded = current.amount_refunded + (succeeded ? pending.amount.amount : 0);
+      const amountRefunded = succeeded ? addMoney(current.amount_refunded, pending.amount) : current.amount_refunded;
       const after: ChargeRecord = {
         ...current,
         refunds: current.refunds.map((r) => (r.refund_id === refundId ? settled : r)),
         amount_refunded: amountRefunded,
-        refunded: amountRefunded >= capturedAmount(current).amount,
+        refunded: amountRefunded.amount >= capturedAmount(current).amount,
       };
       const event = succeeded
         ? outboxEvent(SUBJECTS.paymentRefunded, refundedEvent(after, settled, at), {

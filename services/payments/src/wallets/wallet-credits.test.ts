@@ -1,5 +1,5 @@
 import { paymentOutcome } from '../charges/payment-outcome';
-import { convertedCharge as charge } from '../charges/charge.test-util';
+import { convertedCharge as charge, testFees } from '../charges/charge.test-util';
 import { creditsFor } from './wallet-credits';
 
 describe('wallet credits', () => {
@@ -8,7 +8,7 @@ describe('wallet credits', () => {
     amount: { amount: 500_000, currency: 'NGN' },
     total: { amount: 500_000, currency: 'NGN' },
     conversion: null,
-    fee_details: { base_amount: 500_000, transaction_fee: 17_500, total_amount: 500_000, customer_pays_fees: false },
+    fee_details: testFees('NGN', 500_000, 17_500),
   });
 
   it('credits a plain merchant its net in its pricing currency, once per charge', () => {
@@ -65,7 +65,7 @@ describe('wallet credits', () => {
       amount: { amount: 30, currency: 'USD' },
       total: { amount: 30, currency: 'USD' },
       conversion: null,
-      fee_details: { base_amount: 30, transaction_fee: 31, total_amount: 30, customer_pays_fees: false },
+      fee_details: testFees('USD', 30, 31),
     });
     expect(creditsFor(paymentOutcome(tiny, 'succeeded', null, now), 'sandbox', null, 'evt', now)).toEqual([]);
   });

@@ -1,0 +1,130 @@
+import { SANDBOX_KEY, testGateway } from '../gateway-kit.test-util';
+
+const url = '/api/v1/partner/payments/charge';
+const headers = { 'x-api-key': SANDBOX_KEY };
+const customer = { email: 'ada@example.com' };
+const ngn = (amount: number) => ({ amount, currency: 'NGN' });
+const usd = (amount: number) => ({ amount, currency: 'USD' });
+
+const routing = { preview: true, payment_gateway: 'naira_gateway', mode: 'sandbox', is_international: false };
+const countries = { business_country: 'NG', customer_country: 'NG' };
+
+/** A USD 10.00 price paid as NGN 15,000.00: what payments answers for a preview. */
+const wirePreview = {
+  ...routing,
+  ...countries,
+  customer: { base: ngn(1_500_000), fee: ngn(32_500), total: ngn(1_532_500), pays_fees: true },
+  business: { price: usd(1_000) },
+  conversion: { original: usd(1_000), converted: ngn(1_500_000), exchange_rate: 1500, exchange_rate_decimal: '1500' },
+};
+
+/** The same preview as partners see it (spec 4.1 `data`), byte for byte: the schema's field order. */
+const restPreview =
+  '{"payment_gateway":"naira_gateway","preview":true,"mode":"sandbox","is_international":false,' +
+  '"business_country":"NG","customer_country":"NG",' +
+  '"customer":{"currency":"NGN","base_amount":1500000,"transaction_fee":32500,"total_charged":1532500,"pays_fees":true},' +
+  '"business":{"currency":"USD","priced_amount":1000},' +
+  '"conversion":{"original_amount":1000,"original_currency":"USD","converted_amount":1500000,' +
+  '"converted_currency":"NGN","exchange_rate":1500}}';
+
+describe('charge and session routes over a fake payments service', () => {
+  it('sends each REST amount with its currency as one Money; an amount not sent is no Money at all', async () => {
+    const t = await testGateway({ payments: { CreateCharge: () => ({ preview: wirePreview }) } });
+    await t.app.inject({
+      method: 'POST',
+      url,
+      headers,
+      payload: {
+        amount: 1_500_000,
+        currency: 'NGN',
+        total_amount: 1_000,
+        total_currency: 'USD',
+        converted_total_amount: 1_499_000,
+        converted_total_currency: 'NGN',
+        customer,
+      },
+    });
+    expect(t.calls[0]!.request).toMatchObject({
+      amount: ngn(1_500_000),
+      total: usd(1_000),
+      converted_total: ngn(1_499_000),
+      unpaired_converted_total_currency: undefined,
+    });
+    // Spec 7.1 tells these apart: the currency without its amount, and an amount without its currency.
+    await t.app.inject({
+      method: 'POST',
+      url,
+      headers,
+      payload: { currency: 'NGN', original_product_amount: 5, converted_total_currency: 'NGN', customer },
+    });
+    expect(t.calls[1]!.request).toMatchObject({
+      amount: undefined,
+      total: { amount: 5, currency: '' },
+      converted_total: undefined,
+      unpaired_converted_total_currency: 'NGN',
+    });
+  });
+
+  it('answers a preview with the spec 4.1 data, field for field and in order', async () => {
+    const t = await testGateway({ payments: { CreateCharge: () => ({ preview: wirePreview }) } });
+    const res = await t.app.inject({ method: 'POST', url, headers, payload: { preview: true } });
+    expect(res.statusCode).toBe(200);
+    expect(res.body).toBe(`{"success":true,"data":${restPreview},"message":"Preview only: no charge was created"}`);
+  });
+
+  it('answers a charge with the spec 2.2 fee_details and its refunded total in minor units', async () => {
+    const charge = {
+      charge_id: 'ch_1',
+      payment_gateway: 'naira_gateway',
+      transaction_id: 'txn_1',
+      fee_details: { base: ngn(500_000), fee: ngn(17_500), total: ngn(500_000), customer_pays_fees: false },
+      status: 'pending',
+      amount_refunded: ngn(0),
+      refunded: false,
+    };
+    const t = await testGateway({ payments: { CreateCharge: () => ({ charge, replayed: false }) } });
+    const res = await t.app.inject({ method: 'POST', url, headers, payload: {} });
+    expect(res.json().data).toEqual({
+      charge_id: 'ch_1',
+      payment_gateway: 'naira_gateway',
+      status: 'pending',
+      transaction_id: 'txn_1',
+      fee_details: { base_amount: 500_000, transaction_fee: 17_500, total_amount: 500_000, customer_pays_fees: false },
+      amount_refunded: 0,
+      refunded: false,
+    });
+  });
+
+  it('sends a session amount as one Money and answers the spec 2.3 amounts and fee_details', async () => {
+    const session = {
+      session_id: 'cs_1',
+      gateway_session_id: 'g',
+      expires_at: '2026-11-01T10:30:00.000Z',
+      amount: ngn(517_500),
+      status: 'pending',
+      mode: 'sandbox',
+      payment_type: 'one_time',
+      fee_details: { base: ngn(500_000), fee: ngn(17_500), total: ngn(517_500), customer_pays_fees: true },
+    };
+    const t = await testGateway({ payments: { CreateSession: () => session } });
+    const body = { amount: 500_000, currency: 'NGN', product_name: 'Sourdough', customer };
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/partner/payments/sessions',
+      headers,
+      payload: body,
+    });
+    expect(t.calls[0]!.request).toMatchObject({ amount: ngn(500_000), product_name: 'Sourdough' });
+    expect(t.calls[0]!.request).not.toHaveProperty('currency');
+    expect(res.json().data).toMatchObject({
+      amount: 517_500,
+      currency: 'NGN',
+      fee_details: {
+        base_product_price: 500_000,
+        transaction_fee: 17_500,
+        total_amount: 517_500,
+        customer_pays_fees: true,
+      },
+    });
+  });
+});

@@ -72,7 +72,7 @@ describe('charge and session routes over a fake payments service', () => {
     expect(res.body).toBe(`{"success":true,"data":${restPreview},"message":"Preview only: no charge was created"}`);
   });
 
-  it('answers a charge with the spec 2.2 fee_details and its refunded total in minor units', async () => {
+  it('answers a charge with the spec 2.2 fee_details and its refunded and disputed totals in minor units', async () => {
     const charge = {
       charge_id: 'ch_1',
       payment_gateway: 'naira_gateway',
@@ -81,6 +81,7 @@ describe('charge and session routes over a fake payments service', () => {
       status: 'pending',
       amount_refunded: ngn(0),
       refunded: false,
+      amount_disputed: ngn(2_500),
     };
     const t = await testGateway({ payments: { CreateCharge: () => ({ charge, replayed: false }) } });
     const res = await t.app.inject({ method: 'POST', url, headers, payload: {} });
@@ -92,6 +93,7 @@ describe('charge and session routes over a fake payments service', () => {
       fee_details: { base_amount: 500_000, transaction_fee: 17_500, total_amount: 500_000, customer_pays_fees: false },
       amount_refunded: 0,
       refunded: false,
+      amount_disputed: 2_500,
     });
   });
 

@@ -112,6 +112,11 @@ export const ChargeData = Type.Object(
       }),
     ),
     refunded: Type.Optional(Type.Boolean({ description: 'Beyond the spec: the whole captured amount was refunded' })),
+    amount_disputed: Type.Optional(
+      MinorUnitsOf('amount_disputed', {
+        description: 'Beyond the spec: what an open or lost dispute holds, charge currency minor units',
+      }),
+    ),
     preview: Type.Optional(Type.Literal(true)),
     mode: Type.Optional(ModeEnum),
     is_international: Type.Optional(Type.Boolean()),

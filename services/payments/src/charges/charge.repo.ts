@@ -83,6 +83,7 @@ const chargeSchema = new Schema<ChargeDocument>(
     amount_refunded: { type: Number, default: 0 },
     refunded: { type: Boolean, default: false },
     refund_version: { type: Number, default: 0 },
+    amount_disputed: { type: moneySchema, default: null },
     refund_pending_since: { type: Date, default: null },
     ledger_checked_at: { type: Date, default: null },
     created_at: { type: Date, required: true },

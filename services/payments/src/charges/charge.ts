@@ -91,6 +91,11 @@ export interface ChargeRecord {
   /** Whether the whole captured amount has been refunded. */
   refunded: boolean;
   refund_version: number;
+  /**
+   * What a dispute holds of the charge, in the charge currency (0 without a dispute). While the dispute
+   * is open, and for good once it is lost, this part of the capture cannot be refunded.
+   */
+  amount_disputed: Money;
   created_at: Date;
   updated_at: Date;
 }
@@ -180,6 +185,7 @@ export function newCharge(origin: ChargeOrigin, now: Date): ChargeRecord {
     amount_refunded: { amount: 0, currency: origin.amount.currency },
     refunded: false,
     refund_version: 0,
+    amount_disputed: { amount: 0, currency: origin.amount.currency },
     created_at: now,
     updated_at: now,
   };

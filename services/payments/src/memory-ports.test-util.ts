@@ -8,6 +8,7 @@ import type { PaymentMethodRepository } from './payment-methods/ports';
 import type {
   ChargeKeys,
   ChargeRepository,
+  DisputeHoldChange,
   LedgerRepository,
   RefundsChange,
   MerchantDirectory,
@@ -122,6 +123,12 @@ export class MemoryCharges implements ChargeRepository {
     if (!c || (c.refund_version ?? 0) !== expectedVersion) return null;
     Object.assign(c, clone(change), { refund_version: expectedVersion + 1, updated_at: now });
     if (event) this.events.push(event);
+    return this.record(c);
+  }
+  async writeDisputeHold(chargeId: string, expectedVersion: number, change: DisputeHoldChange, now: Date) {
+    const c = this.docs.get(chargeId);
+    if (!c || (c.refund_version ?? 0) !== expectedVersion) return null;
+    Object.assign(c, clone(change), { refund_version: expectedVersion + 1, updated_at: now });
     return this.record(c);
   }
   async withStalePendingRefunds(staleBefore: Date, limit: number) {

@@ -47,6 +47,9 @@ export interface ChargeKeys {
 /** A charge's refunds and the totals derived from them: what every refund change writes. */
 export type RefundsChange = Pick<ChargeRecord, 'refunds' | 'amount_refunded' | 'refunded'>;
 
+/** A charge's dispute hold and the amount it holds: what every dispute change of the charge writes. */
+export type DisputeHoldChange = Pick<ChargeRecord, 'dispute' | 'amount_disputed'>;
+
 export interface ChargeRepository {
   /** Inserts the charge; false when its Idempotency-Key or reference is taken (unique per merchant and mode). */
   insert(charge: ChargeRecord): Promise<boolean>;
@@ -83,6 +86,16 @@ export interface ChargeRepository {
     expectedVersion: number,
     change: RefundsChange,
     event: OutboxEntry | null,
+    now: Date,
+  ): Promise<ChargeRecord | null>;
+  /**
+   * Sets the charge's dispute hold if `refund_version` is still `expectedVersion` (refunds and the
+   * dispute share one cap, so they share the version); null when someone changed either first.
+   */
+  writeDisputeHold(
+    chargeId: string,
+    expectedVersion: number,
+    change: DisputeHoldChange,
     now: Date,
   ): Promise<ChargeRecord | null>;
   /** Charges holding a refund still pending since before `staleBefore` (the refund sweep). */

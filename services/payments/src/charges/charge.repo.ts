@@ -10,7 +10,7 @@ import {
 } from '@ppay/runtime';
 import { RETRYABLE_FAILURES, type ChargeRecord } from './charge';
 import { chargeOf, storedCharge, storedRefund, type StoredCharge, type StoredRefund } from './stored-charge';
-import type { ChargeKeys, ChargeRepository, RefundsChange } from '../ports';
+import type { ChargeKeys, ChargeRepository, DisputeHoldChange, RefundsChange } from '../ports';
 import type { ProcessorAuthorization } from '../processors/ports';
 import { dueForLedgerCheck, markLedgerChecked } from '../wallets/ledger-check.repo';
 
@@ -84,6 +84,7 @@ const chargeSchema = new Schema<ChargeDocument>(
     refunded: { type: Boolean, default: false },
     refund_version: { type: Number, default: 0 },
     amount_disputed: { type: moneySchema, default: null },
+    dispute: { type: Schema.Types.Mixed, default: null },
     refund_pending_since: { type: Date, default: null },
     ledger_checked_at: { type: Date, default: null },
     created_at: { type: Date, required: true },
@@ -185,6 +186,13 @@ function toRecord(doc: ChargeDocument): ChargeRecord {
 }
 
 const NO_OUTBOX = { outbox: 0 };
+
+/** The refund cap's version; 0 also matches a charge stored before refunds existed (no such field). */
+function atRefundVersion(expected: number) {
+  return expected === 0
+    ? { $or: [{ refund_version: 0 }, { refund_version: { $exists: false } }] }
+    : { refund_version: expected };
+}
 
 /** The keys a charge holds, the Idempotency-Key first. */
 function keyPairs(c: { idempotency_key: string | null; reference: string | null }): [KeyKind, string][] {
@@ -377,14 +385,9 @@ export class MongoChargeRepository implements ChargeRepository {
     now: Date,
   ): Promise<ChargeRecord | null> {
     const pending = change.refunds.filter((r) => r.status === 'pending').map((r) => r.updated_at.getTime());
-    // Version 0 also matches a charge stored before refunds existed (no refund_version field).
-    const version =
-      expectedVersion === 0
-        ? { $or: [{ refund_version: 0 }, { refund_version: { $exists: false } }] }
-        : { refund_version: expectedVersion };
     const doc = (await this.model
       .findOneAndUpdate(
-        { _id: chargeId, ...version },
+        { _id: chargeId, ...atRefundVersion(expectedVersion) },
         {
           $set: {
             refunds: change.refunds.map(storedRefund),
@@ -403,6 +406,30 @@ export class MongoChargeRepository implements ChargeRepository {
     if (!doc) return null;
     if (event) this.afterWrite(chargeId);
     return toRecord(doc);
+  }
+
+  async writeDisputeHold(
+    chargeId: string,
+    expectedVersion: number,
+    change: DisputeHoldChange,
+    now: Date,
+  ): Promise<ChargeRecord | null> {
+    const doc = (await this.model
+      .findOneAndUpdate(
+        { _id: chargeId, ...atRefundVersion(expectedVersion) },
+        {
+          $set: {
+            dispute: change.dispute,
+            amount_disputed: change.amount_disputed,
+            refund_version: expectedVersion + 1,
+            updated_at: now,
+          },
+        },
+        { new: true },
+      )
+      .lean()
+      .exec()) as ChargeDocument | null;
+    return doc ? toRecord(doc) : null;
   }
 
   async withStalePendingRefunds(staleBefore: Date, limit: number): Promise<ChargeRecord[]> {

@@ -67,6 +67,7 @@ export function chargeOf(stored: StoredCharge): ChargeRecord {
     fee_details: feeDetailsOf(stored.fee_details, currency),
     amount_refunded: inCurrency(stored.amount_refunded ?? 0, currency),
     amount_disputed: stored.amount_disputed ?? inCurrency(0, currency),
+    dispute: stored.dispute ?? null,
     refunds: (stored.refunds ?? []).map((r) => ({
       ...r,
       refunded_before: r.refunded_before == null ? null : inCurrency(r.refunded_before, currency),

@@ -3,7 +3,10 @@ import { ensureIndexes, MerchantTombstones, OutboxRelay, runService } from '@ppa
 import type { types } from '@ppay/proto';
 import { ChargeService } from './charges/charges';
 import { chargeHandlers } from './charges/charges.handlers';
-import { chargeKeyModel, chargeModel, MongoChargeRepository } from './charges/charge.repo';
+import { chargeKeyModel } from './charges/charge-keys.repo';
+import { chargeModel, MongoChargeRepository } from './charges/charge.repo';
+import { backfillChargeListKeys } from './charges/charge-lists.repo';
+import { ChargeQueries } from './charges/charge-queries';
 import { DEFAULT_FEE_SCHEDULE, type FeeSchedule } from './charges/fees';
 import { OutcomeService } from './charges/outcomes';
 import { MongoSessionRepository, sessionModel } from './checkout/session.repo';
@@ -12,7 +15,8 @@ import { sessionHandlers } from './checkout/sessions.handlers';
 import { paymentsConfig } from './config';
 import { DisputeCloser } from './disputes/dispute-closing';
 import { DEFAULT_DISPUTE_FEES, type DisputeFeeTable } from './disputes/dispute-funds';
-import { DISPUTE_REINSTATEMENTS, DISPUTE_WITHDRAWALS, disputeLedger } from './disputes/dispute-ledger';
+import { disputeLedger } from './disputes/dispute-ledger';
+import { DISPUTE_REINSTATEMENTS, DISPUTE_WITHDRAWALS } from './disputes/dispute-ledger.consumer';
 import { DisputeOpener } from './disputes/dispute-opening';
 import { disputeModel, MongoDisputeRepository } from './disputes/dispute.repo';
 import { DisputeService } from './disputes/disputes';
@@ -189,7 +193,7 @@ void runService<types.payments.PaymentsServiceHandlers, (typeof paymentsConfig)[
       });
     return {
       handlers: {
-        ...chargeHandlers(service, new OutcomeService(chargeRepo)),
+        ...chargeHandlers(service, new OutcomeService(chargeRepo), new ChargeQueries(chargeRepo)),
         ...refundHandlers(refunds),
         ...sessionHandlers(sessions),
         ...paymentMethodHandlers(paymentMethods, offSession),
@@ -212,6 +216,8 @@ void runService<types.payments.PaymentsServiceHandlers, (typeof paymentsConfig)[
         // Spec 3.1: sessions expire whether or not anyone polls them.
         { name: 'session expiry', intervalMs: config.SESSION_SWEEP_INTERVAL_MS, run: () => sessions.sweepExpired() },
         { name: 'abandoned charges', intervalMs: config.CHARGE_SWEEP_INTERVAL_MS, run: () => service.abandonStale() },
+        // Charges stored before GET /payments/charges get their list key (nothing to do once all have one).
+        { name: 'charge list keys', intervalMs: 60_000, run: () => backfillChargeListKeys(charges) },
         { name: 'ledger reconciliation', intervalMs: config.LEDGER_RECONCILE_INTERVAL_MS, run: reconcile },
         // Refunds left pending by a crash or a processor timeout: asked again and settled.
         { name: 'pending refunds', intervalMs: config.CHARGE_SWEEP_INTERVAL_MS, run: () => refunds.resumeStale() },

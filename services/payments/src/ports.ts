@@ -50,12 +50,24 @@ export type RefundsChange = Pick<ChargeRecord, 'refunds' | 'amount_refunded' | '
 /** A charge's dispute hold and the amount it holds: what every dispute change of the charge writes. */
 export type DisputeHoldChange = Pick<ChargeRecord, 'dispute' | 'amount_disputed'>;
 
+/** GET /payments/charges: newest first, after the cursor (list-pages.ts). */
+export interface ChargeListQuery {
+  status?: ChargeStatus;
+  reference?: string;
+  from?: Date;
+  to?: Date;
+  /** Only charges listed after this key (the previous page's last). */
+  after?: string;
+  limit: number;
+}
+
 export interface ChargeRepository {
   /** Inserts the charge; false when its Idempotency-Key or reference is taken (unique per merchant and mode). */
   insert(charge: ChargeRecord): Promise<boolean>;
   /** The charge bound to the Idempotency-Key, else to the reference. */
   findByKeys(merchantId: number, mode: Mode, keys: ChargeKeys): Promise<ChargeRecord | null>;
   findForMerchant(merchantId: number, mode: Mode, chargeId: string): Promise<ChargeRecord | null>;
+  listForMerchant(merchantId: number, mode: Mode, query: ChargeListQuery): Promise<ChargeRecord[]>;
   /**
    * failed with a retryable reason, or initializing since before `staleBefore` → initializing again
    * (attempts + 1); null when the charge is in any other state (someone else got there first).

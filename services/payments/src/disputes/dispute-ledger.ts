@@ -1,7 +1,6 @@
-import { SUBJECTS, type DisputeEvent, type Mode } from '@ppay/kernel';
+import type { DisputeEvent, Mode } from '@ppay/kernel';
 import type { LedgerRepository } from '../ports';
 import type { LedgerEntry } from '../wallets/ledger-entry';
-import type { WalletWriter } from '../wallets/ledger.consumer';
 import { disputeEntries } from './dispute-funds';
 
 type Recorder = {
@@ -29,15 +28,3 @@ export function disputeLedger(
     },
   };
 }
-
-export const DISPUTE_WITHDRAWALS: WalletWriter<typeof SUBJECTS.disputeFundsWithdrawn> = {
-  durable: 'payments_dispute_withdrawals',
-  subject: SUBJECTS.disputeFundsWithdrawn,
-  duplicateReason: 'dispute_event_replayed',
-};
-
-export const DISPUTE_REINSTATEMENTS: WalletWriter<typeof SUBJECTS.disputeFundsReinstated> = {
-  durable: 'payments_dispute_reinstatements',
-  subject: SUBJECTS.disputeFundsReinstated,
-  duplicateReason: 'dispute_event_replayed',
-};

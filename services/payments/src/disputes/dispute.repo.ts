@@ -8,6 +8,7 @@ import {
   withoutRelayFields,
 } from '@ppay/runtime';
 import { hasEvidence, type DisputeRecord, type DisputeState } from './dispute';
+import { listKeyRange } from '../list-pages';
 import { disputeListKey } from './disputes';
 import type { DisputeListQuery, DisputeRepository } from './ports';
 
@@ -150,11 +151,8 @@ export class MongoDisputeRepository implements DisputeRepository {
   }
 
   async list(merchantId: number, mode: Mode, q: DisputeListQuery) {
-    // One range over the list key: after the cursor, within [from, to); `> ''` leaves out opening ones.
-    const upper = [q.after, q.to?.toISOString()].filter((k): k is string => Boolean(k)).sort()[0];
-    const range: Record<string, string> = q.from ? { $gte: q.from.toISOString() } : { $gt: '' };
-    if (upper) range.$lt = upper;
-    const filter: FilterQuery<DisputeDocument> = { merchant_id: merchantId, mode, list_key: range };
+    // Opening disputes have no list key: the range leaves them out.
+    const filter: FilterQuery<DisputeDocument> = { merchant_id: merchantId, mode, list_key: listKeyRange(q) };
     if (q.status) filter.status = q.status;
     if (q.charge_id) filter.charge_id = q.charge_id;
     const docs = (await this.model

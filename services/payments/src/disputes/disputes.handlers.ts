@@ -2,7 +2,6 @@ import {
   DISPUTE_EVIDENCE_FIELDS,
   DISPUTE_REASONS,
   DISPUTE_STATUSES,
-  PlatformError,
   requireMerchant,
   requireMode,
   requireSandboxMode,
@@ -11,6 +10,7 @@ import {
 } from '@ppay/kernel';
 import { toWire, type UnaryHandlers } from '@ppay/runtime';
 import type { types } from '@ppay/proto';
+import { dateOf, oneOf, optionalOneOf } from '../request-fields';
 import { disputePayload } from './dispute';
 import type { DisputeCloser } from './dispute-closing';
 import type { DisputeOpener } from './dispute-opening';
@@ -18,19 +18,6 @@ import type { DisputeService } from './disputes';
 import type { EvidenceInput } from './evidence';
 
 type Handlers = UnaryHandlers<types.payments.PaymentsServiceHandlers>;
-
-function oneOf<T extends string>(values: readonly T[], value: string, param: string): T {
-  if ((values as readonly string[]).includes(value)) return value as T;
-  throw new PlatformError('VALIDATION_FAILED', `${param} must be one of ${values.join(', ')}`, { param });
-}
-
-function dateOf(value: string, param: string): Date | undefined {
-  if (!value) return undefined;
-  const at = value.length <= 40 ? new Date(value) : new Date(NaN);
-  if (Number.isNaN(at.getTime()))
-    throw new PlatformError('VALIDATION_FAILED', `${param} must be an ISO 8601 time`, { param });
-  return at;
-}
 
 /** The evidence a request sets: the fields present, and null for those it clears. */
 function evidenceOf(req: types.payments.SubmitDisputeEvidenceRequest__Output): EvidenceInput {
@@ -55,7 +42,7 @@ export function disputeHandlers(
     async ListDisputes(req, { caller }) {
       const { merchantId } = requireMerchant(caller);
       const page = await disputes.list(merchantId, requireMode(caller), {
-        status: req.status ? oneOf<DisputeStatus>(DISPUTE_STATUSES, req.status, 'status') : undefined,
+        status: optionalOneOf<DisputeStatus>(DISPUTE_STATUSES, req.status, 'status'),
         charge_id: req.charge_id || undefined,
         from: dateOf(req.from, 'from'),
         to: dateOf(req.to, 'to'),
@@ -89,7 +76,7 @@ export function disputeHandlers(
           merchant_id: merchantId,
           mode,
           charge_id: req.charge_id,
-          reason: req.reason ? oneOf<DisputeReason>(DISPUTE_REASONS, req.reason, 'reason') : undefined,
+          reason: optionalOneOf<DisputeReason>(DISPUTE_REASONS, req.reason, 'reason'),
           amount: req.amount ?? undefined,
           source: 'sandbox_api',
         }),

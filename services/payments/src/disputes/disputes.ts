@@ -1,10 +1,8 @@
 import { outboxEvent, PlatformError, SUBJECTS, type DisputeStatus, type Mode } from '@ppay/kernel';
 import { disputeEvent, hasEvidence, isClosed, type DisputeRecord } from './dispute';
 import { validateEvidence, type EvidenceInput } from './evidence';
+import { decodeCursor, listKeyOf, pageOf, pageSize } from '../list-pages';
 import type { DisputeProcessors, DisputeRepository } from './ports';
-
-export const MAX_PAGE_SIZE = 100;
-export const DEFAULT_PAGE_SIZE = 20;
 
 export interface DisputeListInput {
   status?: DisputeStatus;
@@ -21,17 +19,9 @@ export interface DisputePage {
   next_cursor: string | null;
 }
 
-/** The position of a dispute in its merchant's list, newest first: creation time, then id. */
+/** The position of a dispute in its merchant's list, newest first (list-pages.ts). */
 export function disputeListKey(d: Pick<DisputeRecord, 'created_at' | 'dispute_id'>): string {
-  return `${d.created_at.toISOString()}|${d.dispute_id}`;
-}
-
-function decodeCursor(cursor: string): string {
-  const key = cursor.length <= 200 ? Buffer.from(cursor, 'base64url').toString('utf8') : '';
-  if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z\|dp_[A-Za-z0-9]{1,64}$/.test(key)) {
-    throw new PlatformError('INVALID_CURSOR', undefined, { param: 'cursor' });
-  }
-  return key;
+  return listKeyOf(d.created_at, d.dispute_id);
 }
 
 /**
@@ -52,22 +42,17 @@ export class DisputeService {
   }
 
   async list(merchantId: number, mode: Mode, input: DisputeListInput): Promise<DisputePage> {
-    const limit = Math.min(Math.max(input.limit ?? DEFAULT_PAGE_SIZE, 1), MAX_PAGE_SIZE);
-    const page = await this.deps.disputes.list(merchantId, mode, {
+    const limit = pageSize(input.limit);
+    const read = await this.deps.disputes.list(merchantId, mode, {
       status: input.status,
       charge_id: input.charge_id,
       from: input.from,
       to: input.to,
-      after: input.cursor ? decodeCursor(input.cursor) : undefined,
+      after: input.cursor ? decodeCursor(input.cursor, 'dp') : undefined,
       limit: limit + 1,
     });
-    const disputes = page.slice(0, limit);
-    const last = disputes[disputes.length - 1];
-    return {
-      disputes,
-      has_more: page.length > limit,
-      next_cursor: page.length > limit && last ? Buffer.from(disputeListKey(last)).toString('base64url') : null,
-    };
+    const { items, ...page } = pageOf(read, limit, disputeListKey);
+    return { disputes: items, ...page };
   }
 
   /**

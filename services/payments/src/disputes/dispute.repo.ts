@@ -136,7 +136,7 @@ export class MongoDisputeRepository implements DisputeRepository {
       .findOneAndUpdate(
         { _id: expected.dispute_id, status: expected.status, version: expected.version },
         { $set: fields, ...(events.length ? { $push: { outbox: { $each: events } } } : {}) },
-        { new: true, projection: NO_OUTBOX },
+        { new: true },
       )
       .lean()
       .exec()) as DisputeDocument | null;

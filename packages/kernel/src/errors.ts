@@ -176,6 +176,12 @@ export const ERROR_CATALOGUE = {
   DISPUTE_PAST_DUE: conflict('The evidence due date of this dispute has passed'),
   DISPUTE_CLOSED: conflict('This dispute is closed'),
   DISPUTE_NOT_UNDER_REVIEW: conflict('Only a dispute under review can be decided'),
+  // products and stock (docs/decisions.md, Products and orders)
+  PRODUCT_LIMIT_REACHED: conflict('This merchant has reached the maximum number of products for this mode'),
+  PRODUCT_READ_ONLY: conflict('This product comes from the catalogue seed file and cannot be changed here'),
+  PRODUCT_ARCHIVED: conflict('This product is archived'),
+  STOCK_UNLIMITED: conflict('This stock is unlimited; set a stock level before adjusting it'),
+  STOCK_INSUFFICIENT: conflict('Not enough stock for this change'),
 
   // --- rate_limit (429) -----------------------------------------------------------------------
   RATE_LIMITED: entry('rate_limit', 429, Grpc.RESOURCE_EXHAUSTED, 'Too many requests'),

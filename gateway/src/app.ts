@@ -31,6 +31,7 @@ import { registerEventRoutes } from './routes/events';
 import { registerEventStreamRoutes } from './routes/event-stream';
 import { registerMarketplaceRoutes } from './routes/marketplace';
 import { registerOnboardingRoutes } from './routes/onboarding';
+import { registerOrderRoutes } from './routes/orders';
 import { registerPaymentRoutes } from './routes/payments';
 import { registerPricingRoutes } from './routes/pricing';
 import { registerProductRoutes } from './routes/products';
@@ -285,6 +286,7 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
         registerDisputeRoutes,
         registerPricingRoutes,
         registerProductRoutes,
+        registerOrderRoutes,
         registerSubscriptionRoutes,
         registerMarketplaceRoutes,
         registerWalletRoutes,

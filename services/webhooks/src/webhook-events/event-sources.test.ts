@@ -12,6 +12,7 @@ describe('webhook sources', () => {
       subscription_id: 'sub_1',
       payout_request_id: 1,
       dispute: { dispute_id: 'dp_1', updated_at: '2026-11-01T00:00:00.000Z' },
+      order: { order_id: 'ord_1', updated_at: '2026-11-01T00:00:00.000Z' },
     };
     const streams = new Map<string, Set<string>>();
     for (const source of WEBHOOK_SOURCES) {
@@ -23,6 +24,7 @@ describe('webhook sources', () => {
       'charge',
       'dispute',
       'kyc_case',
+      'order',
       'payout_request',
       'subscription',
       'wallet',

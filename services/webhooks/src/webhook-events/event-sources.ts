@@ -122,6 +122,22 @@ const disputeSource = (subject: DisputeSubject, type: string) =>
     occurredAt: (e) => e.data.dispute.updated_at || e.occurred_at,
   });
 
+type OrderSubject =
+  | typeof SUBJECTS.orderCreated
+  | typeof SUBJECTS.orderFulfilled
+  | typeof SUBJECTS.orderDelivered
+  | typeof SUBJECTS.orderCancelled;
+
+const orderSource = (subject: OrderSubject, type: string) =>
+  source({
+    subject,
+    event_type: type,
+    merchant: (e) => e.data.merchant_id,
+    // One counter per order, shared by its four event types.
+    object: (e) => ({ type: 'order', id: e.data.order.order_id }),
+    occurredAt: (e) => e.data.order.updated_at || e.occurred_at,
+  });
+
 export const WEBHOOK_SOURCES: readonly WebhookSource[] = [
   paymentSource(SUBJECTS.paymentSucceeded, 'payment.succeeded'),
   paymentSource(SUBJECTS.paymentFailed, 'payment.failed'),
@@ -146,6 +162,10 @@ export const WEBHOOK_SOURCES: readonly WebhookSource[] = [
   disputeSource(SUBJECTS.disputeClosed, 'dispute.closed'),
   disputeSource(SUBJECTS.disputeFundsWithdrawn, 'dispute.funds_withdrawn'),
   disputeSource(SUBJECTS.disputeFundsReinstated, 'dispute.funds_reinstated'),
+  orderSource(SUBJECTS.orderCreated, 'order.created'),
+  orderSource(SUBJECTS.orderFulfilled, 'order.fulfilled'),
+  orderSource(SUBJECTS.orderDelivered, 'order.delivered'),
+  orderSource(SUBJECTS.orderCancelled, 'order.cancelled'),
 ];
 
 export function sourceFor(subject: string): WebhookSource | undefined {

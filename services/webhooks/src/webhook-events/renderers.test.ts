@@ -88,6 +88,16 @@ describe('api versions', () => {
     expect(deliverableTo('unknown.type', '2026-03-27')).toBe(false);
   });
 
+  it('renders order.* as the order, for 2026-03-27 keys only', () => {
+    const order = { order_id: 'ord_1', status: 'fulfilled', fulfilments: [{ carrier: 'DHL' }] };
+    const rendered = renderEvent(event('order.fulfilled', { merchant_id: 42, order }), '2026-03-27');
+    expect(JSON.parse(rendered.body)).toMatchObject({ event_type: 'order.fulfilled', business_id: '42', data: order });
+    expect([deliverableTo('order.created', '2026-03-27'), deliverableTo('order.created', '2026-01-01')]).toEqual([
+      true,
+      false,
+    ]);
+  });
+
   it('renders dispute.* as the charge id and the dispute object, for 2026-03-27 keys only', () => {
     const dispute = {
       dispute_id: 'dp_1',

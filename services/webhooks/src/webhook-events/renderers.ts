@@ -1,4 +1,4 @@
-import type { DisputeEvent, PaymentOutcome, PaymentRefunded, WalletEntryEvent } from '@ppay/kernel';
+import type { DisputeEvent, OrderEvent, PaymentOutcome, PaymentRefunded, WalletEntryEvent } from '@ppay/kernel';
 import { LATEST_API_VERSION } from './api-versions';
 import type { WebhookEventRecord } from './webhook-event';
 
@@ -123,6 +123,9 @@ function disputeCurrent(raw: Record<string, unknown>) {
   return { charge_id: d.charge_id, dispute: d.dispute };
 }
 
+/** order.* (docs/decisions.md, Products and orders): the order, its amount a MulticurrencyBreakdown. */
+const orderCurrent = (raw: Record<string, unknown>) => ({ ...(raw as unknown as OrderEvent).order });
+
 export const RENDERERS: Record<string, Renderer> = {
   ping: { current: (d) => d, legacy: { data: (d) => d } },
   'payment.succeeded': { current: paymentCurrent, legacy: { data: paymentLegacy } },
@@ -153,6 +156,11 @@ export const RENDERERS: Record<string, Renderer> = {
   'dispute.closed': { current: disputeCurrent },
   'dispute.funds_withdrawn': { current: disputeCurrent },
   'dispute.funds_reinstated': { current: disputeCurrent },
+  // Orders arrived with 2026-03-27 (spec 9.6): no 6.6 shape.
+  'order.created': { current: orderCurrent },
+  'order.fulfilled': { current: orderCurrent },
+  'order.delivered': { current: orderCurrent },
+  'order.cancelled': { current: orderCurrent },
 };
 
 /** Dates compare as strings (YYYY-MM-DD). */

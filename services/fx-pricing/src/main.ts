@@ -15,6 +15,9 @@ import { pricingHandlers } from './pricing/pricing.handlers';
 import { MongoProductRepository } from './products/product.repo';
 import { ProductService } from './products/products';
 import { productHandlers } from './products/products.handlers';
+import { StockService } from './stock/stock';
+import { stockHandlers } from './stock/stock.handlers';
+import { MongoStockRepository } from './stock/stock.repo';
 import { Converter } from './rates/conversion';
 import { HttpRateSource } from './rates/http-rate-source.adapter';
 import { BundledRateSource, parseRateTable, type RateSource } from './rates/rates';
@@ -51,7 +54,9 @@ void runService<types.fxpricing.FxPricingServiceHandlers, (typeof fxPricingConfi
     const converter = new Converter({ bundled, configured, surchargePercent: config.FX_SURCHARGE_PERCENT });
     // Partner prices are in a currency the bundled table knows, so every product can be priced (4.4).
     const priced = new Set(bundled.currencies());
-    const products = new ProductService(new MongoProductRepository(mongo, productModel), (c) => priced.has(c));
+    const productRepo = new MongoProductRepository(mongo, productModel);
+    const products = new ProductService(productRepo, (c) => priced.has(c));
+    const stock = new StockService({ products: productRepo, stock: new MongoStockRepository(productModel) });
     const geo = config.GEOIP_FILE ? CidrGeoLocator.fromJson(readJsonFile(config.GEOIP_FILE)) : NO_GEOLOCATION;
     log.info(
       { bundled: bundled.id, live_and_internal: configured.id, surcharge_percent: converter.surchargePercent },
@@ -61,6 +66,7 @@ void runService<types.fxpricing.FxPricingServiceHandlers, (typeof fxPricingConfi
       handlers: {
         ...catalogueHandlers(catalogue),
         ...productHandlers(products),
+        ...stockHandlers(stock),
         ...pricingHandlers(new PricingService(catalogue, converter, geo)),
       },
       merchantData: { targets: MERCHANT_DATA },

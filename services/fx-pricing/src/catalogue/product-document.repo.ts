@@ -18,6 +18,10 @@ export interface ProductDocument {
   base_currency: string;
   variations: { variation_id: string; name: string; price: Money | null }[];
   stock_levels: Record<string, number>;
+  /** Checkout holds by session (stock/): units taken while a payment is decided. */
+  stock_holds?: Record<string, { key: string; quantity: number; at: Date }>;
+  /** Recent returns by order (stock/): each order gives its units back once. */
+  stock_returns?: Record<string, Date>;
   shipping: ProductShipping | null;
   active: boolean;
   archived_at: Date | null;
@@ -41,6 +45,9 @@ export const productSchema = new Schema<ProductDocument>(
     base_currency: { type: String, required: true },
     variations: { type: Schema.Types.Mixed, default: [] },
     stock_levels: { type: Schema.Types.Mixed, default: {} },
+    // Checkout holds by session, and recent returns by order (stock/stock.repo.ts): bounded maps.
+    stock_holds: { type: Schema.Types.Mixed, default: {} },
+    stock_returns: { type: Schema.Types.Mixed, default: {} },
     shipping: { type: Schema.Types.Mixed, default: null },
     active: { type: Boolean, default: true },
     archived_at: { type: Date, default: null },

@@ -35,7 +35,10 @@ import { paymentMethodHandlers } from './payment-methods/payment-methods.handler
 import { MongoPayoutRepository, payoutModel } from './payouts/payout.repo';
 import { PayoutService } from './payouts/payouts';
 import { payoutHandlers } from './payouts/payouts.handlers';
-import { GrpcFxConverter, GrpcProductLookup, GrpcSplitResolver } from './platform-clients.adapter';
+import { MongoOrderRepository, orderModel } from './orders/order.repo';
+import { OrderService } from './orders/orders';
+import { orderHandlers } from './orders/orders.handlers';
+import { GrpcFxConverter, GrpcProductLookup, GrpcSplitResolver, GrpcStock } from './platform-clients.adapter';
 import { SandboxCardProcessor, sandboxDisputeReason } from './processors/sandbox-cards.adapter';
 import { StaticProcessorRegistry } from './processors/sandbox-processors.adapter';
 import { RefundLedger } from './refunds/refund-ledger';
@@ -67,7 +70,18 @@ void runService<types.payments.PaymentsServiceHandlers, (typeof paymentsConfig)[
     const walletDocs = walletModel(mongo);
     const payoutDocs = payoutModel(mongo);
     const disputeDocs = disputeModel(mongo);
-    await ensureIndexes([charges, profiles, entries, sessionDocs, methodDocs, walletDocs, payoutDocs, disputeDocs]);
+    const orderDocs = orderModel(mongo);
+    await ensureIndexes([
+      charges,
+      profiles,
+      entries,
+      sessionDocs,
+      methodDocs,
+      walletDocs,
+      payoutDocs,
+      disputeDocs,
+      orderDocs,
+    ]);
     const relay = new OutboxRelay(charges, nats, log, metrics);
     const sessionRelay = new OutboxRelay(sessionDocs, nats, log, metrics);
     const chargeRepo = new MongoChargeRepository(charges, chargeKeyModel(mongo), (id) => relay.relaySoon(id));
@@ -179,6 +193,13 @@ void runService<types.payments.PaymentsServiceHandlers, (typeof paymentsConfig)[
       disputeReasonOf: sandboxDisputeReason,
     });
     const disputeMoves = disputeLedger(ledger);
+    const stock = new GrpcStock(config.FX_PRICING_GRPC_ADDR, metrics);
+    const orderRelay = new OutboxRelay(orderDocs, nats, log, metrics);
+    const orders = new OrderService({
+      orders: new MongoOrderRepository(orderDocs, (id) => orderRelay.relaySoon(id)),
+      refunds,
+      stock,
+    });
     const sweepDisputes = async () => {
       await opener.resumeStale();
       await closer.expireDue();
@@ -200,6 +221,7 @@ void runService<types.payments.PaymentsServiceHandlers, (typeof paymentsConfig)[
         ...walletHandlers(ledger),
         ...payoutHandlers(payouts),
         ...disputeHandlers(disputes, opener, closer),
+        ...orderHandlers(orders),
       },
       consumers: [
         ...merchantProjectionConsumers(directory, tombstones),
@@ -211,7 +233,7 @@ void runService<types.payments.PaymentsServiceHandlers, (typeof paymentsConfig)[
         sandboxCardDisputeConsumer(cardDisputes),
       ],
       merchantData: { targets: MERCHANT_DATA, tombstones },
-      relays: [relay, sessionRelay, ledgerRelay, payoutRelay, disputeRelay],
+      relays: [relay, sessionRelay, ledgerRelay, payoutRelay, disputeRelay, orderRelay],
       jobs: [
         // Spec 3.1: sessions expire whether or not anyone polls them.
         { name: 'session expiry', intervalMs: config.SESSION_SWEEP_INTERVAL_MS, run: () => sessions.sweepExpired() },
@@ -226,6 +248,8 @@ void runService<types.payments.PaymentsServiceHandlers, (typeof paymentsConfig)[
         { name: 'payout sweep', intervalMs: config.WALLET_SWEEP_INTERVAL_MS, run: () => payouts.finishUnfinished() },
         // Disputes opening after a crash, unanswered past their due date (lost), and scheduled outcomes.
         { name: 'dispute sweep', intervalMs: config.DISPUTE_SWEEP_INTERVAL_MS, run: sweepDisputes },
+        // Order cancels whose refund, and stock returns that a crash or an outage, left unfinished.
+        { name: 'order sweep', intervalMs: config.CHARGE_SWEEP_INTERVAL_MS, run: () => orders.finishUnfinished() },
         {
           name: 'wallet reconciliation',
           intervalMs: config.WALLET_RECONCILE_INTERVAL_MS,
@@ -241,6 +265,7 @@ void runService<types.payments.PaymentsServiceHandlers, (typeof paymentsConfig)[
         fx.close();
         splits.close();
         products.close();
+        stock.close();
       },
     };
   },

@@ -2,7 +2,9 @@ import { money, newRequestId, PlatformError, type ErrorCode, type Mode, type Mon
 import { callerToMetadata, RemoteCallError, ServiceClient, type PlatformMetrics } from '@ppay/runtime';
 import { loadPlatformProto, type types } from '@ppay/proto';
 import type { FxConverter, FxQuote } from './charges/ports';
-import type { ProductLookup } from './checkout/ports';
+import type { ProductLookup, StockHolds, StockLine } from './checkout/ports';
+import type { OrderRecord } from './orders/order';
+import type { StockReturns } from './orders/ports';
 import type { SplitResolver, SplitTerms } from './ports';
 
 /**
@@ -131,3 +133,74 @@ export class GrpcSplitResolver implements SplitResolver {
     this.client.close();
   }
 }
+
+/**
+ * fx-pricing's stock of physical products: checkout holds (by session) and order returns (by order),
+ * each idempotent by its key on fx-pricing's side.
+ */
+export class GrpcStock implements StockHolds, StockReturns {
+  private readonly client: ServiceClient<types.fxpricing.FxPricingServiceClient>;
+
+  constructor(address: string, metrics: PlatformMetrics, deadlineMs = 3_000) {
+    this.client = fxPricingClient(address, metrics, deadlineMs);
+  }
+
+  async hold(req: StockLine, holdId: string): Promise<'held' | 'unlimited' | 'sold_out'> {
+    try {
+      const res = await this.client.call(
+        'HoldStock',
+        { ...wireLine(req), hold_id: holdId },
+        internalCall(req.mode, req.merchant_id),
+      );
+      return res.outcome as 'held' | 'unlimited' | 'sold_out';
+    } catch (err) {
+      throw asPlatformError(err);
+    }
+  }
+
+  async settle(productId: number, holdId: string, sold: boolean): Promise<void> {
+    try {
+      await this.client.call(
+        sold ? 'CommitStock' : 'ReleaseStock',
+        { product_id: productId, hold_id: holdId },
+        internalCall('sandbox'),
+      );
+    } catch (err) {
+      throw asPlatformError(err);
+    }
+  }
+
+  async returnStock(
+    order: Pick<OrderRecord, 'order_id' | 'merchant_id' | 'mode' | 'product' | 'variation' | 'quantity'>,
+  ) {
+    if (order.product.id === null) return;
+    const line: StockLine = {
+      merchant_id: order.merchant_id,
+      mode: order.mode,
+      product_id: order.product.id,
+      variation_id: order.variation?.variation_id ?? null,
+      quantity: order.quantity,
+    };
+    try {
+      await this.client.call(
+        'ReturnStock',
+        { ...wireLine(line), hold_id: order.order_id },
+        internalCall(order.mode, order.merchant_id),
+      );
+    } catch (err) {
+      throw asPlatformError(err);
+    }
+  }
+
+  close(): void {
+    this.client.close();
+  }
+}
+
+const wireLine = (l: StockLine) => ({
+  merchant_id: l.merchant_id,
+  mode: l.mode,
+  product_id: l.product_id,
+  variation_id: l.variation_id ?? '',
+  quantity: l.quantity,
+});

@@ -5,3 +5,22 @@ export interface ProductLookup {
   /** PRODUCT_NOT_FOUND when the merchant has no such product. */
   product(merchantId: number, mode: Mode, productId: number, currency: string): Promise<{ name: string; type: string }>;
 }
+
+/** Units of one product (or one of its variations) a checkout buys. */
+export interface StockLine {
+  merchant_id: number;
+  mode: Mode;
+  product_id: number;
+  variation_id: string | null;
+  quantity: number;
+}
+
+/**
+ * The stock of physical products (fx-pricing): a hold per checkout session, taken when the customer
+ * submits the form, then kept (sold) or given back (the payment failed, the session expired).
+ */
+export interface StockHolds {
+  hold(line: StockLine, sessionId: string): Promise<'held' | 'unlimited' | 'sold_out'>;
+  /** Keeps (sold) or gives back the session's hold; repeats change nothing. */
+  settle(productId: number, sessionId: string, sold: boolean): Promise<void>;
+}

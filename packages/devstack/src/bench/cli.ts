@@ -1,5 +1,6 @@
 import { disputesBench } from './disputes';
 import { approveRaceBench, balanceBench } from './money';
+import { ordersListBench } from './orders';
 import { renewalsBench, subscriptionsListBench } from './subscriptions';
 import { runWebhooksBench } from './webhooks';
 import { grpcOptionsBench } from './grpc-options';
@@ -38,6 +39,10 @@ const SCENARIOS: Record<string, { description: string; run(): Promise<CaseResult
     description:
       'submit / accept / outcome calls racing on each of 100 disputes (double effects: 0), and GET /disputes and /payments/charges pages at 1,000 vs 1,000,000 rows of other merchants',
     run: disputesBench,
+  },
+  'orders-list': {
+    description: 'p99 of a GET /orders page at 1,000 vs 100,000 (BENCH_ORDERS) orders of one merchant',
+    run: ordersListBench,
   },
   'grpc-options': {
     description:

@@ -93,7 +93,17 @@ describe('webhook delivery', () => {
       error_class: null,
       response_excerpt: 'answer 200',
     });
-    expect(attempt.request_body).toBe(paid.raw);
+    // An event shows the first 2,048 characters of each body; the attempt's own read has all of it.
+    expect(attempt.request_body).toBe(paid.raw.slice(0, 2_048));
+    expect(attempt).toMatchObject({
+      request_body_truncated: paid.raw.length > 2_048,
+      request_body_bytes: Buffer.byteLength(paid.raw),
+    });
+    const deliveryPath = `/events/${paid.body.event_id}/deliveries/${log.body.data.deliveries[0].delivery_id}/attempts`;
+    const whole = await partner(m.api_key, 'GET', `${deliveryPath}/1`);
+    expect([whole.status, whole.body.data.request_body]).toEqual([200, paid.raw]);
+    const page = await partner(m.api_key, 'GET', deliveryPath);
+    expect(page.body.data).toMatchObject({ has_more: false, attempts: [{ number: 1 }] });
     expect(attempt.request_headers['x-service-signature']).toBe(paid.headers['x-service-signature']);
     const list = await partner(m.api_key, 'GET', '/events?type=payment.succeeded,wallet.credited&limit=1');
     expect(list.body.data.events).toHaveLength(1);

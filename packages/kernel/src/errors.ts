@@ -177,6 +177,10 @@ export const ERROR_CATALOGUE = {
     'Service temporarily unavailable, please retry shortly',
   ),
   UPSTREAM_TIMEOUT: entry('infrastructure', 504, Grpc.DEADLINE_EXCEEDED, 'The operation timed out, please retry'),
+
+  // --- Hardening 2 (issue 27): bounded answers, per-merchant quotas -------------------------------
+  DELIVERY_NOT_FOUND: notFound('Delivery not found'),
+  ATTEMPT_NOT_FOUND: notFound('Delivery attempt not found'),
 } as const satisfies Record<string, CatalogueEntry>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;

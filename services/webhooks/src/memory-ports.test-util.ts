@@ -125,8 +125,15 @@ export class MemoryDeliveryStore implements DeliveryStore, AttemptStore {
     Object.assign(d, { ...fieldsAfter(o, now), attempts: [...d.attempts, ...clone(o.attempts)] });
     return true;
   }
-  async forEvent(eventId: string) {
-    return [...this.rows.values()].filter((d) => d.event_id === eventId).map(clone);
+  async forEvent(eventId: string, limit = Infinity) {
+    return [...this.rows.values()]
+      .filter((d) => d.event_id === eventId)
+      .slice(0, limit)
+      .map(clone);
+  }
+  async get(deliveryId: string) {
+    const d = this.rows.get(deliveryId);
+    return d ? clone(d) : null;
   }
   async eventIdsWithStatus(merchantId: number, mode: Mode, status: DeliveryStatus) {
     return [...this.rows.values()]

@@ -51,7 +51,10 @@ export interface DeliveryStore {
    * due (new ones, and unfinished ones a crashed fan-out left without due work).
    */
   insertMany(deliveries: DeliveryRecord[]): Promise<Set<string>>;
-  forEvent(eventId: string): Promise<DeliveryRecord[]>;
+  /** The event's deliveries, oldest first, at most `limit`. */
+  forEvent(eventId: string, limit?: number): Promise<DeliveryRecord[]>;
+  /** One delivery by id, with its due state. */
+  get(deliveryId: string): Promise<DeliveryRecord | null>;
   /** Event ids (newest first) of this merchant's deliveries in a status. */
   eventIdsWithStatus(merchantId: number, mode: Mode, status: DeliveryStatus, limit: number): Promise<string[]>;
   /** Starts a new round (pending, due now) for deliveries not being sent right now. */

@@ -4,6 +4,7 @@ import { sendSigned } from '../deliveries/signed-request';
 import type { EventFanOut } from '../deliveries/fan-out';
 import type { DeliveryKeys, DeliveryStore, EventStore, SendResult, WebhookSender } from '../ports';
 import { renderEvent } from './renderers';
+import { attemptOf, attemptPage, deliveryResource, EVENT_VIEW_LIMITS, withinBytes } from './attempt-views';
 import type { DeliveryRecord, DeliveryStatus } from '../deliveries/delivery';
 import type { WebhookEventRecord } from './webhook-event';
 
@@ -48,20 +49,6 @@ export function summaryStatus(deliveries: Pick<DeliveryRecord, 'status'>[]): Eve
   if (deliveries.length === 0) return 'no_deliveries';
   for (const s of ['failed', 'delivering', 'pending'] as const) if (deliveries.some((d) => d.status === s)) return s;
   return 'succeeded';
-}
-
-export function deliveryResource(d: DeliveryRecord) {
-  return {
-    delivery_id: d.delivery_id,
-    key_id: d.key_id,
-    status: d.status,
-    attempt_count: d.attempt_count,
-    next_attempt_at: d.status === 'pending' ? d.next_attempt_at : null,
-    last_error_class: d.last_error_class,
-    created_at: d.created_at,
-    updated_at: d.updated_at,
-    attempts: d.attempts,
-  };
 }
 
 function encodeCursor(e: WebhookEventRecord): string {
@@ -117,19 +104,48 @@ export class EventLog {
       before,
       limit: limit + 1,
     });
-    const items = page.slice(0, limit);
-    const deliveries = await Promise.all(items.map((e) => this.ports.deliveries.forEvent(e.event_id)));
+    const deliveries = await Promise.all(
+      page.slice(0, limit).map((e) => this.ports.deliveries.forEvent(e.event_id, EVENT_VIEW_LIMITS.deliveriesPerEvent)),
+    );
+    const all = page.slice(0, limit).map((e, i) => eventResource(e, deliveries[i]!));
+    // A page carries `limit` events or about 1 MiB of their data, whichever comes first.
+    const items = withinBytes(all, (e) => Buffer.byteLength(e.data, 'utf8'), EVENT_VIEW_LIMITS.eventPageDataBytes);
+    const hasMore = page.length > items.length;
     return {
-      events: items.map((e, i) => eventResource(e, deliveries[i]!)),
-      has_more: page.length > limit,
-      next_cursor: page.length > limit ? encodeCursor(items[items.length - 1]!) : null,
+      events: items,
+      has_more: hasMore,
+      next_cursor: hasMore ? encodeCursor(page[items.length - 1]!) : null,
     };
   }
 
   async get(merchantId: number, mode: Mode, eventId: string) {
     const event = await this.find(merchantId, mode, eventId);
-    const deliveries = await this.ports.deliveries.forEvent(event.event_id);
+    const deliveries = await this.ports.deliveries.forEvent(event.event_id, EVENT_VIEW_LIMITS.deliveriesPerEvent);
     return { ...eventResource(event, deliveries), deliveries: deliveries.map(deliveryResource) };
+  }
+
+  /** A page of one delivery's attempts, oldest first (an event shows only the newest). */
+  async attempts(
+    merchantId: number,
+    mode: Mode,
+    ref: { event_id: string; delivery_id: string },
+    page: { limit?: number; cursor?: string },
+  ) {
+    return attemptPage(await this.delivery(merchantId, mode, ref), page);
+  }
+
+  /** One attempt with the whole body it sent. */
+  async attempt(merchantId: number, mode: Mode, ref: { event_id: string; delivery_id: string; number: number }) {
+    return attemptOf(await this.delivery(merchantId, mode, ref), ref.number);
+  }
+
+  private async delivery(merchantId: number, mode: Mode, ref: { event_id: string; delivery_id: string }) {
+    const event = await this.find(merchantId, mode, ref.event_id);
+    const delivery = await this.ports.deliveries.get(ref.delivery_id);
+    if (!delivery || delivery.event_id !== event.event_id) {
+      throw new PlatformError('DELIVERY_NOT_FOUND', undefined, { param: 'delivery_id' });
+    }
+    return delivery;
   }
 
   /**

@@ -162,6 +162,13 @@ describe('webhook delivery', () => {
     expect(resent.status).toBe(202);
     expect(await eventually(async () => rx.on('/fail').length >= 4, 10_000)).toBe(true);
     expect(rx.on('/fail')[3]!.body.event_id).toBe(eventId);
+
+    // Five resends per event and hour (H2-3): the sixth is 429 with the window's end as Retry-After.
+    for (let i = 0; i < 4; i++)
+      expect((await partner(m.api_key, 'POST', `/events/${eventId}/resend`)).status).toBe(202);
+    const refused = await partner(m.api_key, 'POST', `/events/${eventId}/resend`);
+    expect([refused.status, refused.body.error.code]).toEqual([429, 'RESEND_LIMIT_REACHED']);
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(3_500);
   });
 
   it('isolates tenants and modes, and sends nothing to disabled keys', async () => {

@@ -85,6 +85,7 @@ void runService<types.webhooks.WebhooksServiceHandlers, (typeof webhooksConfig)[
         ...SPEC_POLICY,
         concurrency: config.WEBHOOKS_CONCURRENCY,
         perKeyConcurrency: config.WEBHOOKS_PER_ENDPOINT_CONCURRENCY,
+        perMerchantConcurrency: config.WEBHOOKS_PER_MERCHANT_CONCURRENCY,
         maxWaiting: config.WEBHOOKS_EVENTS_IN_FLIGHT,
         leaseMs: config.WEBHOOKS_LEASE_MS,
         pollIntervalMs: config.WEBHOOKS_POLL_INTERVAL_MS,

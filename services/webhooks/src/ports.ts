@@ -20,7 +20,14 @@ export interface EventStore {
   listCreatedAfter(query: CreatedAfterQuery): Promise<WebhookEventRecord[]>;
   /** Deletes events created before `before`; returns how many. */
   deleteOlderThan(before: Date, limit: number): Promise<number>;
+  /**
+   * Counts one resend of the event against `quota.max` per window of `quota.windowMs` (a window opens
+   * at the first resend after the last one ended). When the window is full: when it ends.
+   */
+  takeResend(eventId: string, now: Date, quota: { max: number; windowMs: number }): Promise<ResendSlot>;
 }
+
+export type ResendSlot = { taken: true } | { taken: false; windowEndsAt: Date };
 
 export interface EventQuery {
   merchant_id: number;

@@ -1,5 +1,8 @@
 import * as grpc from '@grpc/grpc-js';
+import { PlatformError } from '@ppay/kernel';
+import { createLogger } from '../logger';
 import { ServiceClient, type ClientConstructor } from './client';
+import { toServiceError } from './server';
 
 /**
  * A real grpc-js server and client on loopback: one service whose `Big` answers as many bytes as
@@ -15,12 +18,14 @@ const definition = {
   Big: { path: '/test.Test/Big', requestStream: false, responseStream: false, ...passThrough },
   Slow: { path: '/test.Test/Slow', requestStream: false, responseStream: false, ...passThrough },
   Down: { path: '/test.Test/Down', requestStream: false, responseStream: false, ...passThrough },
+  Quota: { path: '/test.Test/Quota', requestStream: false, responseStream: false, ...passThrough },
 } as unknown as grpc.ServiceDefinition;
 
 type TestClient = grpc.Client & {
   Big: (req: Buffer, cb: grpc.requestCallback<Buffer>) => grpc.ClientUnaryCall;
   Slow: (req: Buffer, cb: grpc.requestCallback<Buffer>) => grpc.ClientUnaryCall;
   Down: (req: Buffer, cb: grpc.requestCallback<Buffer>) => grpc.ClientUnaryCall;
+  Quota: (req: Buffer, cb: grpc.requestCallback<Buffer>) => grpc.ClientUnaryCall;
 };
 const TestClientCtor = grpc.makeGenericClientConstructor(
   definition,
@@ -48,6 +53,13 @@ describe('ServiceClient breaker: only the target’s own failures count', () => 
         setTimeout(() => cb(null, Buffer.alloc(1)), call.request.readUInt32BE(0)),
       Down: (_call: grpc.ServerUnaryCall<Buffer, Buffer>, cb: grpc.sendUnaryData<Buffer>) =>
         cb({ code: grpc.status.UNAVAILABLE, details: 'down' }),
+      Quota: (_call: grpc.ServerUnaryCall<Buffer, Buffer>, cb: grpc.sendUnaryData<Buffer>) =>
+        cb(
+          toServiceError(
+            new PlatformError('RESEND_LIMIT_REACHED', undefined, { retryAfterSeconds: 42 }),
+            createLogger('test', 'silent'),
+          ),
+        ),
     });
     const port = await new Promise<number>((resolve, reject) =>
       server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (err, p) =>
@@ -119,5 +131,20 @@ describe('ServiceClient breaker: only the target’s own failures count', () => 
       });
     }
     expect(slow.breakerState).toBe('open');
+  });
+
+  it('carries a quota’s Retry-After across the call, and it never counts against the breaker', async () => {
+    const c = client();
+    for (let i = 0; i < 4; i++) {
+      await expect(c.call('Quota', Buffer.alloc(0) as never)).rejects.toMatchObject({
+        code: 'RESEND_LIMIT_REACHED',
+        retryAfterSeconds: 42,
+      });
+    }
+    const relayed = await c
+      .call('Quota', Buffer.alloc(0) as never)
+      .catch((err: { toPlatformError(): PlatformError }) => err.toPlatformError());
+    expect(relayed).toMatchObject({ code: 'RESEND_LIMIT_REACHED', retryAfterSeconds: 42 });
+    expect(c.breakerState).toBe('closed');
   });
 });

@@ -37,6 +37,8 @@ export class RemoteCallError extends Error {
      * tenant-sized method). It never counts against the target's breaker.
      */
     readonly ownFailure = false,
+    /** The target's Retry-After for a quota it enforces (see PlatformErrorOptions.retryAfterSeconds). */
+    readonly retryAfterSeconds?: number,
   ) {
     super(message);
     this.name = 'RemoteCallError';
@@ -67,8 +69,14 @@ export class RemoteCallError extends Error {
     return new PlatformError(this.code, this.errorCode ? this.message : undefined, {
       param: this.errorCode ? this.param : undefined,
       detail: this.errorCode ? this.detail : `${this.target} ${this.method} failed`,
+      retryAfterSeconds: this.retryAfterSeconds,
     });
   }
+}
+
+function positiveSeconds(value: string | undefined): number | undefined {
+  const n = Number(value);
+  return value !== undefined && Number.isSafeInteger(n) && n > 0 ? n : undefined;
 }
 
 function countsAgainstTarget(err: RemoteCallError): boolean {
@@ -251,6 +259,7 @@ export class ServiceClient<C extends grpc.Client> {
       trailer(ERROR_TRAILERS.param),
       trailer(ERROR_TRAILERS.detail),
       ownFailure,
+      positiveSeconds(trailer(ERROR_TRAILERS.retryAfter)),
     );
   }
 

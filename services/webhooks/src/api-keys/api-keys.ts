@@ -28,6 +28,12 @@ export interface CreateApiKeyInput {
 }
 
 const MAX_URL_LENGTH = 2048;
+
+/**
+ * Per-merchant quotas of key management (docs/decisions.md, H2-3), counted per mode over keys that are
+ * not revoked: keys, and keys with a webhook URL (every one of them receives each of the mode's events).
+ */
+export const KEY_QUOTAS = { keysPerMode: 20, webhookUrlsPerMode: 16 } as const;
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 
 /** Absolute http(s) URL; live keys need https (loopback excepted, for local receivers). */
@@ -98,6 +104,15 @@ export class ApiKeyService {
       throw new PlatformError('VALIDATION_FAILED', 'mode must be sandbox or live', { param: 'mode' });
     }
     const mode: Mode = input.mode;
+    // Checked before the insert: concurrent creations can pass together, as many as the gateway's
+    // rate limit lets through at once; the fan-out never sends one event to more keys anyway.
+    const keys = await this.unrevoked(merchantId, mode);
+    if (keys.length >= KEY_QUOTAS.keysPerMode) {
+      throw new PlatformError('API_KEY_LIMIT_REACHED', undefined, {
+        detail: `at most ${KEY_QUOTAS.keysPerMode} active or disabled ${mode} keys per merchant`,
+      });
+    }
+    if (input.webhook_url) this.assertWebhookUrlRoom(keys, mode);
     const webhookUrl = input.webhook_url ? await this.checkUrl(input.webhook_url, mode) : null;
     const apiVersion = input.api_version ? validateApiVersion(input.api_version) : LATEST_API_VERSION;
     const apiKey = generateApiKey(mode);
@@ -156,6 +171,8 @@ export class ApiKeyService {
     const key = await this.get(merchantId, keyId);
     this.assertNotRevoked(key);
     const changes: ApiKeyChanges = {};
+    if (input.webhook_url && !key.webhook_url)
+      this.assertWebhookUrlRoom(await this.unrevoked(merchantId, key.mode), key.mode);
     if (input.webhook_url !== undefined) {
       changes.webhook_url = input.webhook_url === '' ? null : await this.checkUrl(input.webhook_url, key.mode);
     }
@@ -193,6 +210,20 @@ export class ApiKeyService {
     const key = await this.repo.findForMerchant(merchantId, keyId);
     if (!key) throw new PlatformError('API_KEY_NOT_FOUND', undefined, { param: 'id' });
     return key;
+  }
+
+  private async unrevoked(merchantId: number, mode: Mode): Promise<ApiKeyRecord[]> {
+    return (await this.repo.listByMerchant(merchantId)).filter((k) => k.mode === mode && k.status !== 'revoked');
+  }
+
+  /** One more key of the mode may get a webhook URL. */
+  private assertWebhookUrlRoom(keys: ApiKeyRecord[], mode: Mode): void {
+    if (keys.filter((k) => k.webhook_url).length >= KEY_QUOTAS.webhookUrlsPerMode) {
+      throw new PlatformError('WEBHOOK_URL_LIMIT_REACHED', undefined, {
+        param: 'webhook_url',
+        detail: `at most ${KEY_QUOTAS.webhookUrlsPerMode} ${mode} keys per merchant with a webhook URL`,
+      });
+    }
   }
 
   private assertNotRevoked(key: ApiKeyRecord): void {

@@ -4,6 +4,7 @@ import type { DeliveryKey, DeliveryKeys, DeliveryStore, EventStore } from '../po
 import { EVENT_VIEW_LIMITS } from '../webhook-events/attempt-views';
 import { deliverableTo } from '../webhook-events/renderers';
 import { interruptedAttempt, newDelivery, type DeliveryRecord } from './delivery';
+import type { SlotHolder } from './send-slots';
 import { webhookEventId, type WebhookEventRecord } from '../webhook-events/webhook-event';
 
 /**
@@ -82,7 +83,9 @@ export class EventFanOut {
     // Each key on its own: one waiting for a slot does not hold back another's send.
     const outcomes = await Promise.allSettled(
       keys.map(async (k) =>
-        (await dispatch.acquire(k.key_id)) ? dispatch.sendFirst(event, k) : this.storeDue(event, [k], false),
+        (await dispatch.acquire({ keyId: k.key_id, merchantId: k.merchant_id }))
+          ? dispatch.sendFirst(event, k)
+          : this.storeDue(event, [k], false),
       ),
     );
     const failed = outcomes.find((o) => o.status === 'rejected');
@@ -155,7 +158,7 @@ const FIRST_ATTEMPT_WINDOW_MS = 60_000;
 
 /** The local delivery worker as the fan-out sees it (see DeliveryWorker.acquire and sendFirst). */
 export interface LocalDispatch {
-  acquire(keyId: string): Promise<boolean>;
+  acquire(holder: SlotHolder): Promise<boolean>;
   sendFirst(event: WebhookEventRecord, key: DeliveryKey): Promise<void>;
 }
 

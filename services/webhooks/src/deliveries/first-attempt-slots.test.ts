@@ -139,4 +139,42 @@ describe('first attempts waiting for a send slot', () => {
     await t.worker.stop();
     expect(maxSlow()).toBe(2);
   });
+
+  it('one merchant’s nine keys at hanging receivers take only its share of the pool (H2-3)', async () => {
+    const t = setup(
+      { concurrency: 8, perKeyConcurrency: 2, perMerchantConcurrency: 4, slotWaitMs: 50, pollIntervalMs: 20 },
+      { handOff: true },
+    );
+    for (let i = 0; i < 9; i++) t.keys.add({ key_id: `hang${i}`, webhook_url: `http://127.0.0.1:1/hang${i}` });
+    t.keys.add({ key_id: 'other', merchant_id: 2, webhook_url: 'http://127.0.0.1:1/other' });
+    let release!: () => void;
+    const hang = new Promise<void>((r) => (release = r));
+    let hanging = 0;
+    let maxHanging = 0;
+    t.sender.send = async (input) => {
+      t.sender.sent.push(input);
+      if (input.url.includes('/hang')) {
+        maxHanging = Math.max(maxHanging, ++hanging);
+        await hang;
+        hanging--;
+      }
+      return { status: 200, success: true, duration_ms: 1, error_class: null, response_excerpt: '' };
+    };
+    t.worker.start();
+    const stuck = Array.from({ length: 3 }, (_, i) => t.ingest(paymentEvent(`m1_${i}`, { charge_id: `m1_${i}` })));
+    await until(() => hanging === 4);
+    await new Promise((r) => setTimeout(r, 100)); // the claim loop has polled the due work meanwhile
+    // Merchant 2 still finds slots: its events go out while merchant 1's receivers hang.
+    const other = await Promise.all(
+      Array.from({ length: 4 }, (_, i) => t.ingest(paymentEvent(`m2_${i}`, { merchant_id: 2, charge_id: `m2_${i}` }))),
+    );
+    expect(other.map((r) => r!.created)).toEqual([1, 1, 1, 1]);
+    await until(() => t.sender.sent.filter((s) => s.url.endsWith('/other')).length === 4, 1_000);
+    expect(maxHanging).toBe(4);
+    release();
+    await Promise.all(stuck);
+    await until(() => t.sender.sent.length === 27 + 4, 3_000);
+    await t.worker.stop();
+    expect(maxHanging).toBe(4);
+  });
 });

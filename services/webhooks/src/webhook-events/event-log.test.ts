@@ -27,6 +27,22 @@ describe('EventLog', () => {
     await expect(t.log.get(1, 'sandbox', live[0]!.event_id)).rejects.toMatchObject({ code: 'EVENT_NOT_FOUND' });
   });
 
+  it('allows 5 resends of an event per hour, then 429 RESEND_LIMIT_REACHED with when to retry (H2-3)', async () => {
+    const t = setup();
+    t.keys.add({ key_id: 'k' });
+    await t.ingest(paymentEvent('s1'));
+    await t.ingest(paymentEvent('s2', { charge_id: 'c2' }));
+    const [first, second] = [...t.events.events.keys()];
+    for (let i = 0; i < 5; i++) await t.log.resend(1, 'sandbox', first!);
+    const refused = await t.log.resend(1, 'sandbox', first!).catch((err: unknown) => err);
+    expect(refused).toMatchObject({ code: 'RESEND_LIMIT_REACHED', httpStatus: 429 });
+    expect((refused as { retryAfterSeconds: number }).retryAfterSeconds).toBeGreaterThan(3_590);
+    await expect(t.log.resend(1, 'sandbox', second!)).resolves.toMatchObject({ event_id: second });
+    // The window ends an hour after it opened.
+    t.events.resends.get(first!)!.start = new Date(Date.now() - 60 * 60 * 1000 - 1);
+    await expect(t.log.resend(1, 'sandbox', first!)).resolves.toMatchObject({ event_id: first });
+  });
+
   it('recover resends failed deliveries in the window (dry run counts only)', async () => {
     const t = setup();
     t.keys.add({ key_id: 'k' });

@@ -11,6 +11,8 @@ import type { WebhookEventRecord } from './webhook-event';
 /** Spec: partners see 30 days of events (the retention job deletes older ones). */
 export const EVENT_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
 export const MAX_PAGE_SIZE = 100;
+/** Resends of one event per hour (a window opens at the first resend after the last one ended; H2-3). */
+export const RESEND_QUOTA = { max: 5, windowMs: 60 * 60 * 1000 } as const;
 export const DEFAULT_PAGE_SIZE = 20;
 /** How many matching deliveries a delivery-status filter looks at (newest first). */
 const STATUS_FILTER_SCAN = 1000;
@@ -154,6 +156,15 @@ export class EventLog {
    */
   async resend(merchantId: number, mode: Mode, eventId: string) {
     const event = await this.find(merchantId, mode, eventId);
+    const now = this.now();
+    const slot = await this.ports.events.takeResend(event.event_id, now, RESEND_QUOTA);
+    if (!slot.taken) {
+      const retryAfterSeconds = Math.max(1, Math.ceil((slot.windowEndsAt.getTime() - now.getTime()) / 1000));
+      throw new PlatformError('RESEND_LIMIT_REACHED', undefined, {
+        detail: `at most ${RESEND_QUOTA.max} resends of one event per hour; retry in ${retryAfterSeconds} s`,
+        retryAfterSeconds,
+      });
+    }
     await this.ports.fanOut.fanOut(event);
     await this.ports.deliveries.requeue(
       { merchant_id: merchantId, mode, event_id: eventId, statuses: ['pending', 'succeeded', 'failed'] },

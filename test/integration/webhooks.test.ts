@@ -224,6 +224,23 @@ describe('webhook delivery', () => {
     expect(
       verifyWebhook(r.raw, { ...headers, 'x-service-signature-v2': '' }, [fresh], { requireTimestamp: false }).event_id,
     ).toBe(r.body.event_id);
+
+    // After a leak (H2-10): expire_previous ends the overlap at once, only the newest secret signs.
+    const leaked = await asUser(m.user_token, 'POST', `/api-keys/${m.api_key_id}/regenerate-webhook-secret`, {
+      expire_previous: true,
+    });
+    expect(leaked.status).toBe(200);
+    const newest = leaked.body.data.webhook_secret as string;
+    await new Promise((r) => setTimeout(r, 1_100));
+    await paidCharge(m.api_key);
+    expect(await eventually(async () => rx.on('/rotated').length >= 3, 15_000)).toBe(true);
+    const after = rx.on('/rotated').at(-1)!;
+    const v2 = (after.headers['x-service-signature-v2'] as string).split(',').filter((p) => p.startsWith('v1='));
+    expect(v2).toHaveLength(1);
+    expect(verifyWebhook(after.raw, after.headers as Record<string, string>, [newest]).event_id).toBe(
+      after.body.event_id,
+    );
+    expect(() => verifyWebhook(after.raw, after.headers as Record<string, string>, [fresh])).toThrow();
   });
 
   it('times out a hanging receiver at 10 s without slowing another merchant', async () => {

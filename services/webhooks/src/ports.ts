@@ -124,12 +124,16 @@ export interface ApiKeyRepository {
   /** Any merchant's key: the delivery worker's read (it acts for the platform, not a caller). */
   findById(keyId: string): Promise<ApiKeyRecord | null>;
   findByHash(keyHash: string): Promise<ApiKeyRecord | null>;
-  /** Applies `changes` and appends `event` atomically, only while the key is in one of `fromStatuses`. */
+  /**
+   * Applies `changes` and appends `event` atomically, only while the key is in one of `fromStatuses`
+   * (and, when given, its `webhook_secret_version` is still `secretVersion`).
+   */
   update(
     merchantId: number,
     keyId: string,
     fromStatuses: ApiKeyStatus[],
     changes: ApiKeyChanges,
     event: OutboxEntry,
+    secretVersion?: number,
   ): Promise<ApiKeyRecord | null>;
 }

@@ -32,9 +32,11 @@ export class MemoryApiKeyRepository implements ApiKeyRepository {
     fromStatuses: ApiKeyStatus[],
     changes: ApiKeyChanges,
     event: OutboxEntry,
+    secretVersion?: number,
   ): Promise<ApiKeyRecord | null> {
     const k = this.keys.get(keyId);
     if (!k || k.merchant_id !== merchantId || !fromStatuses.includes(k.status)) return null;
+    if (secretVersion !== undefined && k.webhook_secret_version !== secretVersion) return null;
     Object.assign(k, structuredClone(changes));
     this.events.push(event);
     return structuredClone(k);

@@ -51,3 +51,44 @@ describe('ApiKeyService quotas (H2-3)', () => {
     });
   });
 });
+
+describe('webhook secret rotation (H2-10)', () => {
+  /** The secrets deliveries sign with now: the current one and, within 24 h of a rotation, the previous. */
+  const signingSecrets = (repo: MemoryApiKeyRepository, box: SecretBox, id: string) => {
+    const k = repo.keys.get(id)!;
+    return [k.webhook_secret, ...(k.previous_webhook_secret ? [k.previous_webhook_secret.secret] : [])].map((s) =>
+      box.open(s),
+    );
+  };
+
+  it('two concurrent rotations never lose a returned secret: one wins, the other is 409 CONFLICT', async () => {
+    const repo = new MemoryApiKeyRepository();
+    const box = new SecretBox(randomBytes(32), 'k1');
+    const keys = new ApiKeyService(repo, new KeyHasher(randomBytes(32)), box);
+    const { record, webhookSecret: original } = await keys.create(1, { mode: 'sandbox' });
+    const outcomes = await Promise.allSettled([
+      keys.regenerateWebhookSecret(1, record.id),
+      keys.regenerateWebhookSecret(1, record.id),
+    ]);
+    const returned = outcomes.flatMap((o) => (o.status === 'fulfilled' ? [o.value.webhookSecret] : []));
+    const refused = outcomes.flatMap((o) => (o.status === 'rejected' ? [o.reason as { code: string }] : []));
+    expect(returned).toHaveLength(1);
+    expect(refused.map((e) => e.code)).toEqual(['CONFLICT']);
+    // Every secret a caller was given still signs: the new one, and the one it replaced.
+    expect(signingSecrets(repo, box, record.id)).toEqual([returned[0], original]);
+    expect(repo.keys.get(record.id)!.webhook_secret_version).toBe(2);
+  });
+
+  it('expire_previous ends the 24 h overlap at once (after a leak)', async () => {
+    const repo = new MemoryApiKeyRepository();
+    const box = new SecretBox(randomBytes(32), 'k1');
+    const keys = new ApiKeyService(repo, new KeyHasher(randomBytes(32)), box);
+    const { record } = await keys.create(1, { mode: 'sandbox' });
+    const first = await keys.regenerateWebhookSecret(1, record.id);
+    expect(signingSecrets(repo, box, record.id)).toHaveLength(2);
+    const second = await keys.regenerateWebhookSecret(1, record.id, { expire_previous: true });
+    expect(signingSecrets(repo, box, record.id)).toEqual([second.webhookSecret]);
+    expect(second.webhookSecret).not.toBe(first.webhookSecret);
+    expect(repo.keys.get(record.id)!.webhook_secret_version).toBe(3);
+  });
+});

@@ -130,6 +130,7 @@ export class ApiKeyService {
       webhook_secret: this.secrets.seal(webhookSecret),
       webhook_secret_hint: secretHint(webhookSecret),
       previous_webhook_secret: null,
+      webhook_secret_version: 1,
       api_version: apiVersion,
       created_at: now,
       updated_at: now,
@@ -180,7 +181,12 @@ export class ApiKeyService {
     return this.apply(key, ['active', 'disabled'], changes, SUBJECTS.apiKeyWebhookUpdated);
   }
 
-  async regenerateWebhookSecret(merchantId: number, keyId: string) {
+  /**
+   * A new secret, compare-and-set on the secret version: of two concurrent rotations one wins and
+   * the other is 409 CONFLICT, so every secret a caller is given is the current one until the next
+   * rotation makes it the previous one. `expire_previous` ends the 24 h overlap at once (a leak).
+   */
+  async regenerateWebhookSecret(merchantId: number, keyId: string, options: { expire_previous?: boolean } = {}) {
     const key = await this.get(merchantId, keyId);
     this.assertNotRevoked(key);
     const webhookSecret = generateWebhookSecret();
@@ -191,9 +197,13 @@ export class ApiKeyService {
         webhook_secret: this.secrets.seal(webhookSecret),
         webhook_secret_hint: secretHint(webhookSecret),
         // Receivers get 24 h to switch: V2 signatures carry both secrets until then (signing.ts).
-        previous_webhook_secret: { secret: key.webhook_secret, rotated_at: this.now() },
+        previous_webhook_secret: options.expire_previous
+          ? null
+          : { secret: key.webhook_secret, rotated_at: this.now() },
+        webhook_secret_version: key.webhook_secret_version + 1,
       },
       SUBJECTS.apiKeySecretRotated,
+      key.webhook_secret_version,
     );
     return { record, webhookSecret };
   }
@@ -235,6 +245,7 @@ export class ApiKeyService {
     fromStatuses: ApiKeyStatus[],
     changes: ApiKeyChanges,
     subject: Subject,
+    secretVersion?: number,
   ): Promise<ApiKeyRecord> {
     const withTimestamp = { ...changes, updated_at: this.now() } as ApiKeyChanges;
     const updated = await this.repo.update(
@@ -243,8 +254,9 @@ export class ApiKeyService {
       fromStatuses,
       withTimestamp,
       changeEvent(subject, key, changes),
+      secretVersion,
     );
-    // Someone changed the key's status between our read and write.
+    // Someone changed the key's status (or rotated its secret) between our read and write.
     if (!updated) throw new PlatformError('CONFLICT');
     return updated;
   }

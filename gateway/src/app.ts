@@ -35,6 +35,7 @@ import { registerPricingRoutes } from './routes/pricing';
 import { registerSubscriptionRoutes } from './routes/subscriptions';
 import { registerWalletRoutes } from './routes/wallets';
 import { ErrorResponse } from './schemas/common';
+import { EventStreamFrame } from './schemas/events';
 
 export type { GatewayDeps };
 
@@ -149,6 +150,7 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
   // JSON only: anything else is refused as UNSUPPORTED_MEDIA_TYPE rather than parsed as text.
   app.removeContentTypeParser('text/plain');
   app.addSchema(ErrorResponse);
+  app.addSchema(EventStreamFrame);
   app.decorateRequest('caller', null as unknown as CallerInfo);
 
   const httpRequests = new Counter({

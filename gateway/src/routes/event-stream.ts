@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import { Type, type Static } from '@sinclair/typebox';
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { Counter, Gauge } from 'prom-client';
 import { PlatformError } from '@ppay/kernel';
@@ -156,6 +156,20 @@ function write(res: ServerResponse, frame: string): Promise<void> {
   });
 }
 
+/** Responses as `application/json` content: the route's 200 is not JSON, so nothing is implied. */
+function jsonContent<T extends Record<number, TSchema & { headers?: unknown; description?: string }>>(responses: T) {
+  return Object.fromEntries(
+    Object.entries(responses).map(([status, { headers, description, ...schema }]) => [
+      status,
+      {
+        description: description ?? 'Error',
+        ...(headers ? { headers } : {}),
+        content: { 'application/json': { schema } },
+      },
+    ]),
+  );
+}
+
 export async function registerEventStreamRoutes(app: FastifyInstance, deps: GatewayDeps): Promise<void> {
   const { webhooks } = deps.clients;
   const open = new StreamCounter(deps.metrics);
@@ -180,14 +194,18 @@ export async function registerEventStreamRoutes(app: FastifyInstance, deps: Gate
           'ends the stream; the first frame is `ready`. Only events created after the stream starts (or after Last-Event-ID) are sent.',
         querystring: EventStreamQuery,
         headers: EventStreamHeaders,
-        produces: ['text/event-stream'],
         response: {
           200: {
-            description: 'An endless text/event-stream',
-            content: { 'text/event-stream': { schema: Type.String() } },
+            description: 'An endless text/event-stream of frames (x-sse-frame: EventStreamFrame)',
+            content: {
+              'text/event-stream': {
+                schema: Type.String({ description: 'Server-Sent Events: one EventStreamFrame per event' }),
+                'x-sse-frame': { $ref: '#/components/schemas/EventStreamFrame' },
+              },
+            },
           },
-          429: Type.Ref('ErrorResponse'),
-          ...COMMON_ERRORS,
+          // Errors come before the first byte, as JSON.
+          ...jsonContent(COMMON_ERRORS),
         },
       },
     },

@@ -143,3 +143,51 @@ export const WebhookTestResult = Type.Object({
   error_class: Nullable(Type.String()),
   response_excerpt: Type.String(),
 });
+
+/**
+ * One frame of GET /events/stream (Server-Sent Events): its `id:`, `event:` and `data:` lines, `data`
+ * being this JSON object on one line. Referenced from the stream's `text/event-stream` response
+ * (`x-sse-frame`; OpenAPI 3.0 cannot state a sequence), so typed clients get the frame types (H2-13).
+ */
+export const EventStreamFrame = Type.Union(
+  [
+    Type.Object(
+      {
+        id: Type.String({ description: 'Resume after this frame with Last-Event-ID' }),
+        event: Type.Literal('ready'),
+        data: Type.Object({}, { additionalProperties: false }),
+      },
+      { description: 'First frame: where the stream starts' },
+    ),
+    Type.Object(
+      {
+        id: Type.String({ description: 'Resume after this event with Last-Event-ID' }),
+        event: Type.String({ description: 'The event type as this key receives it, e.g. payment.succeeded' }),
+        data: Type.Object({
+          event_id: Type.String(),
+          event_type: Type.String(),
+          api_version: Type.String(),
+          body: Type.String({
+            description:
+              "The envelope exactly as a delivery to this key carries it (JSON text, the key's api_version), unsigned",
+          }),
+        }),
+      },
+      { description: 'One event' },
+    ),
+    Type.Object(
+      {
+        event: Type.Literal('error'),
+        data: Type.Object({
+          code: Type.String({ description: 'A catalogue code (docs/errors.md)' }),
+          message: Type.String(),
+        }),
+      },
+      { description: 'Ends the stream (reconnect with Last-Event-ID when the code is SERVICE_UNAVAILABLE)' },
+    ),
+  ],
+  {
+    $id: 'EventStreamFrame',
+    description: 'One frame of GET /events/stream; comment lines (`: heartbeat`) come between frames',
+  },
+);

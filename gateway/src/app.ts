@@ -34,6 +34,7 @@ import { registerPaymentRoutes } from './routes/payments';
 import { registerPricingRoutes } from './routes/pricing';
 import { registerSubscriptionRoutes } from './routes/subscriptions';
 import { registerWalletRoutes } from './routes/wallets';
+import { forTypedClients } from './openapi-document';
 import { ErrorResponse } from './schemas/common';
 import { EventStreamFrame } from './schemas/events';
 
@@ -251,7 +252,9 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
     // A body whose fields are all optional may be left out (it is then judged as {}): say so.
     transformObject: (documentObject) =>
-      markOptionalBodies((documentObject as unknown as { openapiObject: OpenApiDocument }).openapiObject) as never,
+      forTypedClients(
+        markOptionalBodies((documentObject as unknown as { openapiObject: OpenApiDocument }).openapiObject),
+      ) as never,
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });
   // After the documentation routes (never limited), before every API and checkout route.

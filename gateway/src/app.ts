@@ -33,6 +33,7 @@ import { registerMarketplaceRoutes } from './routes/marketplace';
 import { registerOnboardingRoutes } from './routes/onboarding';
 import { registerPaymentRoutes } from './routes/payments';
 import { registerPricingRoutes } from './routes/pricing';
+import { registerProductRoutes } from './routes/products';
 import { registerSubscriptionRoutes } from './routes/subscriptions';
 import { registerWalletRoutes } from './routes/wallets';
 import { forTypedClients } from './openapi-document';
@@ -288,6 +289,7 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
         registerPaymentRoutes,
         registerDisputeRoutes,
         registerPricingRoutes,
+        registerProductRoutes,
         registerSubscriptionRoutes,
         registerMarketplaceRoutes,
         registerWalletRoutes,

@@ -149,6 +149,7 @@ export const ERROR_CATALOGUE = {
   KYC_SUBMISSION_NOT_FOUND: notFound('KYC submission not found'),
   PAYOUT_REQUEST_NOT_FOUND: notFound('Payout request not found'),
   DISPUTE_NOT_FOUND: notFound('Dispute not found'),
+  ORDER_NOT_FOUND: notFound('Order not found'),
   ONBOARDING_LINK_NOT_FOUND: notFound('Onboarding link not found'),
 
   // --- state_conflict (409) -------------------------------------------------------------------
@@ -176,6 +177,14 @@ export const ERROR_CATALOGUE = {
   DISPUTE_PAST_DUE: conflict('The evidence due date of this dispute has passed'),
   DISPUTE_CLOSED: conflict('This dispute is closed'),
   DISPUTE_NOT_UNDER_REVIEW: conflict('Only a dispute under review can be decided'),
+  // products and stock (docs/decisions.md, Products and orders)
+  PRODUCT_LIMIT_REACHED: conflict('This merchant has reached the maximum number of products for this mode'),
+  PRODUCT_READ_ONLY: conflict('This product comes from the catalogue seed file and cannot be changed here'),
+  PRODUCT_ARCHIVED: conflict('This product is archived'),
+  STOCK_UNLIMITED: conflict('This stock is unlimited; set a stock level before adjusting it'),
+  STOCK_INSUFFICIENT: conflict('Not enough stock for this change'),
+  ORDER_STATUS_CONFLICT: conflict('The order is not in a status that allows this'),
+  ORDER_REFUND_FAILED: conflict('The refund of this order was declined; the order stays paid'),
 
   // --- rate_limit (429) -----------------------------------------------------------------------
   RATE_LIMITED: entry('rate_limit', 429, Grpc.RESOURCE_EXHAUSTED, 'Too many requests'),

@@ -108,7 +108,27 @@ export const everyOperation = [
     partner.GET('/api/v1/partner/pricing/calculate', {
       params: { query: { amount: 1_000, target_currency: 'NGN', source_currency: 'USD' } },
     }),
-  () => partner.GET('/api/v1/partner/products', { params: { query: { page: 1, limit: 20 } } }),
+  () => partner.GET('/api/v1/partner/products', { params: { query: { type: 'physical', active: true, limit: 20 } } }),
+  () =>
+    partner.POST('/api/v1/partner/products', {
+      body: {
+        title: 'Sourdough',
+        description: 'A loaf',
+        type: 'physical',
+        price: { amount: 250_000, currency: 'NGN' },
+        variations: [{ name: 'Large', price: { amount: 300_000, currency: 'NGN' }, stock: 10 }],
+        stock: 40,
+        shipping: { fee: { amount: 50_000, currency: 'NGN' }, countries: ['NG'] },
+        active: true,
+      },
+    }),
+  () => partner.GET('/api/v1/partner/products/{product_id}', { params: { path: { product_id: 3 } } }),
+  () =>
+    partner.PATCH('/api/v1/partner/products/{product_id}', {
+      params: { path: { product_id: 3 } },
+      body: { title: 'Sourdough loaf', stock_adjustment: -2, variation_id: 'var_1' },
+    }),
+  () => partner.DELETE('/api/v1/partner/products/{product_id}', { params: { path: { product_id: 3 } } }),
   () =>
     partner.GET('/api/v1/partner/subscriptions', {
       params: { query: { status: 'active', limit: 20, offset: 0, sort_by: 'created_at', sort_order: 'DESC' } },

@@ -3919,12 +3919,15 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List the merchant's products */
+        /** List the key mode's products, newest first (filter by type and active; cursor paging) */
         get: {
             parameters: {
                 query?: {
-                    page?: number;
+                    type?: "digital" | "physical" | "service" | "subscription";
+                    active?: boolean;
                     limit?: number;
+                    /** @description next_cursor of the previous page */
+                    cursor?: string;
                 };
                 header?: never;
                 path?: never;
@@ -3945,21 +3948,472 @@ export interface paths {
                             data: {
                                 products: {
                                     id: number;
-                                    name: string;
-                                    type: string;
-                                    base_price: {
+                                    title: string;
+                                    description: string;
+                                    /** @enum {string} */
+                                    type: "digital" | "physical" | "service" | "subscription";
+                                    price: {
                                         amount: number;
                                         currency: string;
                                     };
+                                    variations: {
+                                        variation_id: string;
+                                        name: string;
+                                        /** @default null */
+                                        price: {
+                                            amount: number;
+                                            currency: string;
+                                        } | null;
+                                        /** @default null */
+                                        stock: number | null;
+                                    }[];
+                                    /**
+                                     * @description Units for sale; null: unlimited (or kept per variation)
+                                     * @default null
+                                     */
+                                    stock: number | null;
+                                    /** @default null */
+                                    shipping: {
+                                        fee: {
+                                            amount: number;
+                                            currency: string;
+                                        };
+                                        countries: string[];
+                                    } | null;
+                                    active: boolean;
+                                    /**
+                                     * Format: date-time
+                                     * @default null
+                                     */
+                                    archived_at: string | null;
+                                    is_live: boolean;
+                                    /** Format: date-time */
                                     created_at: string;
+                                    /** Format: date-time */
                                     updated_at: string;
                                 }[];
-                                pagination: {
-                                    page: number;
-                                    limit: number;
-                                    total: number;
-                                    pages: number;
+                                has_more: boolean;
+                                /** @default null */
+                                next_cursor: string | null;
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Error */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Error */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Error */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Error */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Error */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Too many requests: retry after Retry-After seconds */
+                429: {
+                    headers: {
+                        /** @description Seconds to wait before retrying */
+                        "Retry-After"?: number;
+                        /** @description Requests allowed per second (rate limits only) */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current second */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Seconds until the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Internal error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Not available yet */
+                501: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description A service is unavailable: retry after Retry-After seconds (with the same Idempotency-Key) */
+                503: {
+                    headers: {
+                        /** @description Seconds to wait before retrying */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Timed out: the outcome is unknown, retry with the same Idempotency-Key */
+                504: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /** Create a product (digital, physical or service), with variations, stock and shipping */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        title: string;
+                        description?: string;
+                        /** @enum {string} */
+                        type: "digital" | "physical" | "service";
+                        /** @description In one of the currencies the platform prices in (e.g. the merchant's baseline) */
+                        price: {
+                            /** @description Minor units */
+                            amount: number;
+                            currency: string;
+                        };
+                        variations?: {
+                            /** @description PATCH: an existing variation to keep */
+                            variation_id?: string;
+                            name: string;
+                            /** @description Its own price, in the product's currency; null: the product's */
+                            price?: {
+                                /** @description Minor units */
+                                amount: number;
+                                currency: string;
+                            } | (never | null);
+                            /** @description Physical only: units for sale; null or absent: unlimited (PATCH: absent keeps it) */
+                            stock?: number | null;
+                        }[];
+                        /** @description Physical products without variations: units for sale; null or absent: unlimited */
+                        stock?: number | null;
+                        /** @description Physical products (required for them) */
+                        shipping?: {
+                            /** @description Per order, in the product's currency */
+                            fee: {
+                                /** @description Minor units */
+                                amount: number;
+                                currency: string;
+                            };
+                            /** @description Where it ships */
+                            countries: string[];
+                        } | null;
+                        /** @default true */
+                        active?: boolean;
+                    };
+                };
+            };
+            responses: {
+                /** @description Success */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: true;
+                            message?: string;
+                            data: {
+                                id: number;
+                                title: string;
+                                description: string;
+                                /** @enum {string} */
+                                type: "digital" | "physical" | "service" | "subscription";
+                                price: {
+                                    amount: number;
+                                    currency: string;
                                 };
+                                variations: {
+                                    variation_id: string;
+                                    name: string;
+                                    /** @default null */
+                                    price: {
+                                        amount: number;
+                                        currency: string;
+                                    } | null;
+                                    /** @default null */
+                                    stock: number | null;
+                                }[];
+                                /**
+                                 * @description Units for sale; null: unlimited (or kept per variation)
+                                 * @default null
+                                 */
+                                stock: number | null;
+                                /** @default null */
+                                shipping: {
+                                    fee: {
+                                        amount: number;
+                                        currency: string;
+                                    };
+                                    countries: string[];
+                                } | null;
+                                active: boolean;
+                                /**
+                                 * Format: date-time
+                                 * @default null
+                                 */
+                                archived_at: string | null;
+                                is_live: boolean;
+                                /** Format: date-time */
+                                created_at: string;
+                                /** Format: date-time */
+                                updated_at: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Error */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Error */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Error */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Error */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Error */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Too many requests: retry after Retry-After seconds */
+                429: {
+                    headers: {
+                        /** @description Seconds to wait before retrying */
+                        "Retry-After"?: number;
+                        /** @description Requests allowed per second (rate limits only) */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current second */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Seconds until the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Internal error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Not available yet */
+                501: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description A service is unavailable: retry after Retry-After seconds (with the same Idempotency-Key) */
+                503: {
+                    headers: {
+                        /** @description Seconds to wait before retrying */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Timed out: the outcome is unknown, retry with the same Idempotency-Key */
+                504: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/partner/products/{product_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A product */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    product_id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Success */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: true;
+                            message?: string;
+                            data: {
+                                id: number;
+                                title: string;
+                                description: string;
+                                /** @enum {string} */
+                                type: "digital" | "physical" | "service" | "subscription";
+                                price: {
+                                    amount: number;
+                                    currency: string;
+                                };
+                                variations: {
+                                    variation_id: string;
+                                    name: string;
+                                    /** @default null */
+                                    price: {
+                                        amount: number;
+                                        currency: string;
+                                    } | null;
+                                    /** @default null */
+                                    stock: number | null;
+                                }[];
+                                /**
+                                 * @description Units for sale; null: unlimited (or kept per variation)
+                                 * @default null
+                                 */
+                                stock: number | null;
+                                /** @default null */
+                                shipping: {
+                                    fee: {
+                                        amount: number;
+                                        currency: string;
+                                    };
+                                    countries: string[];
+                                } | null;
+                                active: boolean;
+                                /**
+                                 * Format: date-time
+                                 * @default null
+                                 */
+                                archived_at: string | null;
+                                is_live: boolean;
+                                /** Format: date-time */
+                                created_at: string;
+                                /** Format: date-time */
+                                updated_at: string;
                             };
                         };
                     };
@@ -4077,10 +4531,420 @@ export interface paths {
         };
         put?: never;
         post?: never;
-        delete?: never;
+        /** Archive a product: no longer listed or sold; kept for orders and reports */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    product_id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Success */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: true;
+                            message?: string;
+                            data: {
+                                id: number;
+                                title: string;
+                                description: string;
+                                /** @enum {string} */
+                                type: "digital" | "physical" | "service" | "subscription";
+                                price: {
+                                    amount: number;
+                                    currency: string;
+                                };
+                                variations: {
+                                    variation_id: string;
+                                    name: string;
+                                    /** @default null */
+                                    price: {
+                                        amount: number;
+                                        currency: string;
+                                    } | null;
+                                    /** @default null */
+                                    stock: number | null;
+                                }[];
+                                /**
+                                 * @description Units for sale; null: unlimited (or kept per variation)
+                                 * @default null
+                                 */
+                                stock: number | null;
+                                /** @default null */
+                                shipping: {
+                                    fee: {
+                                        amount: number;
+                                        currency: string;
+                                    };
+                                    countries: string[];
+                                } | null;
+                                active: boolean;
+                                /**
+                                 * Format: date-time
+                                 * @default null
+                                 */
+                                archived_at: string | null;
+                                is_live: boolean;
+                                /** Format: date-time */
+                                created_at: string;
+                                /** Format: date-time */
+                                updated_at: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Error */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Error */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Error */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Error */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Error */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Too many requests: retry after Retry-After seconds */
+                429: {
+                    headers: {
+                        /** @description Seconds to wait before retrying */
+                        "Retry-After"?: number;
+                        /** @description Requests allowed per second (rate limits only) */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current second */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Seconds until the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Internal error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Not available yet */
+                501: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description A service is unavailable: retry after Retry-After seconds (with the same Idempotency-Key) */
+                503: {
+                    headers: {
+                        /** @description Seconds to wait before retrying */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Timed out: the outcome is unknown, retry with the same Idempotency-Key */
+                504: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+            };
+        };
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Change any field; stock set absolutely (stock) or moved by stock_adjustment
+         * @description variations replaces the list (send variation_id to keep one and its stock); null clears a field. Send an Idempotency-Key with stock_adjustment: a retried delta is otherwise applied twice.
+         */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    product_id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: {
+                content: {
+                    "application/json": {
+                        title?: string;
+                        description?: string;
+                        /** @enum {string} */
+                        type?: "digital" | "physical" | "service";
+                        /** @description In one of the currencies the platform prices in (e.g. the merchant's baseline) */
+                        price?: {
+                            /** @description Minor units */
+                            amount: number;
+                            currency: string;
+                        };
+                        variations?: {
+                            /** @description PATCH: an existing variation to keep */
+                            variation_id?: string;
+                            name: string;
+                            /** @description Its own price, in the product's currency; null: the product's */
+                            price?: {
+                                /** @description Minor units */
+                                amount: number;
+                                currency: string;
+                            } | (never | null);
+                            /** @description Physical only: units for sale; null or absent: unlimited (PATCH: absent keeps it) */
+                            stock?: number | null;
+                        }[];
+                        /** @description Physical products without variations: units for sale; null or absent: unlimited */
+                        stock?: number | null;
+                        /** @description Physical products (required for them) */
+                        shipping?: {
+                            /** @description Per order, in the product's currency */
+                            fee: {
+                                /** @description Minor units */
+                                amount: number;
+                                currency: string;
+                            };
+                            /** @description Where it ships */
+                            countries: string[];
+                        } | null;
+                        active?: boolean;
+                        /** @description Added to the stock (negative takes away; never below 0), of `variation_id` when given */
+                        stock_adjustment?: number;
+                        variation_id?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Success */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: true;
+                            message?: string;
+                            data: {
+                                id: number;
+                                title: string;
+                                description: string;
+                                /** @enum {string} */
+                                type: "digital" | "physical" | "service" | "subscription";
+                                price: {
+                                    amount: number;
+                                    currency: string;
+                                };
+                                variations: {
+                                    variation_id: string;
+                                    name: string;
+                                    /** @default null */
+                                    price: {
+                                        amount: number;
+                                        currency: string;
+                                    } | null;
+                                    /** @default null */
+                                    stock: number | null;
+                                }[];
+                                /**
+                                 * @description Units for sale; null: unlimited (or kept per variation)
+                                 * @default null
+                                 */
+                                stock: number | null;
+                                /** @default null */
+                                shipping: {
+                                    fee: {
+                                        amount: number;
+                                        currency: string;
+                                    };
+                                    countries: string[];
+                                } | null;
+                                active: boolean;
+                                /**
+                                 * Format: date-time
+                                 * @default null
+                                 */
+                                archived_at: string | null;
+                                is_live: boolean;
+                                /** Format: date-time */
+                                created_at: string;
+                                /** Format: date-time */
+                                updated_at: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Error */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Error */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Error */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Error */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Error */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Too many requests: retry after Retry-After seconds */
+                429: {
+                    headers: {
+                        /** @description Seconds to wait before retrying */
+                        "Retry-After"?: number;
+                        /** @description Requests allowed per second (rate limits only) */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current second */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Seconds until the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Internal error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Not available yet */
+                501: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description A service is unavailable: retry after Retry-After seconds (with the same Idempotency-Key) */
+                503: {
+                    headers: {
+                        /** @description Seconds to wait before retrying */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Timed out: the outcome is unknown, retry with the same Idempotency-Key */
+                504: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+            };
+        };
         trace?: never;
     };
     "/api/v1/partner/subscriptions": {

@@ -18,6 +18,7 @@ import type {
 } from './merchant-payloads';
 import type {
   DisputeEvent,
+  OrderEvent,
   PaymentOutcome,
   PaymentOutcomeV1,
   PaymentOutcomeV2,
@@ -82,6 +83,10 @@ export const SUBJECTS = {
   disputeClosed: 'payments.dispute.closed',
   disputeFundsWithdrawn: 'payments.dispute.funds_withdrawn',
   disputeFundsReinstated: 'payments.dispute.funds_reinstated',
+  orderCreated: 'payments.order.created',
+  orderFulfilled: 'payments.order.fulfilled',
+  orderDelivered: 'payments.order.delivered',
+  orderCancelled: 'payments.order.cancelled',
 } as const;
 
 export type Subject = (typeof SUBJECTS)[keyof typeof SUBJECTS];
@@ -110,6 +115,10 @@ export interface EventPayloads {
   'payments.dispute.closed': DisputeEvent;
   'payments.dispute.funds_withdrawn': DisputeEvent;
   'payments.dispute.funds_reinstated': DisputeEvent;
+  'payments.order.created': OrderEvent;
+  'payments.order.fulfilled': OrderEvent;
+  'payments.order.delivered': OrderEvent;
+  'payments.order.cancelled': OrderEvent;
   'merchants.marketplace_updated': MarketplaceUpdated;
   'merchants.relationship_changed': RelationshipChanged;
   'payments.subscription_checkout.created': SubscriptionCheckoutCreated;

@@ -244,3 +244,55 @@ export interface DisputeEvent {
   merchant_id: number;
   dispute: DisputePayload;
 }
+
+/** Where a physical product ships (collected on the hosted checkout page). */
+export interface ShippingAddress {
+  name: string;
+  line1: string;
+  line2: string | null;
+  city: string;
+  state: string | null;
+  postal_code: string | null;
+  /** ISO 3166-1 alpha-2. */
+  country: string;
+  phone: string | null;
+}
+
+export const ORDER_STATUSES = ['paid', 'fulfilled', 'delivered', 'cancelled'] as const;
+export type OrderStatus = (typeof ORDER_STATUSES)[number];
+
+/** One shipment of an order: who carries it and how to track it. */
+export interface OrderFulfilment {
+  carrier: string;
+  tracking_number: string;
+  tracking_url: string | null;
+  fulfilled_at: string;
+}
+
+/** An order as partners see it (docs/decisions.md, Products and orders), in every order.* event. */
+export interface OrderPayload {
+  order_id: string;
+  status: OrderStatus;
+  product: { id: number | null; title: string; type: string };
+  variation: { variation_id: string; name: string } | null;
+  quantity: number;
+  /** Spec 6.5: what the customer paid and what the merchant is owed, as for the payment. */
+  amount: MulticurrencyBreakdown;
+  shipping_address: ShippingAddress;
+  customer: { email: string; first_name: string; last_name: string };
+  charge_id: string;
+  session_id: string;
+  fulfilments: OrderFulfilment[];
+  /** Set once cancelled: why, and the refund of the whole payment. */
+  cancellation: { reason: string; refund_id: string | null; cancelled_at: string } | null;
+  delivered_at: string | null;
+  is_live: boolean;
+  created_at: string;
+  updated_at: string;
+}
+
+/** payments.order.* (created, fulfilled, delivered, cancelled). */
+export interface OrderEvent {
+  merchant_id: number;
+  order: OrderPayload;
+}

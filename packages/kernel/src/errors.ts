@@ -199,6 +199,22 @@ export const ERROR_CATALOGUE = {
     'Service temporarily unavailable, please retry shortly',
   ),
   UPSTREAM_TIMEOUT: entry('infrastructure', 504, Grpc.DEADLINE_EXCEEDED, 'The operation timed out, please retry'),
+
+  // --- Hardening 2 (issue 27): bounded answers, per-merchant quotas -------------------------------
+  DELIVERY_NOT_FOUND: notFound('Delivery not found'),
+  ATTEMPT_NOT_FOUND: notFound('Delivery attempt not found'),
+  API_KEY_LIMIT_REACHED: conflict('This merchant has the most API keys allowed in this mode; revoke one first'),
+  WEBHOOK_URL_LIMIT_REACHED: conflict(
+    'This merchant has the most webhook URLs allowed in this mode; clear one or revoke its key first',
+  ),
+  EVENT_STREAM_LIMIT_REACHED: entry('rate_limit', 429, Grpc.RESOURCE_EXHAUSTED, 'Too many open event streams'),
+  RESEND_LIMIT_REACHED: entry(
+    'rate_limit',
+    429,
+    Grpc.RESOURCE_EXHAUSTED,
+    'This event was resent too often in the last hour; retry later',
+  ),
+  CLOCK_ADVANCE_TOO_FAR: invalid('to is more renewals ahead than one call may run; advance in smaller steps'),
 } as const satisfies Record<string, CatalogueEntry>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;
@@ -213,6 +229,8 @@ export interface PlatformErrorOptions {
   /** Extra explanation for the partner, e.g. which header was missing. */
   detail?: string;
   cause?: unknown;
+  /** When a retry can succeed (a quota's window): the gateway's Retry-After. */
+  retryAfterSeconds?: number;
 }
 
 /** An error the partner is meant to see. Anything else becomes INTERNAL with no details. */
@@ -220,6 +238,7 @@ export class PlatformError extends Error {
   readonly code: ErrorCode;
   readonly param?: string;
   readonly detail?: string;
+  readonly retryAfterSeconds?: number;
 
   constructor(code: ErrorCode, message?: string, options: PlatformErrorOptions = {}) {
     super(message ?? ERROR_CATALOGUE[code].message, { cause: options.cause });
@@ -227,6 +246,7 @@ export class PlatformError extends Error {
     this.code = code;
     this.param = options.param;
     this.detail = options.detail;
+    this.retryAfterSeconds = options.retryAfterSeconds;
   }
 
   get grpcStatus(): GrpcStatusCode {
@@ -247,4 +267,5 @@ export const ERROR_TRAILERS = {
   code: 'ppay-error-code',
   param: 'ppay-error-param',
   detail: 'ppay-error-detail',
+  retryAfter: 'ppay-error-retry-after',
 } as const;

@@ -1,12 +1,30 @@
 import { PlatformError, type Mode } from '@ppay/kernel';
 import type { SubscriptionRepository } from '../subscriptions/ports';
 import { clockOf, requireSandbox, subscriptionNotFound, type SubscriptionRecord } from '../subscriptions/subscription';
-import { DAY_MS } from './calendar';
+import { DAY_MS, periodContaining } from './calendar';
 import type { LeasedScheduler } from './leased-scheduler';
 
 /** The sandbox clock moves at most this far in one call (bounded work per request). */
 export const MAX_ADVANCE_MS = 10 * 366 * DAY_MS;
 const MAX_TO_LENGTH = 40;
+/**
+ * Renewals one call may run (each a real charge, with its events and webhooks): two years of a monthly
+ * plan, six months of a weekly one. Further is several calls (docs/decisions.md, H2-3).
+ */
+export const MAX_ADVANCE_RENEWALS = 24;
+
+/** How many renewals (period starts) moving the subscription's clock from `from` to `to` makes due. */
+export function renewalsBetween(
+  rec: Pick<SubscriptionRecord, 'status' | 'billing_anchor' | 'frequency' | 'cancel_at'>,
+  from: Date,
+  to: Date,
+): number {
+  const anchor = rec.billing_anchor;
+  if (!anchor || rec.status === 'cancelled' || rec.status === 'paused') return 0;
+  const until = rec.cancel_at && rec.cancel_at < to ? rec.cancel_at : to;
+  const index = (at: Date) => (at < anchor ? -1 : periodContaining(anchor, rec.frequency, at).index);
+  return Math.max(0, index(until) - index(from));
+}
 
 /** The sandbox clock of one subscription (beyond the spec): its time moves, and renewals catch up at once. */
 export class SandboxClock {
@@ -44,6 +62,13 @@ export class SandboxClock {
       if (to.getTime() - clock.getTime() > MAX_ADVANCE_MS) {
         throw new PlatformError('VALIDATION_FAILED', "to must be at most ten years after the subscription's clock", {
           param: 'to',
+        });
+      }
+      const renewals = renewalsBetween(rec, clock, to);
+      if (renewals > MAX_ADVANCE_RENEWALS) {
+        throw new PlatformError('CLOCK_ADVANCE_TOO_FAR', undefined, {
+          param: 'to',
+          detail: `to is ${renewals} renewals ahead; one call runs at most ${MAX_ADVANCE_RENEWALS}`,
         });
       }
       const saved = await this.subscriptions.save({ ...rec, clock_offset_ms: to.getTime() - real.getTime() }, []);

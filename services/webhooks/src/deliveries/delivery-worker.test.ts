@@ -5,6 +5,9 @@ import { DeliveryWorker } from './delivery-worker';
 import { FakeClock, settled } from './fake-clock.test-util';
 import { hangingAndFastReceivers, paymentEvent, setup, until } from '../memory-world.test-util';
 
+/** A key of merchant 1 as the send slots see it. */
+const k = (keyId: string) => ({ keyId, merchantId: 1 });
+
 describe('DeliveryWorker', () => {
   it('sends signed bodies with the spec headers, rendered per key version', async () => {
     const t = setup();
@@ -127,6 +130,8 @@ describe('DeliveryWorker', () => {
       limit: 10,
       keyRoom: new Map(),
       perKeyLimit: 8,
+      merchantRoom: new Map(),
+      perMerchantLimit: 64,
     });
     expect(dead).toHaveLength(1);
     t.worker.start();
@@ -218,6 +223,8 @@ describe('DeliveryWorker', () => {
       limit: 10,
       keyRoom: new Map(),
       perKeyLimit: 8,
+      merchantRoom: new Map(),
+      perMerchantLimit: 64,
     });
     expect(other.map((c) => c.delivery.attempt_count)).toEqual([2]);
     await new Promise((r) => setTimeout(r, 100)); // the timer fired, the claim by id found nothing
@@ -274,15 +281,15 @@ describe('DeliveryWorker on a fake clock', () => {
     await settled();
     const a = pingEvent('A');
     await t.events.insert(a);
-    expect(await t.w.acquire('k')).toBe(true);
+    expect(await t.w.acquire(k('k'))).toBe(true);
     const firstA = t.w.sendFirst(a, t.key);
     await settled();
     await t.answer('A', 500); // recorded pending: a retry 2 s later
     await firstA;
-    expect(await t.w.acquire('k')).toBe(true);
+    expect(await t.w.acquire(k('k'))).toBe(true);
     const firstB = t.w.sendFirst(pingEvent('B'), t.key);
     let cGranted: boolean | undefined;
-    const cSlot = t.w.acquire('k').then((granted) => (cGranted = granted));
+    const cSlot = t.w.acquire(k('k')).then((granted) => (cGranted = granted));
     await t.clock.advance(2_005); // A's retry is due; B still holds the key's only slot
     expect(t.sentIds()).toEqual(['A', 'B']);
     await t.answer('B', 200);
@@ -307,9 +314,9 @@ describe('DeliveryWorker on a fake clock', () => {
   it('stop denies first attempts waiting for a slot and waits for the sends in flight', async () => {
     const t = worker();
     t.w.start();
-    expect(await t.w.acquire('k')).toBe(true);
+    expect(await t.w.acquire(k('k'))).toBe(true);
     const sending = t.w.sendFirst(pingEvent('A'), t.key);
-    const waiting = t.w.acquire('k');
+    const waiting = t.w.acquire(k('k'));
     let stopped = false;
     const stop = t.w.stop().then(() => (stopped = true));
     expect(await waiting).toBe(false);
@@ -318,6 +325,6 @@ describe('DeliveryWorker on a fake clock', () => {
     await t.answer('A', 200);
     await Promise.all([sending, stop]);
     expect(stopped).toBe(true);
-    expect(await t.w.acquire('k')).toBe(false);
+    expect(await t.w.acquire(k('k'))).toBe(false);
   });
 });

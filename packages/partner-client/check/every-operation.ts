@@ -130,6 +130,22 @@ export const everyOperation = [
     }),
   () => partner.DELETE('/api/v1/partner/products/{product_id}', { params: { path: { product_id: 3 } } }),
   () =>
+    partner.GET('/api/v1/partner/orders', {
+      params: { query: { status: 'paid', product_id: 3, from: '2026-11-01T00:00:00Z', limit: 20 } },
+    }),
+  () => partner.GET('/api/v1/partner/orders/{order_id}', { params: { path: { order_id: 'ord_1' } } }),
+  () =>
+    partner.POST('/api/v1/partner/orders/{order_id}/fulfil', {
+      params: { path: { order_id: 'ord_1' } },
+      body: { carrier: 'DHL', tracking_number: 'JD0001', tracking_url: 'https://track.example/JD0001' },
+    }),
+  () => partner.POST('/api/v1/partner/orders/{order_id}/deliver', { params: { path: { order_id: 'ord_1' } } }),
+  () =>
+    partner.POST('/api/v1/partner/orders/{order_id}/cancel', {
+      params: { path: { order_id: 'ord_1' } },
+      body: { reason: 'Out of stock at the warehouse' },
+    }),
+  () =>
     partner.GET('/api/v1/partner/subscriptions', {
       params: { query: { status: 'active', limit: 20, offset: 0, sort_by: 'created_at', sort_order: 'DESC' } },
     }),

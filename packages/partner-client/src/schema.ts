@@ -4947,6 +4947,1296 @@ export interface paths {
         };
         trace?: never;
     };
+    "/api/v1/partner/orders": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List orders (newest first; filter by status, product and time; cursor paging) */
+        get: {
+            parameters: {
+                query?: {
+                    status?: "paid" | "fulfilled" | "delivered" | "cancelled";
+                    product_id?: number;
+                    /** @description Orders created at or after this time */
+                    from?: string;
+                    /** @description Orders created before this time */
+                    to?: string;
+                    limit?: number;
+                    /** @description next_cursor of the previous page */
+                    cursor?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Success */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: true;
+                            message?: string;
+                            data: {
+                                orders: {
+                                    order_id: string;
+                                    /** @enum {string} */
+                                    status: "paid" | "fulfilled" | "delivered" | "cancelled";
+                                    product: {
+                                        /** @default null */
+                                        id: number | null;
+                                        title: string;
+                                        type: string;
+                                    };
+                                    /** @default null */
+                                    variation: {
+                                        variation_id: string;
+                                        name: string;
+                                    } | null;
+                                    quantity: number;
+                                    amount: {
+                                        customer_paid: {
+                                            amount: number;
+                                            currency: string;
+                                        };
+                                        merchant_gross: {
+                                            amount: number;
+                                            currency: string;
+                                        };
+                                        merchant_net: {
+                                            amount: number;
+                                            currency: string;
+                                        };
+                                        fees: {
+                                            platform_fee: {
+                                                amount: number;
+                                                currency: string;
+                                            };
+                                            gateway_fee: {
+                                                amount: number;
+                                                currency: string;
+                                            };
+                                            total: {
+                                                amount: number;
+                                                currency: string;
+                                            };
+                                        };
+                                        conversion?: {
+                                            from_currency: string;
+                                            to_currency: string;
+                                            rate: number;
+                                            rate_decimal: string;
+                                            surcharge_percent: number;
+                                        };
+                                    };
+                                    shipping_address: {
+                                        name: string;
+                                        line1: string;
+                                        /** @default null */
+                                        line2: string | null;
+                                        city: string;
+                                        /** @default null */
+                                        state: string | null;
+                                        /** @default null */
+                                        postal_code: string | null;
+                                        /** @description ISO-2 */
+                                        country: string;
+                                        /** @default null */
+                                        phone: string | null;
+                                    };
+                                    customer: {
+                                        email: string;
+                                        first_name: string;
+                                        last_name: string;
+                                    };
+                                    charge_id: string;
+                                    session_id: string;
+                                    fulfilments: {
+                                        carrier: string;
+                                        tracking_number: string;
+                                        /** @default null */
+                                        tracking_url: string | null;
+                                        /** Format: date-time */
+                                        fulfilled_at: string;
+                                    }[];
+                                    /** @default null */
+                                    cancellation: {
+                                        reason: string;
+                                        /** @default null */
+                                        refund_id: string | null;
+                                        /** Format: date-time */
+                                        cancelled_at: string;
+                                    } | null;
+                                    /**
+                                     * Format: date-time
+                                     * @default null
+                                     */
+                                    delivered_at: string | null;
+                                    is_live: boolean;
+                                    /** Format: date-time */
+                                    created_at: string;
+                                    /** Format: date-time */
+                                    updated_at: string;
+                                }[];
+                                has_more: boolean;
+                                /** @default null */
+                                next_cursor: string | null;
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Error */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Error */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Error */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Error */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Error */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Too many requests: retry after Retry-After seconds */
+                429: {
+                    headers: {
+                        /** @description Seconds to wait before retrying */
+                        "Retry-After"?: number;
+                        /** @description Requests allowed per second (rate limits only) */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current second */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Seconds until the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Internal error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Not available yet */
+                501: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description A service is unavailable: retry after Retry-After seconds (with the same Idempotency-Key) */
+                503: {
+                    headers: {
+                        /** @description Seconds to wait before retrying */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Timed out: the outcome is unknown, retry with the same Idempotency-Key */
+                504: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/partner/orders/{order_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An order */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description `ord_…` */
+                    order_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Success */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: true;
+                            message?: string;
+                            data: {
+                                order_id: string;
+                                /** @enum {string} */
+                                status: "paid" | "fulfilled" | "delivered" | "cancelled";
+                                product: {
+                                    /** @default null */
+                                    id: number | null;
+                                    title: string;
+                                    type: string;
+                                };
+                                /** @default null */
+                                variation: {
+                                    variation_id: string;
+                                    name: string;
+                                } | null;
+                                quantity: number;
+                                amount: {
+                                    customer_paid: {
+                                        amount: number;
+                                        currency: string;
+                                    };
+                                    merchant_gross: {
+                                        amount: number;
+                                        currency: string;
+                                    };
+                                    merchant_net: {
+                                        amount: number;
+                                        currency: string;
+                                    };
+                                    fees: {
+                                        platform_fee: {
+                                            amount: number;
+                                            currency: string;
+                                        };
+                                        gateway_fee: {
+                                            amount: number;
+                                            currency: string;
+                                        };
+                                        total: {
+                                            amount: number;
+                                            currency: string;
+                                        };
+                                    };
+                                    conversion?: {
+                                        from_currency: string;
+                                        to_currency: string;
+                                        rate: number;
+                                        rate_decimal: string;
+                                        surcharge_percent: number;
+                                    };
+                                };
+                                shipping_address: {
+                                    name: string;
+                                    line1: string;
+                                    /** @default null */
+                                    line2: string | null;
+                                    city: string;
+                                    /** @default null */
+                                    state: string | null;
+                                    /** @default null */
+                                    postal_code: string | null;
+                                    /** @description ISO-2 */
+                                    country: string;
+                                    /** @default null */
+                                    phone: string | null;
+                                };
+                                customer: {
+                                    email: string;
+                                    first_name: string;
+                                    last_name: string;
+                                };
+                                charge_id: string;
+                                session_id: string;
+                                fulfilments: {
+                                    carrier: string;
+                                    tracking_number: string;
+                                    /** @default null */
+                                    tracking_url: string | null;
+                                    /** Format: date-time */
+                                    fulfilled_at: string;
+                                }[];
+                                /** @default null */
+                                cancellation: {
+                                    reason: string;
+                                    /** @default null */
+                                    refund_id: string | null;
+                                    /** Format: date-time */
+                                    cancelled_at: string;
+                                } | null;
+                                /**
+                                 * Format: date-time
+                                 * @default null
+                                 */
+                                delivered_at: string | null;
+                                is_live: boolean;
+                                /** Format: date-time */
+                                created_at: string;
+                                /** Format: date-time */
+                                updated_at: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Error */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Error */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Error */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Error */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Error */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Too many requests: retry after Retry-After seconds */
+                429: {
+                    headers: {
+                        /** @description Seconds to wait before retrying */
+                        "Retry-After"?: number;
+                        /** @description Requests allowed per second (rate limits only) */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current second */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Seconds until the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Internal error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Not available yet */
+                501: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description A service is unavailable: retry after Retry-After seconds (with the same Idempotency-Key) */
+                503: {
+                    headers: {
+                        /** @description Seconds to wait before retrying */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Timed out: the outcome is unknown, retry with the same Idempotency-Key */
+                504: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/partner/orders/{order_id}/fulfil": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Mark a paid order shipped (paid → fulfilled), with the carrier and tracking number */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description `ord_…` */
+                    order_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        carrier: string;
+                        tracking_number: string;
+                        /** @description Absolute https URL */
+                        tracking_url?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Success */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: true;
+                            message?: string;
+                            data: {
+                                order_id: string;
+                                /** @enum {string} */
+                                status: "paid" | "fulfilled" | "delivered" | "cancelled";
+                                product: {
+                                    /** @default null */
+                                    id: number | null;
+                                    title: string;
+                                    type: string;
+                                };
+                                /** @default null */
+                                variation: {
+                                    variation_id: string;
+                                    name: string;
+                                } | null;
+                                quantity: number;
+                                amount: {
+                                    customer_paid: {
+                                        amount: number;
+                                        currency: string;
+                                    };
+                                    merchant_gross: {
+                                        amount: number;
+                                        currency: string;
+                                    };
+                                    merchant_net: {
+                                        amount: number;
+                                        currency: string;
+                                    };
+                                    fees: {
+                                        platform_fee: {
+                                            amount: number;
+                                            currency: string;
+                                        };
+                                        gateway_fee: {
+                                            amount: number;
+                                            currency: string;
+                                        };
+                                        total: {
+                                            amount: number;
+                                            currency: string;
+                                        };
+                                    };
+                                    conversion?: {
+                                        from_currency: string;
+                                        to_currency: string;
+                                        rate: number;
+                                        rate_decimal: string;
+                                        surcharge_percent: number;
+                                    };
+                                };
+                                shipping_address: {
+                                    name: string;
+                                    line1: string;
+                                    /** @default null */
+                                    line2: string | null;
+                                    city: string;
+                                    /** @default null */
+                                    state: string | null;
+                                    /** @default null */
+                                    postal_code: string | null;
+                                    /** @description ISO-2 */
+                                    country: string;
+                                    /** @default null */
+                                    phone: string | null;
+                                };
+                                customer: {
+                                    email: string;
+                                    first_name: string;
+                                    last_name: string;
+                                };
+                                charge_id: string;
+                                session_id: string;
+                                fulfilments: {
+                                    carrier: string;
+                                    tracking_number: string;
+                                    /** @default null */
+                                    tracking_url: string | null;
+                                    /** Format: date-time */
+                                    fulfilled_at: string;
+                                }[];
+                                /** @default null */
+                                cancellation: {
+                                    reason: string;
+                                    /** @default null */
+                                    refund_id: string | null;
+                                    /** Format: date-time */
+                                    cancelled_at: string;
+                                } | null;
+                                /**
+                                 * Format: date-time
+                                 * @default null
+                                 */
+                                delivered_at: string | null;
+                                is_live: boolean;
+                                /** Format: date-time */
+                                created_at: string;
+                                /** Format: date-time */
+                                updated_at: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Error */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Error */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Error */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Error */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Error */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Too many requests: retry after Retry-After seconds */
+                429: {
+                    headers: {
+                        /** @description Seconds to wait before retrying */
+                        "Retry-After"?: number;
+                        /** @description Requests allowed per second (rate limits only) */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current second */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Seconds until the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Internal error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Not available yet */
+                501: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description A service is unavailable: retry after Retry-After seconds (with the same Idempotency-Key) */
+                503: {
+                    headers: {
+                        /** @description Seconds to wait before retrying */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Timed out: the outcome is unknown, retry with the same Idempotency-Key */
+                504: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/partner/orders/{order_id}/deliver": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Mark a fulfilled order delivered */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description `ord_…` */
+                    order_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Success */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: true;
+                            message?: string;
+                            data: {
+                                order_id: string;
+                                /** @enum {string} */
+                                status: "paid" | "fulfilled" | "delivered" | "cancelled";
+                                product: {
+                                    /** @default null */
+                                    id: number | null;
+                                    title: string;
+                                    type: string;
+                                };
+                                /** @default null */
+                                variation: {
+                                    variation_id: string;
+                                    name: string;
+                                } | null;
+                                quantity: number;
+                                amount: {
+                                    customer_paid: {
+                                        amount: number;
+                                        currency: string;
+                                    };
+                                    merchant_gross: {
+                                        amount: number;
+                                        currency: string;
+                                    };
+                                    merchant_net: {
+                                        amount: number;
+                                        currency: string;
+                                    };
+                                    fees: {
+                                        platform_fee: {
+                                            amount: number;
+                                            currency: string;
+                                        };
+                                        gateway_fee: {
+                                            amount: number;
+                                            currency: string;
+                                        };
+                                        total: {
+                                            amount: number;
+                                            currency: string;
+                                        };
+                                    };
+                                    conversion?: {
+                                        from_currency: string;
+                                        to_currency: string;
+                                        rate: number;
+                                        rate_decimal: string;
+                                        surcharge_percent: number;
+                                    };
+                                };
+                                shipping_address: {
+                                    name: string;
+                                    line1: string;
+                                    /** @default null */
+                                    line2: string | null;
+                                    city: string;
+                                    /** @default null */
+                                    state: string | null;
+                                    /** @default null */
+                                    postal_code: string | null;
+                                    /** @description ISO-2 */
+                                    country: string;
+                                    /** @default null */
+                                    phone: string | null;
+                                };
+                                customer: {
+                                    email: string;
+                                    first_name: string;
+                                    last_name: string;
+                                };
+                                charge_id: string;
+                                session_id: string;
+                                fulfilments: {
+                                    carrier: string;
+                                    tracking_number: string;
+                                    /** @default null */
+                                    tracking_url: string | null;
+                                    /** Format: date-time */
+                                    fulfilled_at: string;
+                                }[];
+                                /** @default null */
+                                cancellation: {
+                                    reason: string;
+                                    /** @default null */
+                                    refund_id: string | null;
+                                    /** Format: date-time */
+                                    cancelled_at: string;
+                                } | null;
+                                /**
+                                 * Format: date-time
+                                 * @default null
+                                 */
+                                delivered_at: string | null;
+                                is_live: boolean;
+                                /** Format: date-time */
+                                created_at: string;
+                                /** Format: date-time */
+                                updated_at: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Error */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Error */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Error */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Error */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Error */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Too many requests: retry after Retry-After seconds */
+                429: {
+                    headers: {
+                        /** @description Seconds to wait before retrying */
+                        "Retry-After"?: number;
+                        /** @description Requests allowed per second (rate limits only) */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current second */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Seconds until the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Internal error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Not available yet */
+                501: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description A service is unavailable: retry after Retry-After seconds (with the same Idempotency-Key) */
+                503: {
+                    headers: {
+                        /** @description Seconds to wait before retrying */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Timed out: the outcome is unknown, retry with the same Idempotency-Key */
+                504: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/partner/orders/{order_id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a paid order: the payment is refunded in full and the stock returned
+         * @description Only a paid order (not yet fulfilled). A second cancel, or a cancel after fulfilment, is a 409.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description `ord_…` */
+                    order_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        reason: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Success */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: true;
+                            message?: string;
+                            data: {
+                                order_id: string;
+                                /** @enum {string} */
+                                status: "paid" | "fulfilled" | "delivered" | "cancelled";
+                                product: {
+                                    /** @default null */
+                                    id: number | null;
+                                    title: string;
+                                    type: string;
+                                };
+                                /** @default null */
+                                variation: {
+                                    variation_id: string;
+                                    name: string;
+                                } | null;
+                                quantity: number;
+                                amount: {
+                                    customer_paid: {
+                                        amount: number;
+                                        currency: string;
+                                    };
+                                    merchant_gross: {
+                                        amount: number;
+                                        currency: string;
+                                    };
+                                    merchant_net: {
+                                        amount: number;
+                                        currency: string;
+                                    };
+                                    fees: {
+                                        platform_fee: {
+                                            amount: number;
+                                            currency: string;
+                                        };
+                                        gateway_fee: {
+                                            amount: number;
+                                            currency: string;
+                                        };
+                                        total: {
+                                            amount: number;
+                                            currency: string;
+                                        };
+                                    };
+                                    conversion?: {
+                                        from_currency: string;
+                                        to_currency: string;
+                                        rate: number;
+                                        rate_decimal: string;
+                                        surcharge_percent: number;
+                                    };
+                                };
+                                shipping_address: {
+                                    name: string;
+                                    line1: string;
+                                    /** @default null */
+                                    line2: string | null;
+                                    city: string;
+                                    /** @default null */
+                                    state: string | null;
+                                    /** @default null */
+                                    postal_code: string | null;
+                                    /** @description ISO-2 */
+                                    country: string;
+                                    /** @default null */
+                                    phone: string | null;
+                                };
+                                customer: {
+                                    email: string;
+                                    first_name: string;
+                                    last_name: string;
+                                };
+                                charge_id: string;
+                                session_id: string;
+                                fulfilments: {
+                                    carrier: string;
+                                    tracking_number: string;
+                                    /** @default null */
+                                    tracking_url: string | null;
+                                    /** Format: date-time */
+                                    fulfilled_at: string;
+                                }[];
+                                /** @default null */
+                                cancellation: {
+                                    reason: string;
+                                    /** @default null */
+                                    refund_id: string | null;
+                                    /** Format: date-time */
+                                    cancelled_at: string;
+                                } | null;
+                                /**
+                                 * Format: date-time
+                                 * @default null
+                                 */
+                                delivered_at: string | null;
+                                is_live: boolean;
+                                /** Format: date-time */
+                                created_at: string;
+                                /** Format: date-time */
+                                updated_at: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Error */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Error */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Error */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Error */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Error */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Too many requests: retry after Retry-After seconds */
+                429: {
+                    headers: {
+                        /** @description Seconds to wait before retrying */
+                        "Retry-After"?: number;
+                        /** @description Requests allowed per second (rate limits only) */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current second */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Seconds until the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Internal error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Not available yet */
+                501: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description A service is unavailable: retry after Retry-After seconds (with the same Idempotency-Key) */
+                503: {
+                    headers: {
+                        /** @description Seconds to wait before retrying */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Timed out: the outcome is unknown, retry with the same Idempotency-Key */
+                504: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/partner/subscriptions": {
         parameters: {
             query?: never;

@@ -15,6 +15,7 @@ import type { MetadataValue } from '../subscriptions/subscription';
 import { clockOf } from '../subscriptions/subscription';
 import type { PauseCause } from '../renewals/dunning';
 import { MAX_ATTEMPTS_PER_PERIOD } from '../renewals/dunning';
+import type { ClockedKind } from '../renewals/sandbox-clock';
 
 /**
  * An installment plan (issue 26): a total paid in `count` parts on a schedule, the first on the hosted
@@ -274,3 +275,6 @@ export function planEventFor(
 ): OutboxEntry {
   return outboxEvent(subject, installmentPlanEvent(rec, effectiveAt), { merchantId: rec.merchant_id, mode: rec.mode });
 }
+
+/** How the sandbox clock names a plan. */
+export const PLAN_CLOCK: ClockedKind = { noun: 'installment plan', param: 'plan_id', notFound: planNotFound };

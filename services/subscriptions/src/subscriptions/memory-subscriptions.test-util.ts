@@ -6,7 +6,7 @@ import { nextActionAt, type SubscriptionRecord } from './subscription';
 /** The in-memory subscriptions store, with the same conditional-write and lease rules as the Mongo one. */
 
 /** A deep copy whose Dates are this realm's Dates (structuredClone's are not `instanceof Date` under jest). */
-function clone<T>(v: T): T {
+export function clone<T>(v: T): T {
   if (v instanceof Date) return new Date(v.getTime()) as T;
   if (Array.isArray(v)) return v.map(clone) as T;
   if (v && typeof v === 'object') {

@@ -1,6 +1,7 @@
 import { Schema, type Connection, type Model } from 'mongoose';
 import { type Mode, type OutboxEntry } from '@ppay/kernel';
 import { FERRETDB_SQL_PUSHDOWN, isDuplicateKeyError, moneySchema, outboxEntrySchema } from '@ppay/runtime';
+import { claimIn, dueIdsIn, EPOCH, releaseIn } from '../renewals/leased-documents.repo';
 import type { ListQuery, SortSpec } from './list-query';
 import type { SubscriptionRepository } from './ports';
 import { nextActionAt, type SubscriptionRecord } from './subscription';
@@ -86,7 +87,6 @@ export function subscriptionModel(conn: Connection): SubscriptionModel {
   return conn.model<SubscriptionDocument>('Subscription', subscriptionSchema);
 }
 
-const EPOCH = new Date(0);
 const NO_OUTBOX = { outbox: 0 };
 
 function toRecord(doc: SubscriptionDocument): SubscriptionRecord {
@@ -202,35 +202,17 @@ export class MongoSubscriptionRepository implements SubscriptionRepository {
     return toRecord(doc);
   }
 
-  async dueIds(realNow: Date, limit: number): Promise<string[]> {
-    const docs = (await this.model
-      .find({ wake_at: { $lte: realNow }, lease_until: { $lte: realNow } }, { _id: 1 })
-      .sort({ wake_at: 1 })
-      .limit(limit)
-      .comment(FERRETDB_SQL_PUSHDOWN) // a range scan of the claim index instead of a read of every subscription
-      .lean()
-      .exec()) as { _id: string }[];
-    return docs.map((d) => d._id);
+  dueIds(realNow: Date, limit: number): Promise<string[]> {
+    return dueIdsIn(this.model, realNow, limit);
   }
 
   async claim(id: string, realNow: Date, owner: string, leaseMs: number, options: { dueOnly?: boolean } = {}) {
-    const filter: Record<string, unknown> = { _id: id, lease_until: { $lte: realNow } };
-    if (options.dueOnly) filter.wake_at = { $lte: realNow };
-    const doc = (await this.model
-      .findOneAndUpdate(
-        filter,
-        { $set: { lease_owner: owner, lease_until: new Date(realNow.getTime() + leaseMs) } },
-        { new: true },
-      )
-      .lean()
-      .exec()) as SubscriptionDocument | null;
-    return doc ? toRecord(doc) : null;
+    const doc = await claimIn(this.model, id, realNow, owner, leaseMs, options);
+    return doc ? toRecord(doc as SubscriptionDocument) : null;
   }
 
-  async release(id: string, owner: string, retryAt?: Date) {
-    await this.model
-      .updateOne({ _id: id, lease_owner: owner }, { $set: { lease_owner: null, lease_until: retryAt ?? EPOCH } })
-      .exec();
+  release(id: string, owner: string, retryAt?: Date): Promise<void> {
+    return releaseIn(this.model, id, owner, retryAt);
   }
 
   async list(merchantId: number, mode: Mode, query: ListQuery, sort: SortSpec) {

@@ -28,6 +28,7 @@ import { registerDashboardRoutes } from './routes/dashboard';
 import { registerKycRoutes } from './routes/kyc';
 import { registerEventRoutes } from './routes/events';
 import { registerEventStreamRoutes } from './routes/event-stream';
+import { registerInstallmentPlanRoutes } from './routes/installment-plans';
 import { registerMarketplaceRoutes } from './routes/marketplace';
 import { registerOnboardingRoutes } from './routes/onboarding';
 import { registerPaymentRoutes } from './routes/payments';
@@ -281,6 +282,7 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
         registerPaymentRoutes,
         registerPricingRoutes,
         registerSubscriptionRoutes,
+        registerInstallmentPlanRoutes,
         registerMarketplaceRoutes,
         registerWalletRoutes,
         registerKycRoutes,

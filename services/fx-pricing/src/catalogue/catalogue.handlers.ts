@@ -22,6 +22,7 @@ export function catalogueHandlers(catalogue: Catalogue): Handlers {
           name: req.name,
           type: req.type,
           base_price: { amount: req.base_price?.amount ?? Number.NaN, currency: req.base_price?.currency ?? '' },
+          installments_allowed: req.installments_allowed,
         }),
       );
     },

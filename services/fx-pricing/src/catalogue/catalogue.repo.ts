@@ -12,6 +12,8 @@ interface ProductDocument {
   type: ProductType;
   base_amount: number;
   base_currency: string;
+  /** Absent on products stored before installment plans: false. */
+  installments_allowed?: boolean;
   created_at: Date;
   updated_at: Date;
 }
@@ -29,6 +31,7 @@ const productSchema = new Schema<ProductDocument>(
     type: { type: String, required: true },
     base_amount: { type: Number, required: true },
     base_currency: { type: String, required: true },
+    installments_allowed: { type: Boolean, default: false },
     created_at: { type: Date, required: true },
     updated_at: { type: Date, required: true },
   },
@@ -57,8 +60,19 @@ export function catalogueModels(conn: Connection) {
   };
 }
 
-function toProduct({ _id, base_amount, base_currency, ...product }: ProductDocument): ProductRecord {
-  return { id: _id, ...product, base_price: { amount: base_amount, currency: base_currency } };
+function toProduct({
+  _id,
+  base_amount,
+  base_currency,
+  installments_allowed,
+  ...product
+}: ProductDocument): ProductRecord {
+  return {
+    id: _id,
+    ...product,
+    base_price: { amount: base_amount, currency: base_currency },
+    installments_allowed: installments_allowed ?? false,
+  };
 }
 
 function toRule({ _id, ...rule }: PriceRuleDocument): PriceRuleRecord {
@@ -94,6 +108,7 @@ export class MongoCatalogueRepository implements CatalogueRepository {
               type: product.type,
               base_amount: product.base_price.amount,
               base_currency: product.base_price.currency,
+              installments_allowed: product.installments_allowed,
               updated_at: now,
             },
             $setOnInsert: { created_at: now },

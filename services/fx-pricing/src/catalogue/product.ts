@@ -10,6 +10,8 @@ export interface ProductRecord {
   type: ProductType;
   /** In the merchant's pricing currency, integer minor units. */
   base_price: Money;
+  /** The merchant lets customers pay it in installments (a session with `installments`, issue 26). */
+  installments_allowed: boolean;
   created_at: Date;
   updated_at: Date;
 }
@@ -20,6 +22,8 @@ export interface ProductInput {
   name: string;
   type: string;
   base_price: { amount: number; currency: string };
+  /** Absent: false. */
+  installments_allowed?: boolean;
 }
 
 /** A catalogue input the caller got wrong: 400 naming the parameter. */
@@ -51,5 +55,8 @@ export function validateProduct(input: ProductInput): Omit<ProductRecord, 'creat
     throw invalid('base_price must be an integer amount of minor units and an ISO 4217 currency', 'base_price');
   }
   if (base_price.amount < 0) throw invalid('base_price.amount must not be negative', 'base_price.amount');
-  return { merchant_id, name, type: input.type as ProductType, base_price };
+  const installments = input.installments_allowed ?? false;
+  if (typeof installments !== 'boolean')
+    throw invalid('installments_allowed must be a boolean', 'installments_allowed');
+  return { merchant_id, name, type: input.type as ProductType, base_price, installments_allowed: installments };
 }

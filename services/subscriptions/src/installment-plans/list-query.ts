@@ -68,7 +68,8 @@ export function parsePlanListQuery(raw: PlanListInput): PlanListQuery {
   }
   let email: string | undefined;
   if (!absent(raw.customer_email)) {
-    email = typeof raw.customer_email === 'string' ? raw.customer_email.trim() : '';
+    // Compared as stored (exact): an address no plan has simply finds nothing.
+    email = typeof raw.customer_email === 'string' ? raw.customer_email : '';
     if (!email || email.length > MAX_EMAIL) {
       throw invalid('customer_email', `customer_email must be 1 to ${MAX_EMAIL} characters`);
     }

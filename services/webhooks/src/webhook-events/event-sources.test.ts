@@ -11,6 +11,7 @@ describe('webhook sources', () => {
       amount: { amount: 1, currency: 'NGN' },
       subscription_id: 'sub_1',
       payout_request_id: 1,
+      plan_id: 'ip_1',
     };
     const streams = new Map<string, Set<string>>();
     for (const source of WEBHOOK_SOURCES) {
@@ -18,7 +19,14 @@ describe('webhook sources', () => {
       const type = source.object(envelope as never).type;
       streams.set(type, (streams.get(type) ?? new Set()).add(streamForSubject(source.subject)));
     }
-    expect([...streams.keys()].sort()).toEqual(['charge', 'kyc_case', 'payout_request', 'subscription', 'wallet']);
+    expect([...streams.keys()].sort()).toEqual([
+      'charge',
+      'installment_plan',
+      'kyc_case',
+      'payout_request',
+      'subscription',
+      'wallet',
+    ]);
     for (const [type, of] of streams) expect([type, of.size]).toEqual([type, 1]);
   });
 });

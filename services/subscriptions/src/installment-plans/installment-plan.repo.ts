@@ -1,7 +1,7 @@
 import { Schema, type Connection, type Model } from 'mongoose';
 import type { Mode, OutboxEntry } from '@ppay/kernel';
-import { FERRETDB_SQL_PUSHDOWN, isDuplicateKeyError, moneySchema, outboxEntrySchema } from '@ppay/runtime';
-import { claimIn, dueIdsIn, EPOCH, releaseIn } from '../renewals/leased-documents.repo';
+import { FERRETDB_SQL_PUSHDOWN, isDuplicateKeyError, moneySchema } from '@ppay/runtime';
+import { EPOCH, SCHEDULED_DOCUMENT_FIELDS, ScheduledDocuments } from '../renewals/leased-documents.repo';
 import { nextActionAt, type InstallmentPart, type InstallmentPlanRecord } from './installment-plan';
 import { sortKey, type PlanListQuery } from './list-query';
 import type { InstallmentPlanRepository } from './ports';
@@ -51,11 +51,7 @@ const planSchema = new Schema<PlanDocument>(
     created_at: { type: Date, required: true },
     updated_at: { type: Date, required: true },
     sort_key: { type: String, required: true },
-    next_action_at: { type: Date, default: null },
-    wake_at: { type: Date, default: null },
-    lease_owner: { type: String, default: null },
-    lease_until: { type: Date, required: true },
-    outbox: { type: [outboxEntrySchema], default: [] },
+    ...SCHEDULED_DOCUMENT_FIELDS,
   },
   { versionKey: false, collection: 'installment_plans', minimize: false },
 );
@@ -113,12 +109,17 @@ function stored(rec: InstallmentPlanRecord) {
   };
 }
 
-export class MongoInstallmentPlanRepository implements InstallmentPlanRepository {
-  /** `afterWrite` is told which plan gained outbox events (the relay's fast path). */
-  constructor(
-    readonly model: InstallmentPlanModel,
-    private readonly afterWrite: (id: string) => void = () => undefined,
-  ) {}
+export class MongoInstallmentPlanRepository
+  extends ScheduledDocuments<PlanDocument, InstallmentPlanRecord>
+  implements InstallmentPlanRepository
+{
+  protected toRecord(doc: PlanDocument): InstallmentPlanRecord {
+    return toRecord(doc);
+  }
+
+  protected stored(rec: InstallmentPlanRecord) {
+    return stored(rec);
+  }
 
   async insertOrGet(rec: InstallmentPlanRecord, events: OutboxEntry[]) {
     try {
@@ -139,51 +140,6 @@ export class MongoInstallmentPlanRepository implements InstallmentPlanRepository
     const existing = await this.findById(rec.id);
     if (!existing) throw new Error(`installment plan ${rec.id} vanished`);
     return { plan: existing, created: false };
-  }
-
-  async findForMerchant(merchantId: number, mode: Mode, id: string) {
-    const doc = (await this.model
-      .findOne({ _id: id, merchant_id: merchantId, mode }, NO_OUTBOX)
-      .lean()
-      .exec()) as PlanDocument | null;
-    return doc ? toRecord(doc) : null;
-  }
-
-  async findById(id: string) {
-    const doc = (await this.model.findOne({ _id: id }, NO_OUTBOX).lean().exec()) as PlanDocument | null;
-    return doc ? toRecord(doc) : null;
-  }
-
-  async save(
-    next: InstallmentPlanRecord,
-    events: OutboxEntry[],
-    lease?: { owner: string; until: Date; release?: boolean },
-  ) {
-    const filter: Record<string, unknown> = { _id: next.id, version: next.version };
-    if (lease) filter.lease_owner = lease.owner;
-    const set: Record<string, unknown> = { ...stored(next), version: next.version + 1, updated_at: new Date() };
-    if (lease) set.lease_until = lease.release ? EPOCH : lease.until;
-    if (lease?.release) set.lease_owner = null;
-    const update: Record<string, unknown> = { $set: set };
-    if (events.length) update.$push = { outbox: { $each: events } };
-    // findAndModify cannot project on FerretDB: the outbox comes back and is dropped by toRecord.
-    const doc = (await this.model.findOneAndUpdate(filter, update, { new: true }).lean().exec()) as PlanDocument | null;
-    if (!doc) return null;
-    if (events.length) this.afterWrite(next.id);
-    return toRecord(doc);
-  }
-
-  dueIds(realNow: Date, limit: number): Promise<string[]> {
-    return dueIdsIn(this.model, realNow, limit);
-  }
-
-  async claim(id: string, realNow: Date, owner: string, leaseMs: number, options: { dueOnly?: boolean } = {}) {
-    const doc = await claimIn(this.model, id, realNow, owner, leaseMs, options);
-    return doc ? toRecord(doc as PlanDocument) : null;
-  }
-
-  release(id: string, owner: string, retryAt?: Date): Promise<void> {
-    return releaseIn(this.model, id, owner, retryAt);
   }
 
   async list(merchantId: number, mode: Mode, query: PlanListQuery) {

@@ -76,7 +76,7 @@ ${frequency}
 <table class="sum">
 <tr><td>Price</td><td class="v" data-testid="price">${money(v.fee_details?.base)}</td></tr>
 ${feeRow}
-<tr class="total"><td>${v.installments ? 'Due today' : 'Total due'} (<span data-testid="currency">${escapeHtml(v.amount?.currency ?? '')}</span>)</td><td class="v" data-testid="amount">${money(v.amount)}</td></tr>
+<tr class="total"><td>${v.installments ? (v.status === 'pending' ? 'Due today' : 'First payment') : 'Total due'} (<span data-testid="currency">${escapeHtml(v.amount?.currency ?? '')}</span>)</td><td class="v" data-testid="amount">${money(v.amount)}</td></tr>
 </table>
 ${installmentPlan(v)}`;
 }
@@ -94,7 +94,9 @@ function installmentPlan(v: View): string {
   const rows = plan.schedule
     .map((p) => {
       const due = new Date(p.due_at);
-      const when = p.number === 1 ? 'Today' : Number.isNaN(due.getTime()) ? '' : escapeHtml(DAY.format(due));
+      // Before payment part 1 is today's; once paid, every part shows its date (part 1: the payment's).
+      const today = p.number === 1 && v.status === 'pending';
+      const when = today ? 'Today' : Number.isNaN(due.getTime()) ? '' : escapeHtml(DAY.format(due));
       return `<tr data-testid="installment"><td>${p.number} of ${plan.count}</td><td data-testid="installment-date">${when}</td><td class="v" data-testid="installment-amount">${money(p.total)}</td></tr>`;
     })
     .join('');

@@ -9,7 +9,7 @@ const PART_STATUSES = ['scheduled', 'pending', 'retrying', 'paid', 'failed', 'ca
 const DateTime = (description?: string) => Type.String({ format: 'date-time', maxLength: 40, description });
 
 export const PlanParams = Type.Object({
-  plan_id: Type.String({ minLength: 1, maxLength: 64, description: '`ip_` + 16 base62 characters' }),
+  plan_id: Type.String({ minLength: 1, maxLength: 64, description: '`ip_` + 24 base62 characters' }),
 });
 
 export const PlanListQuery = Type.Object(

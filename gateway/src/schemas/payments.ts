@@ -159,32 +159,36 @@ const PaymentTypeEnum = StringEnum(['one_time', 'subscription', 'installment'] a
 
 /**
  * An installment session's plan (issue 26): amount and fee_details of the session are its first part's.
- * (No additionalProperties: false inside a Nullable: the serialiser picks the branch by validating the
- * wire message, which carries the Money fields the REST ones are read from.)
+ * Only installment sessions have it, so every other session answers exactly the spec's fields.
  */
-const SessionInstallments = Nullable(
-  Type.Object({
-    plan_id: Type.String({ description: 'The installment plan the first payment creates' }),
-    count: Type.Integer(),
-    interval: StringEnum(['weekly', 'monthly'] as const),
-    amount: MinorUnitsOf('total', { description: 'What the parts add up to (the amount sent)' }),
-    currency: CurrencyOf('total'),
-    schedule: Type.Array(
-      Type.Object({
-        number: Type.Integer({ description: '1 is charged on the checkout page' }),
-        amount: MinorUnitsOf('base'),
-        transaction_fee: MinorUnitsOf('fee'),
-        total_amount: MinorUnitsOf('total', {
-          description: 'What is charged: fee included when the customer pays fees',
-        }),
-        due_at: Type.String({
-          format: 'date-time',
-          description: 'Counted from the first payment; before it, as if it were paid now',
-        }),
-      }),
-    ),
-  }),
-  { description: 'Installment sessions only; null otherwise' },
+const SessionInstallments = Type.Optional(
+  Type.Object(
+    {
+      plan_id: Type.String({ description: 'The installment plan the first payment creates' }),
+      count: Type.Integer(),
+      interval: StringEnum(['weekly', 'monthly'] as const),
+      amount: MinorUnitsOf('total', { description: 'What the parts add up to (the amount sent)' }),
+      currency: CurrencyOf('total'),
+      schedule: Type.Array(
+        Type.Object(
+          {
+            number: Type.Integer({ description: '1 is charged on the checkout page' }),
+            amount: MinorUnitsOf('base'),
+            transaction_fee: MinorUnitsOf('fee'),
+            total_amount: MinorUnitsOf('total', {
+              description: 'What is charged: fee included when the customer pays fees',
+            }),
+            due_at: Type.String({
+              format: 'date-time',
+              description: 'Counted from the first payment; before it, as if it were paid now',
+            }),
+          },
+          { additionalProperties: false },
+        ),
+      ),
+    },
+    { additionalProperties: false, description: 'Installment sessions only (absent otherwise)' },
+  ),
 );
 
 /** Spec 2.3 / 4.2: the create response. */

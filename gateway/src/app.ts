@@ -10,7 +10,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import { Counter, Histogram } from 'prom-client';
 import { newRequestId, PlatformError, type CallerInfo } from '@ppay/kernel';
-import { adminTokenAuth, apiKeyAuth, userTokenAuth } from './auth/hooks';
+import { adminTokenAuth, apiKeyAuth, sandboxKeysOnly, userTokenAuth } from './auth/hooks';
 import { trustProxyOption } from './config';
 import { ADMIN_PREFIX, DASHBOARD_PREFIX, PARTNER_PREFIX, type GatewayDeps } from './deps';
 import { toHttpError } from './http/errors';
@@ -25,6 +25,7 @@ import { registerAdminRoutes } from './routes/admin';
 import { registerApiKeyRoutes } from './routes/api-keys';
 import { registerCheckoutRoutes } from './routes/checkout';
 import { registerDashboardRoutes } from './routes/dashboard';
+import { registerDisputeRoutes } from './routes/disputes';
 import { registerKycRoutes } from './routes/kyc';
 import { registerEventRoutes } from './routes/events';
 import { registerEventStreamRoutes } from './routes/event-stream';
@@ -33,6 +34,7 @@ import { registerMarketplaceRoutes } from './routes/marketplace';
 import { registerOnboardingRoutes } from './routes/onboarding';
 import { registerPaymentRoutes } from './routes/payments';
 import { registerPricingRoutes } from './routes/pricing';
+import { registerProductRoutes } from './routes/products';
 import { registerSubscriptionRoutes } from './routes/subscriptions';
 import { registerWalletRoutes } from './routes/wallets';
 import { ErrorResponse } from './schemas/common';
@@ -276,11 +278,14 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
   await app.register(
     async (partner) => {
       partner.addHook('preValidation', apiKeyAuth(deps));
+      partner.addHook('preValidation', sandboxKeysOnly(PARTNER_PREFIX));
       registerIdempotency(partner, deps.idempotency);
       for (const register of [
         registerAccountRoutes,
         registerPaymentRoutes,
+        registerDisputeRoutes,
         registerPricingRoutes,
+        registerProductRoutes,
         registerSubscriptionRoutes,
         registerInstallmentPlanRoutes,
         registerMarketplaceRoutes,

@@ -255,16 +255,23 @@ describe('KYC and payout routes over a fake kyc service (app.inject)', () => {
     const res = await t.app.inject({
       method: 'POST',
       url: partner('/sandbox/kyc/7/reject'),
-      headers: { 'x-api-key': LIVE_KEY },
+      headers,
       payload: { reason: 'Blurry document' },
     });
     expect(res.json().data).toMatchObject({ status: 'rejected', id: null, payouts_enabled: false });
     expect(t.calls[0]).toMatchObject({
-      mode: 'live',
+      mode: 'sandbox',
       request: { submission_id: 7, action: 'reject', reason: 'Blurry document' },
     });
     const bad = await t.app.inject({ method: 'POST', url: partner('/sandbox/kyc/7/delete'), headers, payload: {} });
     expect(bad.statusCode).toBe(400);
+    const live = await t.app.inject({
+      method: 'POST',
+      url: partner('/sandbox/kyc/7/delete'),
+      headers: { 'x-api-key': LIVE_KEY },
+      payload: {},
+    });
+    expect([live.statusCode, t.calls.length]).toEqual([403, 1]);
   });
 });
 

@@ -4,10 +4,11 @@ import * as path from 'node:path';
 import { COMPONENTS } from '@ppay/kernel';
 import { infraDown, infraUp, REPO_ROOT, type InfraOptions } from '@ppay/devstack';
 import { eventually, http, startTestPlatform, type HttpResult, type TestPlatform } from '../support/platform';
+import { checkDisputeMoney, disputeAndDecide, PAYMENT_REASONS } from './disputes';
 
 /**
  * Fault injection: a load of charges and their sandbox outcomes — plain, marketplace
- * splits and converted — runs while payments, marketplace, fx-pricing and nats-server are killed
+ * splits and converted, about a tenth of the succeeded ones then disputed and decided — runs while payments, marketplace, fx-pricing and nats-server are killed
  * with SIGKILL at random moments and restarted. The client behaves as partners are told to: it
  * retries 5xx/429/in-flight answers with the same Idempotency-Key. Afterwards money must be exact:
  * one stored charge per request, every succeeded charge exactly its ledger entries (as measured
@@ -58,7 +59,12 @@ interface Job {
   chargeId?: string;
   chargeData?: Record<string, unknown>;
   outcomeData?: Record<string, unknown>;
+  /** How its dispute is decided (about 10 % of succeeded charges): evidence that wins, accept, or the sandbox outcome. */
+  dispute?: 'winning_evidence' | 'accept' | 'won' | 'lost';
+  disputeId?: string;
 }
+
+const DISPUTE_ACTIONS = ['winning_evidence', 'accept', 'won', 'lost'] as const;
 /** The ledger entries a configuration produces, as [merchant_id, currency, amount] sorted. */
 type EntryShape = [number, string, number][];
 
@@ -71,11 +77,20 @@ describe('fault injection: kill -9 under load keeps money exact', () => {
   const api = (key: string, method: string, url: string, body?: unknown, headers: Record<string, string> = {}) =>
     http(t.url, method, `/api/v1/partner${url}`, { headers: { 'x-api-key': key, ...headers }, body });
 
-  /** Retries what a partner must retry (5xx, 429, a request still in flight), with the same key. */
-  async function until200(label: string, send: () => Promise<HttpResult>, deadline: number): Promise<HttpResult> {
+  /**
+   * Retries what a partner must retry (5xx, 429, a request still in flight), with the same key. `done`
+   * names the 409 codes that mean an earlier try of this very call took effect (its answer was lost).
+   */
+  async function until200(
+    label: string,
+    send: () => Promise<HttpResult>,
+    deadline: number,
+    done: string[] = [],
+  ): Promise<HttpResult> {
     for (let attempt = 1; ; attempt++) {
       const res = await send().catch(() => undefined);
       if (res?.status === 200) return res;
+      if (res?.status === 409 && attempt > 1 && done.includes(res.body?.error?.code)) return res;
       const retryable =
         res === undefined ||
         res.status >= 500 ||
@@ -179,7 +194,7 @@ describe('fault injection: kill -9 under load keeps money exact', () => {
       const entriesOf = async (chargeIds: string[]) => {
         const docs = await payments
           .collection('ledger_entries')
-          .find({ charge_id: { $in: chargeIds } })
+          .find({ charge_id: { $in: chargeIds }, reason: { $in: PAYMENT_REASONS } })
           .toArray();
         const by = new Map<string, EntryShape>();
         for (const d of docs) {
@@ -218,6 +233,9 @@ describe('fault injection: kill -9 under load keeps money exact', () => {
           outcome: random() < 0.85 ? 'succeed' : 'fail',
         };
       });
+      for (const job of jobs) {
+        if (job.outcome === 'succeed' && random() < 0.1) job.dispute = DISPUTE_ACTIONS[Math.floor(random() * 4)];
+      }
       const deadline = Date.now() + LOAD_BUDGET_MS;
       let loadDone = false;
       const chaos = (async () => {
@@ -250,6 +268,7 @@ describe('fault injection: kill -9 under load keeps money exact', () => {
             deadline,
           );
           job.outcomeData = done.body.data;
+          if (job.dispute) await disputeAndDecide({ api, until200 }, job, deadline);
         }
       };
       const started = Date.now();
@@ -281,7 +300,9 @@ describe('fault injection: kill -9 under load keeps money exact', () => {
       const catchUpStarted = Date.now();
       await eventually(
         async () => {
-          const n = await payments.collection('ledger_entries').countDocuments({ charge_id: { $in: jobIds } });
+          const n = await payments
+            .collection('ledger_entries')
+            .countDocuments({ charge_id: { $in: jobIds }, reason: { $in: PAYMENT_REASONS } });
           return n >= totalExpected;
         },
         120_000,
@@ -300,6 +321,13 @@ describe('fault injection: kill -9 under load keeps money exact', () => {
         if (got.length === want.length && JSON.stringify(got) !== JSON.stringify(want)) wrong++;
       }
       const creditedFailed = failed.filter((j) => ledger.has(j.chargeId!)).length;
+
+      const disputed = jobs.filter((j) => j.disputeId);
+      const { disputesWrong, walletsWrong } = await checkDisputeMoney({ api, payments, t }, disputed, [
+        plain.merchant_id,
+        operator.merchant_id,
+        subId,
+      ]);
 
       // One stored charge per request: retries never created a second one.
       const stored = await payments.collection('charges').countDocuments({ reference: { $regex: `^chaos-${seed}-` } });
@@ -328,13 +356,15 @@ describe('fault injection: kill -9 under load keeps money exact', () => {
       // Every Idempotency-Key replay answers the original charge and outcome. The gateway replays the
       // stored answer byte for byte; when its store was unreachable (NATS killed) at the first answer,
       // payments still dedupes by key and answers the same charge as it is now, so only `status` may
-      // have moved on (docs/decisions.md, Hardening 18). Anything else that differs is a failure.
+      // have moved on (docs/decisions.md, Hardening 18), and `amount_disputed` for a charge disputed since.
+      // Anything else that differs is a failure.
+      const MAY_MOVE_ON = ['status', 'amount_disputed'];
       const replays = { identical: 0, currentStatus: 0, different: [] as string[] };
       const compare = (label: string, original: Record<string, unknown>, again: Record<string, unknown>) => {
         const keys = new Set([...Object.keys(original), ...Object.keys(again)]);
         const changed = [...keys].filter((k) => JSON.stringify(original[k]) !== JSON.stringify(again[k]));
         if (changed.length === 0) replays.identical++;
-        else if (changed.length === 1 && changed[0] === 'status') replays.currentStatus++;
+        else if (changed.every((k) => MAY_MOVE_ON.includes(k))) replays.currentStatus++;
         else replays.different.push(`${label}: ${changed.join(', ')}`);
       };
       const replayDeadline = Date.now() + 3 * 60_000;
@@ -369,11 +399,15 @@ describe('fault injection: kill -9 under load keeps money exact', () => {
           `  charges stored ${stored} for ${jobs.length} requests (${distinct} distinct ids)`,
           `  ledger entries expected ${totalExpected} (complete ${catchUpSeconds.toFixed(0)} s after the load): missing ${missing}, duplicated ${duplicated}, wrong ${wrong};` +
             ` failed charges credited ${creditedFailed}`,
+          `  disputes ${disputed.length} (decided by evidence, accept, sandbox won/lost): ${disputesWrong} with money moved other than once;` +
+            ` wallets not equal to the sum of their entries ${walletsWrong}`,
           `  outbox documents pending ${pendingOutbox}, dead letters ${deadLetters}`,
           `  replays ${jobs.length * 2}: ${replays.identical} identical, ${replays.currentStatus} the same charge in` +
             ` its current status (answer not stored while NATS was down), ${replays.different.length} different`,
         ].join('\n'),
       );
+      expect(disputed.length).toBeGreaterThan(0);
+      expect({ disputesWrong, walletsWrong }).toEqual({ disputesWrong: 0, walletsWrong: 0 });
       expect({ stored, distinct, missing, duplicated, wrong, creditedFailed, pendingOutbox, deadLetters }).toEqual({
         stored: jobs.length,
         distinct: jobs.length,

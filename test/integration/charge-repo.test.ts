@@ -3,12 +3,8 @@ import { randomBytes } from 'node:crypto';
 import type { ChargeRecord, CustomerDetails } from '../../services/payments/src/charges/charge';
 import { testCharge, testFees } from '../../services/payments/src/charges/charge.test-util';
 import { newRefund } from '../../services/payments/src/refunds/refund';
-import {
-  chargeDocumentOf,
-  chargeKeyModel,
-  chargeModel,
-  MongoChargeRepository,
-} from '../../services/payments/src/charges/charge.repo';
+import { chargeDocumentOf, chargeModel, MongoChargeRepository } from '../../services/payments/src/charges/charge.repo';
+import { chargeKeyModel } from '../../services/payments/src/charges/charge-keys.repo';
 import { testInfraUrls } from '../support/infra';
 
 /**

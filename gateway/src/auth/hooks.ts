@@ -44,6 +44,19 @@ export function apiKeyAuth(deps: GatewayDeps) {
   };
 }
 
+/**
+ * preValidation after apiKeyAuth: the sandbox helpers (routes under `<prefix>/sandbox/`) answer sandbox
+ * keys only, so a live key gets its 403 before anything about its body (the services check it too).
+ */
+export function sandboxKeysOnly(prefix: string) {
+  const sandboxRoutes = `${prefix}/sandbox/`;
+  return async (req: FastifyRequest) => {
+    if (req.routeOptions.url?.startsWith(sandboxRoutes) && req.caller?.mode !== 'sandbox') {
+      throw new PlatformError('PERMISSION_DENIED', 'Sandbox test helpers are only available with sandbox keys');
+    }
+  };
+}
+
 /** preValidation for key management and dashboard routes: x-id-key user token. */
 export function userTokenAuth(deps: GatewayDeps, options: { environmentHeader?: boolean } = {}) {
   return async (req: FastifyRequest) => {

@@ -72,7 +72,7 @@ describe('charge and session routes over a fake payments service', () => {
     expect(res.body).toBe(`{"success":true,"data":${restPreview},"message":"Preview only: no charge was created"}`);
   });
 
-  it('answers a charge with the spec 2.2 fee_details and its refunded total in minor units', async () => {
+  it('answers a charge with the spec 2.2 fee_details and its refunded and disputed totals in minor units', async () => {
     const charge = {
       charge_id: 'ch_1',
       payment_gateway: 'naira_gateway',
@@ -81,6 +81,7 @@ describe('charge and session routes over a fake payments service', () => {
       status: 'pending',
       amount_refunded: ngn(0),
       refunded: false,
+      amount_disputed: ngn(2_500),
     };
     const t = await testGateway({ payments: { CreateCharge: () => ({ charge, replayed: false }) } });
     const res = await t.app.inject({ method: 'POST', url, headers, payload: {} });
@@ -92,6 +93,7 @@ describe('charge and session routes over a fake payments service', () => {
       fee_details: { base_amount: 500_000, transaction_fee: 17_500, total_amount: 500_000, customer_pays_fees: false },
       amount_refunded: 0,
       refunded: false,
+      amount_disputed: 2_500,
     });
   });
 
@@ -126,5 +128,99 @@ describe('charge and session routes over a fake payments service', () => {
         customer_pays_fees: true,
       },
     });
+  });
+});
+
+describe('charge reads (GET /payments/charges, /payments/charges/{id})', () => {
+  const wireCharge = {
+    charge_id: 'ch_1',
+    transaction_id: 'txn_1',
+    payment_gateway: 'naira_gateway',
+    status: 'succeeded',
+    reference: 'order-1',
+    amount: ngn(500_000),
+    total: ngn(500_000),
+    fee_details: { base: ngn(500_000), fee: ngn(17_500), total: ngn(500_000), customer_pays_fees: false },
+    amount_refunded: ngn(100_000),
+    refunded: false,
+    amount_disputed: ngn(200_000),
+    customer_email: 'ada@example.com',
+    description: 'Bread',
+    is_live: false,
+    created_at: '2026-11-01T10:00:00.000Z',
+    completed_at: '2026-11-01T10:00:01.000Z',
+    refunds: [
+      {
+        refund_id: 're_1',
+        charge_id: 'ch_1',
+        amount: ngn(100_000),
+        status: 'succeeded',
+        created_at: '2026-11-01T11:00:00.000Z',
+      },
+    ],
+    dispute: { dispute_id: 'dp_1', status: 'open', amount: ngn(200_000) },
+  };
+
+  it('answers a charge with flat minor units, its refunds and its dispute, absent optionals as null', async () => {
+    const t = await testGateway({ payments: { GetCharge: () => wireCharge } });
+    const res = await t.app.inject({ method: 'GET', url: '/api/v1/partner/payments/charges/ch_1', headers });
+    expect(res.statusCode).toBe(200);
+    expect(res.json().data).toEqual({
+      charge_id: 'ch_1',
+      transaction_id: 'txn_1',
+      payment_gateway: 'naira_gateway',
+      status: 'succeeded',
+      reference: 'order-1',
+      amount: 500_000,
+      currency: 'NGN',
+      total_amount: 500_000,
+      total_currency: 'NGN',
+      fee_details: { base_amount: 500_000, transaction_fee: 17_500, total_amount: 500_000, customer_pays_fees: false },
+      amount_refunded: 100_000,
+      refunded: false,
+      amount_disputed: 200_000,
+      customer_email: 'ada@example.com',
+      description: 'Bread',
+      sub_merchant_id: null,
+      is_live: false,
+      failure_reason: null,
+      client_secret: null,
+      publishable_key: null,
+      gateway_account_id: null,
+      created_at: '2026-11-01T10:00:00.000Z',
+      completed_at: '2026-11-01T10:00:01.000Z',
+      refunds: [
+        {
+          refund_id: 're_1',
+          charge_id: 'ch_1',
+          amount: 100_000,
+          currency: 'NGN',
+          status: 'succeeded',
+          reason: null,
+          failure_reason: null,
+          created_at: '2026-11-01T11:00:00.000Z',
+        },
+      ],
+      dispute: { dispute_id: 'dp_1', status: 'open', amount: 200_000, currency: 'NGN' },
+    });
+    expect(t.calls[0]).toMatchObject({ method: 'GetCharge', request: { charge_id: 'ch_1' } });
+  });
+
+  it('lists with its filters and refuses bad ones with 400', async () => {
+    const t = await testGateway({
+      payments: { ListCharges: () => ({ charges: [{ ...wireCharge, dispute: undefined }], has_more: false }) },
+    });
+    const res = await t.app.inject({
+      method: 'GET',
+      url: '/api/v1/partner/payments/charges?status=succeeded&reference=order-1&limit=10',
+      headers,
+    });
+    expect(res.statusCode).toBe(200);
+    expect(res.json().data).toMatchObject({ has_more: false, next_cursor: null, charges: [{ dispute: null }] });
+    expect(t.calls[0]!.request).toMatchObject({ status: 'succeeded', reference: 'order-1', limit: 10 });
+    for (const q of ['status=captured', 'limit=500', 'from=yesterday', `reference=${'r'.repeat(256)}`]) {
+      const bad = await t.app.inject({ method: 'GET', url: `/api/v1/partner/payments/charges?${q}`, headers });
+      expect([q, bad.statusCode]).toEqual([q, 400]);
+    }
   });
 });

@@ -9,6 +9,9 @@ import { apiKeySecurity as security, COMMON_ERRORS, successOf } from '../schemas
 import {
   ChargeBody,
   ChargeData,
+  ChargeDetail,
+  ChargeList,
+  ChargeListQuery,
   ChargeParams,
   ChargeRefundsData,
   RefundBody,
@@ -122,6 +125,37 @@ export async function registerPaymentRoutes(app: FastifyInstance, deps: GatewayD
       if (res.replayed) reply.header('idempotent-replayed', 'true');
       return ok(res.charge!, res.replayed ? 'Existing charge for this reference' : undefined);
     },
+  );
+
+  app.get<{ Querystring: Static<typeof ChargeListQuery> }>(
+    '/payments/charges',
+    {
+      schema: {
+        tags: ['Payments'],
+        summary: 'List charges (newest first; filter by status, reference and time; cursor paging)',
+        description:
+          'Beyond the spec: every charge of the key’s mode — one-time charges, hosted-checkout payments and ' +
+          'subscription renewals — with its refunds and dispute, so a merchant reconciles without a webhook.',
+        security,
+        querystring: ChargeListQuery,
+        response: { 200: successOf(ChargeList), ...COMMON_ERRORS },
+      },
+    },
+    async (req) => ok(await payments.call('ListCharges', req.query, callerMetadata(req))),
+  );
+
+  app.get<{ Params: Static<typeof ChargeParams> }>(
+    '/payments/charges/:charge_id',
+    {
+      schema: {
+        tags: ['Payments'],
+        summary: 'A charge: the spec 2.2 fields, its status and amounts, its refunds and its dispute',
+        security,
+        params: ChargeParams,
+        response: { 200: successOf(ChargeDetail), ...COMMON_ERRORS },
+      },
+    },
+    async (req) => ok(await payments.call('GetCharge', req.params, callerMetadata(req))),
   );
 
   app.post<{ Params: Static<typeof ChargeParams>; Body: Static<typeof RefundBody> }>(

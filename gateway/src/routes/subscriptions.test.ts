@@ -177,21 +177,19 @@ describe('subscription routes (spec 4.5, 4.6 and beyond) over a fake service', (
     ]);
   });
 
-  it('live keys reach the same routes (the service refuses sandbox helpers for live keys)', async () => {
-    const t = await testGateway({
-      subscriptions: {
-        AdvanceSandboxClock: () => {
-          throw new PlatformError('PERMISSION_DENIED', 'Sandbox test helpers are only available with sandbox keys');
-        },
-      },
-    });
+  it('refuses live keys on sandbox helpers with 403 before reading the body, calling no service', async () => {
+    const t = await testGateway({ subscriptions: { AdvanceSandboxClock: () => ({}) } });
     const res = await t.app.inject({
       method: 'POST',
       url: partner('/sandbox/subscriptions/sub_1/advance'),
       headers: { 'x-api-key': LIVE_KEY },
-      payload: { to: '2027-01-31T10:00:00Z' },
+      payload: { to: 'not a time', extra: true },
     });
     expect(res.statusCode).toBe(403);
-    expect(t.calls[0]).toMatchObject({ mode: 'live' });
+    expect(res.json().error).toMatchObject({
+      code: 'PERMISSION_DENIED',
+      message: 'Sandbox test helpers are only available with sandbox keys',
+    });
+    expect(t.calls).toEqual([]);
   });
 });

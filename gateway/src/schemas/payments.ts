@@ -126,6 +126,11 @@ export const ChargeData = Type.Object(
       }),
     ),
     refunded: Type.Optional(Type.Boolean({ description: 'Beyond the spec: the whole captured amount was refunded' })),
+    amount_disputed: Type.Optional(
+      MinorUnitsOf('amount_disputed', {
+        description: 'Beyond the spec: what an open or lost dispute holds, charge currency minor units',
+      }),
+    ),
     preview: Type.Optional(Type.Literal(true)),
     mode: Type.Optional(ModeEnum),
     is_international: Type.Optional(Type.Boolean()),
@@ -272,6 +277,74 @@ export const RefundData = Type.Object(
   },
   { additionalProperties: false },
 );
+
+const ChargeStatusEnum = StringEnum(['initializing', 'pending', 'succeeded', 'failed'] as const);
+const DateTime = Type.String({ format: 'date-time', maxLength: 40 });
+
+/** GET /payments/charges query (beyond the spec; docs/decisions.md, Disputes). */
+export const ChargeListQuery = Type.Object(
+  {
+    status: Type.Optional(ChargeStatusEnum),
+    reference: Type.Optional(Type.String({ minLength: 1, maxLength: LIMITS.reference })),
+    from: Type.Optional(Type.String({ format: 'date-time', maxLength: 40, description: 'Created at or after' })),
+    to: Type.Optional(Type.String({ format: 'date-time', maxLength: 40, description: 'Created before' })),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
+    cursor: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 200, description: 'next_cursor of the previous page' }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+/**
+ * A charge as GET /payments/charges[/{id}] answers it: the spec 2.2 fields, its state and amounts (minor
+ * units), its refunds and its dispute (details at GET /disputes/{id}).
+ */
+export const ChargeDetail = Type.Object(
+  {
+    charge_id: Type.String(),
+    transaction_id: Type.String(),
+    payment_gateway: Type.String(),
+    status: ChargeStatusEnum,
+    reference: Nullable(Type.String()),
+    amount: MinorUnitsOf('amount', { description: 'What the customer pays before any fee they pay' }),
+    currency: CurrencyOf('amount'),
+    total_amount: MinorUnitsOf('total', { description: "The merchant's priced amount" }),
+    total_currency: CurrencyOf('total'),
+    fee_details: FeeDetails,
+    amount_refunded: MinorUnitsOf('amount_refunded'),
+    refunded: Type.Boolean(),
+    amount_disputed: MinorUnitsOf('amount_disputed', {
+      description: 'What an open or lost dispute holds (not refundable); 0 after a won dispute',
+    }),
+    customer_email: Type.String(),
+    description: Type.String(),
+    sub_merchant_id: Nullable(Type.Integer()),
+    is_live: Type.Boolean(),
+    failure_reason: Nullable(Type.String()),
+    client_secret: Nullable(Type.String()),
+    publishable_key: Nullable(Type.String()),
+    gateway_account_id: Nullable(Type.String()),
+    created_at: DateTime,
+    completed_at: Nullable(DateTime),
+    refunds: Type.Array(RefundData),
+    dispute: Nullable(
+      Type.Object({
+        dispute_id: Type.String(),
+        status: StringEnum(['open', 'won', 'lost'] as const),
+        amount: MinorUnitsOf('amount'),
+        currency: CurrencyOf('amount'),
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const ChargeList = Type.Object({
+  charges: Type.Array(ChargeDetail),
+  has_more: Type.Boolean(),
+  next_cursor: Nullable(Type.String()),
+});
 
 export const ChargeRefundsData = Type.Object(
   {

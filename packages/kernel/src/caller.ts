@@ -47,6 +47,15 @@ export function requireMode(caller: CallerInfo): Mode {
   return caller.mode;
 }
 
+/** Sandbox test helpers answer sandbox keys only: a live key gets 403 and nothing changes. */
+export function requireSandboxMode(caller: CallerInfo): Mode {
+  const mode = requireMode(caller);
+  if (mode !== 'sandbox') {
+    throw new PlatformError('PERMISSION_DENIED', 'Sandbox test helpers are only available with sandbox keys');
+  }
+  return mode;
+}
+
 /** For the platform administration API (admin token: a user token with the platform_admin role). */
 export function requireAdmin(caller: CallerInfo): { userId: string } {
   if (caller.auth !== 'admin' || !caller.userId) {

@@ -117,6 +117,8 @@ export const ERROR_CATALOGUE = {
   CHARGE_NOT_REFUNDABLE: invalid('Only a succeeded charge can be refunded'),
   CHARGE_ALREADY_REFUNDED: invalid('This charge has already been refunded in full'),
   REFUND_EXCEEDS_CHARGE: invalid('Refund amount exceeds the amount left to refund on this charge'),
+  // disputes (docs/decisions.md, Disputes)
+  DISPUTE_AMOUNT_EXCEEDS_CHARGE: invalid('Dispute amount exceeds what is left of the charge (captured minus refunded)'),
   // spec 7.6, exact wording
   INVALID_MERCHANT_ID: invalid('Invalid merchant ID'),
   /** Not every service acknowledged within the call's wait; a retry of the same call finishes the job. */
@@ -149,6 +151,7 @@ export const ERROR_CATALOGUE = {
   MERCHANT_PORTFOLIO_NOT_FOUND: notFound('Merchant portfolio not found'),
   KYC_SUBMISSION_NOT_FOUND: notFound('KYC submission not found'),
   PAYOUT_REQUEST_NOT_FOUND: notFound('Payout request not found'),
+  DISPUTE_NOT_FOUND: notFound('Dispute not found'),
   ONBOARDING_LINK_NOT_FOUND: notFound('Onboarding link not found'),
 
   // --- state_conflict (409) -------------------------------------------------------------------
@@ -166,6 +169,22 @@ export const ERROR_CATALOGUE = {
   PAYOUT_ALREADY_CLAIMED: conflict('Already claimed'),
   PAYOUT_REFERENCE_REUSED: conflict('reference was already used for a payout request with different parameters'),
   PAYOUT_NOT_SETTLEABLE: conflict('The withdrawal is not payout_pending'),
+  WALLET_IN_DEBT: conflict('The wallet balance does not cover this payout (a dispute or refund took it below zero)'),
+  REFUND_LIMIT_REACHED: conflict('This charge has reached the maximum number of refunds'),
+  // disputes (docs/decisions.md, Disputes)
+  CHARGE_DISPUTED: conflict('This charge has an open dispute; it cannot be refunded until the dispute is closed'),
+  CHARGE_NOT_DISPUTABLE: conflict('Only a succeeded charge can be disputed'),
+  CHARGE_ALREADY_DISPUTED: conflict('This charge already has a dispute'),
+  DISPUTE_EVIDENCE_SUBMITTED: conflict('Evidence for this dispute has already been submitted'),
+  DISPUTE_PAST_DUE: conflict('The evidence due date of this dispute has passed'),
+  DISPUTE_CLOSED: conflict('This dispute is closed'),
+  DISPUTE_NOT_UNDER_REVIEW: conflict('Only a dispute under review can be decided'),
+  // products and stock (docs/decisions.md, Products and orders)
+  PRODUCT_LIMIT_REACHED: conflict('This merchant has reached the maximum number of products for this mode'),
+  PRODUCT_READ_ONLY: conflict('This product comes from the catalogue seed file and cannot be changed here'),
+  PRODUCT_ARCHIVED: conflict('This product is archived'),
+  STOCK_UNLIMITED: conflict('This stock is unlimited; set a stock level before adjusting it'),
+  STOCK_INSUFFICIENT: conflict('Not enough stock for this change'),
 
   // --- rate_limit (429) -----------------------------------------------------------------------
   RATE_LIMITED: entry('rate_limit', 429, Grpc.RESOURCE_EXHAUSTED, 'Too many requests'),

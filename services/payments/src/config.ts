@@ -31,6 +31,14 @@ export const paymentsConfig = Type.Object({
   SESSION_SWEEP_INTERVAL_MS: Type.Integer({ default: 5_000, minimum: 100 }),
   /** Declined card attempts after which a session fails. */
   SESSION_MAX_ATTEMPTS: Type.Integer({ default: 5, minimum: 1 }),
+  /** Dispute fee per currency as JSON ({"USD": 1500, …}, minor units); the defaults when empty (disputes/dispute-funds.ts). */
+  DISPUTE_FEES_JSON: Type.Optional(Type.String()),
+  /** How long a merchant has to answer a dispute with evidence (evidence_due_by). */
+  DISPUTE_RESPONSE_DAYS: Type.Integer({ default: 7, minimum: 1, maximum: 60 }),
+  /** How often disputes past due, scheduled outcomes and opening disputes left by a crash are swept. */
+  DISPUTE_SWEEP_INTERVAL_MS: Type.Integer({ default: 1_000, minimum: 100 }),
+  /** How long after submitted sandbox evidence with winning_evidence / losing_evidence the dispute is decided. */
+  SANDBOX_DISPUTE_DECISION_MS: Type.Integer({ default: 2_000, minimum: 0 }),
   /** Delay of the sandbox "fails after a delay" test card (4000 0000 0000 0119). */
   SANDBOX_PROCESSING_DELAY_MS: Type.Integer({ default: 2_000, minimum: 0 }),
 });

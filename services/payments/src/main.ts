@@ -3,13 +3,28 @@ import { ensureIndexes, MerchantTombstones, OutboxRelay, runService } from '@ppa
 import type { types } from '@ppay/proto';
 import { ChargeService } from './charges/charges';
 import { chargeHandlers } from './charges/charges.handlers';
-import { chargeKeyModel, chargeModel, MongoChargeRepository } from './charges/charge.repo';
+import { chargeKeyModel } from './charges/charge-keys.repo';
+import { chargeModel, MongoChargeRepository } from './charges/charge.repo';
+import { backfillChargeListKeys } from './charges/charge-lists.repo';
+import { ChargeQueries } from './charges/charge-queries';
 import { DEFAULT_FEE_SCHEDULE, type FeeSchedule } from './charges/fees';
 import { OutcomeService } from './charges/outcomes';
 import { MongoSessionRepository, sessionModel } from './checkout/session.repo';
 import { SessionService } from './checkout/sessions';
 import { sessionHandlers } from './checkout/sessions.handlers';
 import { paymentsConfig } from './config';
+import { DisputeCloser } from './disputes/dispute-closing';
+import { DEFAULT_DISPUTE_FEES, type DisputeFeeTable } from './disputes/dispute-funds';
+import { disputeLedger } from './disputes/dispute-ledger';
+import { DISPUTE_REINSTATEMENTS, DISPUTE_WITHDRAWALS } from './disputes/dispute-ledger.consumer';
+import { DisputeOpener } from './disputes/dispute-opening';
+import { disputeModel, MongoDisputeRepository } from './disputes/dispute.repo';
+import { DisputeService } from './disputes/disputes';
+import { disputeChargeConsumer, sandboxCardDisputeConsumer } from './disputes/disputes.consumer';
+import { disputeHandlers } from './disputes/disputes.handlers';
+import { disputeMetrics } from './disputes/disputes.metrics';
+import { SandboxCardDisputes } from './disputes/sandbox-card-disputes';
+import { SandboxDisputeProcessors } from './disputes/sandbox-disputes.adapter';
 import { MERCHANT_DATA } from './merchant-data.repo';
 import { merchantProfileModel, ProjectedMerchantDirectory } from './merchants/merchant-directory.repo';
 import { merchantProjectionConsumers } from './merchants/merchant-projection.consumer';
@@ -21,7 +36,7 @@ import { MongoPayoutRepository, payoutModel } from './payouts/payout.repo';
 import { PayoutService } from './payouts/payouts';
 import { payoutHandlers } from './payouts/payouts.handlers';
 import { GrpcFxConverter, GrpcProductLookup, GrpcSplitResolver } from './platform-clients.adapter';
-import { SandboxCardProcessor } from './processors/sandbox-cards.adapter';
+import { SandboxCardProcessor, sandboxDisputeReason } from './processors/sandbox-cards.adapter';
 import { StaticProcessorRegistry } from './processors/sandbox-processors.adapter';
 import { RefundLedger } from './refunds/refund-ledger';
 import { REFUND_DEBITS } from './refunds/refund-ledger.consumer';
@@ -51,7 +66,8 @@ void runService<types.payments.PaymentsServiceHandlers, (typeof paymentsConfig)[
     const methodDocs = paymentMethodModel(mongo);
     const walletDocs = walletModel(mongo);
     const payoutDocs = payoutModel(mongo);
-    await ensureIndexes([charges, profiles, entries, sessionDocs, methodDocs, walletDocs, payoutDocs]);
+    const disputeDocs = disputeModel(mongo);
+    await ensureIndexes([charges, profiles, entries, sessionDocs, methodDocs, walletDocs, payoutDocs, disputeDocs]);
     const relay = new OutboxRelay(charges, nats, log, metrics);
     const sessionRelay = new OutboxRelay(sessionDocs, nats, log, metrics);
     const chargeRepo = new MongoChargeRepository(charges, chargeKeyModel(mongo), (id) => relay.relaySoon(id));
@@ -110,6 +126,7 @@ void runService<types.payments.PaymentsServiceHandlers, (typeof paymentsConfig)[
         sessions: sessionRepo,
         cards,
         paymentMethods,
+        charges: chargeRepo,
       },
       {
         feeSchedule,
@@ -133,6 +150,41 @@ void runService<types.payments.PaymentsServiceHandlers, (typeof paymentsConfig)[
     );
     const refundLedger = new RefundLedger({ charges: chargeRepo, ledger, credits });
     const tombstones = new MerchantTombstones(mongo);
+    const disputeRelay = new OutboxRelay(disputeDocs, nats, log, metrics);
+    const disputeRepo = new MongoDisputeRepository(disputeDocs, (id) => disputeRelay.relaySoon(id));
+    const disputeCounters = disputeMetrics(metrics.registry);
+    const disputeFees = config.DISPUTE_FEES_JSON
+      ? (JSON.parse(config.DISPUTE_FEES_JSON) as DisputeFeeTable)
+      : DEFAULT_DISPUTE_FEES;
+    const opener = new DisputeOpener(
+      { charges: chargeRepo, disputes: disputeRepo, credits },
+      {
+        fees: disputeFees,
+        responseWindowMs: config.DISPUTE_RESPONSE_DAYS * 24 * 60 * 60 * 1000,
+        onOpened: (d) => disputeCounters.opened(d),
+      },
+    );
+    const closer = new DisputeCloser(
+      { charges: chargeRepo, disputes: disputeRepo },
+      { onClosed: (d, by) => disputeCounters.closed(d, by) },
+    );
+    const disputes = new DisputeService({
+      disputes: disputeRepo,
+      processors: new SandboxDisputeProcessors(config.SANDBOX_DISPUTE_DECISION_MS),
+    });
+    const cardDisputes = new SandboxCardDisputes({
+      sessions: sessionRepo,
+      charges: chargeRepo,
+      opener,
+      disputeReasonOf: sandboxDisputeReason,
+    });
+    const disputeMoves = disputeLedger(ledger);
+    const sweepDisputes = async () => {
+      await opener.resumeStale();
+      await closer.expireDue();
+      await closer.decideDue();
+      disputeCounters.unanswered.set(await disputeRepo.countUnansweredDueBefore(new Date(Date.now() + 24 * 3_600_000)));
+    };
     const reconcile = () =>
       reconciler.run((repair) => {
         countLedgerWrites(ledgerCounters, { inserted: repair.inserted, duplicates: 0 }, 'repair');
@@ -141,30 +193,39 @@ void runService<types.payments.PaymentsServiceHandlers, (typeof paymentsConfig)[
       });
     return {
       handlers: {
-        ...chargeHandlers(service, new OutcomeService(chargeRepo)),
+        ...chargeHandlers(service, new OutcomeService(chargeRepo), new ChargeQueries(chargeRepo)),
         ...refundHandlers(refunds),
         ...sessionHandlers(sessions),
         ...paymentMethodHandlers(paymentMethods, offSession),
         ...walletHandlers(ledger),
         ...payoutHandlers(payouts),
+        ...disputeHandlers(disputes, opener, closer),
       },
       consumers: [
         ...merchantProjectionConsumers(directory, tombstones),
         walletWriterConsumer(PAYMENT_CREDITS, credits, ledgerCounters, tombstones),
         walletWriterConsumer(REFUND_DEBITS, refundLedger, ledgerCounters, tombstones),
+        walletWriterConsumer(DISPUTE_WITHDRAWALS, disputeMoves.withdrawals, ledgerCounters, tombstones),
+        walletWriterConsumer(DISPUTE_REINSTATEMENTS, disputeMoves.reinstatements, ledgerCounters, tombstones),
+        disputeChargeConsumer(closer),
+        sandboxCardDisputeConsumer(cardDisputes),
       ],
       merchantData: { targets: MERCHANT_DATA, tombstones },
-      relays: [relay, sessionRelay, ledgerRelay, payoutRelay],
+      relays: [relay, sessionRelay, ledgerRelay, payoutRelay, disputeRelay],
       jobs: [
         // Spec 3.1: sessions expire whether or not anyone polls them.
         { name: 'session expiry', intervalMs: config.SESSION_SWEEP_INTERVAL_MS, run: () => sessions.sweepExpired() },
         { name: 'abandoned charges', intervalMs: config.CHARGE_SWEEP_INTERVAL_MS, run: () => service.abandonStale() },
+        // Charges stored before GET /payments/charges get their list key (nothing to do once all have one).
+        { name: 'charge list keys', intervalMs: 60_000, run: () => backfillChargeListKeys(charges) },
         { name: 'ledger reconciliation', intervalMs: config.LEDGER_RECONCILE_INTERVAL_MS, run: reconcile },
         // Refunds left pending by a crash or a processor timeout: asked again and settled.
         { name: 'pending refunds', intervalMs: config.CHARGE_SWEEP_INTERVAL_MS, run: () => refunds.resumeStale() },
         // Entries a crash left unapplied to their wallet, and payout wallet steps begun but not confirmed.
         { name: 'wallet sweep', intervalMs: config.WALLET_SWEEP_INTERVAL_MS, run: () => ledger.applyPending() },
         { name: 'payout sweep', intervalMs: config.WALLET_SWEEP_INTERVAL_MS, run: () => payouts.finishUnfinished() },
+        // Disputes opening after a crash, unanswered past their due date (lost), and scheduled outcomes.
+        { name: 'dispute sweep', intervalMs: config.DISPUTE_SWEEP_INTERVAL_MS, run: sweepDisputes },
         {
           name: 'wallet reconciliation',
           intervalMs: config.WALLET_RECONCILE_INTERVAL_MS,

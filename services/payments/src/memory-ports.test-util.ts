@@ -1,5 +1,6 @@
 import { convertMoney, PlatformError, type Mode, type Money, type OutboxEntry } from '@ppay/kernel';
 import { isRetryableFailure, type ChargeRecord } from './charges/charge';
+import { chargeListKey } from './charges/charge-queries';
 import type { FxConverter, FxQuote } from './charges/ports';
 import type { ProductLookup } from './checkout/ports';
 import type { AttemptChange, SessionRecord } from './checkout/session';
@@ -7,7 +8,9 @@ import type { PaymentMethodRecord } from './payment-methods/payment-method';
 import type { PaymentMethodRepository } from './payment-methods/ports';
 import type {
   ChargeKeys,
+  ChargeListQuery,
   ChargeRepository,
+  DisputeHoldChange,
   LedgerRepository,
   RefundsChange,
   MerchantDirectory,
@@ -51,6 +54,17 @@ export class MemoryCharges implements ChargeRepository {
   async findForMerchant(merchantId: number, mode: Mode, chargeId: string) {
     const c = this.docs.get(chargeId);
     return c && c.merchant_id === merchantId && c.mode === mode ? this.record(c) : null;
+  }
+  async listForMerchant(merchantId: number, mode: Mode, q: ChargeListQuery) {
+    const key = (c: ChargeRecord) => chargeListKey(c);
+    return [...this.docs.values()]
+      .filter((c) => c.merchant_id === merchantId && c.mode === mode)
+      .filter((c) => (!q.status || c.status === q.status) && (!q.reference || c.reference_key === q.reference))
+      .filter((c) => (!q.from || c.created_at >= q.from) && (!q.to || c.created_at < q.to))
+      .filter((c) => !q.after || key(c) < q.after)
+      .sort((a, b) => (key(a) < key(b) ? 1 : -1))
+      .slice(0, q.limit)
+      .map((c) => this.record(c));
   }
   async retryInitialisation(chargeId: string, staleBefore: Date, now: Date) {
     const c = this.docs.get(chargeId);
@@ -122,6 +136,12 @@ export class MemoryCharges implements ChargeRepository {
     if (!c || (c.refund_version ?? 0) !== expectedVersion) return null;
     Object.assign(c, clone(change), { refund_version: expectedVersion + 1, updated_at: now });
     if (event) this.events.push(event);
+    return this.record(c);
+  }
+  async writeDisputeHold(chargeId: string, expectedVersion: number, change: DisputeHoldChange, now: Date) {
+    const c = this.docs.get(chargeId);
+    if (!c || (c.refund_version ?? 0) !== expectedVersion) return null;
+    Object.assign(c, clone(change), { refund_version: expectedVersion + 1, updated_at: now });
     return this.record(c);
   }
   async withStalePendingRefunds(staleBefore: Date, limit: number) {

@@ -18,6 +18,8 @@ export const MERCHANT_DATA: readonly MerchantDataTarget[] = [
   { collection: 'wallets', filter: (id) => ({ merchant_id: id }), modeField: 'mode' },
   { collection: 'payouts', filter: (id) => ({ merchant_id: id }), modeField: 'mode' },
   { collection: 'payment_methods', filter: (id) => ({ merchant_id: id }), modeField: 'mode' },
+  // Disputes of the merchant's charges (an operator's, for its marketplace charges).
+  { collection: 'disputes', filter: (id) => ({ merchant_id: id }), modeField: 'mode' },
   // The projection of the business record (no mode): only a whole-business deletion removes it.
   { collection: 'merchant_profiles', filter: (id) => ({ _id: id }), modeField: null },
 ];

@@ -47,12 +47,27 @@ export interface ChargeKeys {
 /** A charge's refunds and the totals derived from them: what every refund change writes. */
 export type RefundsChange = Pick<ChargeRecord, 'refunds' | 'amount_refunded' | 'refunded'>;
 
+/** A charge's dispute hold and the amount it holds: what every dispute change of the charge writes. */
+export type DisputeHoldChange = Pick<ChargeRecord, 'dispute' | 'amount_disputed'>;
+
+/** GET /payments/charges: newest first, after the cursor (list-pages.ts). */
+export interface ChargeListQuery {
+  status?: ChargeStatus;
+  reference?: string;
+  from?: Date;
+  to?: Date;
+  /** Only charges listed after this key (the previous page's last). */
+  after?: string;
+  limit: number;
+}
+
 export interface ChargeRepository {
   /** Inserts the charge; false when its Idempotency-Key or reference is taken (unique per merchant and mode). */
   insert(charge: ChargeRecord): Promise<boolean>;
   /** The charge bound to the Idempotency-Key, else to the reference. */
   findByKeys(merchantId: number, mode: Mode, keys: ChargeKeys): Promise<ChargeRecord | null>;
   findForMerchant(merchantId: number, mode: Mode, chargeId: string): Promise<ChargeRecord | null>;
+  listForMerchant(merchantId: number, mode: Mode, query: ChargeListQuery): Promise<ChargeRecord[]>;
   /**
    * failed with a retryable reason, or initializing since before `staleBefore` → initializing again
    * (attempts + 1); null when the charge is in any other state (someone else got there first).
@@ -83,6 +98,16 @@ export interface ChargeRepository {
     expectedVersion: number,
     change: RefundsChange,
     event: OutboxEntry | null,
+    now: Date,
+  ): Promise<ChargeRecord | null>;
+  /**
+   * Sets the charge's dispute hold if `refund_version` is still `expectedVersion` (refunds and the
+   * dispute share one cap, so they share the version); null when someone changed either first.
+   */
+  writeDisputeHold(
+    chargeId: string,
+    expectedVersion: number,
+    change: DisputeHoldChange,
     now: Date,
   ): Promise<ChargeRecord | null>;
   /** Charges holding a refund still pending since before `staleBefore` (the refund sweep). */

@@ -1,3 +1,4 @@
+import { disputesBench } from './disputes';
 import { installmentsBench } from './installments';
 import { approveRaceBench, balanceBench } from './money';
 import { renewalsBench, subscriptionsListBench } from './subscriptions';
@@ -38,6 +39,11 @@ const SCENARIOS: Record<string, { description: string; run(): Promise<CaseResult
   'approve-race': {
     description: 'reserve/approve cycles per second with concurrent approvals, and double spends (must be 0)',
     run: approveRaceBench,
+  },
+  disputes: {
+    description:
+      'submit / accept / outcome calls racing on each of 100 disputes (double effects: 0), and GET /disputes and /payments/charges pages at 1,000 vs 1,000,000 rows of other merchants',
+    run: disputesBench,
   },
   'grpc-options': {
     description:

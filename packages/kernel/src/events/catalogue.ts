@@ -17,6 +17,7 @@ import type {
   RelationshipChangedV2,
 } from './merchant-payloads';
 import type {
+  DisputeEvent,
   PaymentOutcome,
   PaymentOutcomeV1,
   PaymentOutcomeV2,
@@ -83,6 +84,11 @@ export const SUBJECTS = {
   settlementRejected: 'payments.settlement.rejected',
   settlementPaid: 'payments.settlement.paid',
   settlementFailed: 'payments.settlement.failed',
+  disputeCreated: 'payments.dispute.created',
+  disputeUpdated: 'payments.dispute.updated',
+  disputeClosed: 'payments.dispute.closed',
+  disputeFundsWithdrawn: 'payments.dispute.funds_withdrawn',
+  disputeFundsReinstated: 'payments.dispute.funds_reinstated',
 } as const;
 
 export type Subject = (typeof SUBJECTS)[keyof typeof SUBJECTS];
@@ -106,6 +112,11 @@ export interface EventPayloads {
   'payments.settlement.rejected': SettlementEvent;
   'payments.settlement.paid': SettlementEvent;
   'payments.settlement.failed': SettlementEvent;
+  'payments.dispute.created': DisputeEvent;
+  'payments.dispute.updated': DisputeEvent;
+  'payments.dispute.closed': DisputeEvent;
+  'payments.dispute.funds_withdrawn': DisputeEvent;
+  'payments.dispute.funds_reinstated': DisputeEvent;
   'merchants.marketplace_updated': MarketplaceUpdated;
   'merchants.relationship_changed': RelationshipChanged;
   'payments.subscription_checkout.created': SubscriptionCheckoutCreated;

@@ -209,3 +209,81 @@ export interface InstallmentCheckoutCompleted {
   transaction_id: string;
   completed_at: string;
 }
+
+/** Why a customer's bank disputes a payment (Stripe's and Paystack's categories). */
+export const DISPUTE_REASONS = [
+  'fraudulent',
+  'product_not_received',
+  'product_unacceptable',
+  'duplicate',
+  'subscription_canceled',
+  'credit_not_processed',
+  'unrecognized',
+  'general',
+] as const;
+export type DisputeReason = (typeof DISPUTE_REASONS)[number];
+
+export const DISPUTE_STATUSES = ['needs_response', 'under_review', 'won', 'lost'] as const;
+export type DisputeStatus = (typeof DISPUTE_STATUSES)[number];
+
+/** What the merchant answers a dispute with (every field optional, each bounded; docs/decisions.md, Disputes). */
+export const DISPUTE_EVIDENCE_FIELDS = [
+  'customer_name',
+  'customer_email',
+  'product_description',
+  'shipping_carrier',
+  'shipping_tracking_number',
+  'shipping_date',
+  'service_date',
+  'refund_policy',
+  'cancellation_policy',
+  'receipt_url',
+  'uncategorized_text',
+] as const;
+export type DisputeEvidenceField = (typeof DISPUTE_EVIDENCE_FIELDS)[number];
+export type DisputeEvidence = Record<DisputeEvidenceField, string | null>;
+
+/**
+ * One wallet movement of a dispute: a withdrawal (the disputed amount's share of one beneficiary's
+ * credit, or the dispute fee), or its reinstatement once the dispute is won. Amounts are in the
+ * currency of the wallet they move.
+ */
+export interface DisputeFunds {
+  merchant_id: number;
+  /** merchant (a plain charge's owner), operator or sub_merchant (a marketplace split charge). */
+  role: 'merchant' | 'operator' | 'sub_merchant';
+  kind: 'dispute_withdrawal' | 'dispute_fee';
+  amount: MoneyAmount;
+}
+
+/** A dispute as partners see it (docs/decisions.md, Disputes), in every dispute.* event. */
+export interface DisputePayload {
+  dispute_id: string;
+  charge_id: string;
+  merchant_id: number;
+  sub_merchant_id: number | null;
+  /** In the charge currency: at most what was captured minus what was refunded. */
+  amount: MoneyAmount;
+  fee: MoneyAmount;
+  reason: DisputeReason;
+  status: DisputeStatus;
+  evidence: DisputeEvidence;
+  evidence_due_by: string;
+  evidence_submitted_at: string | null;
+  is_live: boolean;
+  /** What was taken from which wallet when the dispute opened. */
+  funds_withdrawn: DisputeFunds[];
+  /** The same movements given back, once the dispute is won (empty otherwise). */
+  funds_reinstated: DisputeFunds[];
+  created_at: string;
+  updated_at: string;
+  closed_at: string | null;
+}
+
+/** payments.dispute.* (created, updated, closed, funds_withdrawn, funds_reinstated). */
+export interface DisputeEvent {
+  charge_id: string;
+  /** The charge's owner (the operator for a marketplace charge): who receives the webhooks. */
+  merchant_id: number;
+  dispute: DisputePayload;
+}

@@ -10,7 +10,10 @@ import {
 } from '@ppay/runtime';
 import { RETRYABLE_FAILURES, type ChargeRecord } from './charge';
 import { chargeOf, storedCharge, storedRefund, type StoredCharge, type StoredRefund } from './stored-charge';
-import type { ChargeKeys, ChargeRepository, RefundsChange } from '../ports';
+import type { ChargeKeys, ChargeListQuery, ChargeRepository, DisputeHoldChange, RefundsChange } from '../ports';
+import { keyPairs, pointerId, pointTo, type ChargeKeyModel, type KeyKind } from './charge-keys.repo';
+import { chargeListKey } from './charge-queries';
+import { listCharges } from './charge-lists.repo';
 import type { ProcessorAuthorization } from '../processors/ports';
 import { dueForLedgerCheck, markLedgerChecked } from '../wallets/ledger-check.repo';
 
@@ -28,6 +31,8 @@ interface ChargeDocument extends Omit<StoredCharge, 'charge_id'> {
   idempotency_ref: string;
   /** The oldest `updated_at` of a pending refund (null when none is pending): the refund sweep's index. */
   refund_pending_since?: Date | null;
+  /** Position in the merchant's list, newest first (`created_at|id`, list-pages.ts). */
+  list_key?: string | null;
   outbox: OutboxEntry[];
 }
 
@@ -83,7 +88,10 @@ const chargeSchema = new Schema<ChargeDocument>(
     amount_refunded: { type: Number, default: 0 },
     refunded: { type: Boolean, default: false },
     refund_version: { type: Number, default: 0 },
+    amount_disputed: { type: moneySchema, default: null },
+    dispute: { type: Schema.Types.Mixed, default: null },
     refund_pending_since: { type: Date, default: null },
+    list_key: { type: String, default: null },
     ledger_checked_at: { type: Date, default: null },
     created_at: { type: Date, required: true },
     updated_at: { type: Date, required: true },
@@ -98,49 +106,15 @@ chargeSchema.index({ status: 1, updated_at: 1 });
 chargeSchema.index({ status: 1, ledger_checked_at: 1, completed_at: 1 });
 // The sweep of refunds left pending.
 chargeSchema.index({ refund_pending_since: 1 });
+// GET /payments/charges: one range of a merchant's list keys, with or without a status or reference.
+chargeSchema.index({ merchant_id: 1, mode: 1, list_key: -1 });
+chargeSchema.index({ merchant_id: 1, mode: 1, status: 1, list_key: -1 });
+chargeSchema.index({ merchant_id: 1, mode: 1, reference_key: 1, list_key: -1 });
 
 export type ChargeModel = Model<ChargeDocument>;
 
 export function chargeModel(conn: Connection): ChargeModel {
   return conn.model<ChargeDocument>('Charge', chargeSchema);
-}
-
-/**
- * Which charge holds an Idempotency-Key or reference, looked up by `_id` alone. The charges' unique
- * indexes stay the authority; this is a lookup index for the create path, because the only query a
- * MongoDB-wire server such as FerretDB answers without reading the whole collection is `{_id: x}`,
- * and every create with a key looks one up. A pointer is written before its charge is inserted, so
- * a charge holding a key always has one (no pointer: no charge); a pointer that does not resolve (a
- * create that crashed or lost its race after writing it, a released reference) sends the lookup to
- * the charges' own indexes once, which then repair it.
- */
-interface ChargeKeyDocument {
-  _id: string;
-  merchant_id: number;
-  mode: Mode;
-  charge_id: string;
-}
-
-const chargeKeySchema = new Schema<ChargeKeyDocument>(
-  {
-    _id: { type: String, required: true },
-    merchant_id: { type: Number, required: true },
-    mode: { type: String, required: true },
-    charge_id: { type: String, required: true },
-  },
-  { versionKey: false, collection: 'charge_keys' },
-);
-
-export type ChargeKeyModel = Model<ChargeKeyDocument>;
-
-export function chargeKeyModel(conn: Connection): ChargeKeyModel {
-  return conn.model<ChargeKeyDocument>('ChargeKey', chargeKeySchema);
-}
-
-type KeyKind = 'key' | 'ref';
-
-function pointerId(merchantId: number, mode: Mode, kind: KeyKind, value: string): string {
-  return `${merchantId}:${mode}:${kind}:${value}`;
 }
 
 function holds(doc: ChargeDocument, kind: KeyKind, value: string): boolean {
@@ -156,6 +130,7 @@ export function chargeDocumentOf(charge: ChargeRecord): Record<string, unknown> 
     reference_key: charge.reference ?? `id:${charge_id}`,
     idempotency_ref: charge.idempotency_key ?? `id:${charge_id}`,
     refund_pending_since: null,
+    list_key: chargeListKey(charge),
     ledger_checked_at: null,
     outbox: [],
     outbox_pending_since: null,
@@ -171,6 +146,7 @@ function toRecord(doc: ChargeDocument): ChargeRecord {
     ledger_checked_at: _checked,
     outbox_pending_since: _pending,
     refund_pending_since: _refundPending,
+    list_key: _listKey,
     ...rest
   } = doc as ChargeDocument & { outbox_pending_since?: Date | null };
   // Charges stored before refunds existed have none of the refund fields.
@@ -185,12 +161,11 @@ function toRecord(doc: ChargeDocument): ChargeRecord {
 
 const NO_OUTBOX = { outbox: 0 };
 
-/** The keys a charge holds, the Idempotency-Key first. */
-function keyPairs(c: { idempotency_key: string | null; reference: string | null }): [KeyKind, string][] {
-  return [
-    ...(c.idempotency_key ? [['key', c.idempotency_key] as [KeyKind, string]] : []),
-    ...(c.reference ? [['ref', c.reference] as [KeyKind, string]] : []),
-  ];
+/** The refund cap's version; 0 also matches a charge stored before refunds existed (no such field). */
+function atRefundVersion(expected: number) {
+  return expected === 0
+    ? { $or: [{ refund_version: 0 }, { refund_version: { $exists: false } }] }
+    : { refund_version: expected };
 }
 
 export class MongoChargeRepository implements ChargeRepository {
@@ -251,16 +226,8 @@ export class MongoChargeRepository implements ChargeRepository {
     return byKey ?? docs[0] ?? null;
   }
 
-  private async point(merchantId: number, mode: Mode, pairs: [KeyKind, string][], chargeId: string): Promise<void> {
-    for (const [kind, value] of pairs) {
-      await this.keys
-        .updateOne(
-          { _id: pointerId(merchantId, mode, kind, value) },
-          { $set: { merchant_id: merchantId, mode, charge_id: chargeId } },
-          { upsert: true },
-        )
-        .exec();
-    }
+  private point(merchantId: number, mode: Mode, pairs: [KeyKind, string][], chargeId: string): Promise<void> {
+    return pointTo(this.keys, merchantId, mode, pairs, chargeId);
   }
 
   async findForMerchant(merchantId: number, mode: Mode, chargeId: string): Promise<ChargeRecord | null> {
@@ -269,6 +236,10 @@ export class MongoChargeRepository implements ChargeRepository {
       .lean()
       .exec()) as ChargeDocument | null;
     return doc ? toRecord(doc) : null;
+  }
+
+  async listForMerchant(merchantId: number, mode: Mode, q: ChargeListQuery): Promise<ChargeRecord[]> {
+    return (await listCharges<ChargeDocument>(this.model, merchantId, mode, q)).map(toRecord);
   }
 
   async retryInitialisation(chargeId: string, staleBefore: Date, now: Date): Promise<ChargeRecord | null> {
@@ -376,14 +347,9 @@ export class MongoChargeRepository implements ChargeRepository {
     now: Date,
   ): Promise<ChargeRecord | null> {
     const pending = change.refunds.filter((r) => r.status === 'pending').map((r) => r.updated_at.getTime());
-    // Version 0 also matches a charge stored before refunds existed (no refund_version field).
-    const version =
-      expectedVersion === 0
-        ? { $or: [{ refund_version: 0 }, { refund_version: { $exists: false } }] }
-        : { refund_version: expectedVersion };
     const doc = (await this.model
       .findOneAndUpdate(
-        { _id: chargeId, ...version },
+        { _id: chargeId, ...atRefundVersion(expectedVersion) },
         {
           $set: {
             refunds: change.refunds.map(storedRefund),
@@ -402,6 +368,30 @@ export class MongoChargeRepository implements ChargeRepository {
     if (!doc) return null;
     if (event) this.afterWrite(chargeId);
     return toRecord(doc);
+  }
+
+  async writeDisputeHold(
+    chargeId: string,
+    expectedVersion: number,
+    change: DisputeHoldChange,
+    now: Date,
+  ): Promise<ChargeRecord | null> {
+    const doc = (await this.model
+      .findOneAndUpdate(
+        { _id: chargeId, ...atRefundVersion(expectedVersion) },
+        {
+          $set: {
+            dispute: change.dispute,
+            amount_disputed: change.amount_disputed,
+            refund_version: expectedVersion + 1,
+            updated_at: now,
+          },
+        },
+        { new: true },
+      )
+      .lean()
+      .exec()) as ChargeDocument | null;
+    return doc ? toRecord(doc) : null;
   }
 
   async withStalePendingRefunds(staleBefore: Date, limit: number): Promise<ChargeRecord[]> {

@@ -77,6 +77,7 @@ describe('newCharge: every charge drafted in one place, from what its origin bri
       false,
       0,
     ]);
+    expect(a.amount_disputed).toEqual({ amount: 0, currency: 'NGN' });
     expect([a.attempts, a.created_at, a.updated_at]).toEqual([1, NOW, NOW]);
   });
 });

@@ -91,8 +91,25 @@ export interface ChargeRecord {
   /** Whether the whole captured amount has been refunded. */
   refunded: boolean;
   refund_version: number;
+  /**
+   * What a dispute holds of the charge, in the charge currency (0 without a dispute). While the dispute
+   * is open, and for good once it is lost, this part of the capture cannot be refunded.
+   */
+  amount_disputed: Money;
+  /** The charge's dispute, if it has one (at most one): its id, where it stands and what it holds. */
+  dispute: ChargeDisputeHold | null;
   created_at: Date;
   updated_at: Date;
+}
+
+/**
+ * A dispute's hold on its charge (disputes/). It is written on the charge, compare-and-set on
+ * `refund_version` like the refunds, because refunds and the dispute share one cap.
+ */
+export interface ChargeDisputeHold {
+  dispute_id: string;
+  status: 'open' | 'won' | 'lost';
+  amount: Money;
 }
 
 /** Where a marketplace charge's commission comes from (spec 4.1): resolved when the charge is made. */
@@ -180,6 +197,8 @@ export function newCharge(origin: ChargeOrigin, now: Date): ChargeRecord {
     amount_refunded: { amount: 0, currency: origin.amount.currency },
     refunded: false,
     refund_version: 0,
+    amount_disputed: { amount: 0, currency: origin.amount.currency },
+    dispute: null,
     created_at: now,
     updated_at: now,
   };

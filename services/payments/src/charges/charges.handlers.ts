@@ -1,6 +1,10 @@
 import { requireMerchant, requireMode } from '@ppay/kernel';
+import { dateOf, optionalOneOf } from '../request-fields';
 import { toWire, type UnaryHandlers } from '@ppay/runtime';
 import type { types } from '@ppay/proto';
+import type { ChargeStatus } from './charge';
+import type { ChargeQueries } from './charge-queries';
+import { chargeResource } from './charge-resource';
 import type { ChargeRequest, ChargeService } from './charges';
 import type { OutcomeService } from './outcomes';
 import { customerOf, metadataOf } from './payment-request.handlers';
@@ -29,8 +33,14 @@ function toChargeRequest(req: types.payments.CreateChargeRequest__Output): Charg
   };
 }
 
-/** One-time charges and the sandbox outcome helper: decode, call the use case, encode. */
-export function chargeHandlers(charges: ChargeService, outcomes: OutcomeService): Partial<Handlers> {
+const CHARGE_STATUSES: readonly ChargeStatus[] = ['initializing', 'pending', 'succeeded', 'failed'];
+
+/** Charges: create, read, list, and the sandbox outcome helper: decode, call the use case, encode. */
+export function chargeHandlers(
+  charges: ChargeService,
+  outcomes: OutcomeService,
+  queries: ChargeQueries,
+): Partial<Handlers> {
   return {
     async CreateCharge(req, { caller, deadline }) {
       const { merchantId } = requireMerchant(caller);
@@ -39,13 +49,31 @@ export function chargeHandlers(charges: ChargeService, outcomes: OutcomeService)
         deadline,
       });
       if (outcome.kind === 'preview') return toWire({ preview: outcome.preview, replayed: false });
-      return toWire({ charge: outcome.charge, replayed: outcome.replayed });
+      return toWire({ charge: chargeResource(outcome.charge), replayed: outcome.replayed });
     },
     async SimulateChargeOutcome(req, { caller }) {
       const { merchantId } = requireMerchant(caller);
       return toWire(
-        await outcomes.simulate(merchantId, requireMode(caller), req.charge_id, req.outcome, req.failure_reason),
+        chargeResource(
+          await outcomes.simulate(merchantId, requireMode(caller), req.charge_id, req.outcome, req.failure_reason),
+        ),
       );
+    },
+    async GetCharge(req, { caller }) {
+      const { merchantId } = requireMerchant(caller);
+      return toWire(chargeResource(await queries.get(merchantId, requireMode(caller), req.charge_id)));
+    },
+    async ListCharges(req, { caller }) {
+      const { merchantId } = requireMerchant(caller);
+      const page = await queries.list(merchantId, requireMode(caller), {
+        status: optionalOneOf(CHARGE_STATUSES, req.status, 'status'),
+        reference: req.reference || undefined,
+        from: dateOf(req.from, 'from'),
+        to: dateOf(req.to, 'to'),
+        limit: req.limit || undefined,
+        cursor: req.cursor || undefined,
+      });
+      return toWire({ ...page, charges: page.charges.map(chargeResource) });
     },
   };
 }

@@ -59,13 +59,15 @@ export function storedCharge(c: ChargeRecord): StoredCharge {
   };
 }
 
-/** The record of a stored charge; one stored before refunds existed has no refund fields. */
+/** The record of a stored charge; one stored before refunds (or disputes) existed has none of their fields. */
 export function chargeOf(stored: StoredCharge): ChargeRecord {
   const currency = stored.amount.currency;
   return {
     ...stored,
     fee_details: feeDetailsOf(stored.fee_details, currency),
     amount_refunded: inCurrency(stored.amount_refunded ?? 0, currency),
+    amount_disputed: stored.amount_disputed ?? inCurrency(0, currency),
+    dispute: stored.dispute ?? null,
     refunds: (stored.refunds ?? []).map((r) => ({
       ...r,
       refunded_before: r.refunded_before == null ? null : inCurrency(r.refunded_before, currency),

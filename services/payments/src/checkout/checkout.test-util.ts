@@ -57,7 +57,15 @@ export function checkoutSetup(options: { maxAttempts?: number } = {}) {
     now,
   );
   const service = new SessionService(
-    { merchants, processors: new FakeProcessors(), products: new FakeProducts(), sessions, cards, paymentMethods },
+    {
+      merchants,
+      processors: new FakeProcessors(),
+      products: new FakeProducts(),
+      sessions,
+      cards,
+      paymentMethods,
+      charges,
+    },
     {
       feeSchedule: DEFAULT_FEE_SCHEDULE,
       ttlMs: 30 * 60_000,

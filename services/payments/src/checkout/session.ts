@@ -203,6 +203,16 @@ export function sessionResource(s: SessionRecord, now: Date) {
   return { ...s, installments: installmentsResource(s.installments, s.completed_at ?? now) };
 }
 
+/**
+ * The charge of a paid session as the charges collection keeps it (without the card the session shows):
+ * copied there so a checkout payment is read, listed, refunded and disputed like any charge.
+ */
+export function paidCharge(s: Pick<SessionRecord, 'payment'>): ChargeRecord | null {
+  if (!s.payment) return null;
+  const { card: _card, ...charge } = s.payment;
+  return charge;
+}
+
 /** How a finished payment attempt changes its session. */
 export interface AttemptChange {
   status: SessionStatus;

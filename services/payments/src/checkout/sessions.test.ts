@@ -45,6 +45,21 @@ describe('SessionService.pay (spec 3.1, hosted checkout) with in-memory dependen
     expect([cards.payments.length, sessions.events.length]).toEqual([1, 1]);
   });
 
+  it('copies the paid charge into the charges (once, without the card), so it is refundable and disputable', async () => {
+    const { service, charges } = setup();
+    const { session } = await service.create(1000, 'sandbox', REQUEST);
+    const paid = await service.pay(session.session_id, VISA);
+    const chargeId = paid.session.payment!.charge_id;
+    const copy = await charges.findForMerchant(1000, 'sandbox', chargeId);
+    expect(copy).toMatchObject({ status: 'succeeded', reference: session.session_id, amount_disputed: { amount: 0 } });
+    expect(copy).not.toHaveProperty('card');
+    // Lost to a crash: a repeat of the page's pay copies it again, once.
+    charges.docs.clear();
+    await service.pay(session.session_id, VISA);
+    await service.pay(session.session_id, VISA);
+    expect([...charges.docs.keys()]).toEqual([chargeId]);
+  });
+
   it('a decline keeps the session open until the attempt limit fails it; each decline is a payment.failed', async () => {
     const { service, sessions } = setup({ maxAttempts: 2 });
     const { session } = await service.create(1000, 'sandbox', REQUEST);

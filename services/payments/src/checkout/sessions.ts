@@ -14,7 +14,7 @@ import {
 import { UNKNOWN_COUNTRY, type ChargeRecord } from '../charges/charge';
 import { feeBreakdown, type FeeBreakdown, type FeeSchedule } from '../charges/fees';
 import type { PaymentMethodService } from '../payment-methods/payment-methods';
-import type { MerchantDirectory, SessionRepository } from '../ports';
+import type { ChargeRepository, MerchantDirectory, SessionRepository } from '../ports';
 import { validateCard, type CardInput, type CardResult, type TestCard } from '../processors/cards';
 import type { CardProcessor, ProcessorRegistry } from '../processors/ports';
 import { processorGroupFor } from '../processors/processors';
@@ -26,6 +26,7 @@ import {
   checkoutView,
   effectiveStatus,
   newSession,
+  paidCharge,
   sessionOutcome,
   type SessionInstallments,
   type SessionRecord,
@@ -56,6 +57,8 @@ export class SessionService {
       cards: CardProcessor;
       /** Saves the card of a paid subscription session for its renewals. */
       paymentMethods: Pick<PaymentMethodService, 'saveFromCheckout'>;
+      /** Where a paid session's charge is copied (paidCharge). */
+      charges: Pick<ChargeRepository, 'insert'>;
     },
     private readonly options: SessionServiceOptions,
     private readonly now: () => Date = () => new Date(),
@@ -176,7 +179,7 @@ export class SessionService {
    */
   async pay(sessionId: string, cardInput: CardInput | undefined): Promise<PayResult> {
     const current = await this.checkout(sessionId);
-    if (current.status === 'completed') return { result: 'succeeded', session: current };
+    if (current.status === 'completed') return { result: 'succeeded', session: await this.recordCharge(current) };
     assertPayable(current);
     const card = validateCard(cardInput, this.now());
     if (current.mode !== 'sandbox') {
@@ -192,7 +195,7 @@ export class SessionService {
     );
     if (!claimed) {
       const now = await this.checkout(sessionId);
-      if (now.status === 'completed') return { result: 'succeeded', session: now };
+      if (now.status === 'completed') return { result: 'succeeded', session: await this.recordCharge(now) };
       assertPayable(now);
       throw new PlatformError('CONFLICT', 'A payment for this checkout session is already being processed', {
         param: 'session_id',
@@ -277,8 +280,18 @@ export class SessionService {
         param: 'session_id',
       });
     }
-    if (result.approved) return { result: 'succeeded', session: saved };
+    if (result.approved) return { result: 'succeeded', session: await this.recordCharge(saved) };
     return { result: 'declined', session: saved, decline_code: result.decline_code, message: result.message };
+  }
+
+  /**
+   * Copies the paid session's charge into the charges (idempotent: its reference is the session id). A
+   * failure here does not undo the customer's payment; the ledger reconciler copies it later.
+   */
+  private async recordCharge(s: SessionRecord): Promise<SessionRecord> {
+    const charge = paidCharge(s);
+    if (charge) await this.deps.charges.insert(charge).catch(() => false);
+    return s;
   }
 
   /** The hosted page: what it shows of the session (the session id is the capability). */

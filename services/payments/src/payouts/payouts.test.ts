@@ -44,6 +44,24 @@ describe('PayoutService: staged payouts over the wallet (spec 2.10, 3.4, 4.10)',
     expect(w.payouts.events.map((e) => e.subject)).toEqual(['payments.settlement.requested']);
   });
 
+  it('a wallet a dispute took below zero gets no payout requested or approved until credits pay the debt', async () => {
+    const w = setup(100_000);
+    await w.ready;
+    await w.service.initiate(SUB, 'sandbox', request('po-1', 60_000));
+    const dispute = testCredit('dp', 70_000, { merchant_id: SUB, kind: 'debit', reason: 'dispute_withdrawal' });
+    await w.ledger.append([dispute]);
+    expect(w.wallet()).toMatchObject({ available: ngn(-30_000), reserved: ngn(60_000) });
+    await expect(w.service.initiate(SUB, 'sandbox', request('po-2', 1))).rejects.toMatchObject({
+      code: 'INSUFFICIENT_BALANCE',
+    });
+    await expect(w.service.approve(SUB, 'sandbox', 'po-1', OPERATOR)).rejects.toMatchObject({
+      code: 'WALLET_IN_DEBT',
+      param: 'reference',
+    });
+    await w.fund(30_000, 'c2'); // a later credit pays the debt first
+    expect(await w.service.approve(SUB, 'sandbox', 'po-1', OPERATOR)).toMatchObject({ request_status: 'approved' });
+  });
+
   it('50 concurrent requests against a balance that covers 10 reserve exactly 10', async () => {
     const w = setup(100_000);
     await w.ready;

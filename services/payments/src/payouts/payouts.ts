@@ -49,6 +49,7 @@ export class PayoutService {
   /** Spec 4.10 approve: pending (and reserved) → approved, withdrawal payout_pending; no processor call. */
   async approve(merchantId: number, mode: Mode, reference: string, operatorId: number): Promise<PayoutRecord> {
     const payout = await this.visible(merchantId, mode, reference, operatorId);
+    await this.assertNotInDebt(payout);
     const now = this.now();
     const next: Partial<PayoutRecord> = {
       request_status: 'approved',
@@ -65,6 +66,20 @@ export class PayoutService {
     );
     if (!approved) throw new PlatformError('PAYOUT_ALREADY_CLAIMED');
     return approved;
+  }
+
+  /**
+   * A dispute (or a refund) may take a wallet below zero after its payouts were reserved: the balance
+   * then no longer covers them, and none is approved until later credits pay the debt.
+   */
+  private async assertNotInDebt(payout: PayoutRecord): Promise<void> {
+    const wallet = await this.deps.wallets.get(walletIdOf(payout.merchant_id, payout.mode, payout.amount.currency));
+    if (wallet && wallet.available.amount < 0) {
+      throw new PlatformError('WALLET_IN_DEBT', undefined, {
+        param: 'reference',
+        detail: `available ${wallet.available.amount} ${wallet.currency}: later credits pay the debt first`,
+      });
+    }
   }
 
   /** Spec 4.10 reject: pending → rejected, the reservation released (the merchant may ask again). */

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { PlatformError, type Mode } from '@ppay/kernel';
-import type { CardPayment, CardResult, SavedCard, TestCard, ValidCard } from './cards';
+import { PlatformError, type DisputeReason, type Mode } from '@ppay/kernel';
+import type { CardPayment, CardResult, CardSummary, SavedCard, TestCard, ValidCard } from './cards';
 import type { CardProcessor } from './ports';
 
 /**
@@ -14,6 +14,8 @@ export const TEST_CARDS: readonly (TestCard & {
   delayed?: boolean;
   /** Saved for a subscription or a plan, then declined on every off-session charge (renewal, later part) with this code. */
   renewal_decline_code?: string;
+  /** The payment succeeds, then the cardholder's bank disputes it for this reason (disputes/). */
+  dispute_reason?: DisputeReason;
 })[] = [
   { number: '4242 4242 4242 4242', outcome: 'succeeds', description: 'Visa — payment succeeds' },
   { number: '5555 5555 5555 4444', outcome: 'succeeds', description: 'Mastercard — payment succeeds' },
@@ -22,6 +24,18 @@ export const TEST_CARDS: readonly (TestCard & {
     outcome: 'succeeds',
     description: 'Subscriptions and installments — first payment succeeds, later ones decline (card_declined)',
     renewal_decline_code: 'card_declined',
+  },
+  {
+    number: '4000 0000 0000 0259',
+    outcome: 'succeeds',
+    description: 'Disputes — payment succeeds, then a fraudulent dispute opens',
+    dispute_reason: 'fraudulent',
+  },
+  {
+    number: '4000 0000 0000 2685',
+    outcome: 'succeeds',
+    description: 'Disputes — payment succeeds, then a product_not_received dispute opens',
+    dispute_reason: 'product_not_received',
   },
   {
     number: '4000 0000 0000 0002',
@@ -55,6 +69,17 @@ export const TEST_CARDS: readonly (TestCard & {
 ];
 
 const BY_NUMBER = new Map(TEST_CARDS.map((c) => [c.number.replace(/\s/g, ''), c]));
+
+/**
+ * The dispute a sandbox payment's card brings (null for any other card). Sandbox approves test cards
+ * only, so an approved card's brand and last 4 name its test card.
+ */
+export function sandboxDisputeReason(card: CardSummary): DisputeReason | null {
+  const test = TEST_CARDS.find(
+    (c) => c.number.endsWith(card.last4) && brandOf(c.number.replace(/\s/g, '')) === card.brand,
+  );
+  return test?.dispute_reason ?? null;
+}
 
 function brandOf(number: string): string {
   if (number.startsWith('4')) return 'visa';

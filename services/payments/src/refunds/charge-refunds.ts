@@ -1,4 +1,4 @@
-import { addMoney, type Money, type PaymentRefunded } from '@ppay/kernel';
+import { addMoney, subtractMoney, type Money, type PaymentRefunded } from '@ppay/kernel';
 import type { ChargeRecord } from '../charges/charge';
 import { refundResource, type RefundRecord } from './refund';
 
@@ -17,6 +17,14 @@ export function committedAmount(charge: Pick<ChargeRecord, 'refunds' | 'fee_deta
   return charge.refunds
     .filter((r) => r.status !== 'failed')
     .reduce((sum, r) => addMoney(sum, r.amount), { ...capturedAmount(charge), amount: 0 });
+}
+
+/**
+ * What may still be refunded: the capture minus succeeded and pending refunds minus what a dispute
+ * holds (its amount while open or lost; nothing after a win).
+ */
+export function refundableAmount(charge: Pick<ChargeRecord, 'refunds' | 'fee_details' | 'amount_disputed'>): Money {
+  return subtractMoney(subtractMoney(capturedAmount(charge), committedAmount(charge)), charge.amount_disputed);
 }
 
 /** GET /payments/charges/{id}/refunds: the charge's refund state and its refunds, oldest first. */

@@ -1,6 +1,5 @@
 import type { Mode, PaymentRefunded } from '@ppay/kernel';
-import { paymentOutcome } from '../charges/payment-outcome';
-import { newLedgerEntry, type LedgerEntry, type SplitRecord } from '../wallets/ledger-entry';
+import { isPaymentCredit, newLedgerEntry, type LedgerEntry, type SplitRecord } from '../wallets/ledger-entry';
 import type { WalletCredits } from '../wallets/wallet-credits';
 import type { ChargeRepository, LedgerRepository } from '../ports';
 
@@ -34,7 +33,7 @@ export function reversalsFor(
   const slice = (value: number) => shareOf(value, after, captured) - shareOf(value, before, captured);
   const debits: LedgerEntry[] = [];
   for (const credit of credits) {
-    if (credit.kind !== 'credit' || credit.charge_id !== event.charge_id) continue;
+    if (!isPaymentCredit(credit) || credit.charge_id !== event.charge_id) continue;
     const amount = slice(credit.amount.amount);
     if (amount <= 0) continue;
     const reason: LedgerEntry['reason'] =
@@ -94,17 +93,7 @@ export class RefundLedger {
     const charge = await this.deps.charges.findForMerchant(event.merchant_id, mode, event.charge_id);
     // A charge deleted with its merchant (delete-merchant) has no wallets left to debit.
     if (!charge) return { inserted: [], duplicates: 0 };
-    let credits = (await this.deps.ledger.entriesForCharge(event.charge_id)).filter((e) => e.kind === 'credit');
-    // payment.succeeded not handled yet (a lagging consumer): write the payment's credits first, as
-    // the reconciler would (idempotent), so the reversal sees what it reverses.
-    if (!credits.length && charge.completed_at) {
-      await this.deps.credits.record(
-        paymentOutcome(charge, 'succeeded', null, charge.completed_at),
-        mode,
-        `repair:${charge.charge_id}`,
-      );
-      credits = await this.deps.ledger.entriesForCharge(event.charge_id);
-    }
+    const credits = await this.deps.credits.creditsOf(charge, mode);
     return this.deps.ledger.append(reversalsFor(credits, event, mode, eventId, this.now()));
   }
 }

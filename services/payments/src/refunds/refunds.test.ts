@@ -6,7 +6,7 @@ import { DEFAULT_FEE_SCHEDULE } from '../charges/fees';
 import { FakeFx, FakeMerchants, FakeSplits, MemoryCharges } from '../memory-ports.test-util';
 import { FakeProcessors } from '../processors/processors.test-util';
 import { OutcomeService } from '../charges/outcomes';
-import { RefundService } from './refunds';
+import { MAX_REFUNDS_PER_CHARGE, RefundService } from './refunds';
 
 async function setup() {
   const merchants = new FakeMerchants();
@@ -198,6 +198,18 @@ describe('RefundService (refunds inside the charge aggregate)', () => {
     const full = await refunds.create(1000, 'sandbox', id, {});
     expect(full.refund).toMatchObject({ status: 'succeeded', amount: { amount: 500_000 } });
     expect(settled).toEqual(['failed', 'succeeded']);
+  });
+
+  it('holds at most 100 refunds per charge, failed ones included (the charge document stays bounded)', async () => {
+    const { refunds, newCharge, processors } = await setup();
+    const id = await newCharge();
+    processors.refundAnswer = { status: 'failed', failure_reason: 'declined_by_processor' };
+    for (let i = 0; i < MAX_REFUNDS_PER_CHARGE; i++) await refunds.create(1000, 'sandbox', id, { amount: part(1) });
+    processors.refundAnswer = undefined;
+    expect(await errorOf(refunds.create(1000, 'sandbox', id, { amount: part(1) }))).toEqual([
+      'REFUND_LIMIT_REACHED',
+      'charge_id',
+    ]);
   });
 
   it('a processor outage leaves the refund pending (it holds its amount); the same key or the sweep settles it once', async () => {

@@ -4,7 +4,6 @@ import {
   outboxEvent,
   PlatformError,
   requestFingerprint,
-  subtractMoney,
   SUBJECTS,
   type Mode,
   type Money,
@@ -12,7 +11,7 @@ import {
 import type { ChargeRecord } from '../charges/charge';
 import type { CallOptions } from '../charges/charges';
 import { withinDeadline } from '../charges/deadline-race';
-import { capturedAmount, committedAmount, refundedEvent } from './charge-refunds';
+import { capturedAmount, refundableAmount, refundedEvent } from './charge-refunds';
 import { newRefund, type RefundRecord } from './refund';
 import type { ChargeRepository } from '../ports';
 import type { ProcessorRegistry, RefundAnswer } from '../processors/ports';
@@ -40,6 +39,8 @@ export interface RefundServiceOptions {
 }
 
 const MAX_REASON_LENGTH = 500;
+/** Refunds a charge may hold, failed ones included (the charge document stays bounded). */
+export const MAX_REFUNDS_PER_CHARGE = 100;
 
 function validate(request: RefundRequest): { amount: Money | null; reason: string | null } {
   const amount = request.amount ?? null;
@@ -116,15 +117,30 @@ export class RefundService {
           detail: `the charge is ${charge.status}`,
         });
       }
+      if (charge.dispute?.status === 'open') {
+        throw new PlatformError('CHARGE_DISPUTED', undefined, {
+          param: 'charge_id',
+          detail: `dispute ${charge.dispute.dispute_id} is open; a won dispute frees its amount again`,
+        });
+      }
+      // Failed refunds count too: every refund stays in the charge document, which must stay bounded.
+      if (charge.refunds.length >= MAX_REFUNDS_PER_CHARGE) {
+        throw new PlatformError('REFUND_LIMIT_REACHED', undefined, {
+          param: 'charge_id',
+          detail: `a charge holds at most ${MAX_REFUNDS_PER_CHARGE} refunds, failed ones included`,
+        });
+      }
       const captured = capturedAmount(charge);
-      const left = subtractMoney(captured, committedAmount(charge));
+      const left = refundableAmount(charge);
       if (left.amount <= 0 && charge.refunded)
         throw new PlatformError('CHARGE_ALREADY_REFUNDED', undefined, { param: 'charge_id' });
       const wanted = amount ? { ...captured, amount: amount.amount } : left;
       if (wanted.amount > left.amount || wanted.amount <= 0) {
         throw new PlatformError('REFUND_EXCEEDS_CHARGE', undefined, {
           param: 'amount',
-          detail: `at most ${Math.max(left.amount, 0)} ${captured.currency} can be refunded now (captured ${captured.amount})`,
+          detail:
+            `at most ${Math.max(left.amount, 0)} ${captured.currency} can be refunded now (captured ${captured.amount}` +
+            (charge.amount_disputed.amount > 0 ? `, disputed ${charge.amount_disputed.amount})` : ')'),
         });
       }
       const refund = newRefund(

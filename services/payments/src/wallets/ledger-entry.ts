@@ -17,7 +17,19 @@ export type LedgerReason =
   | 'payout'
   /** A refund's reversal of the charge's credits (docs/decisions.md, Refunds). */
   | 'refund'
-  | 'marketplace_split_reversal';
+  | 'marketplace_split_reversal'
+  /** A dispute's withdrawal of its share of a payment credit, and the dispute fee (docs/decisions.md, Disputes). */
+  | 'dispute_withdrawal'
+  | 'dispute_fee'
+  /** A won dispute gives back each of its withdrawals. */
+  | 'dispute_reinstatement';
+
+/** The credits a payment makes (reversed by refunds, shared by disputes); a reinstatement is not one. */
+const PAYMENT_CREDIT_REASONS: readonly LedgerReason[] = ['payment', 'marketplace_operator', 'marketplace_split'];
+
+export function isPaymentCredit(entry: Pick<LedgerEntry, 'kind' | 'reason'>): boolean {
+  return entry.kind === 'credit' && PAYMENT_CREDIT_REASONS.includes(entry.reason);
+}
 
 export interface LedgerEntry {
   idempotency_key: string;

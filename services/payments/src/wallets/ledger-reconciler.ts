@@ -1,6 +1,6 @@
 import type { Mode, PaymentOutcome } from '@ppay/kernel';
 import { paymentOutcome } from '../charges/payment-outcome';
-import { sessionOutcome } from '../checkout/session';
+import { paidCharge, sessionOutcome } from '../checkout/session';
 import type { WalletCredits } from './wallet-credits';
 import type { LedgerEntry } from './ledger-entry';
 import type { ChargeRepository, LedgerRepository, SessionRepository } from '../ports';
@@ -43,6 +43,8 @@ export class LedgerReconciler {
     }
     for (const session of await this.deps.sessions.dueForLedgerCheck(before, limit)) {
       if (session.payment) {
+        // A session whose charge copy was lost to a crash gets it now (refunds, disputes and lists read it).
+        await this.deps.charges.insert(paidCharge(session)!);
         const outcome = sessionOutcome(session, session.payment, session.completed_at ?? session.updated_at);
         if (await this.repair('session', outcome, session.mode, onRepair)) repaired++;
       }

@@ -23,7 +23,11 @@ export async function walletModeOf(
   return (await tombstones.isDeleted(event.data.merchant_id, event.mode)) ? null : event.mode;
 }
 
-type MoneyEvent = typeof SUBJECTS.paymentSucceeded | typeof SUBJECTS.paymentRefunded;
+type MoneyEvent =
+  | typeof SUBJECTS.paymentSucceeded
+  | typeof SUBJECTS.paymentRefunded
+  | typeof SUBJECTS.disputeFundsWithdrawn
+  | typeof SUBJECTS.disputeFundsReinstated;
 
 /** A consumer that writes ledger entries: its durable name, its subject and how it counts redeliveries. */
 export interface WalletWriter<S extends MoneyEvent> {

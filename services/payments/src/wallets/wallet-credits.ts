@@ -1,5 +1,7 @@
 import { fractionOf, PlatformError, subtractMoney, type Mode, type Money, type PaymentOutcome } from '@ppay/kernel';
-import { newLedgerEntry, type LedgerEntry, type SplitRecord } from './ledger-entry';
+import type { ChargeRecord } from '../charges/charge';
+import { paymentOutcome } from '../charges/payment-outcome';
+import { isPaymentCredit, newLedgerEntry, type LedgerEntry, type SplitRecord } from './ledger-entry';
 import type { LedgerRepository, SplitResolver, SplitTerms } from '../ports';
 
 /**
@@ -95,5 +97,20 @@ export class WalletCredits {
       });
     }
     return this.ledger.append(creditsFor(outcome, mode, split, eventId, this.now()));
+  }
+
+  /**
+   * The payment credits of a succeeded charge, which refunds reverse and disputes share: written first
+   * (idempotently, as the reconciler would) when its payment.succeeded has not been handled yet.
+   */
+  async creditsOf(charge: ChargeRecord, mode: Mode): Promise<LedgerEntry[]> {
+    const credits = (await this.ledger.entriesForCharge(charge.charge_id)).filter(isPaymentCredit);
+    if (credits.length || !charge.completed_at) return credits;
+    await this.record(
+      paymentOutcome(charge, 'succeeded', null, charge.completed_at),
+      mode,
+      `repair:${charge.charge_id}`,
+    );
+    return (await this.ledger.entriesForCharge(charge.charge_id)).filter(isPaymentCredit);
   }
 }

@@ -12,6 +12,7 @@ describe('webhook sources', () => {
       subscription_id: 'sub_1',
       payout_request_id: 1,
       plan_id: 'ip_1',
+      dispute: { dispute_id: 'dp_1', updated_at: '2026-11-01T00:00:00.000Z' },
     };
     const streams = new Map<string, Set<string>>();
     for (const source of WEBHOOK_SOURCES) {
@@ -21,6 +22,7 @@ describe('webhook sources', () => {
     }
     expect([...streams.keys()].sort()).toEqual([
       'charge',
+      'dispute',
       'installment_plan',
       'kyc_case',
       'payout_request',

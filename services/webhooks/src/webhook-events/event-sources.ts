@@ -120,6 +120,25 @@ const settlementSource = (subject: SettlementSubject, type: string) =>
     occurredAt: (e) => e.occurred_at,
   });
 
+type DisputeSubject =
+  | typeof SUBJECTS.disputeCreated
+  | typeof SUBJECTS.disputeUpdated
+  | typeof SUBJECTS.disputeClosed
+  | typeof SUBJECTS.disputeFundsWithdrawn
+  | typeof SUBJECTS.disputeFundsReinstated;
+
+const disputeSource = (subject: DisputeSubject, type: string) =>
+  source({
+    subject,
+    event_type: type,
+    // The charge's owner (the operator of a marketplace charge) answers the dispute; a sub-merchant
+    // sees its share move through wallet.debited / wallet.credited.
+    merchant: (e) => e.data.merchant_id,
+    // One counter per dispute, shared by its five event types.
+    object: (e) => ({ type: 'dispute', id: e.data.dispute.dispute_id }),
+    occurredAt: (e) => e.data.dispute.updated_at || e.occurred_at,
+  });
+
 export const WEBHOOK_SOURCES: readonly WebhookSource[] = [
   paymentSource(SUBJECTS.paymentSucceeded, 'payment.succeeded'),
   paymentSource(SUBJECTS.paymentFailed, 'payment.failed'),
@@ -143,6 +162,11 @@ export const WEBHOOK_SOURCES: readonly WebhookSource[] = [
   installmentPlanSource(SUBJECTS.installmentPlanCompleted, 'installment_plan.completed'),
   installmentPlanSource(SUBJECTS.installmentPlanDefaulted, 'installment_plan.defaulted'),
   installmentPlanSource(SUBJECTS.installmentPlanCancelled, 'installment_plan.cancelled'),
+  disputeSource(SUBJECTS.disputeCreated, 'dispute.created'),
+  disputeSource(SUBJECTS.disputeUpdated, 'dispute.updated'),
+  disputeSource(SUBJECTS.disputeClosed, 'dispute.closed'),
+  disputeSource(SUBJECTS.disputeFundsWithdrawn, 'dispute.funds_withdrawn'),
+  disputeSource(SUBJECTS.disputeFundsReinstated, 'dispute.funds_reinstated'),
 ];
 
 export function sourceFor(subject: string): WebhookSource | undefined {

@@ -88,6 +88,36 @@ describe('api versions', () => {
     expect(deliverableTo('payment.failed', '2026-01-01')).toBe(true);
     expect(deliverableTo('unknown.type', '2026-03-27')).toBe(false);
   });
+
+  it('renders dispute.* as the charge id and the dispute object, for 2026-03-27 keys only', () => {
+    const dispute = {
+      dispute_id: 'dp_1',
+      charge_id: 'ch_1',
+      status: 'needs_response',
+      amount: { amount: 5, currency: 'NGN' },
+    };
+    const rendered = renderEvent(
+      event('dispute.created', { charge_id: 'ch_1', merchant_id: 42, dispute }),
+      '2026-03-27',
+    );
+    expect(JSON.parse(rendered.body)).toMatchObject({
+      event_type: 'dispute.created',
+      business_id: '42',
+      sequence: 3,
+      data: { charge_id: 'ch_1', dispute },
+    });
+    // The receiving merchant is the envelope's business_id, not repeated in data.
+    expect(JSON.parse(rendered.body).data).not.toHaveProperty('merchant_id');
+    for (const type of [
+      'dispute.created',
+      'dispute.updated',
+      'dispute.closed',
+      'dispute.funds_withdrawn',
+      'dispute.funds_reinstated',
+    ]) {
+      expect([type, deliverableTo(type, '2026-03-27'), deliverableTo(type, '2026-03-26')]).toEqual([type, true, false]);
+    }
+  });
 });
 
 describe('installments (issue 26)', () => {

@@ -1,4 +1,4 @@
-import type { PaymentOutcome, PaymentRefunded, WalletEntryEvent } from '@ppay/kernel';
+import type { DisputeEvent, PaymentOutcome, PaymentRefunded, WalletEntryEvent } from '@ppay/kernel';
 import { LATEST_API_VERSION } from './api-versions';
 import type { WebhookEventRecord } from './webhook-event';
 
@@ -125,6 +125,12 @@ function walletCurrent(raw: Record<string, unknown>) {
   };
 }
 
+/** dispute.* (docs/decisions.md, Disputes): the charge id and the dispute object, as GET /disputes/{id} shows it. */
+function disputeCurrent(raw: Record<string, unknown>) {
+  const d = raw as unknown as DisputeEvent;
+  return { charge_id: d.charge_id, dispute: d.dispute };
+}
+
 export const RENDERERS: Record<string, Renderer> = {
   ping: { current: (d) => d, legacy: { data: (d) => d } },
   'payment.succeeded': { current: paymentCurrent, legacy: { data: paymentLegacy } },
@@ -154,6 +160,12 @@ export const RENDERERS: Record<string, Renderer> = {
   'installment_plan.completed': { current: (d) => d },
   'installment_plan.defaulted': { current: (d) => d },
   'installment_plan.cancelled': { current: (d) => d },
+  // Disputes arrived after 2026-03-27's shapes: like wallet.*, no 6.6 shape and no delivery to earlier keys.
+  'dispute.created': { current: disputeCurrent },
+  'dispute.updated': { current: disputeCurrent },
+  'dispute.closed': { current: disputeCurrent },
+  'dispute.funds_withdrawn': { current: disputeCurrent },
+  'dispute.funds_reinstated': { current: disputeCurrent },
 };
 
 /** Dates compare as strings (YYYY-MM-DD). */

@@ -1,0 +1,153 @@
+import { outboxEvent, PlatformError, SUBJECTS, type Mode, type OutboxEntry } from '@ppay/kernel';
+import type { ChargeDisputeHold } from '../charges/charge';
+import type { ChargeRepository } from '../ports';
+import { disputeEvent, isClosed, type DisputeRecord } from './dispute';
+import type { DisputeRepository } from './ports';
+
+export type DisputeOutcome = 'won' | 'lost';
+
+/** Why a dispute closed: decided by the processor, conceded by the merchant, or left unanswered past its due date. */
+export type ClosedBy = 'processor' | 'accepted' | 'expired';
+
+export interface DisputeClosingOptions {
+  maxRounds?: number;
+  onClosed?: (dispute: DisputeRecord, by: ClosedBy) => void;
+}
+
+/**
+ * Closes disputes: `needs_response → lost` (accepted, or past its due date) and `under_review → won | lost`
+ * (the processor's decision). Each close is one conditional write on the expected status, with
+ * dispute.closed (and dispute.funds_reinstated when won) in the dispute's outbox, so concurrent
+ * accept / evidence / outcome calls close it once and move its money once. The charge's hold follows
+ * (a second document): here at once, and again by the consumer of dispute.closed after a crash.
+ */
+export class DisputeCloser {
+  constructor(
+    private readonly deps: { charges: ChargeRepository; disputes: DisputeRepository },
+    private readonly options: DisputeClosingOptions = {},
+    private readonly now: () => Date = () => new Date(),
+  ) {}
+
+  /** The merchant concedes (POST /disputes/{id}/accept): lost, nothing more moves. */
+  async accept(merchantId: number, mode: Mode, disputeId: string): Promise<DisputeRecord> {
+    return this.retrying(merchantId, mode, disputeId, async (d) => {
+      if (d.status === 'under_review') throw submitted();
+      if (isClosed(d)) throw closed(d);
+      return this.close(d, 'lost', 'accepted');
+    });
+  }
+
+  /** The processor's decision on submitted evidence (sandbox: the won/lost helper and evidence markers). */
+  async decide(merchantId: number, mode: Mode, disputeId: string, outcome: DisputeOutcome): Promise<DisputeRecord> {
+    return this.retrying(merchantId, mode, disputeId, async (d) => {
+      if (isClosed(d)) throw closed(d);
+      if (d.status !== 'under_review') {
+        throw new PlatformError('DISPUTE_NOT_UNDER_REVIEW', undefined, {
+          param: 'dispute_id',
+          detail: `the dispute is ${d.status}`,
+        });
+      }
+      return this.close(d, outcome, 'processor');
+    });
+  }
+
+  /** Sandbox: the due date is now, so an unanswered dispute is lost at once. */
+  async expireNow(merchantId: number, mode: Mode, disputeId: string): Promise<DisputeRecord> {
+    return this.retrying(merchantId, mode, disputeId, async (d) => {
+      if (d.status === 'under_review') throw submitted();
+      if (isClosed(d)) throw closed(d);
+      return this.close({ ...d, evidence_due_by: this.now() }, 'lost', 'expired');
+    });
+  }
+
+  /** The sweep: unanswered disputes past their due date are lost. */
+  async expireDue(limit = 100): Promise<number> {
+    let n = 0;
+    for (const d of await this.deps.disputes.due('needs_response', 'evidence_due_by', this.now(), limit)) {
+      if (await this.close(d, 'lost', 'expired')) n++;
+    }
+    return n;
+  }
+
+  /** The sweep: outcomes the processor announced for later (sandbox evidence markers) whose time has come. */
+  async decideDue(limit = 100): Promise<number> {
+    let n = 0;
+    for (const d of await this.deps.disputes.due('under_review', 'scheduled_outcome_at', this.now(), limit)) {
+      if (d.scheduled_outcome && (await this.close(d, d.scheduled_outcome.status, 'processor'))) n++;
+    }
+    return n;
+  }
+
+  /**
+   * Brings the charge's hold in line with its dispute: `open` while it is, `lost` for good (its amount is
+   * never refundable), `won` with nothing held. Idempotent; the consumer of dispute.closed calls it.
+   */
+  async syncCharge(d: Pick<DisputeRecord, 'dispute_id' | 'charge_id' | 'merchant_id' | 'mode' | 'status'>) {
+    const status: ChargeDisputeHold['status'] = d.status === 'won' || d.status === 'lost' ? d.status : 'open';
+    for (let round = 0; round < (this.options.maxRounds ?? 50); round++) {
+      const charge = await this.deps.charges.findForMerchant(d.merchant_id, d.mode, d.charge_id);
+      const hold = charge?.dispute;
+      if (!charge || !hold || hold.dispute_id !== d.dispute_id || hold.status === status) return;
+      const written = await this.deps.charges.writeDisputeHold(
+        charge.charge_id,
+        charge.refund_version,
+        {
+          dispute: { ...hold, status },
+          amount_disputed: { ...hold.amount, amount: status === 'won' ? 0 : hold.amount.amount },
+        },
+        this.now(),
+      );
+      if (written) return;
+    }
+    throw new PlatformError('CONFLICT', 'The charge is being changed by concurrent requests; retry');
+  }
+
+  /** from → won | lost in one conditional write; null when the dispute was no longer `from`. */
+  private async close(d: DisputeRecord, outcome: DisputeOutcome, by: ClosedBy): Promise<DisputeRecord | null> {
+    const now = this.now();
+    const next: DisputeRecord = {
+      ...d,
+      status: outcome,
+      scheduled_outcome: null,
+      funds_reinstated: outcome === 'won' ? d.funds_withdrawn : [],
+      closed_at: now,
+      updated_at: now,
+    };
+    const scope = { merchantId: d.merchant_id, mode: d.mode };
+    const events: OutboxEntry[] = [outboxEvent(SUBJECTS.disputeClosed, disputeEvent(next), scope)];
+    if (next.funds_reinstated.length) {
+      events.push(outboxEvent(SUBJECTS.disputeFundsReinstated, disputeEvent(next), scope));
+    }
+    const written = await this.deps.disputes.replace(d, next, events);
+    if (!written) return null;
+    this.options.onClosed?.(written, by);
+    await this.syncCharge(written);
+    return written;
+  }
+
+  /** Runs `step` on the merchant's dispute; a lost race re-reads it and judges again. */
+  private async retrying(
+    merchantId: number,
+    mode: Mode,
+    disputeId: string,
+    step: (d: DisputeRecord) => Promise<DisputeRecord | null>,
+  ): Promise<DisputeRecord> {
+    for (let round = 0; round < (this.options.maxRounds ?? 50); round++) {
+      const d = await this.deps.disputes.findForMerchant(merchantId, mode, disputeId);
+      if (!d) throw new PlatformError('DISPUTE_NOT_FOUND', undefined, { param: 'dispute_id' });
+      const done = await step(d);
+      if (done) return done;
+    }
+    throw new PlatformError('CONFLICT', 'This dispute is being changed by concurrent requests; retry', {
+      param: 'dispute_id',
+    });
+  }
+}
+
+function submitted(): PlatformError {
+  return new PlatformError('DISPUTE_EVIDENCE_SUBMITTED', undefined, { param: 'dispute_id' });
+}
+
+function closed(d: Pick<DisputeRecord, 'status'>): PlatformError {
+  return new PlatformError('DISPUTE_CLOSED', undefined, { param: 'dispute_id', detail: `the dispute was ${d.status}` });
+}

@@ -1,24 +1,23 @@
 import { Schema, type Connection, type Model } from 'mongoose';
 import type { Mode, OutboxEntry } from '@ppay/kernel';
 import { FERRETDB_SQL_PUSHDOWN, isDuplicateKeyError, moneySchema } from '@ppay/runtime';
-import { EPOCH, SCHEDULED_DOCUMENT_FIELDS, ScheduledDocuments } from '../renewals/leased-documents.repo';
+import {
+  EPOCH,
+  SCHEDULED_DOCUMENT_FIELDS,
+  ScheduledDocuments,
+  type ScheduledFields,
+} from '../renewals/leased-documents.repo';
 import { nextActionAt, type InstallmentPart, type InstallmentPlanRecord } from './installment-plan';
 import { sortKey, type PlanListQuery } from './list-query';
 import type { InstallmentPlanRepository } from './ports';
 
-interface PlanDocument extends Omit<InstallmentPlanRecord, 'id'> {
+interface PlanDocument extends Omit<InstallmentPlanRecord, 'id'>, ScheduledFields {
   /** The plan id payments chose for the checkout: one plan per paid checkout, by construction. */
   _id: string;
   /** `<created_at ISO>|<id>`: the list's order, cursor and time range (list-query.ts). */
   sort_key: string;
   /** customer.email as a top-level scalar, for the list filter's index. */
   customer_email: string;
-  /** When the scheduler next acts, on the plan's clock (nextActionAt), and the same instant in real time. */
-  next_action_at: Date | null;
-  wake_at: Date | null;
-  lease_owner: string | null;
-  lease_until: Date;
-  outbox: OutboxEntry[];
 }
 
 const Mixed = Schema.Types.Mixed;

@@ -9,6 +9,18 @@ import { FERRETDB_SQL_PUSHDOWN, outboxEntrySchema } from '@ppay/runtime';
  */
 export const EPOCH = new Date(0);
 
+/** What every scheduled document stores beside its record (SCHEDULED_DOCUMENT_FIELDS are its paths). */
+export interface ScheduledFields {
+  /** When the scheduler next acts, on the document's own clock. */
+  next_action_at: Date | null;
+  /** The same instant in real time (next_action_at − clock offset): what the scheduler's query compares. */
+  wake_at: Date | null;
+  lease_owner: string | null;
+  /** The lease is free once this has passed (epoch when never taken). */
+  lease_until: Date;
+  outbox: OutboxEntry[];
+}
+
 /**
  * The schema paths every scheduled document has: its next action on its own clock and in real time, its
  * lease, and its outbox.

@@ -29,6 +29,7 @@ import { registerDisputeRoutes } from './routes/disputes';
 import { registerKycRoutes } from './routes/kyc';
 import { registerEventRoutes } from './routes/events';
 import { registerEventStreamRoutes } from './routes/event-stream';
+import { registerInstallmentPlanRoutes } from './routes/installment-plans';
 import { registerMarketplaceRoutes } from './routes/marketplace';
 import { registerOnboardingRoutes } from './routes/onboarding';
 import { registerOrderRoutes } from './routes/orders';
@@ -293,6 +294,7 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
         registerProductRoutes,
         registerOrderRoutes,
         registerSubscriptionRoutes,
+        registerInstallmentPlanRoutes,
         registerMarketplaceRoutes,
         registerWalletRoutes,
         registerKycRoutes,

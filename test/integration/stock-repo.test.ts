@@ -27,6 +27,7 @@ describe('stock on the product document', () => {
       name: 'Mug',
       type: 'physical',
       base_price: { amount: 100, currency: 'NGN' },
+      installments_allowed: false,
       stock: levels.own ?? null,
       variations: [{ variation_id: 'var_big', name: 'Big', price: null, stock: levels.variation ?? null }],
       shipping: { fee: { amount: 0, currency: 'NGN' }, countries: ['NG'] },

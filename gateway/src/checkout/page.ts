@@ -39,6 +39,10 @@ table.cards td{padding:3px 0;vertical-align:top}
 table.cards td:first-child{padding-right:16px}
 table.cards code{font-size:13px;white-space:nowrap}
 h2{font-size:15px;margin:0 0 8px}
+table.plan{width:100%;border-collapse:collapse;font-size:14px;margin-top:12px}
+table.plan th{text-align:left;font-size:12px;color:#697386;font-weight:600;padding:4px 0;border-bottom:1px solid #e3e8ee}
+table.plan td{padding:4px 0}
+table.plan td.v,table.plan th.v{text-align:right;font-variant-numeric:tabular-nums}
 footer{text-align:center;font-size:12px;color:#8792a2;margin:16px 0}
 `;
 
@@ -72,8 +76,33 @@ ${frequency}
 <table class="sum">
 <tr><td>Price</td><td class="v" data-testid="price">${money(v.fee_details?.base)}</td></tr>
 ${feeRow}
-<tr class="total"><td>Total due (<span data-testid="currency">${escapeHtml(v.amount?.currency ?? '')}</span>)</td><td class="v" data-testid="amount">${money(v.amount)}</td></tr>
-</table>`;
+<tr class="total"><td>${v.installments ? (v.status === 'pending' ? 'Due today' : 'First payment') : 'Total due'} (<span data-testid="currency">${escapeHtml(v.amount?.currency ?? '')}</span>)</td><td class="v" data-testid="amount">${money(v.amount)}</td></tr>
+</table>
+${installmentPlan(v)}`;
+}
+
+const DAY = new Intl.DateTimeFormat('en-GB', { day: 'numeric', month: 'short', year: 'numeric', timeZone: 'UTC' });
+
+/**
+ * An installment session's schedule (issue 26), before the customer pays: each part's date and what is
+ * charged then, in the customer's currency. Part 1 is what this page charges; the dates are counted from
+ * today (the plan is anchored at the payment).
+ */
+function installmentPlan(v: View): string {
+  const plan = v.installments;
+  if (!plan) return '';
+  const rows = plan.schedule
+    .map((p) => {
+      const due = new Date(p.due_at);
+      // Before payment part 1 is today's; once paid, every part shows its date (part 1: the payment's).
+      const today = p.number === 1 && v.status === 'pending';
+      const when = today ? 'Today' : Number.isNaN(due.getTime()) ? '' : escapeHtml(DAY.format(due));
+      return `<tr data-testid="installment"><td>${p.number} of ${plan.count}</td><td data-testid="installment-date">${when}</td><td class="v" data-testid="installment-amount">${money(p.total)}</td></tr>`;
+    })
+    .join('');
+  const fees = v.customer_pays_fees ? ' Each payment includes its transaction fee.' : '';
+  return `<p class="muted" data-testid="installments-summary">Paid in ${plan.count} ${escapeHtml(plan.interval)} installments of ${money(plan.total)} in total.${fees} The card is saved for the later payments.</p>
+<table class="plan" data-testid="installments"><tr><th>Payment</th><th>Date</th><th class="v">Amount</th></tr>${rows}</table>`;
 }
 
 function testCards(v: View): string {

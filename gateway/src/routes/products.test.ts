@@ -58,11 +58,19 @@ describe('product routes over a fake fx-pricing service', () => {
       method: 'PATCH',
       url: partner('/products/42'),
       headers,
-      payload: { description: 'Cotton', stock: null, stock_adjustment: -2, variation_id: 'var_1' },
+      payload: {
+        description: 'Cotton',
+        stock: null,
+        stock_adjustment: -2,
+        variation_id: 'var_1',
+        installments_allowed: true,
+      },
     });
     expect(res.statusCode).toBe(200);
+    expect(res.json().data.installments_allowed).toBe(false); // the fake product's (absent on the wire: false)
     expect(t.calls[0]!.request).toMatchObject({
       product_id: 42,
+      installments_allowed: true,
       description: 'Cotton',
       stock_unlimited: true,
       variations_given: false,

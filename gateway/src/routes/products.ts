@@ -112,6 +112,7 @@ export async function registerProductRoutes(app: FastifyInstance, deps: GatewayD
           shipping: b.shipping ?? undefined,
           shipping_cleared: b.shipping === null,
           active: b.active,
+          installments_allowed: b.installments_allowed,
           stock_adjustment: b.stock_adjustment,
           variation_id: b.variation_id,
         },

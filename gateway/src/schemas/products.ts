@@ -52,6 +52,12 @@ const productFields = {
   stock: Type.Optional(Stock('Physical products without variations: units for sale; null or absent: unlimited')),
   shipping: Type.Optional(OrNull(ShippingInput, 'Physical products (required for them)')),
   active: Type.Optional(Type.Boolean({ default: true })),
+  installments_allowed: Type.Optional(
+    Type.Boolean({
+      default: false,
+      description: 'Customers may pay it in installments (POST /payments/sessions with installments)',
+    }),
+  ),
 };
 
 export const ProductBody = Type.Object(productFields, { additionalProperties: false });
@@ -66,6 +72,7 @@ export const ProductPatchBody = Type.Object(
     stock: productFields.stock,
     shipping: productFields.shipping,
     active: Type.Optional(Type.Boolean()),
+    installments_allowed: Type.Optional(Type.Boolean()),
     stock_adjustment: Type.Optional(
       Type.Integer({
         minimum: -1_000_000_000,
@@ -108,6 +115,7 @@ export const ProductData = Type.Object(
     stock: Nullable(Type.Integer(), { description: 'Units for sale; null: unlimited (or kept per variation)' }),
     shipping: Nullable(Type.Object({ fee: MoneyAmount, countries: Type.Array(Type.String()) })),
     active: Type.Boolean(),
+    installments_allowed: Type.Boolean({ default: false }),
     archived_at: Nullable(DateTime),
     is_live: Type.Boolean(),
     created_at: DateTime,

@@ -128,6 +128,8 @@ export const ERROR_CATALOGUE = {
   KYC_NOT_APPROVED: invalid('KYC must be approved before requesting a payout'),
   PAYOUT_CURRENCY_MISMATCH: invalid('currency must be the payout account currency'),
   APPROVAL_FAILED: invalid('Approval failed'),
+  // installment plans (issue 26)
+  INSTALLMENTS_NOT_ALLOWED: invalid('This product cannot be paid in installments'),
 
   METHOD_NOT_ALLOWED: entry('invalid_request', 405, Grpc.UNIMPLEMENTED, 'Method not allowed'),
 
@@ -139,6 +141,7 @@ export const ERROR_CATALOGUE = {
   CHARGE_NOT_FOUND: notFound('Charge not found'),
   SESSION_NOT_FOUND: notFound('Checkout session not found'),
   SUBSCRIPTION_NOT_FOUND: notFound('Subscription not found'),
+  INSTALLMENT_PLAN_NOT_FOUND: notFound('Installment plan not found'),
   PAYMENT_METHOD_NOT_FOUND: notFound('Payment method not found'),
   PRODUCT_NOT_FOUND: notFound('Product not found'),
   RELATIONSHIP_NOT_FOUND: notFound('Active merchant relationship not found'),

@@ -141,6 +141,17 @@ export const everyOperation = [
     }),
   () => partner.POST('/api/v1/partner/orders/{order_id}/deliver', { params: { path: { order_id: 'ord_1' } } }),
   () =>
+    partner.GET('/api/v1/partner/installment-plans', {
+      params: { query: { status: 'active', customer_email: 'ada@example.com', limit: 20 } },
+    }),
+  () => partner.GET('/api/v1/partner/installment-plans/{plan_id}', { params: { path: { plan_id: 'ip_1' } } }),
+  () => partner.POST('/api/v1/partner/installment-plans/{plan_id}/cancel', { params: { path: { plan_id: 'ip_1' } } }),
+  () =>
+    partner.POST('/api/v1/partner/sandbox/installment-plans/{plan_id}/advance', {
+      params: { path: { plan_id: 'ip_1' } },
+      body: { to: '2027-01-31T10:00:00Z' },
+    }),
+  () =>
     partner.POST('/api/v1/partner/orders/{order_id}/cancel', {
       params: { path: { order_id: 'ord_1' } },
       body: { reason: 'Out of stock at the warehouse' },

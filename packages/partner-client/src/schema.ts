@@ -1239,6 +1239,12 @@ export interface paths {
                         subscription_frequency_key?: string;
                         /** @description Beyond the spec: free trial days of a subscription session (the card is saved, not charged) */
                         trial_days?: number;
+                        /** @description Pay the amount in parts (a product needs installments_allowed; an amount sold by product_name may always be split): the first on the checkout page, the others charged to the saved card on the schedule */
+                        installments?: {
+                            count: number;
+                            /** @enum {string} */
+                            interval: "weekly" | "monthly";
+                        };
                         /** @description At most 50 keys of up to 40 characters; string (up to 500), number or boolean values */
                         metadata?: {
                             [key: string]: string | number | boolean;
@@ -1272,12 +1278,36 @@ export interface paths {
                                 /** @enum {string} */
                                 mode: "sandbox" | "live";
                                 /** @enum {string} */
-                                payment_type: "one_time" | "subscription";
+                                payment_type: "one_time" | "subscription" | "installment";
                                 fee_details: {
                                     base_product_price: number;
                                     transaction_fee: number;
                                     total_amount: number;
                                     customer_pays_fees: boolean;
+                                };
+                                /** @description Installment sessions only (absent otherwise) */
+                                installments?: {
+                                    /** @description The installment plan the first payment creates */
+                                    plan_id: string;
+                                    count: number;
+                                    /** @enum {string} */
+                                    interval: "weekly" | "monthly";
+                                    /** @description What the parts add up to (the amount sent) */
+                                    amount: number;
+                                    currency: string;
+                                    schedule: {
+                                        /** @description 1 is charged on the checkout page */
+                                        number: number;
+                                        amount: number;
+                                        transaction_fee: number;
+                                        /** @description What is charged: fee included when the customer pays fees */
+                                        total_amount: number;
+                                        /**
+                                         * Format: date-time
+                                         * @description Counted from the first payment; before it, as if it were paid now
+                                         */
+                                        due_at: string;
+                                    }[];
                                 };
                             };
                         };
@@ -1436,7 +1466,7 @@ export interface paths {
                                 amount: number;
                                 currency: string;
                                 /** @enum {string} */
-                                payment_type: "one_time" | "subscription";
+                                payment_type: "one_time" | "subscription" | "installment";
                                 /** Format: date-time */
                                 created_at: string;
                                 /**
@@ -3981,6 +4011,8 @@ export interface paths {
                                         countries: string[];
                                     } | null;
                                     active: boolean;
+                                    /** @default false */
+                                    installments_allowed: boolean;
                                     /**
                                      * Format: date-time
                                      * @default null
@@ -4160,6 +4192,11 @@ export interface paths {
                         } | null;
                         /** @default true */
                         active?: boolean;
+                        /**
+                         * @description Customers may pay it in installments (POST /payments/sessions with installments)
+                         * @default false
+                         */
+                        installments_allowed?: boolean;
                     };
                 };
             };
@@ -4209,6 +4246,8 @@ export interface paths {
                                     countries: string[];
                                 } | null;
                                 active: boolean;
+                                /** @default false */
+                                installments_allowed: boolean;
                                 /**
                                  * Format: date-time
                                  * @default null
@@ -4404,6 +4443,8 @@ export interface paths {
                                     countries: string[];
                                 } | null;
                                 active: boolean;
+                                /** @default false */
+                                installments_allowed: boolean;
                                 /**
                                  * Format: date-time
                                  * @default null
@@ -4588,6 +4629,8 @@ export interface paths {
                                     countries: string[];
                                 } | null;
                                 active: boolean;
+                                /** @default false */
+                                installments_allowed: boolean;
                                 /**
                                  * Format: date-time
                                  * @default null
@@ -4768,6 +4811,7 @@ export interface paths {
                             countries: string[];
                         } | null;
                         active?: boolean;
+                        installments_allowed?: boolean;
                         /** @description Added to the stock (negative takes away; never below 0), of `variation_id` when given */
                         stock_adjustment?: number;
                         variation_id?: string;
@@ -4820,6 +4864,8 @@ export interface paths {
                                     countries: string[];
                                 } | null;
                                 active: boolean;
+                                /** @default false */
+                                installments_allowed: boolean;
                                 /**
                                  * Format: date-time
                                  * @default null
@@ -7787,6 +7833,1002 @@ export interface paths {
                                 /**
                                  * Format: date-time
                                  * @description The subscription's clock: the real time, or where the sandbox advance helper moved it
+                                 */
+                                clock: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Error */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Error */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Error */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Error */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Error */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Too many requests: retry after Retry-After seconds */
+                429: {
+                    headers: {
+                        /** @description Seconds to wait before retrying */
+                        "Retry-After"?: number;
+                        /** @description Requests allowed per second (rate limits only) */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current second */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Seconds until the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Internal error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Not available yet */
+                501: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description A service is unavailable: retry after Retry-After seconds (with the same Idempotency-Key) */
+                503: {
+                    headers: {
+                        /** @description Seconds to wait before retrying */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Timed out: the outcome is unknown, retry with the same Idempotency-Key */
+                504: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/partner/installment-plans": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List installment plans (newest first; filter by status, customer e-mail and time; cursor paging) */
+        get: {
+            parameters: {
+                query?: {
+                    status?: "active" | "completed" | "defaulted" | "cancelled";
+                    customer_email?: string;
+                    /** @description Plans created at or after this time */
+                    from?: string;
+                    /** @description Plans created before this time */
+                    to?: string;
+                    limit?: number;
+                    /** @description next_cursor of the previous page */
+                    cursor?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Success */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: true;
+                            message?: string;
+                            data: {
+                                installment_plans: {
+                                    id: string;
+                                    /** @enum {string} */
+                                    status: "active" | "completed" | "defaulted" | "cancelled";
+                                    /**
+                                     * @description Null when the checkout named a product instead of an id
+                                     * @default null
+                                     */
+                                    product_id: number | null;
+                                    product_name: string;
+                                    product_type: string;
+                                    customer_email: string;
+                                    /** @description What the parts add up to (customer currency, before fees) */
+                                    amount: number;
+                                    currency: string;
+                                    amount_paid: number;
+                                    amount_remaining: number;
+                                    count: number;
+                                    /** @enum {string} */
+                                    interval: "weekly" | "monthly";
+                                    parts: {
+                                        /** @description 1 is the part paid on the checkout page */
+                                        number: number;
+                                        /** @description Smallest unit of currency, before any fee the customer pays */
+                                        amount: number;
+                                        currency: string;
+                                        /** Format: date-time */
+                                        due_at: string;
+                                        /** @enum {string} */
+                                        status: "scheduled" | "pending" | "retrying" | "paid" | "failed" | "cancelled";
+                                        /**
+                                         * @description The part's latest charge (the one that paid it once paid)
+                                         * @default null
+                                         */
+                                        charge_id: string | null;
+                                        /**
+                                         * Format: date-time
+                                         * @default null
+                                         */
+                                        paid_at: string | null;
+                                        failed_attempts: number;
+                                        /**
+                                         * Format: date-time
+                                         * @default null
+                                         */
+                                        next_retry_at: string | null;
+                                        /** @default null */
+                                        decline_reason: string | null;
+                                    }[];
+                                    /**
+                                     * Format: date-time
+                                     * @description Next charge attempt (a part or its retry); null once nothing will be charged
+                                     * @default null
+                                     */
+                                    next_payment_date: string | null;
+                                    card: {
+                                        brand: string;
+                                        last4: string;
+                                    };
+                                    checkout_session_id: string;
+                                    /** Format: date-time */
+                                    created_at: string;
+                                    /**
+                                     * Format: date-time
+                                     * @default null
+                                     */
+                                    completed_at: string | null;
+                                    /**
+                                     * Format: date-time
+                                     * @default null
+                                     */
+                                    cancelled_at: string | null;
+                                    /**
+                                     * Format: date-time
+                                     * @default null
+                                     */
+                                    defaulted_at: string | null;
+                                    /**
+                                     * @default null
+                                     * @enum {string|null}
+                                     */
+                                    default_reason: "retries_exhausted" | "hard_decline" | null;
+                                    /** @enum {string} */
+                                    mode: "sandbox" | "live";
+                                    /**
+                                     * Format: date-time
+                                     * @description The plan's clock: the real time, or where the sandbox advance helper moved it
+                                     */
+                                    clock: string;
+                                }[];
+                                has_more: boolean;
+                                /** @default null */
+                                next_cursor: string | null;
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Error */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Error */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Error */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Error */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Error */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Too many requests: retry after Retry-After seconds */
+                429: {
+                    headers: {
+                        /** @description Seconds to wait before retrying */
+                        "Retry-After"?: number;
+                        /** @description Requests allowed per second (rate limits only) */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current second */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Seconds until the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Internal error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Not available yet */
+                501: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description A service is unavailable: retry after Retry-After seconds (with the same Idempotency-Key) */
+                503: {
+                    headers: {
+                        /** @description Seconds to wait before retrying */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Timed out: the outcome is unknown, retry with the same Idempotency-Key */
+                504: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/partner/installment-plans/{plan_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get an installment plan: its schedule with each part’s status, charge, paid and remaining amounts */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description `ip_` + 24 base62 characters */
+                    plan_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Success */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: true;
+                            message?: string;
+                            data: {
+                                id: string;
+                                /** @enum {string} */
+                                status: "active" | "completed" | "defaulted" | "cancelled";
+                                /**
+                                 * @description Null when the checkout named a product instead of an id
+                                 * @default null
+                                 */
+                                product_id: number | null;
+                                product_name: string;
+                                product_type: string;
+                                customer_email: string;
+                                /** @description What the parts add up to (customer currency, before fees) */
+                                amount: number;
+                                currency: string;
+                                amount_paid: number;
+                                amount_remaining: number;
+                                count: number;
+                                /** @enum {string} */
+                                interval: "weekly" | "monthly";
+                                parts: {
+                                    /** @description 1 is the part paid on the checkout page */
+                                    number: number;
+                                    /** @description Smallest unit of currency, before any fee the customer pays */
+                                    amount: number;
+                                    currency: string;
+                                    /** Format: date-time */
+                                    due_at: string;
+                                    /** @enum {string} */
+                                    status: "scheduled" | "pending" | "retrying" | "paid" | "failed" | "cancelled";
+                                    /**
+                                     * @description The part's latest charge (the one that paid it once paid)
+                                     * @default null
+                                     */
+                                    charge_id: string | null;
+                                    /**
+                                     * Format: date-time
+                                     * @default null
+                                     */
+                                    paid_at: string | null;
+                                    failed_attempts: number;
+                                    /**
+                                     * Format: date-time
+                                     * @default null
+                                     */
+                                    next_retry_at: string | null;
+                                    /** @default null */
+                                    decline_reason: string | null;
+                                }[];
+                                /**
+                                 * Format: date-time
+                                 * @description Next charge attempt (a part or its retry); null once nothing will be charged
+                                 * @default null
+                                 */
+                                next_payment_date: string | null;
+                                card: {
+                                    brand: string;
+                                    last4: string;
+                                };
+                                checkout_session_id: string;
+                                /** Format: date-time */
+                                created_at: string;
+                                /**
+                                 * Format: date-time
+                                 * @default null
+                                 */
+                                completed_at: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @default null
+                                 */
+                                cancelled_at: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @default null
+                                 */
+                                defaulted_at: string | null;
+                                /**
+                                 * @default null
+                                 * @enum {string|null}
+                                 */
+                                default_reason: "retries_exhausted" | "hard_decline" | null;
+                                /** @enum {string} */
+                                mode: "sandbox" | "live";
+                                /**
+                                 * Format: date-time
+                                 * @description The plan's clock: the real time, or where the sandbox advance helper moved it
+                                 */
+                                clock: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Error */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Error */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Error */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Error */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Error */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Too many requests: retry after Retry-After seconds */
+                429: {
+                    headers: {
+                        /** @description Seconds to wait before retrying */
+                        "Retry-After"?: number;
+                        /** @description Requests allowed per second (rate limits only) */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current second */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Seconds until the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Internal error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Not available yet */
+                501: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description A service is unavailable: retry after Retry-After seconds (with the same Idempotency-Key) */
+                503: {
+                    headers: {
+                        /** @description Seconds to wait before retrying */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Timed out: the outcome is unknown, retry with the same Idempotency-Key */
+                504: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/partner/installment-plans/{plan_id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel an installment plan: no later part is charged (paid parts are not refunded)
+         * @description An active plan → cancelled. Cancelling a cancelled plan answers it unchanged; a completed or defaulted plan is 409. A part being charged at that moment is recorded when its outcome arrives.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description `ip_` + 24 base62 characters */
+                    plan_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Success */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: true;
+                            message?: string;
+                            data: {
+                                id: string;
+                                /** @enum {string} */
+                                status: "active" | "completed" | "defaulted" | "cancelled";
+                                /**
+                                 * @description Null when the checkout named a product instead of an id
+                                 * @default null
+                                 */
+                                product_id: number | null;
+                                product_name: string;
+                                product_type: string;
+                                customer_email: string;
+                                /** @description What the parts add up to (customer currency, before fees) */
+                                amount: number;
+                                currency: string;
+                                amount_paid: number;
+                                amount_remaining: number;
+                                count: number;
+                                /** @enum {string} */
+                                interval: "weekly" | "monthly";
+                                parts: {
+                                    /** @description 1 is the part paid on the checkout page */
+                                    number: number;
+                                    /** @description Smallest unit of currency, before any fee the customer pays */
+                                    amount: number;
+                                    currency: string;
+                                    /** Format: date-time */
+                                    due_at: string;
+                                    /** @enum {string} */
+                                    status: "scheduled" | "pending" | "retrying" | "paid" | "failed" | "cancelled";
+                                    /**
+                                     * @description The part's latest charge (the one that paid it once paid)
+                                     * @default null
+                                     */
+                                    charge_id: string | null;
+                                    /**
+                                     * Format: date-time
+                                     * @default null
+                                     */
+                                    paid_at: string | null;
+                                    failed_attempts: number;
+                                    /**
+                                     * Format: date-time
+                                     * @default null
+                                     */
+                                    next_retry_at: string | null;
+                                    /** @default null */
+                                    decline_reason: string | null;
+                                }[];
+                                /**
+                                 * Format: date-time
+                                 * @description Next charge attempt (a part or its retry); null once nothing will be charged
+                                 * @default null
+                                 */
+                                next_payment_date: string | null;
+                                card: {
+                                    brand: string;
+                                    last4: string;
+                                };
+                                checkout_session_id: string;
+                                /** Format: date-time */
+                                created_at: string;
+                                /**
+                                 * Format: date-time
+                                 * @default null
+                                 */
+                                completed_at: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @default null
+                                 */
+                                cancelled_at: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @default null
+                                 */
+                                defaulted_at: string | null;
+                                /**
+                                 * @default null
+                                 * @enum {string|null}
+                                 */
+                                default_reason: "retries_exhausted" | "hard_decline" | null;
+                                /** @enum {string} */
+                                mode: "sandbox" | "live";
+                                /**
+                                 * Format: date-time
+                                 * @description The plan's clock: the real time, or where the sandbox advance helper moved it
+                                 */
+                                clock: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Error */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Error */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Error */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Error */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Error */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Too many requests: retry after Retry-After seconds */
+                429: {
+                    headers: {
+                        /** @description Seconds to wait before retrying */
+                        "Retry-After"?: number;
+                        /** @description Requests allowed per second (rate limits only) */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current second */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Seconds until the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Internal error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Not available yet */
+                501: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description A service is unavailable: retry after Retry-After seconds (with the same Idempotency-Key) */
+                503: {
+                    headers: {
+                        /** @description Seconds to wait before retrying */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Timed out: the outcome is unknown, retry with the same Idempotency-Key */
+                504: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/partner/sandbox/installment-plans/{plan_id}/advance": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sandbox keys only: move an installment plan's clock forward
+         * @description Every part, retry and event due up to `to` happens, in order, with the real scheduler and real payments, before the call answers with the plan.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description `ip_` + 24 base62 characters */
+                    plan_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 date-time with a zone, not before the plan's clock, at most ten years ahead
+                         */
+                        to: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Success */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: true;
+                            message?: string;
+                            data: {
+                                id: string;
+                                /** @enum {string} */
+                                status: "active" | "completed" | "defaulted" | "cancelled";
+                                /**
+                                 * @description Null when the checkout named a product instead of an id
+                                 * @default null
+                                 */
+                                product_id: number | null;
+                                product_name: string;
+                                product_type: string;
+                                customer_email: string;
+                                /** @description What the parts add up to (customer currency, before fees) */
+                                amount: number;
+                                currency: string;
+                                amount_paid: number;
+                                amount_remaining: number;
+                                count: number;
+                                /** @enum {string} */
+                                interval: "weekly" | "monthly";
+                                parts: {
+                                    /** @description 1 is the part paid on the checkout page */
+                                    number: number;
+                                    /** @description Smallest unit of currency, before any fee the customer pays */
+                                    amount: number;
+                                    currency: string;
+                                    /** Format: date-time */
+                                    due_at: string;
+                                    /** @enum {string} */
+                                    status: "scheduled" | "pending" | "retrying" | "paid" | "failed" | "cancelled";
+                                    /**
+                                     * @description The part's latest charge (the one that paid it once paid)
+                                     * @default null
+                                     */
+                                    charge_id: string | null;
+                                    /**
+                                     * Format: date-time
+                                     * @default null
+                                     */
+                                    paid_at: string | null;
+                                    failed_attempts: number;
+                                    /**
+                                     * Format: date-time
+                                     * @default null
+                                     */
+                                    next_retry_at: string | null;
+                                    /** @default null */
+                                    decline_reason: string | null;
+                                }[];
+                                /**
+                                 * Format: date-time
+                                 * @description Next charge attempt (a part or its retry); null once nothing will be charged
+                                 * @default null
+                                 */
+                                next_payment_date: string | null;
+                                card: {
+                                    brand: string;
+                                    last4: string;
+                                };
+                                checkout_session_id: string;
+                                /** Format: date-time */
+                                created_at: string;
+                                /**
+                                 * Format: date-time
+                                 * @default null
+                                 */
+                                completed_at: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @default null
+                                 */
+                                cancelled_at: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @default null
+                                 */
+                                defaulted_at: string | null;
+                                /**
+                                 * @default null
+                                 * @enum {string|null}
+                                 */
+                                default_reason: "retries_exhausted" | "hard_decline" | null;
+                                /** @enum {string} */
+                                mode: "sandbox" | "live";
+                                /**
+                                 * Format: date-time
+                                 * @description The plan's clock: the real time, or where the sandbox advance helper moved it
                                  */
                                 clock: string;
                             };

@@ -314,8 +314,10 @@ export class FakeSplits implements SplitResolver {
 
 export class FakeProducts implements ProductLookup {
   async product(_merchantId: number, _mode: Mode, productId: number) {
+    // 7 is a digital product; 8 a physical one customers may pay in installments.
+    if (productId === 8) return { name: 'Laptop', type: 'physical', installments_allowed: true };
     if (productId !== 7) throw new PlatformError('PRODUCT_NOT_FOUND', undefined, { param: 'product_id' });
-    return { name: 'Catalogue product', type: 'digital' };
+    return { name: 'Catalogue product', type: 'digital', installments_allowed: false };
   }
 }
 

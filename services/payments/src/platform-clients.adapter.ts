@@ -78,7 +78,7 @@ export class GrpcFxConverter implements FxConverter {
 
 /**
  * A session's catalogue product, from fx-pricing's GetProductPricing on the merchant's behalf (it
- * answers PRODUCT_NOT_FOUND for another merchant's product). Only the name and type are used.
+ * answers PRODUCT_NOT_FOUND for another merchant's product). Only the name, type and installments flag are used.
  */
 export class GrpcProductLookup implements ProductLookup {
   private readonly client: ServiceClient<types.fxpricing.FxPricingServiceClient>;
@@ -94,7 +94,11 @@ export class GrpcProductLookup implements ProductLookup {
         { product_id: productId, currency },
         internalCall(mode, merchantId),
       );
-      return { name: res.product?.name ?? '', type: res.product?.type ?? 'custom' };
+      return {
+        name: res.product?.name ?? '',
+        type: res.product?.type ?? 'custom',
+        installments_allowed: res.product?.installments_allowed ?? false,
+      };
     } catch (err) {
       if (err instanceof RemoteCallError && err.errorCode === 'PRODUCT_NOT_FOUND')
         throw new PlatformError('PRODUCT_NOT_FOUND', undefined, { param: 'product_id' });

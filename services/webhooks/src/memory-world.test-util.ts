@@ -40,6 +40,7 @@ const outcome = (over: Partial<PaymentOutcome> = {}): PaymentOutcome => ({
   product: null,
   subscription_frequency_key: null,
   metadata: {},
+  installment: null,
   ...over,
 });
 

@@ -1,4 +1,5 @@
 import { disputesBench } from './disputes';
+import { installmentsBench } from './installments';
 import { approveRaceBench, balanceBench } from './money';
 import { ordersListBench } from './orders';
 import { renewalsBench, subscriptionsListBench } from './subscriptions';
@@ -18,6 +19,11 @@ const SCENARIOS: Record<string, { description: string; run(): Promise<CaseResult
   renewals: {
     description: '10,000 subscriptions falling due at once, renewed by the scheduler (renewals/s, double charges)',
     run: renewalsBench,
+  },
+  installments: {
+    description:
+      '5,000 (BENCH_PLANS) installment plans of 3 parts advanced to completion: parts/s, double and missing charges',
+    run: installmentsBench,
   },
   'subscriptions-list': {
     description: 'p99 of a sorted GET /subscriptions page at 1,000 vs 100,000 subscriptions of one merchant',

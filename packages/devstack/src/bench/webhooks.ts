@@ -57,6 +57,7 @@ function outcome(merchantId: number, at: Date): PaymentOutcome {
     product: null,
     subscription_frequency_key: null,
     metadata: {},
+    installment: null,
   };
 }
 

@@ -22,13 +22,15 @@ import type {
   PaymentOutcome,
   PaymentOutcomeV1,
   PaymentOutcomeV2,
+  PaymentOutcomeV3,
   PaymentRefunded,
+  InstallmentCheckoutCompleted,
   SettlementEvent,
   SubscriptionCheckoutCompleted,
   SubscriptionCheckoutCreated,
   WalletEntryEvent,
 } from './payment-payloads';
-import type { SubscriptionEvent } from './subscription-payloads';
+import type { InstallmentPlanEvent, SubscriptionEvent } from './subscription-payloads';
 
 /**
  * Every NATS subject and its payload type, in one place. Each stream belongs to the component
@@ -63,12 +65,17 @@ export const SUBJECTS = {
   relationshipChanged: 'merchants.relationship_changed',
   subscriptionCheckoutCreated: 'payments.subscription_checkout.created',
   subscriptionCheckoutCompleted: 'payments.subscription_checkout.completed',
+  installmentCheckoutCompleted: 'payments.installment_checkout.completed',
   subscriptionCreated: 'subscriptions.subscription.created',
   subscriptionRenewed: 'subscriptions.subscription.renewed',
   subscriptionPaymentFailed: 'subscriptions.subscription.payment_failed',
   subscriptionPaused: 'subscriptions.subscription.paused',
   subscriptionResumed: 'subscriptions.subscription.resumed',
   subscriptionCancelled: 'subscriptions.subscription.cancelled',
+  installmentPlanCreated: 'subscriptions.installment_plan.created',
+  installmentPlanCompleted: 'subscriptions.installment_plan.completed',
+  installmentPlanDefaulted: 'subscriptions.installment_plan.defaulted',
+  installmentPlanCancelled: 'subscriptions.installment_plan.cancelled',
   kycSubmissionUpdated: 'kyc.submission.updated',
   kycPayoutAccountUpdated: 'kyc.payout_account.updated',
   merchantDeletionRequested: 'deletions.merchant.requested',
@@ -123,12 +130,17 @@ export interface EventPayloads {
   'merchants.relationship_changed': RelationshipChanged;
   'payments.subscription_checkout.created': SubscriptionCheckoutCreated;
   'payments.subscription_checkout.completed': SubscriptionCheckoutCompleted;
+  'payments.installment_checkout.completed': InstallmentCheckoutCompleted;
   'subscriptions.subscription.created': SubscriptionEvent;
   'subscriptions.subscription.renewed': SubscriptionEvent;
   'subscriptions.subscription.payment_failed': SubscriptionEvent;
   'subscriptions.subscription.paused': SubscriptionEvent;
   'subscriptions.subscription.resumed': SubscriptionEvent;
   'subscriptions.subscription.cancelled': SubscriptionEvent;
+  'subscriptions.installment_plan.created': InstallmentPlanEvent;
+  'subscriptions.installment_plan.completed': InstallmentPlanEvent;
+  'subscriptions.installment_plan.defaulted': InstallmentPlanEvent;
+  'subscriptions.installment_plan.cancelled': InstallmentPlanEvent;
   'kyc.submission.updated': KycSubmissionUpdated;
   'kyc.payout_account.updated': KycPayoutAccountUpdated;
   'deletions.merchant.requested': MerchantDeletionRequested;
@@ -143,7 +155,7 @@ export type StoredPayloads = {
   [S in Subject]: S extends 'merchants.created'
     ? MerchantCreatedV1 | MerchantCreatedV2
     : S extends 'payments.payment.succeeded' | 'payments.payment.failed'
-      ? PaymentOutcomeV1 | PaymentOutcomeV2
+      ? PaymentOutcomeV1 | PaymentOutcomeV2 | PaymentOutcomeV3
       : S extends 'merchants.marketplace_updated'
         ? MarketplaceUpdatedV1 | MarketplaceUpdatedV2
         : S extends 'merchants.relationship_changed'
@@ -154,8 +166,11 @@ export type StoredPayloads = {
 const upcastMerchantCreated = (d: MerchantCreatedV1 | MerchantCreatedV2): MerchantCreated =>
   'business_name' in d ? d : { ...d, business_name: '', customer_pays_fees: false };
 
-const upcastPaymentOutcome = (d: PaymentOutcomeV1 | PaymentOutcomeV2): PaymentOutcome =>
-  'session_id' in d ? d : { ...d, session_id: null, product: null, subscription_frequency_key: null, metadata: {} };
+const upcastPaymentOutcome = (d: PaymentOutcomeV1 | PaymentOutcomeV2 | PaymentOutcomeV3): PaymentOutcome => {
+  const v2: PaymentOutcomeV2 | PaymentOutcomeV3 =
+    'session_id' in d ? d : { ...d, session_id: null, product: null, subscription_frequency_key: null, metadata: {} };
+  return 'installment' in v2 ? (v2 as PaymentOutcomeV3) : { ...v2, installment: null };
+};
 
 /**
  * Marketplace data written before modes existed was made while only sandbox could charge (no live

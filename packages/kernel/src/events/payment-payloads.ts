@@ -1,4 +1,5 @@
 import type { Money } from '../money';
+import type { InstallmentInterval } from '../installments';
 import type { SubscriptionFrequency } from '../subscriptions';
 
 // Payloads of the PAYMENTS stream (subjects in catalogue.ts).
@@ -28,7 +29,7 @@ export interface PaymentOutcomeV1 {
   transaction_id: string;
   merchant_id: number;
   status: 'succeeded' | 'failed';
-  payment_type: 'one_time' | 'subscription';
+  payment_type: 'one_time' | 'subscription' | 'installment';
   gateway: string;
   reference: string | null;
   /** What the customer was charged, in the charge currency (spec 4.1 `amount` plus any fee they pay). */
@@ -55,7 +56,24 @@ export interface PaymentOutcomeV2 extends PaymentOutcomeV1 {
   metadata: Record<string, string | number | boolean>;
 }
 
-export type PaymentOutcome = PaymentOutcomeV2;
+/**
+ * Since installment plans (issue 26): which part of which plan the payment is (spec 6.4 "installment
+ * fields"); null for every other payment.
+ */
+export interface PaymentOutcomeV3 extends PaymentOutcomeV2 {
+  installment: PaymentInstallment | null;
+}
+
+export interface PaymentInstallment {
+  plan_id: string;
+  /** 1 = the part paid on the hosted checkout page. */
+  number: number;
+  count: number;
+  /** What is left to pay on the plan after this payment: this part included when it failed. */
+  amount_remaining: MoneyAmount;
+}
+
+export type PaymentOutcome = PaymentOutcomeV3;
 
 /**
  * A hosted checkout session with `subscription_frequency_key` was created (payments → subscriptions,
@@ -165,6 +183,31 @@ export interface SettlementEvent {
   failed_at: string | null;
   failure_reason: string | null;
   created_at: string;
+}
+
+/**
+ * The customer paid the first part of an installment checkout (payments → subscriptions, which creates
+ * the plan under `plan_id`, chosen when the session was created so the first payment.succeeded names it).
+ */
+export interface InstallmentCheckoutCompleted {
+  session_id: string;
+  plan_id: string;
+  merchant_id: number;
+  /** Spec 6.4 product object; `id` is null for a session sold by product_name. */
+  product: { id: number | null; title: string; type: string };
+  customer: { email: string; first_name: string; last_name: string; country: string };
+  /** What the parts add up to (customer currency, before any fee the customer pays per part). */
+  total: Money;
+  count: number;
+  interval: InstallmentInterval;
+  metadata: Record<string, string | number | boolean>;
+  /** The saved payment method (owned by payments) that the later parts are charged to. */
+  payment_method_id: string;
+  card: { brand: string; last4: string };
+  /** The first part's charge. */
+  charge_id: string;
+  transaction_id: string;
+  completed_at: string;
 }
 
 /** Why a customer's bank disputes a payment (Stripe's and Paystack's categories). */

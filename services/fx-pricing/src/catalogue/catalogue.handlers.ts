@@ -17,6 +17,7 @@ export function catalogueHandlers(catalogue: Catalogue): Partial<Handlers> {
           name: req.name,
           type: req.type,
           base_price: { amount: req.base_price?.amount ?? Number.NaN, currency: req.base_price?.currency ?? '' },
+          installments_allowed: req.installments_allowed,
         }),
       );
     },

@@ -67,6 +67,7 @@ export class MongoCatalogueRepository implements CatalogueRepository {
               type: product.type,
               base_amount: product.base_price.amount,
               base_currency: product.base_price.currency,
+              installments_allowed: product.installments_allowed,
               updated_at: now,
             },
             $setOnInsert: { ...NEW_PRODUCT_FIELDS, created_at: now },

@@ -4,7 +4,10 @@ import type { ProductRecord } from './product';
 /** Ports only the catalogue uses. */
 
 /** What the seed file (and the admin upsert) sets of a product; the rest keeps its defaults. */
-export type SeededProduct = Pick<ProductRecord, 'id' | 'merchant_id' | 'name' | 'type' | 'base_price'>;
+export type SeededProduct = Pick<
+  ProductRecord,
+  'id' | 'merchant_id' | 'name' | 'type' | 'base_price' | 'installments_allowed'
+>;
 
 export interface CatalogueRepository {
   nextProductId(): Promise<number>;

@@ -16,6 +16,8 @@ export interface ProductDocument {
   type: ProductType;
   base_amount: number;
   base_currency: string;
+  /** Absent on products stored before installment plans (issue 26): false. */
+  installments_allowed?: boolean;
   variations: { variation_id: string; name: string; price: Money | null }[];
   stock_levels: Record<string, number>;
   /** Checkout holds by session (stock/): units taken while a payment is decided. */
@@ -43,6 +45,7 @@ export const productSchema = new Schema<ProductDocument>(
     type: { type: String, required: true },
     base_amount: { type: Number, required: true },
     base_currency: { type: String, required: true },
+    installments_allowed: { type: Boolean, default: false },
     variations: { type: Schema.Types.Mixed, default: [] },
     stock_levels: { type: Schema.Types.Mixed, default: {} },
     // Checkout holds by session, and recent returns by order (stock/stock.repo.ts): bounded maps.
@@ -86,6 +89,7 @@ export function toProduct(doc: ProductDocument): ProductRecord {
     description: doc.description ?? PRODUCT_DEFAULTS.description,
     type: doc.type,
     base_price: { amount: doc.base_amount, currency: doc.base_currency },
+    installments_allowed: doc.installments_allowed ?? false,
     stock: levels[OWN_STOCK] ?? null,
     variations: (doc.variations ?? []).map((v) => ({ ...v, stock: levels[v.variation_id] ?? null })),
     shipping: doc.shipping ?? PRODUCT_DEFAULTS.shipping,

@@ -30,6 +30,8 @@ export interface ProductRecord {
   type: ProductType;
   /** In the merchant's pricing currency, integer minor units. */
   base_price: Money;
+  /** The merchant lets customers pay it in installments (a session with `installments`, issue 26). */
+  installments_allowed: boolean;
   /** Units for sale of a physical product without variations; null: unlimited (and for every other product). */
   stock: number | null;
   variations: ProductVariation[];
@@ -65,6 +67,8 @@ export interface ProductInput {
   name: string;
   type: string;
   base_price: { amount: number; currency: string };
+  /** Absent: false. */
+  installments_allowed?: boolean;
 }
 
 /** A catalogue input the caller got wrong: 400 naming the parameter. */
@@ -84,7 +88,7 @@ export function productNotFound(): PlatformError {
 
 export function validateProduct(
   input: ProductInput,
-): Pick<ProductRecord, 'merchant_id' | 'name' | 'type' | 'base_price'> {
+): Pick<ProductRecord, 'merchant_id' | 'name' | 'type' | 'base_price' | 'installments_allowed'> {
   const merchant_id = positiveId(input.merchant_id, 'merchant_id');
   const name = typeof input.name === 'string' ? input.name.trim() : '';
   if (!name || name.length > 200) throw invalid('name is required (at most 200 characters)', 'name');
@@ -98,5 +102,8 @@ export function validateProduct(
     throw invalid('base_price must be an integer amount of minor units and an ISO 4217 currency', 'base_price');
   }
   if (base_price.amount < 0) throw invalid('base_price.amount must not be negative', 'base_price.amount');
-  return { merchant_id, name, type: input.type as ProductType, base_price };
+  const installments = input.installments_allowed ?? false;
+  if (typeof installments !== 'boolean')
+    throw invalid('installments_allowed must be a boolean', 'installments_allowed');
+  return { merchant_id, name, type: input.type as ProductType, base_price, installments_allowed: installments };
 }

@@ -39,12 +39,22 @@ export interface ProductInput {
   stock?: number | null;
   shipping?: { fee: MoneyInput; countries: string[] } | null;
   active?: boolean;
+  /** Customers may pay it in installments (issue 26); absent: false. */
+  installments_allowed?: boolean;
 }
 
 /** The fields a valid input sets on a product. */
 export type ProductFields = Pick<
   ProductRecord,
-  'name' | 'description' | 'type' | 'base_price' | 'stock' | 'variations' | 'shipping' | 'active'
+  | 'name'
+  | 'description'
+  | 'type'
+  | 'base_price'
+  | 'stock'
+  | 'variations'
+  | 'shipping'
+  | 'active'
+  | 'installments_allowed'
 >;
 
 const invalid = (param: string, message: string) => new PlatformError('VALIDATION_FAILED', message, { param });
@@ -117,7 +127,19 @@ export function validateProductInput(
   }
   if (input.active !== undefined && typeof input.active !== 'boolean')
     throw invalid('active', 'active must be a boolean');
-  return { name, description, type, base_price, stock, variations, shipping, active: input.active ?? true };
+  if (input.installments_allowed !== undefined && typeof input.installments_allowed !== 'boolean')
+    throw invalid('installments_allowed', 'installments_allowed must be a boolean');
+  return {
+    name,
+    description,
+    type,
+    base_price,
+    stock,
+    variations,
+    shipping,
+    active: input.active ?? true,
+    installments_allowed: input.installments_allowed ?? false,
+  };
 }
 
 function validateVariations(

@@ -12,6 +12,7 @@ export function productResource(p: ProductRecord) {
     stock: p.stock,
     shipping: p.shipping,
     active: p.active,
+    installments_allowed: p.installments_allowed,
     archived_at: p.archived_at,
     is_live: p.mode === 'live',
     created_at: p.created_at,

@@ -21,6 +21,7 @@ function definitionOf(fields: ProductFields) {
     variations: fields.variations.map(({ variation_id, name, price }) => ({ variation_id, name, price })),
     shipping: fields.shipping,
     active: fields.active,
+    installments_allowed: fields.installments_allowed,
   };
 }
 

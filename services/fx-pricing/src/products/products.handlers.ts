@@ -33,6 +33,7 @@ function createInput(req: types.fxpricing.CreateProductRequest__Output): Product
     stock: req.stock ?? null,
     shipping: shippingOf(req.shipping) ?? null,
     active: req.active ?? undefined,
+    installments_allowed: req.installments_allowed ?? undefined,
   };
 }
 
@@ -48,6 +49,8 @@ function patchOf(req: types.fxpricing.UpdateProductRequest__Output): ProductPatc
   if (req.shipping_cleared) patch.shipping = null;
   else if (req.shipping) patch.shipping = shippingOf(req.shipping);
   if (req.active !== undefined && req.active !== null) patch.active = req.active;
+  if (req.installments_allowed !== undefined && req.installments_allowed !== null)
+    patch.installments_allowed = req.installments_allowed;
   if (req.stock_adjustment !== undefined && req.stock_adjustment !== null)
     patch.stock_adjustment = req.stock_adjustment;
   if (req.variation_id) patch.variation_id = req.variation_id;

@@ -171,4 +171,18 @@ describe('ProductService', () => {
     repo.countListed = async () => 10_000;
     expect(await errorOf(service.create(1000, 'sandbox', EBOOK))).toEqual(['PRODUCT_LIMIT_REACHED', undefined]);
   });
+
+  it('installments_allowed (issue 26): false unless given, set on create, changed by a PATCH, kept by others', async () => {
+    const { service } = world();
+    expect((await service.create(1000, 'sandbox', EBOOK)).installments_allowed).toBe(false);
+    const laptop = await service.create(1000, 'sandbox', { ...MUG, title: 'Laptop', installments_allowed: true });
+    expect(laptop.installments_allowed).toBe(true);
+    const renamed = await service.update(1000, 'sandbox', laptop.id, { title: 'Laptop 14' });
+    expect(renamed.installments_allowed).toBe(true);
+    const off = await service.update(1000, 'sandbox', laptop.id, { installments_allowed: false });
+    expect(off.installments_allowed).toBe(false);
+    expect(
+      await errorOf(service.create(1000, 'sandbox', { ...EBOOK, installments_allowed: 'yes' as unknown as boolean })),
+    ).toEqual(['VALIDATION_FAILED', 'installments_allowed']);
+  });
 });

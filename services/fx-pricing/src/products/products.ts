@@ -43,6 +43,7 @@ function inputOf(p: ProductRecord): ProductInput {
     stock: p.stock,
     shipping: p.shipping,
     active: p.active,
+    installments_allowed: p.installments_allowed,
   };
 }
 

@@ -45,6 +45,7 @@ const mug: ProductRecord = {
   name: 'Mug',
   type: 'physical',
   base_price: { amount: 100, currency: 'NGN' },
+  installments_allowed: false,
   stock: 5,
   variations: [{ variation_id: 'var_big', name: 'Big', price: null, stock: null }],
   created_at: new Date(0),

@@ -28,6 +28,15 @@ export const SUBSCRIPTION: SessionRequest = {
   subscription_frequency_key: 'monthly',
 };
 
+/** ₦3,000.01 in 3 monthly parts, sold by name (the session's own `installments` allows the split). */
+export const INSTALLMENTS: SessionRequest = {
+  amount: 300_001,
+  currency: 'NGN',
+  product_name: 'Laptop',
+  customer: { email: 'ada@example.com' },
+  installments: { count: 3, interval: 'monthly' },
+};
+
 /**
  * Hosted checkout over in-memory ports, with the saved payment methods a subscription checkout makes
  * and their off-session charges: merchant 1000 ("Ada & Sons"), a clock the test moves.
@@ -67,6 +76,7 @@ export function checkoutSetup(options: { maxAttempts?: number } = {}) {
   );
   return {
     service,
+    merchants,
     sessions,
     charges,
     methods,

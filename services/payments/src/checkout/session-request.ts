@@ -1,12 +1,14 @@
 import {
+  installmentTerms,
   isSubscriptionFrequency,
   money,
   PlatformError,
+  splitMoney,
   SUBSCRIPTION_FREQUENCIES,
   TRIAL_DAYS_MAX,
   TRIAL_DAYS_MIN,
 } from '@ppay/kernel';
-import { assertChargeable } from '../charges/fees';
+import { assertChargeable, CHARGE_LIMITS } from '../charges/fees';
 import { requirePaymentBasics, requirePositiveAmount, type PaymentRequestBasics } from '../charges/payment-request';
 import { processorGroupFor } from '../processors/processors';
 import { checkRedirectUrl } from './redirects';
@@ -20,6 +22,8 @@ export interface SessionRequest extends PaymentRequestBasics {
   subscription_frequency_key?: string;
   /** Beyond the spec: a free trial on a subscription session (the card is saved, nothing is charged). */
   trial_days?: number;
+  /** Pay the amount in parts (issue 26): the first on the hosted page, the others off-session. */
+  installments?: { count?: number; interval?: string };
   idempotency_key?: string;
 }
 
@@ -85,6 +89,25 @@ export function validateSessionRequest(r: SessionRequest) {
       );
     }
   }
+  let installments;
+  if (r.installments !== undefined) {
+    if (frequency) {
+      throw new PlatformError('VALIDATION_FAILED', 'installments cannot be combined with subscription_frequency_key', {
+        param: 'installments',
+      });
+    }
+    installments = installmentTerms(r.installments);
+    // Every part is a charge of its own: the smallest (the last) must be one the processor takes.
+    const smallest = splitMoney(money(amount, currency), installments.count).at(-1)!;
+    const min = CHARGE_LIMITS[currency]?.min ?? 1;
+    if (smallest.amount < min) {
+      throw new PlatformError(
+        'VALIDATION_FAILED',
+        `Each of ${installments.count} installments would be below the smallest ${currency} charge (${min}); use fewer installments`,
+        { param: 'installments.count' },
+      );
+    }
+  }
   return {
     amount,
     currency,
@@ -95,5 +118,6 @@ export function validateSessionRequest(r: SessionRequest) {
     cancelUrl: checkRedirectUrl(r.cancel_url, 'cancel_url'),
     frequency,
     trialDays,
+    installments,
   };
 }

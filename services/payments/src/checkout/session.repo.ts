@@ -57,6 +57,7 @@ const sessionSchema = new Schema<SessionDocument>(
     payment_type: { type: String, required: true },
     subscription_frequency_key: { type: String, default: null },
     trial_days: { type: Number, default: null },
+    installments: { type: Schema.Types.Mixed, default: null },
     metadata: { type: Schema.Types.Mixed, default: {} },
     fee_details: { type: Schema.Types.Mixed, required: true },
     expires_at: { type: Date, required: true },
@@ -104,6 +105,7 @@ function toRecord(doc: SessionDocument): SessionRecord {
     payment: rest.payment ? { ...chargeOf(rest.payment), card: rest.payment.card } : null,
     in_flight: rest.in_flight ? { ...rest.in_flight, started_at: asDate(rest.in_flight.started_at) } : null,
     trial_days: rest.trial_days ?? null,
+    installments: rest.installments ?? null,
     attempts: rest.attempts ?? [],
     attempt_count: rest.attempt_count ?? 0,
   };

@@ -2,6 +2,7 @@ import { requireMerchant, requireMode } from '@ppay/kernel';
 import { toWire, type UnaryHandlers } from '@ppay/runtime';
 import type { types } from '@ppay/proto';
 import { customerOf, metadataOf } from '../charges/payment-request.handlers';
+import { sessionResource } from './session';
 import type { SessionRequest } from './session-request';
 import type { SessionService } from './sessions';
 
@@ -19,6 +20,8 @@ function toSessionRequest(req: types.payments.CreateSessionRequest__Output): Ses
     cancel_url: req.cancel_url || undefined,
     subscription_frequency_key: req.subscription_frequency_key || undefined,
     trial_days: req.trial_days || undefined,
+    // Set iff the partner sent `installments` (its fields as sent; the service validates them).
+    installments: req.installments ? { count: req.installments.count, interval: req.installments.interval } : undefined,
     metadata: metadataOf(req.metadata),
     idempotency_key: req.idempotency_key || undefined,
   };
@@ -30,11 +33,11 @@ export function sessionHandlers(sessions: SessionService): Partial<Handlers> {
     async CreateSession(req, { caller }) {
       const { merchantId } = requireMerchant(caller);
       const { session } = await sessions.create(merchantId, requireMode(caller), toSessionRequest(req));
-      return toWire(session);
+      return toWire(sessionResource(session, new Date()));
     },
     async GetSession(req, { caller }) {
       const { merchantId } = requireMerchant(caller);
-      return toWire(await sessions.get(merchantId, requireMode(caller), req.session_id));
+      return toWire(sessionResource(await sessions.get(merchantId, requireMode(caller), req.session_id), new Date()));
     },
     async GetCheckout(req) {
       return toWire(await sessions.page(req.session_id));

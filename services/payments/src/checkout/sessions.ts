@@ -4,17 +4,21 @@ import {
   outboxEvent,
   PlatformError,
   prefixedId,
+  splitMoney,
   SUBJECTS,
+  type InstallmentTerms,
   type Mode,
+  type Money,
   type OutboxEntry,
 } from '@ppay/kernel';
 import { UNKNOWN_COUNTRY, type ChargeRecord } from '../charges/charge';
-import { feeBreakdown, type FeeSchedule } from '../charges/fees';
+import { feeBreakdown, type FeeBreakdown, type FeeSchedule } from '../charges/fees';
 import type { PaymentMethodService } from '../payment-methods/payment-methods';
 import type { ChargeRepository, MerchantDirectory, SessionRepository } from '../ports';
 import { validateCard, type CardInput, type CardResult, type TestCard } from '../processors/cards';
 import type { CardProcessor, ProcessorRegistry } from '../processors/ports';
 import { processorGroupFor } from '../processors/processors';
+import { installmentCheckoutCompleted } from './installment-checkout';
 import type { ProductLookup } from './ports';
 import { redirectWithSession } from './redirects';
 import {
@@ -24,6 +28,7 @@ import {
   newSession,
   paidCharge,
   sessionOutcome,
+  type SessionInstallments,
   type SessionRecord,
 } from './session';
 import { validateSessionRequest, type SessionRequest } from './session-request';
@@ -73,13 +78,20 @@ export class SessionService {
     if (input.productId !== undefined) {
       const found = await this.deps.products.product(merchantId, mode, input.productId, input.currency);
       product = { id: input.productId, name: input.productName || found.name, type: found.type };
+      // A catalogue product is split only when the merchant allows it; an amount sold by name, by the
+      // session's own `installments` (docs/decisions.md, Installment plans).
+      if (input.installments && !found.installments_allowed) {
+        throw new PlatformError('INSTALLMENTS_NOT_ALLOWED', undefined, { param: 'installments' });
+      }
     }
-    const fee = feeBreakdown(
-      this.options.feeSchedule,
-      group,
-      money(input.amount, input.currency),
-      merchant.customer_pays_fees,
-    );
+    const priced = (base: Money) => feeBreakdown(this.options.feeSchedule, group, base, merchant.customer_pays_fees);
+    const installments = input.installments
+      ? installmentParts(money(input.amount, input.currency), input.installments, priced)
+      : null;
+    // An installment session charges its first part on the page; the others are charged by subscriptions.
+    const fee: FeeBreakdown = installments
+      ? priced(installments.parts[0]!.base)
+      : priced(money(input.amount, input.currency));
     const now = this.now();
     const id = prefixedId('cs', 32); // 32 base62 ≈ 190 bits: the id is the checkout page's capability
     const authorization = await adapter.initialise({
@@ -110,6 +122,7 @@ export class SessionService {
         cancel_url: input.cancelUrl,
         subscription_frequency_key: input.frequency ?? null,
         trial_days: input.trialDays ?? null,
+        installments,
         metadata: r.metadata ?? {},
         expires_at: new Date(now.getTime() + this.options.ttlMs),
         idempotency_key: r.idempotency_key?.trim() || null,
@@ -147,12 +160,16 @@ export class SessionService {
   /** The hosted page's view of a session; the merchant's name falls back to its id on the page. */
   async view(s: SessionRecord, lastDeclineMessage = '') {
     const merchant = await this.deps.merchants.get(s.merchant_id).catch(() => undefined);
-    return checkoutView(s, {
-      business_name: merchant?.business_name ?? '',
-      attempts_left: this.attemptsLeft(s),
-      test_cards: this.testCards(s.mode),
-      last_decline_message: lastDeclineMessage,
-    });
+    return checkoutView(
+      s,
+      {
+        business_name: merchant?.business_name ?? '',
+        attempts_left: this.attemptsLeft(s),
+        test_cards: this.testCards(s.mode),
+        last_decline_message: lastDeclineMessage,
+      },
+      this.now(),
+    );
   }
 
   /**
@@ -213,7 +230,7 @@ export class SessionService {
       const subject = result.approved ? SUBJECTS.paymentSucceeded : SUBJECTS.paymentFailed;
       events.push(outboxEvent(subject, sessionOutcome(claimed, finished, at), scope));
     }
-    if (result.approved && claimed.payment_type === 'subscription') {
+    if (result.approved && claimed.payment_type !== 'one_time') {
       // Saved before the session completes, so the completion event never names a method that does not exist;
       // a crash in between leaves an unused method that the next attempt on this session reuses.
       const method = await this.deps.paymentMethods.saveFromCheckout({
@@ -223,7 +240,11 @@ export class SessionService {
         customer_email: claimed.customer.email,
         card: this.deps.cards.saveCard(card),
       });
-      events.push(subscriptionCheckoutCompleted(claimed, method, trial ? null : finished, at));
+      events.push(
+        claimed.installments
+          ? installmentCheckoutCompleted(claimed, method, finished, at)
+          : subscriptionCheckoutCompleted(claimed, method, trial ? null : finished, at),
+      );
     }
     const attempts = claimed.attempt_count + 1;
     const saved = await this.deps.sessions.finishAttempt(
@@ -315,6 +336,23 @@ export class SessionService {
     }
     return s;
   }
+}
+
+/** The plan of an installment session: a fresh plan id, each part (remainder on the first) with its own fee. */
+function installmentParts(
+  total: Money,
+  terms: InstallmentTerms,
+  priced: (base: Money) => FeeBreakdown,
+): SessionInstallments {
+  return {
+    plan_id: prefixedId('ip'),
+    ...terms,
+    total,
+    parts: splitMoney(total, terms.count).map((base, i) => {
+      const { fee, total: charged } = priced(base);
+      return { number: i + 1, base, fee, total: charged };
+    }),
+  };
 }
 
 export function sessionNotFound(): PlatformError {

@@ -11,6 +11,7 @@ describe('webhook sources', () => {
       amount: { amount: 1, currency: 'NGN' },
       subscription_id: 'sub_1',
       payout_request_id: 1,
+      plan_id: 'ip_1',
       dispute: { dispute_id: 'dp_1', updated_at: '2026-11-01T00:00:00.000Z' },
       order: { order_id: 'ord_1', updated_at: '2026-11-01T00:00:00.000Z' },
     };
@@ -23,6 +24,7 @@ describe('webhook sources', () => {
     expect([...streams.keys()].sort()).toEqual([
       'charge',
       'dispute',
+      'installment_plan',
       'kyc_case',
       'order',
       'payout_request',

@@ -37,6 +37,8 @@ function paymentCurrent(raw: Record<string, unknown>) {
     failure_reason: p.failure_reason,
     metadata: p.metadata,
     completed_at: p.completed_at,
+    // Spec 6.4 "installment fields": which part of which plan (issue 26); null for other payments.
+    installment: p.installment ?? null,
   };
 }
 
@@ -61,6 +63,12 @@ function paymentLegacy(raw: Record<string, unknown>) {
       product_title: p.product?.title ?? null,
       payment_gateway: p.gateway,
       created_at: p.completed_at,
+      // Installment payments only (issue 26): the same values flat, as 6.6 keeps its details.
+      ...(p.installment && {
+        installment_plan_id: p.installment.plan_id,
+        installment_number: p.installment.number,
+        installment_count: p.installment.count,
+      }),
     },
   };
 }
@@ -150,6 +158,11 @@ export const RENDERERS: Record<string, Renderer> = {
   'settlement.rejected': { current: (d) => d },
   'settlement.paid': { current: (d) => d },
   'settlement.failed': { current: (d) => d },
+  // Installment plans (issue 26) in their resource shape with the schedule, since 2026-03-27 only.
+  'installment_plan.created': { current: (d) => d },
+  'installment_plan.completed': { current: (d) => d },
+  'installment_plan.defaulted': { current: (d) => d },
+  'installment_plan.cancelled': { current: (d) => d },
   // Disputes arrived after 2026-03-27's shapes: like wallet.*, no 6.6 shape and no delivery to earlier keys.
   'dispute.created': { current: disputeCurrent },
   'dispute.updated': { current: disputeCurrent },

@@ -71,4 +71,31 @@ describe('the hosted checkout page', () => {
     const paid = renderCheckout(installmentView('completed'), { nonce: 'n' });
     expect(all('installment-date', paid)).toEqual(['31 Jan 2026', '28 Feb 2026', '31 Mar 2026']);
   });
+
+  it('a physical product shows its line and asks where to ship, among the countries it ships to', () => {
+    const goods = {
+      variation: { variation_id: 'var_xl', name: 'XL <b>' },
+      quantity: 2,
+      unit_price: ngn(450_000),
+      shipping_fee: ngn(150_000),
+      ships_to: ['NG', 'GH'],
+    };
+    const html = renderCheckout({ ...view, goods } as typeof view, {
+      nonce: 'n',
+      shipping: { name: 'Ada "Obi"', country: 'gh' },
+    });
+    expect(cell(html, 'goods')).toBe('2 × NGN\u00a04,500.00 — XL &lt;b&gt;; shipping NGN\u00a01,500.00');
+    expect(html).toContain('Ships to Nigeria, Ghana.');
+    expect(html).toContain('name="ship_line1" maxlength="200" value="" required');
+    expect(html).toContain('value="Ada &quot;Obi&quot;"');
+    expect(html).toContain('<option value="GH" selected>Ghana</option>');
+    expect(renderCheckout(view, { nonce: 'n' })).not.toContain('data-testid="shipping"');
+  });
+
+  it('a sold-out answer shows the message and no form', () => {
+    const html = renderCheckout(view, { nonce: 'n', error: 'Sorry, this product is sold out.', soldOut: true });
+    expect(html).toContain('data-testid="sold-out"');
+    expect(cell(html, 'error')).toBe('Sorry, this product is sold out.');
+    expect(html).not.toContain('data-testid="pay-form"');
+  });
 });

@@ -79,6 +79,16 @@ export const SessionBody = Type.Object(
         description: 'Beyond the spec: free trial days of a subscription session (the card is saved, not charged)',
       }),
     ),
+    quantity: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: 100,
+        description: 'A physical product: how many (default 1); its total (price × quantity + shipping) is computed',
+      }),
+    ),
+    variation_id: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 64, description: 'A physical product with variations: which one' }),
+    ),
     installments: Type.Optional(
       Type.Object(
         {

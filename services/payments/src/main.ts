@@ -10,6 +10,7 @@ import { ChargeQueries } from './charges/charge-queries';
 import { DEFAULT_FEE_SCHEDULE, type FeeSchedule } from './charges/fees';
 import { OutcomeService } from './charges/outcomes';
 import { MongoSessionRepository, sessionModel } from './checkout/session.repo';
+import { GoodsCheckout } from './checkout/goods-checkout';
 import { SessionService } from './checkout/sessions';
 import { sessionHandlers } from './checkout/sessions.handlers';
 import { paymentsConfig } from './config';
@@ -38,6 +39,7 @@ import { payoutHandlers } from './payouts/payouts.handlers';
 import { MongoOrderRepository, orderModel } from './orders/order.repo';
 import { OrderService } from './orders/orders';
 import { orderHandlers } from './orders/orders.handlers';
+import { paidGoodsConsumer } from './checkout/goods.consumer';
 import { GrpcFxConverter, GrpcProductLookup, GrpcSplitResolver, GrpcStock } from './platform-clients.adapter';
 import { SandboxCardProcessor, sandboxDisputeReason } from './processors/sandbox-cards.adapter';
 import { StaticProcessorRegistry } from './processors/sandbox-processors.adapter';
@@ -132,23 +134,6 @@ void runService<types.payments.PaymentsServiceHandlers, (typeof paymentsConfig)[
       undefined,
       (err, chargeId) => log.warn({ err, charge_id: chargeId }, 'recording a late off-session charge answer failed'),
     );
-    const sessions = new SessionService(
-      {
-        merchants: directory,
-        processors,
-        products,
-        sessions: sessionRepo,
-        cards,
-        paymentMethods,
-        charges: chargeRepo,
-      },
-      {
-        feeSchedule,
-        ttlMs: config.SESSION_TTL_MS,
-        maxAttempts: config.SESSION_MAX_ATTEMPTS,
-        attemptStaleMs: Math.max(30_000, config.PROCESSOR_TIMEOUT_MS * 3),
-      },
-    );
     const credits = new WalletCredits(ledger, splits);
     const reconciler = new LedgerReconciler(
       { charges: chargeRepo, sessions: sessionRepo, ledger, credits },
@@ -200,6 +185,26 @@ void runService<types.payments.PaymentsServiceHandlers, (typeof paymentsConfig)[
       refunds,
       stock,
     });
+    const goods = new GoodsCheckout({ fx, stock, orders, sessions: sessionRepo });
+    const sessions = new SessionService(
+      {
+        merchants: directory,
+        processors,
+        products,
+        sessions: sessionRepo,
+        cards,
+        paymentMethods,
+        charges: chargeRepo,
+        goods,
+      },
+      {
+        feeSchedule,
+        ttlMs: config.SESSION_TTL_MS,
+        maxAttempts: config.SESSION_MAX_ATTEMPTS,
+        attemptStaleMs: Math.max(30_000, config.PROCESSOR_TIMEOUT_MS * 3),
+      },
+    );
+
     const sweepDisputes = async () => {
       await opener.resumeStale();
       await closer.expireDue();
@@ -231,6 +236,7 @@ void runService<types.payments.PaymentsServiceHandlers, (typeof paymentsConfig)[
         walletWriterConsumer(DISPUTE_REINSTATEMENTS, disputeMoves.reinstatements, ledgerCounters, tombstones),
         disputeChargeConsumer(closer),
         sandboxCardDisputeConsumer(cardDisputes),
+        paidGoodsConsumer(goods),
       ],
       merchantData: { targets: MERCHANT_DATA, tombstones },
       relays: [relay, sessionRelay, ledgerRelay, payoutRelay, disputeRelay, orderRelay],
@@ -250,6 +256,8 @@ void runService<types.payments.PaymentsServiceHandlers, (typeof paymentsConfig)[
         { name: 'dispute sweep', intervalMs: config.DISPUTE_SWEEP_INTERVAL_MS, run: sweepDisputes },
         // Order cancels whose refund, and stock returns that a crash or an outage, left unfinished.
         { name: 'order sweep', intervalMs: config.CHARGE_SWEEP_INTERVAL_MS, run: () => orders.finishUnfinished() },
+        // Stock holds of paid sessions kept, of sessions that can no longer pay given back.
+        { name: 'stock sweep', intervalMs: config.SESSION_SWEEP_INTERVAL_MS, run: () => goods.settleStock() },
         {
           name: 'wallet reconciliation',
           intervalMs: config.WALLET_RECONCILE_INTERVAL_MS,

@@ -2,7 +2,7 @@ import { money, newRequestId, PlatformError, type ErrorCode, type Mode, type Mon
 import { callerToMetadata, RemoteCallError, ServiceClient, type PlatformMetrics } from '@ppay/runtime';
 import { loadPlatformProto, type types } from '@ppay/proto';
 import type { FxConverter, FxQuote } from './charges/ports';
-import type { ProductLookup, StockHolds, StockLine } from './checkout/ports';
+import type { CatalogueProduct, ProductLookup, StockHolds, StockLine } from './checkout/ports';
 import type { OrderRecord } from './orders/order';
 import type { StockReturns } from './orders/ports';
 import type { SplitResolver, SplitTerms } from './ports';
@@ -77,8 +77,8 @@ export class GrpcFxConverter implements FxConverter {
 }
 
 /**
- * A session's catalogue product, from fx-pricing's GetProductPricing on the merchant's behalf (it
- * answers PRODUCT_NOT_FOUND for another merchant's product). Only the name, type and installments flag are used.
+ * A session's catalogue product, from fx-pricing's GetProduct on the merchant's behalf (another
+ * merchant's product, or another mode's, is PRODUCT_NOT_FOUND).
  */
 export class GrpcProductLookup implements ProductLookup {
   private readonly client: ServiceClient<types.fxpricing.FxPricingServiceClient>;
@@ -87,17 +87,22 @@ export class GrpcProductLookup implements ProductLookup {
     this.client = fxPricingClient(address, metrics, deadlineMs);
   }
 
-  async product(merchantId: number, mode: Mode, productId: number, currency: string) {
+  async product(merchantId: number, mode: Mode, productId: number): Promise<CatalogueProduct> {
     try {
-      const res = await this.client.call(
-        'GetProductPricing',
-        { product_id: productId, currency },
-        internalCall(mode, merchantId),
-      );
+      const p = await this.client.call('GetProduct', { product_id: productId }, internalCall(mode, merchantId));
+      const moneyOf = (m: types.common.Money__Output | null | undefined) => money(Number(m!.amount), m!.currency);
       return {
-        name: res.product?.name ?? '',
-        type: res.product?.type ?? 'custom',
-        installments_allowed: res.product?.installments_allowed ?? false,
+        name: p.title,
+        type: p.type,
+        installments_allowed: p.installments_allowed,
+        price: moneyOf(p.price),
+        variations: p.variations.map((v) => ({
+          variation_id: v.variation_id,
+          name: v.name,
+          price: v.price ? moneyOf(v.price) : null,
+        })),
+        shipping: p.shipping ? { fee: moneyOf(p.shipping.fee), countries: p.shipping.countries } : null,
+        for_sale: p.active && !p.archived_at,
       };
     } catch (err) {
       if (err instanceof RemoteCallError && err.errorCode === 'PRODUCT_NOT_FOUND')

@@ -41,6 +41,8 @@ const outcome = (over: Partial<PaymentOutcome> = {}): PaymentOutcome => ({
   subscription_frequency_key: null,
   metadata: {},
   installment: null,
+  variation: null,
+  quantity: null,
   ...over,
 });
 

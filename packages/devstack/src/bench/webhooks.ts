@@ -58,6 +58,8 @@ function outcome(merchantId: number, at: Date): PaymentOutcome {
     subscription_frequency_key: null,
     metadata: {},
     installment: null,
+    variation: null,
+    quantity: null,
   };
 }
 

@@ -23,6 +23,7 @@ import type {
   PaymentOutcomeV1,
   PaymentOutcomeV2,
   PaymentOutcomeV3,
+  PaymentOutcomeV4,
   PaymentRefunded,
   InstallmentCheckoutCompleted,
   SettlementEvent,
@@ -155,7 +156,7 @@ export type StoredPayloads = {
   [S in Subject]: S extends 'merchants.created'
     ? MerchantCreatedV1 | MerchantCreatedV2
     : S extends 'payments.payment.succeeded' | 'payments.payment.failed'
-      ? PaymentOutcomeV1 | PaymentOutcomeV2 | PaymentOutcomeV3
+      ? PaymentOutcomeV1 | PaymentOutcomeV2 | PaymentOutcomeV3 | PaymentOutcomeV4
       : S extends 'merchants.marketplace_updated'
         ? MarketplaceUpdatedV1 | MarketplaceUpdatedV2
         : S extends 'merchants.relationship_changed'
@@ -166,10 +167,13 @@ export type StoredPayloads = {
 const upcastMerchantCreated = (d: MerchantCreatedV1 | MerchantCreatedV2): MerchantCreated =>
   'business_name' in d ? d : { ...d, business_name: '', customer_pays_fees: false };
 
-const upcastPaymentOutcome = (d: PaymentOutcomeV1 | PaymentOutcomeV2 | PaymentOutcomeV3): PaymentOutcome => {
-  const v2: PaymentOutcomeV2 | PaymentOutcomeV3 =
+const upcastPaymentOutcome = (
+  d: PaymentOutcomeV1 | PaymentOutcomeV2 | PaymentOutcomeV3 | PaymentOutcomeV4,
+): PaymentOutcome => {
+  const v2: PaymentOutcomeV2 | PaymentOutcomeV3 | PaymentOutcomeV4 =
     'session_id' in d ? d : { ...d, session_id: null, product: null, subscription_frequency_key: null, metadata: {} };
-  return 'installment' in v2 ? (v2 as PaymentOutcomeV3) : { ...v2, installment: null };
+  const v3: PaymentOutcomeV3 | PaymentOutcomeV4 = 'installment' in v2 ? (v2 as PaymentOutcomeV3) : { ...v2, installment: null };
+  return 'quantity' in v3 ? (v3 as PaymentOutcomeV4) : { ...v3, variation: null, quantity: null };
 };
 
 /**

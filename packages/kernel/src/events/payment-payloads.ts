@@ -73,7 +73,16 @@ export interface PaymentInstallment {
   amount_remaining: MoneyAmount;
 }
 
-export type PaymentOutcome = PaymentOutcomeV3;
+/**
+ * Since physical products (spec 6.4 "product object"): the variation bought and how many units; null
+ * for payments that are not of a physical product.
+ */
+export interface PaymentOutcomeV4 extends PaymentOutcomeV3 {
+  variation: { variation_id: string; name: string } | null;
+  quantity: number | null;
+}
+
+export type PaymentOutcome = PaymentOutcomeV4;
 
 /**
  * A hosted checkout session with `subscription_frequency_key` was created (payments → subscriptions,

@@ -30,6 +30,8 @@ export function paymentOutcome(
     subscription_frequency_key: null,
     metadata: charge.metadata,
     installment: null,
+    variation: null,
+    quantity: null,
   };
 }
 

@@ -101,14 +101,19 @@ describe('installment sessions (issue 26)', () => {
     await expect(
       service.create(1000, 'sandbox', { ...INSTALLMENTS, product_name: undefined, product_id: 7 }),
     ).rejects.toMatchObject({ code: 'INSTALLMENTS_NOT_ALLOWED', param: 'installments' });
+    // A physical product prices itself (₦5,000.00, free shipping): the amount may be left out.
     const { session } = await service.create(1000, 'sandbox', {
       ...INSTALLMENTS,
+      amount: undefined,
+      currency: undefined,
       product_name: undefined,
       product_id: 8,
     });
     expect(session).toMatchObject({
       payment_type: 'installment',
       product: { id: 8, name: 'Laptop', type: 'physical' },
+      installments: { total: { amount: 500_000, currency: 'NGN' } },
+      goods: { product_id: 8, quantity: 1 },
     });
   });
 

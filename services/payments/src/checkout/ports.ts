@@ -1,14 +1,22 @@
-import type { Mode } from '@ppay/kernel';
+import type { Mode, Money } from '@ppay/kernel';
 
-/** A session's catalogue product (fx-pricing owns the catalogue). */
+/** A catalogue product as checkout needs it (fx-pricing owns the catalogue). */
+export interface CatalogueProduct {
+  name: string;
+  type: string;
+  installments_allowed: boolean;
+  /** In the product's currency. */
+  price: Money;
+  variations: { variation_id: string; name: string; price: Money | null }[];
+  /** Physical products: the fee per order and where it ships. */
+  shipping: { fee: Money; countries: string[] } | null;
+  /** Active and not archived: new checkouts may sell it. */
+  for_sale: boolean;
+}
+
 export interface ProductLookup {
-  /** PRODUCT_NOT_FOUND when the merchant has no such product. */
-  product(
-    merchantId: number,
-    mode: Mode,
-    productId: number,
-    currency: string,
-  ): Promise<{ name: string; type: string; installments_allowed: boolean }>;
+  /** PRODUCT_NOT_FOUND when the merchant has no such product in this mode. */
+  product(merchantId: number, mode: Mode, productId: number): Promise<CatalogueProduct>;
 }
 
 /** Units of one product (or one of its variations) a checkout buys. */

@@ -24,6 +24,9 @@ export interface SessionRequest extends PaymentRequestBasics {
   trial_days?: number;
   /** Pay the amount in parts (issue 26): the first on the hosted page, the others off-session. */
   installments?: { count?: number; interval?: string };
+  /** A physical product: how many (1–100) and which variation. */
+  quantity?: number;
+  variation_id?: string;
   idempotency_key?: string;
 }
 
@@ -39,12 +42,15 @@ export function isEmailAddress(value: string): boolean {
   return domain.includes('.') && !domain.startsWith('.') && !domain.endsWith('.');
 }
 
-/** The spec 7.1 rules of a session request, in the order a partner would fix them. */
-export function validateSessionRequest(r: SessionRequest) {
+/**
+ * The spec 7.1 rules of a session request, in the order a partner would fix them. `priced`: the amount
+ * was computed from a physical product's line, so the charge limits speak of the order's total.
+ */
+export function validateSessionRequest(r: SessionRequest, priced = false) {
   const { amount, currency, email } = requirePaymentBasics(r);
   processorGroupFor(currency); // a session's currency must be one a processor group takes
   requirePositiveAmount(amount, 'amount');
-  assertChargeable(money(amount, currency), 'amount');
+  assertChargeable(money(amount, currency), priced ? 'quantity' : 'amount');
   const productName = r.product_name?.trim() ?? '';
   const productId = r.product_id ? r.product_id : undefined;
   if (productId === undefined && !productName) {

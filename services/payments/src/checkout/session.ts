@@ -5,12 +5,14 @@ import {
   type Mode,
   type Money,
   type PaymentOutcome,
+  type ShippingAddress,
 } from '@ppay/kernel';
 import { newCharge, type ChargeRecord, type CustomerDetails, type MetadataValue } from '../charges/charge';
 import type { FeeBreakdown } from '../charges/fees';
 import { paymentOutcome } from '../charges/payment-outcome';
 import type { CardSummary, TestCard } from '../processors/cards';
 import type { ProcessorGroup } from '../processors/processors';
+import type { GoodsLine } from './physical-goods';
 import { redirectOrigins } from './redirects';
 
 /**
@@ -69,6 +71,17 @@ export interface SessionRecord {
   trial_days: number | null;
   /** Installment sessions only (payment_type `installment`). */
   installments: SessionInstallments | null;
+  /** A physical product's session: what it buys (the order it makes once paid). */
+  goods: GoodsLine | null;
+  /** Where the goods ship: typed by the customer on the page, stored with the payment. */
+  shipping_address: ShippingAddress | null;
+  /**
+   * The stock hold of a physical product's session (keyed by the session in fx-pricing): `open` while
+   * it may be taken or given back, `commit` once paid (the units stay sold), `settled` when fx-pricing
+   * has been told the end. The stock sweep finishes `commit`, and `open` on a session that can no
+   * longer be paid (expired, failed).
+   */
+  stock_state: 'open' | 'commit' | 'settled' | null;
   metadata: Record<string, MetadataValue>;
   /** Spec 2.3 fee_details (its base is the spec's base_product_price). */
   fee_details: FeeBreakdown;
@@ -100,6 +113,7 @@ export type SessionDraft = Pick<
   | 'subscription_frequency_key'
   | 'trial_days'
   | 'installments'
+  | 'goods'
   | 'metadata'
   | 'expires_at'
   | 'idempotency_key'
@@ -124,6 +138,9 @@ export function newSession(d: SessionDraft, now: Date): SessionRecord {
     subscription_frequency_key: d.subscription_frequency_key,
     trial_days: d.trial_days,
     installments: d.installments,
+    goods: d.goods,
+    shipping_address: null,
+    stock_state: d.goods ? 'open' : null,
     metadata: d.metadata,
     fee_details: d.fee,
     expires_at: d.expires_at,
@@ -169,6 +186,8 @@ export function sessionOutcome(s: SessionRecord, charge: ChargeRecord, at: Date)
     product: { id: s.product.id, title: s.product.name, type: s.product.type },
     subscription_frequency_key: s.subscription_frequency_key,
     metadata: s.metadata,
+    variation: s.goods?.variation ?? null,
+    quantity: s.goods?.quantity ?? null,
     installment: s.installments && {
       plan_id: s.installments.plan_id,
       number: 1,
@@ -219,6 +238,9 @@ export interface AttemptChange {
   completed_at: Date | null;
   payment: SessionPayment | null;
   attempt: SessionAttempt | null;
+  /** A paid physical product: where it ships, and its stock now sold (`commit`). */
+  shipping_address?: ShippingAddress;
+  stock_state?: 'commit';
   now: Date;
 }
 

@@ -12,7 +12,7 @@ function toSessionRequest(req: types.payments.CreateSessionRequest__Output): Ses
   return {
     // Set iff the partner sent an amount (spec 7.1: "amount is required").
     amount: req.amount?.amount,
-    currency: req.amount?.currency || undefined,
+    currency: req.amount?.currency || req.unpaired_currency || undefined,
     product_id: req.product_id || undefined,
     product_name: req.product_name || undefined,
     customer: customerOf(req.customer),
@@ -22,6 +22,8 @@ function toSessionRequest(req: types.payments.CreateSessionRequest__Output): Ses
     trial_days: req.trial_days || undefined,
     // Set iff the partner sent `installments` (its fields as sent; the service validates them).
     installments: req.installments ? { count: req.installments.count, interval: req.installments.interval } : undefined,
+    quantity: req.quantity || undefined,
+    variation_id: req.variation_id || undefined,
     metadata: metadataOf(req.metadata),
     idempotency_key: req.idempotency_key || undefined,
   };
@@ -49,7 +51,7 @@ export function sessionHandlers(sessions: SessionService): Partial<Handlers> {
         cvc: req.card?.cvc ?? '',
         name: req.card?.name ?? '',
       };
-      return toWire(await sessions.payOnPage(req.session_id, card));
+      return toWire(await sessions.payOnPage(req.session_id, card, req.shipping ?? undefined));
     },
     async CancelCheckout(req) {
       return toWire(await sessions.cancel(req.session_id));

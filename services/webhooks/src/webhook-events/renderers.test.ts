@@ -89,6 +89,22 @@ describe('api versions', () => {
     expect(deliverableTo('unknown.type', '2026-03-27')).toBe(false);
   });
 
+  it('renders payment.succeeded with the product object, and a physical product’s variation and quantity', () => {
+    const data = {
+      ...REFUNDED_DATA,
+      breakdown: { merchant_gross: { amount: 1, currency: 'NGN' }, customer_paid: { amount: 1, currency: 'NGN' } },
+      customer: { email: 'a@example.com', first_name: 'A', last_name: 'B' },
+      product: { id: 9, title: 'Shirt', type: 'physical' },
+      variation: { variation_id: 'var_xl', name: 'XL' },
+      quantity: 2,
+    };
+    const current = JSON.parse(renderEvent(event('payment.succeeded', data), '2026-03-27').body).data;
+    expect(current).toMatchObject({ product: data.product, variation: data.variation, quantity: 2 });
+    const legacy = JSON.parse(renderEvent(event('payment.succeeded', data), '2026-01-01').body).data;
+    expect(legacy.transaction_details).toMatchObject({ product_title: 'Shirt', product_type: 'physical' });
+    expect(legacy).not.toHaveProperty('quantity');
+  });
+
   it('renders order.* as the order, for 2026-03-27 keys only', () => {
     const order = { order_id: 'ord_1', status: 'fulfilled', fulfilments: [{ carrier: 'DHL' }] };
     const rendered = renderEvent(event('order.fulfilled', { merchant_id: 42, order }), '2026-03-27');

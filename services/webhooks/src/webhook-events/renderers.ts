@@ -30,6 +30,9 @@ function paymentCurrent(raw: Record<string, unknown>) {
     // 6.4/9.6: flat amount + currency become a MulticurrencyBreakdown.
     amount: p.breakdown,
     product: p.product,
+    // Physical products: the variation bought and how many (null otherwise).
+    variation: p.variation ?? null,
+    quantity: p.quantity ?? null,
     customer: { email: p.customer.email, first_name: p.customer.first_name, last_name: p.customer.last_name },
     session_id: p.session_id,
     subscription_frequency_key: p.subscription_frequency_key,

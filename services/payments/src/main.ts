@@ -39,6 +39,7 @@ import { payoutHandlers } from './payouts/payouts.handlers';
 import { MongoOrderRepository, orderModel } from './orders/order.repo';
 import { OrderService } from './orders/orders';
 import { orderHandlers } from './orders/orders.handlers';
+import { orderMetrics } from './orders/orders.metrics';
 import { paidGoodsConsumer } from './checkout/goods.consumer';
 import { GrpcFxConverter, GrpcProductLookup, GrpcSplitResolver, GrpcStock } from './platform-clients.adapter';
 import { SandboxCardProcessor, sandboxDisputeReason } from './processors/sandbox-cards.adapter';
@@ -180,12 +181,19 @@ void runService<types.payments.PaymentsServiceHandlers, (typeof paymentsConfig)[
     const disputeMoves = disputeLedger(ledger);
     const stock = new GrpcStock(config.FX_PRICING_GRPC_ADDR, metrics);
     const orderRelay = new OutboxRelay(orderDocs, nats, log, metrics);
-    const orders = new OrderService({
-      orders: new MongoOrderRepository(orderDocs, (id) => orderRelay.relaySoon(id)),
-      refunds,
-      stock,
-    });
-    const goods = new GoodsCheckout({ fx, stock, orders, sessions: sessionRepo });
+    const orderCounters = orderMetrics(metrics.registry);
+    const orders = new OrderService(
+      { orders: new MongoOrderRepository(orderDocs, (id) => orderRelay.relaySoon(id)), refunds, stock },
+      { onEvent: (o, event) => orderCounters.event(o, event) },
+    );
+    const goods = new GoodsCheckout({ fx, stock, orders, sessions: sessionRepo }, (outcome) =>
+      orderCounters.holds.inc({ outcome }),
+    );
+    const sweepOrders = async () => {
+      await orders.finishUnfinished();
+      const days = config.ORDER_FULFILMENT_ALERT_DAYS * 24 * 3_600_000;
+      orderCounters.overdue.set(await orders.countUnfulfilledSince(new Date(Date.now() - days)));
+    };
     const sessions = new SessionService(
       {
         merchants: directory,
@@ -255,7 +263,7 @@ void runService<types.payments.PaymentsServiceHandlers, (typeof paymentsConfig)[
         // Disputes opening after a crash, unanswered past their due date (lost), and scheduled outcomes.
         { name: 'dispute sweep', intervalMs: config.DISPUTE_SWEEP_INTERVAL_MS, run: sweepDisputes },
         // Order cancels whose refund, and stock returns that a crash or an outage, left unfinished.
-        { name: 'order sweep', intervalMs: config.CHARGE_SWEEP_INTERVAL_MS, run: () => orders.finishUnfinished() },
+        { name: 'order sweep', intervalMs: config.CHARGE_SWEEP_INTERVAL_MS, run: sweepOrders },
         // Stock holds of paid sessions kept, of sessions that can no longer pay given back.
         { name: 'stock sweep', intervalMs: config.SESSION_SWEEP_INTERVAL_MS, run: () => goods.settleStock() },
         {

@@ -20,6 +20,8 @@ export class GoodsCheckout {
       orders: Pick<OrderService, 'record'>;
       sessions: Pick<SessionRepository, 'findById' | 'withStockToSettle' | 'markStockSettled'>;
     },
+    /** Told of every hold's outcome (metrics). */
+    private readonly onHold: (outcome: 'held' | 'unlimited' | 'sold_out') => void = () => undefined,
   ) {}
 
   /**
@@ -48,9 +50,9 @@ export class GoodsCheckout {
   }
 
   /** Takes the session's units before its card is charged (again on a repeat: the hold is per session). */
-  hold(s: SessionRecord): Promise<'held' | 'unlimited' | 'sold_out'> {
+  async hold(s: SessionRecord): Promise<'held' | 'unlimited' | 'sold_out'> {
     const line = s.goods!;
-    return this.deps.stock.hold(
+    const outcome = await this.deps.stock.hold(
       {
         merchant_id: s.merchant_id,
         mode: s.mode,
@@ -60,6 +62,8 @@ export class GoodsCheckout {
       },
       s.session_id,
     );
+    this.onHold(outcome);
+    return outcome;
   }
 
   /** Gives the units back after a declined card (the session stays open: another card may hold them again). */

@@ -42,6 +42,9 @@ export class MemoryOrders implements OrderRepository {
       .slice(0, q.limit)
       .map(clone);
   }
+  async countPaidBefore(before: Date) {
+    return [...this.docs.values()].filter((o) => o.status === 'paid' && o.created_at < before).length;
+  }
   async unfinished(before: Date, limit: number) {
     return [...this.docs.values()]
       .filter((o) => (o.status === 'cancelling' || o.stock_return === 'pending') && o.updated_at <= before)

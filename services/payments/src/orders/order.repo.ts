@@ -49,6 +49,8 @@ const orderSchema = new Schema<OrderDocument>(
 orderSchema.index({ merchant_id: 1, mode: 1, list_key: -1 });
 orderSchema.index({ merchant_id: 1, mode: 1, status: 1, list_key: -1 });
 orderSchema.index({ merchant_id: 1, mode: 1, product_id: 1, list_key: -1 });
+// Paid orders waiting too long to be fulfilled (the overdue gauge).
+orderSchema.index({ status: 1, created_at: 1 });
 // The sweep: cancels and stock returns a crash left unfinished.
 orderSchema.index({ unfinished: 1, updated_at: 1 });
 
@@ -145,6 +147,15 @@ export class MongoOrderRepository implements OrderRepository {
       .lean()
       .exec()) as OrderDocument[];
     return docs.map(toRecord);
+  }
+
+  async countPaidBefore(before: Date) {
+    const res = (await this.model.db.db!.command({
+      count: this.model.collection.collectionName,
+      query: { status: 'paid', created_at: { $lt: before } },
+      comment: FERRETDB_SQL_PUSHDOWN,
+    })) as { n: number };
+    return res.n;
   }
 
   async unfinished(before: Date, limit: number) {

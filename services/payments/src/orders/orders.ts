@@ -68,7 +68,12 @@ export class OrderService {
       refunds: Pick<RefundService, 'create'>;
       stock: StockReturns;
     },
-    private readonly options: { maxRounds?: number; staleAfterMs?: number } = {},
+    private readonly options: {
+      maxRounds?: number;
+      staleAfterMs?: number;
+      /** Told of every order made and every status an order reaches (metrics). */
+      onEvent?: (order: OrderRecord, event: 'created' | 'fulfilled' | 'delivered' | 'cancelled') => void;
+    } = {},
     private readonly now: () => Date = () => new Date(),
   ) {}
 
@@ -79,7 +84,9 @@ export class OrderService {
       merchantId: order.merchant_id,
       mode: order.mode,
     });
-    return (await this.deps.orders.insertOrGetForCharge(order, [event])).order;
+    const { order: saved, created } = await this.deps.orders.insertOrGetForCharge(order, [event]);
+    if (created) this.options.onEvent?.(saved, 'created');
+    return saved;
   }
 
   async get(merchantId: number, mode: Mode, orderId: string): Promise<OrderRecord> {
@@ -253,7 +260,20 @@ export class OrderService {
     const events: OutboxEntry[] = subject
       ? [outboxEvent(subject, orderEvent(next), { merchantId: next.merchant_id, mode: next.mode })]
       : [];
-    return this.deps.orders.replace({ order_id: order.order_id, status: from, version: order.version }, next, events);
+    const written = await this.deps.orders.replace(
+      { order_id: order.order_id, status: from, version: order.version },
+      next,
+      events,
+    );
+    if (written && subject && written.status !== 'paid' && written.status !== 'cancelling') {
+      this.options.onEvent?.(written, written.status);
+    }
+    return written;
+  }
+
+  /** Paid orders not fulfilled since before `before` (the overdue gauge). */
+  countUnfulfilledSince(before: Date): Promise<number> {
+    return this.deps.orders.countPaidBefore(before);
   }
 }
 

@@ -23,6 +23,8 @@ export interface OrderRepository {
     events: OutboxEntry[],
   ): Promise<OrderRecord | null>;
   list(merchantId: number, mode: Mode, query: OrderListQuery): Promise<OrderRecord[]>;
+  /** Orders still `paid` (not fulfilled) created before `before`, of every merchant. */
+  countPaidBefore(before: Date): Promise<number>;
   /** Orders left `cancelling`, or cancelled with their stock still to return, untouched since `before`. */
   unfinished(before: Date, limit: number): Promise<OrderRecord[]>;
 }

@@ -1,3 +1,4 @@
+import { checkoutRaceBench } from './checkout-race';
 import { disputesBench } from './disputes';
 import { installmentsBench } from './installments';
 import { approveRaceBench, balanceBench } from './money';
@@ -45,6 +46,11 @@ const SCENARIOS: Record<string, { description: string; run(): Promise<CaseResult
     description:
       'submit / accept / outcome calls racing on each of 100 disputes (double effects: 0), and GET /disputes and /payments/charges pages at 1,000 vs 1,000,000 rows of other merchants',
     run: disputesBench,
+  },
+  'checkout-race': {
+    description:
+      '50 (BENCH_CUSTOMERS) customers pay at once for the last 5 (BENCH_UNITS) units: exactly 5 paid and ordered, 45 sold out, stock 0',
+    run: checkoutRaceBench,
   },
   'orders-list': {
     description: 'p99 of a GET /orders page at 1,000 vs 100,000 (BENCH_ORDERS) orders of one merchant',

@@ -1,6 +1,7 @@
 import type { Browser, Page } from 'playwright-core';
 import { launchChromium } from '../support/browser';
 import { eventually, http, startTestPlatform, type TestPlatform } from '../support/platform';
+import { randomUUID } from 'node:crypto';
 import { startReceiver } from '../support/webhook-receiver';
 
 const ngn = (amount: number) => ({ amount, currency: 'NGN' });
@@ -180,5 +181,71 @@ describe('physical products and orders', () => {
       .on('/orders')
       .find((r) => r.body.event_type === 'payment.succeeded' && r.body.data.session_id === sessions[1]!.session_id);
     expect(paid?.body.data).toMatchObject({ product: { id: mug, type: 'physical' }, quantity: 2, variation: null });
+  });
+
+  it("sells for an operator's sub-merchant: the order is the sub-merchant's, shows the split, and the wallets match it", async () => {
+    const operator = await t.merchant({ country: 'NG', currency: 'NGN', marketplace: true });
+    const op = (method: string, url: string, body?: unknown) => api(method, url, body, operator.api_key);
+    expect((await op('POST', '/marketplace/setup', { marketplace_name: 'Mugs market' })).status).toBe(200);
+    const sub = await op('POST', '/marketplace/merchants', {
+      email: `seller-${randomUUID()}@example.com`,
+      business_name: 'Mug seller',
+      country: 'NG',
+      baseline_currency: 'NGN',
+      commission_rate: 7,
+    });
+    expect(sub.status).toBe(201);
+    const subId = sub.body.data.merchant_id as number;
+    const created = await op('POST', '/products', {
+      title: 'Market mug',
+      type: 'physical',
+      price: ngn(400_000),
+      stock: 2,
+      shipping: { fee: ngn(100_000), countries: ['NG'] },
+    });
+    const s = await op('POST', '/payments/sessions', {
+      product_id: created.body.data.id,
+      quantity: 1,
+      sub_merchant_id: subId,
+      customer: { email: 'ada@example.com', first_name: 'Ada', last_name: 'Obi' },
+    });
+    expect([s.status, s.body.error?.code]).toEqual([200, undefined]);
+    const form = new URLSearchParams({
+      card_number: '4242424242424242',
+      expiry: '12/34',
+      cvc: '123',
+      ship_name: 'Ada Obi',
+      ship_line1: '1 Marina',
+      ship_city: 'Lagos',
+      ship_country: 'NG',
+    });
+    const paid = await fetch(`${t.url}/checkout/${s.body.data.session_id}/pay`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: form.toString(),
+      redirect: 'manual',
+    });
+    expect(paid.status).toBe(303);
+
+    const listed = async () => (await op('GET', `/orders?sub_merchant_id=${subId}`)).body.data.orders;
+    expect(await eventually(async () => (await listed()).length === 1, 15_000)).toBe(true);
+    const [order] = await listed();
+    // ₦5,000.00 (₦4,000 + ₦1,000 shipping): 7 % commission, the rest the sub-merchant's.
+    expect(order.split).toEqual({
+      operator_id: operator.merchant_id,
+      sub_merchant_id: subId,
+      commission_rate: '0.0700',
+      commission: ngn(35_000),
+      sub_merchant_amount: ngn(465_000),
+    });
+    const charge = (await op('GET', `/payments/charges/${order.charge_id}`)).body.data;
+    expect(charge.sub_merchant_id).toBe(subId);
+    const balance = async () =>
+      (await op('GET', `/marketplace/merchants/${subId}/balance`)).body.data?.balances?.find(
+        (b: { currency: string }) => b.currency === 'NGN',
+      );
+    expect(await eventually(async () => (await balance())?.total_credits === 465_000, 15_000)).toBe(true);
+    // Not another merchant's: the first test's merchant neither sees nor finds it.
+    expect((await api('GET', `/orders/${order.order_id}`)).status).toBe(404);
   });
 });

@@ -109,14 +109,18 @@ describe('charge and session routes over a fake payments service', () => {
       fee_details: { base: ngn(500_000), fee: ngn(17_500), total: ngn(517_500), customer_pays_fees: true },
     };
     const t = await testGateway({ payments: { CreateSession: () => session } });
-    const body = { amount: 500_000, currency: 'NGN', product_name: 'Sourdough', customer };
+    const body = { amount: 500_000, currency: 'NGN', product_name: 'Sourdough', customer, sub_merchant_id: 2000 };
     const res = await t.app.inject({
       method: 'POST',
       url: '/api/v1/partner/payments/sessions',
       headers,
       payload: body,
     });
-    expect(t.calls[0]!.request).toMatchObject({ amount: ngn(500_000), product_name: 'Sourdough' });
+    expect(t.calls[0]!.request).toMatchObject({
+      amount: ngn(500_000),
+      product_name: 'Sourdough',
+      sub_merchant_id: 2000,
+    });
     expect(t.calls[0]!.request).not.toHaveProperty('currency');
     expect(res.json().data).toMatchObject({
       amount: 517_500,

@@ -12,6 +12,13 @@ export const OrderParams = Type.Object({ order_id: OrderId });
 
 export const OrderListQuery = Type.Object(
   {
+    sub_merchant_id: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: LIMITS.amount,
+        description: "A marketplace operator's key: only the orders sold for this sub-merchant",
+      }),
+    ),
     status: Type.Optional(StringEnum(ORDER_STATUSES)),
     product_id: Type.Optional(Type.Integer({ minimum: 1, maximum: LIMITS.amount })),
     from: Type.Optional(DateTime('Orders created at or after this time')),
@@ -78,6 +85,21 @@ export const OrderData = Type.Object(
     customer: Type.Object({ email: Type.String(), first_name: Type.String(), last_name: Type.String() }),
     charge_id: Type.String(),
     session_id: Type.String(),
+    split: Nullable(
+      Type.Object(
+        {
+          operator_id: Type.Integer(),
+          sub_merchant_id: Type.Integer(),
+          commission_rate: Type.String({ description: 'A fraction: "0.07" is 7 %' }),
+          commission: MoneyAmount,
+          sub_merchant_amount: MoneyAmount,
+        },
+        {
+          description:
+            'A marketplace sale: the order is the sub-merchant\'s (it ships), the charge the operator\'s; null otherwise',
+        },
+      ),
+    ),
     fulfilments: Type.Array(
       Type.Object({
         carrier: Type.String(),

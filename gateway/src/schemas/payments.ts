@@ -89,6 +89,15 @@ export const SessionBody = Type.Object(
     variation_id: Type.Optional(
       Type.String({ minLength: 1, maxLength: 64, description: 'A physical product with variations: which one' }),
     ),
+    sub_merchant_id: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: LIMITS.amount,
+        description:
+          "A marketplace operator's key: sell for this active sub-merchant; the payment splits as a marketplace " +
+          "charge does and a physical product's order is the sub-merchant's (one-time payments only)",
+      }),
+    ),
     installments: Type.Optional(
       Type.Object(
         {

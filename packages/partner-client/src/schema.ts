@@ -1239,6 +1239,12 @@ export interface paths {
                         subscription_frequency_key?: string;
                         /** @description Beyond the spec: free trial days of a subscription session (the card is saved, not charged) */
                         trial_days?: number;
+                        /** @description A physical product: how many (default 1); its total (price × quantity + shipping) is computed */
+                        quantity?: number;
+                        /** @description A physical product with variations: which one */
+                        variation_id?: string;
+                        /** @description A marketplace operator's key: sell for this active sub-merchant; the payment splits as a marketplace charge does and a physical product's order is the sub-merchant's (one-time payments only) */
+                        sub_merchant_id?: number;
                         /** @description Pay the amount in parts (a product needs installments_allowed; an amount sold by product_name may always be split): the first on the checkout page, the others charged to the saved card on the schedule */
                         installments?: {
                             count: number;
@@ -5004,6 +5010,8 @@ export interface paths {
         get: {
             parameters: {
                 query?: {
+                    /** @description A marketplace operator's key: only the orders sold for this sub-merchant */
+                    sub_merchant_id?: number;
                     status?: "paid" | "fulfilled" | "delivered" | "cancelled";
                     product_id?: number;
                     /** @description Orders created at or after this time */
@@ -5104,6 +5112,24 @@ export interface paths {
                                     };
                                     charge_id: string;
                                     session_id: string;
+                                    /**
+                                     * @description A marketplace sale: the order is the sub-merchant's (it ships), the charge the operator's; null otherwise
+                                     * @default null
+                                     */
+                                    split: {
+                                        operator_id: number;
+                                        sub_merchant_id: number;
+                                        /** @description A fraction: "0.07" is 7 % */
+                                        commission_rate: string;
+                                        commission: {
+                                            amount: number;
+                                            currency: string;
+                                        };
+                                        sub_merchant_amount: {
+                                            amount: number;
+                                            currency: string;
+                                        };
+                                    } | null;
                                     fulfilments: {
                                         carrier: string;
                                         tracking_number: string;
@@ -5360,6 +5386,24 @@ export interface paths {
                                 };
                                 charge_id: string;
                                 session_id: string;
+                                /**
+                                 * @description A marketplace sale: the order is the sub-merchant's (it ships), the charge the operator's; null otherwise
+                                 * @default null
+                                 */
+                                split: {
+                                    operator_id: number;
+                                    sub_merchant_id: number;
+                                    /** @description A fraction: "0.07" is 7 % */
+                                    commission_rate: string;
+                                    commission: {
+                                        amount: number;
+                                        currency: string;
+                                    };
+                                    sub_merchant_amount: {
+                                        amount: number;
+                                        currency: string;
+                                    };
+                                } | null;
                                 fulfilments: {
                                     carrier: string;
                                     tracking_number: string;
@@ -5623,6 +5667,24 @@ export interface paths {
                                 };
                                 charge_id: string;
                                 session_id: string;
+                                /**
+                                 * @description A marketplace sale: the order is the sub-merchant's (it ships), the charge the operator's; null otherwise
+                                 * @default null
+                                 */
+                                split: {
+                                    operator_id: number;
+                                    sub_merchant_id: number;
+                                    /** @description A fraction: "0.07" is 7 % */
+                                    commission_rate: string;
+                                    commission: {
+                                        amount: number;
+                                        currency: string;
+                                    };
+                                    sub_merchant_amount: {
+                                        amount: number;
+                                        currency: string;
+                                    };
+                                } | null;
                                 fulfilments: {
                                     carrier: string;
                                     tracking_number: string;
@@ -5875,6 +5937,24 @@ export interface paths {
                                 };
                                 charge_id: string;
                                 session_id: string;
+                                /**
+                                 * @description A marketplace sale: the order is the sub-merchant's (it ships), the charge the operator's; null otherwise
+                                 * @default null
+                                 */
+                                split: {
+                                    operator_id: number;
+                                    sub_merchant_id: number;
+                                    /** @description A fraction: "0.07" is 7 % */
+                                    commission_rate: string;
+                                    commission: {
+                                        amount: number;
+                                        currency: string;
+                                    };
+                                    sub_merchant_amount: {
+                                        amount: number;
+                                        currency: string;
+                                    };
+                                } | null;
                                 fulfilments: {
                                     carrier: string;
                                     tracking_number: string;
@@ -6136,6 +6216,24 @@ export interface paths {
                                 };
                                 charge_id: string;
                                 session_id: string;
+                                /**
+                                 * @description A marketplace sale: the order is the sub-merchant's (it ships), the charge the operator's; null otherwise
+                                 * @default null
+                                 */
+                                split: {
+                                    operator_id: number;
+                                    sub_merchant_id: number;
+                                    /** @description A fraction: "0.07" is 7 % */
+                                    commission_rate: string;
+                                    commission: {
+                                        amount: number;
+                                        currency: string;
+                                    };
+                                    sub_merchant_amount: {
+                                        amount: number;
+                                        currency: string;
+                                    };
+                                } | null;
                                 fulfilments: {
                                     carrier: string;
                                     tracking_number: string;

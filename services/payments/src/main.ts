@@ -204,6 +204,7 @@ void runService<types.payments.PaymentsServiceHandlers, (typeof paymentsConfig)[
         paymentMethods,
         charges: chargeRepo,
         goods,
+        splits,
       },
       {
         feeSchedule,

@@ -3,7 +3,6 @@ import { callerToMetadata, RemoteCallError, ServiceClient, type PlatformMetrics 
 import { loadPlatformProto, type types } from '@ppay/proto';
 import type { FxConverter, FxQuote } from './charges/ports';
 import type { CatalogueProduct, ProductLookup, StockHolds, StockLine } from './checkout/ports';
-import type { OrderRecord } from './orders/order';
 import type { StockReturns } from './orders/ports';
 import type { SplitResolver, SplitTerms } from './ports';
 
@@ -179,22 +178,12 @@ export class GrpcStock implements StockHolds, StockReturns {
     }
   }
 
-  async returnStock(
-    order: Pick<OrderRecord, 'order_id' | 'merchant_id' | 'mode' | 'product' | 'variation' | 'quantity'>,
-  ) {
-    if (order.product.id === null) return;
-    const line: StockLine = {
-      merchant_id: order.merchant_id,
-      mode: order.mode,
-      product_id: order.product.id,
-      variation_id: order.variation?.variation_id ?? null,
-      quantity: order.quantity,
-    };
+  async returnStock(orderId: string, line: StockLine) {
     try {
       await this.client.call(
         'ReturnStock',
-        { ...wireLine(line), hold_id: order.order_id },
-        internalCall(order.mode, order.merchant_id),
+        { ...wireLine(line), hold_id: orderId },
+        internalCall(line.mode, line.merchant_id),
       );
     } catch (err) {
       throw asPlatformError(err);

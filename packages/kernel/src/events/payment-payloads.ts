@@ -322,6 +322,15 @@ export interface OrderFulfilment {
 }
 
 /** An order as partners see it (docs/decisions.md, Products and orders), in every order.* event. */
+/** How a marketplace order's payment splits (the sub-merchant's credit is the product's total less the commission). */
+export interface OrderSplit {
+  operator_id: number;
+  sub_merchant_id: number;
+  commission_rate: string;
+  commission: Money;
+  sub_merchant_amount: Money;
+}
+
 export interface OrderPayload {
   order_id: string;
   status: OrderStatus;
@@ -334,6 +343,11 @@ export interface OrderPayload {
   customer: { email: string; first_name: string; last_name: string };
   charge_id: string;
   session_id: string;
+  /**
+   * A marketplace sale (a session with `sub_merchant_id`): the order is the sub-merchant's (it ships), the
+   * charge the operator's; how the payment splits between them. Null for a merchant's own sale.
+   */
+  split: OrderSplit | null;
   fulfilments: OrderFulfilment[];
   /** Set once cancelled: why, and the refund of the whole payment. */
   cancellation: { reason: string; refund_id: string | null; cancelled_at: string } | null;

@@ -42,13 +42,26 @@ describe('newCharge: every charge drafted in one place, from what its origin bri
     expect(extrasOf(charge)).toEqual([usd, null, 'https://shop.example/cb', 2000, split]);
   });
 
-  it('a checkout payment is bound to its session (the reference) and returns to its success URL', () => {
+  it('a checkout payment is bound to its session (the reference), returns to its success URL, keeps its split', () => {
     const charge = newCharge(
-      { ...basis, kind: 'checkout', session_id: 'cs_1', success_url: 'https://s.example/ok' },
+      {
+        ...basis,
+        kind: 'checkout',
+        session_id: 'cs_1',
+        success_url: 'https://s.example/ok',
+        sub_merchant_id: 2000,
+        split: { commission_rate: '0.1', commission_source: 'merchant' },
+      },
       NOW,
     );
     expect(bindingOf(charge)).toEqual(['pending', 'cs_1', null, '']);
-    expect(extrasOf(charge)).toEqual([NGN, null, 'https://s.example/ok', null, null]);
+    expect(extrasOf(charge)).toEqual([
+      NGN,
+      null,
+      'https://s.example/ok',
+      2000,
+      { commission_rate: '0.1', commission_source: 'merchant' },
+    ]);
   });
 
   it('an off-session charge is bound to its key, which is also its reference', () => {
@@ -61,8 +74,14 @@ describe('newCharge: every charge drafted in one place, from what its origin bri
   });
 
   it('starts every charge with fresh ids and nothing from a processor, a completion or a refund', () => {
-    const a = newCharge({ ...basis, kind: 'checkout', session_id: 'cs_1', success_url: '' }, NOW);
-    const b = newCharge({ ...basis, kind: 'checkout', session_id: 'cs_1', success_url: '' }, NOW);
+    const a = newCharge(
+      { ...basis, kind: 'checkout', session_id: 'cs_1', success_url: '', sub_merchant_id: null, split: null },
+      NOW,
+    );
+    const b = newCharge(
+      { ...basis, kind: 'checkout', session_id: 'cs_1', success_url: '', sub_merchant_id: null, split: null },
+      NOW,
+    );
     expect(a.charge_id).toMatch(/^ch_/);
     expect(a.transaction_id).toMatch(/^txn_/);
     expect([a.charge_id, a.transaction_id]).not.toEqual([b.charge_id, b.transaction_id]);

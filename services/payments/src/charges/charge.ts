@@ -156,7 +156,14 @@ export type ChargeOrigin = ChargeBasis &
         sub_merchant_id: number | null;
         split: ChargeSplit | null;
       }
-    | { kind: 'checkout'; session_id: string; success_url: string }
+    | {
+        kind: 'checkout';
+        session_id: string;
+        success_url: string;
+        /** A marketplace session: the operator's charge for its sub-merchant (split like a one-time charge). */
+        sub_merchant_id: number | null;
+        split: ChargeSplit | null;
+      }
     | { kind: 'off_session'; idempotency_key: string; request_fingerprint: string }
   );
 
@@ -185,8 +192,8 @@ export function newCharge(origin: ChargeOrigin, now: Date): ChargeRecord {
     metadata: origin.metadata,
     description: origin.description,
     callback_url: oneTime ? oneTime.callback_url : origin.kind === 'checkout' ? origin.success_url : '',
-    sub_merchant_id: oneTime ? oneTime.sub_merchant_id : null,
-    split: oneTime ? oneTime.split : null,
+    sub_merchant_id: origin.kind === 'off_session' ? null : origin.sub_merchant_id,
+    split: origin.kind === 'off_session' ? null : origin.split,
     processor_reference: null,
     client_secret: null,
     publishable_key: null,

@@ -5,7 +5,6 @@ import {
   PlatformError,
   requestFingerprint,
   withinTolerance,
-  type ErrorCode,
   type Mode,
 } from '@ppay/kernel';
 import {
@@ -21,6 +20,7 @@ import { assertChargeable, feeBreakdown, type FeeSchedule } from './fees';
 import { requirePaymentBasics, requirePositiveAmount, type PaymentRequestBasics } from './payment-request';
 import { PROCESSOR_IDS, processorGroupFor } from '../processors/processors';
 import { withinDeadline } from './deadline-race';
+import { activeSubMerchantSplit } from './sub-merchant-split';
 import type { ChargeRepository, MerchantDirectory, SplitResolver } from '../ports';
 import type { ProcessorAdapter, ProcessorRegistry } from '../processors/ports';
 import type { FxConverter } from './ports';
@@ -40,8 +40,6 @@ export interface ChargeRequest extends PaymentRequestBasics {
 
 export type ChargeOutcome =
   { kind: 'preview'; preview: ChargePreview } | { kind: 'charge'; charge: ChargeRecord; replayed: boolean };
-
-const INFRASTRUCTURE_CODES = new Set<ErrorCode>(['INTERNAL', 'SERVICE_UNAVAILABLE', 'UPSTREAM_TIMEOUT']);
 
 export interface ChargeServiceOptions {
   feeSchedule: FeeSchedule;
@@ -188,7 +186,7 @@ export class ChargeService {
     const group = processorGroupFor(input.amount.currency);
     const conversion = await this.checkAmounts(input, mode, deadline);
     const split = request.sub_merchant_id
-      ? await this.checkSubMerchant(merchantId, request.sub_merchant_id, mode, deadline)
+      ? await activeSubMerchantSplit(this.deps.splits, merchantId, request.sub_merchant_id, mode, deadline)
       : null;
     assertChargeable(input.amount, 'amount');
     const fee = feeBreakdown(this.options.feeSchedule, group, input.amount, merchant.customer_pays_fees);
@@ -390,16 +388,6 @@ export class ChargeService {
       source: quote.source,
       surcharge_percent: quote.surcharge_percent,
     };
-  }
-
-  private async checkSubMerchant(operatorId: number, subMerchantId: number, mode: Mode, deadline?: Date) {
-    const terms = await this.deps.splits.resolve(operatorId, subMerchantId, mode, deadline).catch((err: unknown) => {
-      // An outage of marketplace is ours to report (5xx), not the partner's mistake.
-      if (!(err instanceof PlatformError) || INFRASTRUCTURE_CODES.has(err.code)) throw err;
-      throw new PlatformError('SUB_MERCHANT_NOT_ACTIVE', undefined, { param: 'sub_merchant_id', cause: err });
-    });
-    if (!terms.active) throw new PlatformError('SUB_MERCHANT_NOT_ACTIVE', undefined, { param: 'sub_merchant_id' });
-    return terms;
   }
 }
 

@@ -3,6 +3,7 @@ import {
   FakeFx,
   FakeMerchants,
   FakeProducts,
+  FakeSplits,
   MemoryCharges,
   MemoryPaymentMethods,
   MemorySessions,
@@ -86,6 +87,7 @@ export function checkoutSetup(options: { maxAttempts?: number } = {}) {
   );
   const products = new FakeProducts();
   const stock = new FakeStock();
+  const splits = new FakeSplits();
   const orders: OrderDraft[] = [];
   const goods = new GoodsCheckout({
     fx: new FakeFx(),
@@ -108,6 +110,7 @@ export function checkoutSetup(options: { maxAttempts?: number } = {}) {
       paymentMethods,
       charges,
       goods,
+      splits,
     },
     {
       feeSchedule: DEFAULT_FEE_SCHEDULE,
@@ -123,6 +126,7 @@ export function checkoutSetup(options: { maxAttempts?: number } = {}) {
     products,
     stock,
     orders,
+    splits,
     merchants,
     sessions,
     charges,

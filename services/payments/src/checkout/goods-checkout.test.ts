@@ -86,6 +86,40 @@ describe('checkout of physical products (GoodsCheckout with SessionService)', ()
     });
   });
 
+  it("sells for an operator's sub-merchant: the charge splits, the order is the sub-merchant's and shows the split", async () => {
+    const { service, splits, orders, charges } = setup();
+    splits.set(1000, 2000, { active: true, commission_rate: '0.07', commission_source: 'relationship' });
+    splits.set(1000, 3000, { active: false, commission_rate: '0.07', commission_source: 'relationship' });
+    const create = (over: Partial<SessionRequest>) => errorOf(service.create(1000, 'sandbox', { ...SHIRT, ...over }));
+    expect(await create({ sub_merchant_id: 3000 })).toEqual(['SUB_MERCHANT_NOT_ACTIVE', 'sub_merchant_id']);
+    expect(await create({ sub_merchant_id: 4000 })).toEqual(['SUB_MERCHANT_NOT_ACTIVE', 'sub_merchant_id']);
+    expect(await create({ sub_merchant_id: 2000, quantity: 1, installments: { count: 2, interval: 'monthly' } })).toEqual(
+      ['VALIDATION_FAILED', 'sub_merchant_id'],
+    );
+
+    const { session } = await service.create(1000, 'sandbox', { ...SHIRT, sub_merchant_id: 2000 });
+    const paid = await service.pay(session.session_id, VISA, ADDRESS);
+    const chargeId = paid.session.payment!.charge_id;
+    expect(await charges.findForMerchant(1000, 'sandbox', chargeId)).toMatchObject({
+      sub_merchant_id: 2000,
+      split: { commission_rate: '0.07' },
+    });
+    // ₦10,500.00: 7 % (₦735.00) to the operator, the rest to the sub-merchant, adding up exactly.
+    expect(orders).toEqual([
+      expect.objectContaining({
+        merchant_id: 2000,
+        charge_id: chargeId,
+        split: {
+          operator_id: 1000,
+          sub_merchant_id: 2000,
+          commission_rate: '0.07',
+          commission: { amount: 73_500, currency: 'NGN' },
+          sub_merchant_amount: { amount: 976_500, currency: 'NGN' },
+        },
+      }),
+    ]);
+  });
+
   it('answers sold out without charging when the units are gone, and gives back a declined card’s', async () => {
     const { service, stock, cards, orders } = setup();
     stock.levels.set(9, 1);

@@ -3,9 +3,12 @@ import {
   isCountryCode,
   PlatformError,
   type Money,
+  type OrderSplit,
   type PaymentOutcome,
   type ShippingAddress,
 } from '@ppay/kernel';
+import type { ChargeSplit } from '../charges/charge';
+import { subMerchantShare } from '../charges/sub-merchant-split';
 import type { OrderDraft } from '../orders/order';
 import type { CatalogueProduct } from './ports';
 
@@ -129,6 +132,18 @@ export function shippingAddressOf(input: AddressInput | undefined, line: GoodsLi
   return { name, line1, line2, city, state, postal_code, country, phone: field('phone', false) };
 }
 
+/** How a marketplace order's product total splits, at the terms the session was made with. */
+function orderSplitOf(operatorId: number, subMerchantId: number, terms: ChargeSplit, total: Money): OrderSplit {
+  const { commission, net } = subMerchantShare(total, terms.commission_rate);
+  return {
+    operator_id: operatorId,
+    sub_merchant_id: subMerchantId,
+    commission_rate: terms.commission_rate,
+    commission,
+    sub_merchant_amount: net,
+  };
+}
+
 /** The order a paid checkout of a physical product makes (orders/), from the session and its payment's outcome. */
 export function orderDraftOf(
   s: {
@@ -136,13 +151,21 @@ export function orderDraftOf(
     mode: OrderDraft['mode'];
     session_id: string;
     product: { id: number | null; name: string; type: string };
+    sub_merchant_id: number | null;
+    split: ChargeSplit | null;
   },
   line: GoodsLine,
   address: ShippingAddress,
-  outcome: Pick<PaymentOutcome, 'charge_id' | 'breakdown' | 'customer'>,
+  outcome: Pick<PaymentOutcome, 'charge_id' | 'breakdown' | 'customer' | 'total'>,
 ): OrderDraft {
+  // A marketplace sale is the sub-merchant's order (it ships); the operator keeps the charge.
+  const split =
+    s.sub_merchant_id !== null && s.split
+      ? orderSplitOf(s.merchant_id, s.sub_merchant_id, s.split, outcome.total)
+      : null;
   return {
-    merchant_id: s.merchant_id,
+    merchant_id: split ? split.sub_merchant_id : s.merchant_id,
+    split,
     mode: s.mode,
     product: { id: s.product.id, title: s.product.name, type: s.product.type },
     variation: line.variation,

@@ -27,6 +27,8 @@ export interface SessionRequest extends PaymentRequestBasics {
   /** A physical product: how many (1–100) and which variation. */
   quantity?: number;
   variation_id?: string;
+  /** The operator's key: a sale for this sub-merchant, split like a marketplace charge (one-time only). */
+  sub_merchant_id?: number;
   idempotency_key?: string;
 }
 
@@ -114,10 +116,20 @@ export function validateSessionRequest(r: SessionRequest, priced = false) {
       );
     }
   }
+  const subMerchantId = r.sub_merchant_id || undefined;
+  if (subMerchantId !== undefined && (frequency || installments)) {
+    // Renewals and later parts are charged off-session by subscriptions, which never split.
+    throw new PlatformError(
+      'VALIDATION_FAILED',
+      'sub_merchant_id is for one-time payments: it cannot be combined with subscription_frequency_key or installments',
+      { param: 'sub_merchant_id' },
+    );
+  }
   return {
     amount,
     currency,
     email,
+    subMerchantId,
     productId,
     productName,
     successUrl: checkRedirectUrl(r.success_url, 'success_url'),

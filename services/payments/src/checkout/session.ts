@@ -7,7 +7,13 @@ import {
   type PaymentOutcome,
   type ShippingAddress,
 } from '@ppay/kernel';
-import { newCharge, type ChargeRecord, type CustomerDetails, type MetadataValue } from '../charges/charge';
+import {
+  newCharge,
+  type ChargeRecord,
+  type ChargeSplit,
+  type CustomerDetails,
+  type MetadataValue,
+} from '../charges/charge';
 import type { FeeBreakdown } from '../charges/fees';
 import { paymentOutcome } from '../charges/payment-outcome';
 import type { CardSummary, TestCard } from '../processors/cards';
@@ -75,6 +81,9 @@ export interface SessionRecord {
   goods: GoodsLine | null;
   /** Where the goods ship: typed by the customer on the page, stored with the payment. */
   shipping_address: ShippingAddress | null;
+  /** A marketplace session (the operator's key): the sub-merchant it sells for, and the split's terms then. */
+  sub_merchant_id: number | null;
+  split: ChargeSplit | null;
   /**
    * The stock hold of a physical product's session (keyed by the session in fx-pricing): `open` while
    * it may be taken or given back, `commit` once paid (the units stay sold), `settled` when fx-pricing
@@ -114,6 +123,8 @@ export type SessionDraft = Pick<
   | 'trial_days'
   | 'installments'
   | 'goods'
+  | 'sub_merchant_id'
+  | 'split'
   | 'metadata'
   | 'expires_at'
   | 'idempotency_key'
@@ -139,6 +150,8 @@ export function newSession(d: SessionDraft, now: Date): SessionRecord {
     trial_days: d.trial_days,
     installments: d.installments,
     goods: d.goods,
+    sub_merchant_id: d.sub_merchant_id,
+    split: d.split,
     shipping_address: null,
     stock_state: d.goods ? 'open' : null,
     metadata: d.metadata,
@@ -162,6 +175,8 @@ export function attemptCharge(s: SessionRecord, now: Date): ChargeRecord {
       kind: 'checkout',
       session_id: s.session_id,
       success_url: s.success_url,
+      sub_merchant_id: s.sub_merchant_id,
+      split: s.split,
       merchant_id: s.merchant_id,
       mode: s.mode,
       processor_group: s.processor_group,

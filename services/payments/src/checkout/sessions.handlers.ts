@@ -24,6 +24,7 @@ function toSessionRequest(req: types.payments.CreateSessionRequest__Output): Ses
     installments: req.installments ? { count: req.installments.count, interval: req.installments.interval } : undefined,
     quantity: req.quantity || undefined,
     variation_id: req.variation_id || undefined,
+    sub_merchant_id: Number(req.sub_merchant_id) || undefined,
     metadata: metadataOf(req.metadata),
     idempotency_key: req.idempotency_key || undefined,
   };

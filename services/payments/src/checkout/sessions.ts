@@ -13,8 +13,9 @@ import {
 } from '@ppay/kernel';
 import { UNKNOWN_COUNTRY, type ChargeRecord } from '../charges/charge';
 import { feeBreakdown, type FeeBreakdown, type FeeSchedule } from '../charges/fees';
+import { activeSubMerchantSplit } from '../charges/sub-merchant-split';
 import type { PaymentMethodService } from '../payment-methods/payment-methods';
-import type { ChargeRepository, MerchantDirectory, SessionRepository } from '../ports';
+import type { ChargeRepository, MerchantDirectory, SessionRepository, SplitResolver } from '../ports';
 import { validateCard, type CardInput, type CardResult, type TestCard } from '../processors/cards';
 import type { CardProcessor, ProcessorRegistry } from '../processors/ports';
 import { processorGroupFor } from '../processors/processors';
@@ -66,6 +67,8 @@ export class SessionService {
       charges: Pick<ChargeRepository, 'insert'>;
       /** Physical products: their price, stock and orders. */
       goods: GoodsCheckout;
+      /** A marketplace session: the operator's terms with its sub-merchant. */
+      splits: SplitResolver;
     },
     private readonly options: SessionServiceOptions,
     private readonly now: () => Date = () => new Date(),
@@ -84,6 +87,9 @@ export class SessionService {
       goods !== null,
     );
     const merchant = await this.deps.merchants.get(merchantId);
+    const split = input.subMerchantId
+      ? await activeSubMerchantSplit(this.deps.splits, merchantId, input.subMerchantId, mode)
+      : null;
     const group = processorGroupFor(input.currency);
     // Live sessions need a live processor, exactly as live charges do (GATEWAY_NOT_CONFIGURED otherwise).
     const adapter = this.deps.processors.adapterFor(group, mode);
@@ -136,6 +142,8 @@ export class SessionService {
         trial_days: input.trialDays ?? null,
         installments,
         goods: goods?.line ?? null,
+        sub_merchant_id: split ? input.subMerchantId! : null,
+        split: split && { commission_rate: split.commission_rate, commission_source: split.commission_source },
         metadata: r.metadata ?? {},
         expires_at: new Date(now.getTime() + this.options.ttlMs),
         idempotency_key: r.idempotency_key?.trim() || null,

@@ -1,5 +1,6 @@
 import type { Mode, OutboxEntry } from '@ppay/kernel';
-import type { OrderRecord } from './order';
+import type { StockLine } from '../checkout/ports';
+import { isOrderParty, type OrderRecord } from './order';
 import { orderListKey } from './orders';
 import type { OrderListQuery, OrderRepository, StockReturns } from './ports';
 
@@ -16,9 +17,9 @@ export class MemoryOrders implements OrderRepository {
     this.events.push(...events);
     return { order: clone(order), created: true };
   }
-  async findForMerchant(merchantId: number, mode: Mode, id: string) {
+  async findForParty(merchantId: number, mode: Mode, id: string) {
     const o = this.docs.get(id);
-    return o && o.merchant_id === merchantId && o.mode === mode ? clone(o) : null;
+    return o && isOrderParty(o, merchantId) && o.mode === mode ? clone(o) : null;
   }
   async replace(
     expected: Pick<OrderRecord, 'order_id' | 'status' | 'version'>,
@@ -34,7 +35,8 @@ export class MemoryOrders implements OrderRepository {
   }
   async list(merchantId: number, mode: Mode, q: OrderListQuery) {
     return [...this.docs.values()]
-      .filter((o) => o.merchant_id === merchantId && o.mode === mode)
+      .filter((o) => isOrderParty(o, merchantId) && o.mode === mode)
+      .filter((o) => !q.sub_merchant_id || (o.split?.operator_id === merchantId && o.merchant_id === q.sub_merchant_id))
       .filter((o) => (!q.status || o.status === q.status) && (!q.product_id || o.product.id === q.product_id))
       .filter((o) => (!q.from || o.created_at >= q.from) && (!q.to || o.created_at < q.to))
       .filter((o) => !q.after || orderListKey(o) < q.after)
@@ -55,10 +57,10 @@ export class MemoryOrders implements OrderRepository {
 
 /** Stock returns counted per order, as fx-pricing's idempotent return would take them. */
 export class FakeStockReturns implements StockReturns {
-  readonly returned = new Map<string, number>();
+  readonly returned = new Map<string, StockLine>();
   fail = false;
-  async returnStock(order: Pick<OrderRecord, 'order_id' | 'quantity'>) {
+  async returnStock(orderId: string, line: StockLine) {
     if (this.fail) throw new Error('fx-pricing unavailable');
-    this.returned.set(order.order_id, order.quantity);
+    this.returned.set(orderId, line);
   }
 }

@@ -2,7 +2,7 @@ import { Schema, type Connection, type FilterQuery, type Model } from 'mongoose'
 import type { Mode, OutboxEntry } from '@ppay/kernel';
 import { FERRETDB_SQL_PUSHDOWN, isDuplicateKeyError, outboxEntrySchema, withoutRelayFields } from '@ppay/runtime';
 import { listKeyRange } from '../list-pages';
-import type { OrderRecord } from './order';
+import { isOrderParty, type OrderRecord } from './order';
 import { orderListKey } from './orders';
 import type { OrderListQuery, OrderRepository } from './ports';
 
@@ -12,6 +12,8 @@ interface OrderDocument extends Omit<OrderRecord, 'order_id'> {
   list_key: string;
   /** The product's id as a scalar the list filter can use (null for a product sold by name). */
   product_id: number | null;
+  /** A marketplace sale's operator as a scalar its list can use (null for a merchant's own sale). */
+  operator_id: number | null;
   /** Whether the order has work left (a cancel, a stock return): the sweep's index. */
   unfinished: boolean;
   outbox: OutboxEntry[];
@@ -32,6 +34,8 @@ const orderSchema = new Schema<OrderDocument>(
     customer: { type: Schema.Types.Mixed, required: true },
     charge_id: { type: String, required: true, unique: true },
     session_id: { type: String, required: true },
+    split: { type: Schema.Types.Mixed, default: null },
+    operator_id: { type: Number, default: null },
     fulfilments: { type: Schema.Types.Mixed, default: [] },
     cancellation: { type: Schema.Types.Mixed, default: null },
     stock_return: { type: String, required: true },
@@ -49,6 +53,9 @@ const orderSchema = new Schema<OrderDocument>(
 orderSchema.index({ merchant_id: 1, mode: 1, list_key: -1 });
 orderSchema.index({ merchant_id: 1, mode: 1, status: 1, list_key: -1 });
 orderSchema.index({ merchant_id: 1, mode: 1, product_id: 1, list_key: -1 });
+// An operator's marketplace orders, all or one sub-merchant's.
+orderSchema.index({ operator_id: 1, mode: 1, list_key: -1 });
+orderSchema.index({ operator_id: 1, mode: 1, merchant_id: 1, list_key: -1 });
 // Paid orders waiting too long to be fulfilled (the overdue gauge).
 orderSchema.index({ status: 1, created_at: 1 });
 // The sweep: cancels and stock returns a crash left unfinished.
@@ -67,6 +74,7 @@ function documentOf(o: OrderRecord): Omit<OrderDocument, 'outbox'> {
     ...rest,
     list_key: orderListKey(o),
     product_id: o.product.id,
+    operator_id: o.split?.operator_id ?? null,
     unfinished: o.status === 'cancelling' || o.stock_return === 'pending',
   };
 }
@@ -76,10 +84,11 @@ function toRecord(doc: OrderDocument): OrderRecord {
     _id,
     list_key: _k,
     product_id: _p,
+    operator_id: _o,
     unfinished: _u,
     ...rest
   } = withoutRelayFields(doc as OrderDocument & { outbox_pending_since?: Date | null });
-  return { order_id: _id, ...rest };
+  return { order_id: _id, ...rest, split: rest.split ?? null };
 }
 
 const NO_OUTBOX = { outbox: 0 };
@@ -107,12 +116,10 @@ export class MongoOrderRepository implements OrderRepository {
     return { order: toRecord(doc), created: false };
   }
 
-  async findForMerchant(merchantId: number, mode: Mode, orderId: string) {
-    const doc = (await this.model
-      .findOne({ _id: orderId, merchant_id: merchantId, mode }, NO_OUTBOX)
-      .lean()
-      .exec()) as OrderDocument | null;
-    return doc ? toRecord(doc) : null;
+  async findForParty(merchantId: number, mode: Mode, orderId: string) {
+    const doc = (await this.model.findOne({ _id: orderId, mode }, NO_OUTBOX).lean().exec()) as OrderDocument | null;
+    const order = doc && toRecord(doc);
+    return order && isOrderParty(order, merchantId) ? order : null;
   }
 
   async replace(
@@ -135,18 +142,36 @@ export class MongoOrderRepository implements OrderRepository {
     return toRecord(doc);
   }
 
+  /**
+   * Two index ranges merged by list key (no `$or`, which FerretDB cannot push down): the orders the
+   * merchant sells, and those sold for its sub-merchants when it is an operator (none otherwise).
+   */
   async list(merchantId: number, mode: Mode, q: OrderListQuery) {
-    const filter: FilterQuery<OrderDocument> = { merchant_id: merchantId, mode, list_key: listKeyRange(q) };
-    if (q.status) filter.status = q.status;
-    if (q.product_id) filter.product_id = q.product_id;
-    const docs = (await this.model
+    const common: FilterQuery<OrderDocument> = { mode, list_key: listKeyRange(q) };
+    if (q.status) common.status = q.status;
+    if (q.product_id) common.product_id = q.product_id;
+    const marketplace = {
+      ...common,
+      operator_id: merchantId,
+      ...(q.sub_merchant_id ? { merchant_id: q.sub_merchant_id } : {}),
+    };
+    const ranges = q.sub_merchant_id ? [marketplace] : [{ ...common, merchant_id: merchantId }, marketplace];
+    const pages = await Promise.all(ranges.map((filter) => this.page(filter, q.limit)));
+    return pages
+      .flat()
+      .sort((a, b) => (a.list_key < b.list_key ? 1 : -1))
+      .slice(0, q.limit)
+      .map(toRecord);
+  }
+
+  private async page(filter: FilterQuery<OrderDocument>, limit: number) {
+    return (await this.model
       .find(filter, NO_OUTBOX)
       .sort({ list_key: -1 })
-      .limit(q.limit)
+      .limit(limit)
       .comment(FERRETDB_SQL_PUSHDOWN) // equality and one range on scalar fields, sorted on the index
       .lean()
       .exec()) as OrderDocument[];
-    return docs.map(toRecord);
   }
 
   async countPaidBefore(before: Date) {

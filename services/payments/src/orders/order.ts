@@ -4,6 +4,7 @@ import {
   type MulticurrencyBreakdown,
   type OrderEvent,
   type OrderPayload,
+  type OrderSplit,
   type OrderStatus,
   type ShippingAddress,
 } from '@ppay/kernel';
@@ -17,7 +18,10 @@ export type OrderState = OrderStatus | 'cancelling';
 
 export interface OrderRecord {
   order_id: string;
-  /** The merchant that sold it (the session's): a sub-merchant's own orders are its own. */
+  /**
+   * The merchant that sells and ships it: the session's, or for a marketplace sale the sub-merchant
+   * (the charge is then the operator's, `split.operator_id`).
+   */
   merchant_id: number;
   mode: Mode;
   status: OrderState;
@@ -29,6 +33,7 @@ export interface OrderRecord {
   customer: { email: string; first_name: string; last_name: string };
   charge_id: string;
   session_id: string;
+  split: OrderSplit | null;
   /** At most one: fulfilling moves the order on once (the document stays bounded). */
   fulfilments: { carrier: string; tracking_number: string; tracking_url: string | null; fulfilled_at: Date }[];
   cancellation: { reason: string; refund_id: string | null; cancelled_at: Date | null } | null;
@@ -52,6 +57,7 @@ export type OrderDraft = Pick<
   | 'customer'
   | 'charge_id'
   | 'session_id'
+  | 'split'
 >;
 
 /** A new order, `paid`: the one place an order is drafted. */
@@ -83,6 +89,7 @@ export function orderPayload(o: OrderRecord): OrderPayload {
     customer: o.customer,
     charge_id: o.charge_id,
     session_id: o.session_id,
+    split: o.split,
     fulfilments: o.fulfilments.map((f) => ({ ...f, fulfilled_at: f.fulfilled_at.toISOString() })),
     cancellation: o.cancellation?.cancelled_at
       ? { ...o.cancellation, cancelled_at: o.cancellation.cancelled_at.toISOString() }
@@ -94,6 +101,19 @@ export function orderPayload(o: OrderRecord): OrderPayload {
   };
 }
 
-export function orderEvent(o: OrderRecord): OrderEvent {
-  return { merchant_id: o.merchant_id, order: orderPayload(o) };
+/** Whose charge the order's payment is (refunds go through it): the operator's for a marketplace sale. */
+export function chargeOwnerOf(o: Pick<OrderRecord, 'merchant_id' | 'split'>): number {
+  return o.split?.operator_id ?? o.merchant_id;
+}
+
+/** Who may see and act on an order: its seller and, for a marketplace sale, the operator. */
+export function isOrderParty(o: Pick<OrderRecord, 'merchant_id' | 'split'>, merchantId: number): boolean {
+  return o.merchant_id === merchantId || o.split?.operator_id === merchantId;
+}
+
+/** The order.* event of each party: the seller and, for a marketplace sale, the operator too. */
+export function orderEvents(o: OrderRecord): OrderEvent[] {
+  const order = orderPayload(o);
+  const parties = o.split ? [o.merchant_id, o.split.operator_id] : [o.merchant_id];
+  return parties.map((merchant_id) => ({ merchant_id, order }));
 }

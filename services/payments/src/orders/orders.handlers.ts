@@ -15,6 +15,7 @@ export function orderHandlers(orders: OrderService): Partial<Handlers> {
     async ListOrders(req, { caller }) {
       const { merchantId } = requireMerchant(caller);
       const page = await orders.list(merchantId, requireMode(caller), {
+        sub_merchant_id: Number(req.sub_merchant_id) || undefined,
         status: optionalOneOf<OrderStatus>(ORDER_STATUSES, req.status, 'status'),
         product_id: req.product_id || undefined,
         from: dateOf(req.from, 'from'),

@@ -38,6 +38,7 @@ async function world() {
       customer: { email: 'ada@example.com', first_name: 'Ada', last_name: 'Obi' },
       charge_id: chargeId,
       session_id: 'cs_1',
+      split: null,
     };
     return { chargeId, draft, order: await service.record(draft) };
   };
@@ -109,12 +110,58 @@ describe('OrderService', () => {
     });
     const charge = (await w.charges.findForMerchant(1000, 'sandbox', chargeId))!;
     expect([charge.refunded, charge.refunds.length]).toEqual([true, 1]);
-    expect(stock.returned.get(o.order_id)).toBe(2);
+    expect(stock.returned.get(o.order_id)).toEqual({
+      merchant_id: 1000,
+      mode: 'sandbox',
+      product_id: 7,
+      variation_id: null,
+      quantity: 2,
+    });
     expect(await errorOf(service.cancel(1000, 'sandbox', o.order_id, 'again please'))).toEqual([
       'ORDER_STATUS_CONFLICT',
       'order_id',
     ]);
     expect(subjects()).toEqual(['created', 'cancelled']);
+  });
+
+  it("a marketplace sale is the sub-merchant's order, the operator's too; a cancel refunds the operator's charge", async () => {
+    const { w, service, orders, order, stock } = await world();
+    const { order: own } = await order(); // the operator's (1000) own sale
+    const chargeId = await w.newCharge();
+    const split = {
+      operator_id: 1000,
+      sub_merchant_id: 2000,
+      commission_rate: '0.07',
+      commission: ngn(35_000),
+      sub_merchant_amount: ngn(465_000),
+    };
+    const { draft } = await order();
+    const sold = await service.record({ ...draft, merchant_id: 2000, charge_id: chargeId, split });
+    expect(orders.events.slice(-2).map((e) => [e.subject, e.merchant_id])).toEqual([
+      ['payments.order.created', 2000],
+      ['payments.order.created', 1000],
+    ]);
+    const ids = async (merchantId: number, input = {}) =>
+      (await service.list(merchantId, 'sandbox', input)).orders.map((o) => o.order_id);
+    expect(await ids(2000)).toEqual([sold.order_id]);
+    expect(await ids(1000)).toHaveLength(3);
+    expect(await ids(1000)).toContain(sold.order_id);
+    expect(await ids(1000, { sub_merchant_id: 2000 })).toEqual([sold.order_id]);
+    expect(await ids(2000, { sub_merchant_id: 2000 })).toEqual([]);
+    expect(await errorOf(service.get(3000, 'sandbox', sold.order_id))).toEqual(['ORDER_NOT_FOUND', 'order_id']);
+    expect(await errorOf(service.get(2000, 'sandbox', own.order_id))).toEqual(['ORDER_NOT_FOUND', 'order_id']);
+    expect((await service.get(1000, 'sandbox', sold.order_id)).split).toEqual(split);
+
+    // The seller cancels what it cannot ship: the operator's charge is refunded, the operator's product restocked.
+    const cancelled = await service.cancel(2000, 'sandbox', sold.order_id, 'cannot ship this one');
+    expect(cancelled.status).toBe('cancelled');
+    const charge = (await w.charges.findForMerchant(1000, 'sandbox', chargeId))!;
+    expect([charge.refunded, charge.refunds.length]).toEqual([true, 1]);
+    expect(stock.returned.get(sold.order_id)).toMatchObject({ merchant_id: 1000, product_id: 7, quantity: 2 });
+    expect(orders.events.slice(-2).map((e) => [e.subject, e.merchant_id])).toEqual([
+      ['payments.order.cancelled', 2000],
+      ['payments.order.cancelled', 1000],
+    ]);
   });
 
   it('keeps the order paid when the refund cannot happen (an open dispute, a declined refund)', async () => {

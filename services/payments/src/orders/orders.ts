@@ -1,7 +1,7 @@
 import { outboxEvent, PlatformError, SUBJECTS, type Mode, type OrderStatus, type OutboxEntry } from '@ppay/kernel';
 import { decodeCursor, listKeyOf, pageOf, pageSize } from '../list-pages';
 import type { RefundService } from '../refunds/refunds';
-import { newOrder, orderEvent, type OrderDraft, type OrderRecord, type OrderState } from './order';
+import { chargeOwnerOf, newOrder, orderEvents, type OrderDraft, type OrderRecord, type OrderState } from './order';
 import type { OrderRepository, StockReturns } from './ports';
 
 export interface FulfilmentInput {
@@ -11,6 +11,7 @@ export interface FulfilmentInput {
 }
 
 export interface OrderListInput {
+  sub_merchant_id?: number;
   status?: OrderStatus;
   product_id?: number;
   from?: Date;
@@ -80,17 +81,16 @@ export class OrderService {
   /** The order of a paid physical product, made once per charge (a repeat answers the same order). */
   async record(draft: OrderDraft): Promise<OrderRecord> {
     const order = newOrder(draft, this.now());
-    const event = outboxEvent(SUBJECTS.orderCreated, orderEvent(order), {
-      merchantId: order.merchant_id,
-      mode: order.mode,
-    });
-    const { order: saved, created } = await this.deps.orders.insertOrGetForCharge(order, [event]);
+    const { order: saved, created } = await this.deps.orders.insertOrGetForCharge(
+      order,
+      orderOutbox(SUBJECTS.orderCreated, order),
+    );
     if (created) this.options.onEvent?.(saved, 'created');
     return saved;
   }
 
   async get(merchantId: number, mode: Mode, orderId: string): Promise<OrderRecord> {
-    const o = await this.deps.orders.findForMerchant(merchantId, mode, orderId);
+    const o = await this.deps.orders.findForParty(merchantId, mode, orderId);
     if (!o) throw new PlatformError('ORDER_NOT_FOUND', undefined, { param: 'order_id' });
     return o;
   }
@@ -98,6 +98,7 @@ export class OrderService {
   async list(merchantId: number, mode: Mode, input: OrderListInput) {
     const limit = pageSize(input.limit);
     const read = await this.deps.orders.list(merchantId, mode, {
+      sub_merchant_id: input.sub_merchant_id,
       status: input.status,
       product_id: input.product_id,
       from: input.from,
@@ -182,7 +183,7 @@ export class OrderService {
     let refund;
     try {
       refund = await this.deps.refunds.create(
-        order.merchant_id,
+        chargeOwnerOf(order),
         order.mode,
         order.charge_id,
         { reason: order.cancellation?.reason ?? 'order cancelled' },
@@ -222,7 +223,15 @@ export class OrderService {
   /** Gives the units back (idempotent by order in fx-pricing), then records it; the sweep repeats it. */
   private async returnStock(order: OrderRecord): Promise<OrderRecord> {
     if (order.stock_return !== 'pending') return order;
-    await this.deps.stock.returnStock(order);
+    if (order.product.id !== null) {
+      await this.deps.stock.returnStock(order.order_id, {
+        merchant_id: chargeOwnerOf(order),
+        mode: order.mode,
+        product_id: order.product.id,
+        variation_id: order.variation?.variation_id ?? null,
+        quantity: order.quantity,
+      });
+    }
     return (await this.transition(order, 'cancelled', (o) => ({ ...o, stock_return: 'done' }), false)) ?? order;
   }
 
@@ -257,9 +266,7 @@ export class OrderService {
     const now = this.now();
     const next = { ...change(order, now), updated_at: now };
     const subject = announce ? SUBJECT_OF[next.status] : undefined;
-    const events: OutboxEntry[] = subject
-      ? [outboxEvent(subject, orderEvent(next), { merchantId: next.merchant_id, mode: next.mode })]
-      : [];
+    const events: OutboxEntry[] = subject ? orderOutbox(subject, next) : [];
     const written = await this.deps.orders.replace(
       { order_id: order.order_id, status: from, version: order.version },
       next,
@@ -275,6 +282,13 @@ export class OrderService {
   countUnfulfilledSince(before: Date): Promise<number> {
     return this.deps.orders.countPaidBefore(before);
   }
+}
+
+/** The order's event for each party to it (the seller and, for a marketplace sale, the operator). */
+function orderOutbox(subject: (typeof SUBJECTS)[keyof typeof SUBJECTS], order: OrderRecord): OutboxEntry[] {
+  return orderEvents(order).map((event) =>
+    outboxEvent(subject, event, { merchantId: event.merchant_id, mode: order.mode }),
+  );
 }
 
 const SUBJECT_OF: Partial<Record<OrderState, (typeof SUBJECTS)[keyof typeof SUBJECTS]>> = {

@@ -1,8 +1,11 @@
 import type { Mode, OrderStatus, OutboxEntry } from '@ppay/kernel';
+import type { StockLine } from '../checkout/ports';
 import type { OrderRecord } from './order';
 
 /** GET /orders: newest first, after the cursor (list-pages.ts). */
 export interface OrderListQuery {
+  /** An operator's orders sold for this sub-merchant only. */
+  sub_merchant_id?: number;
   status?: OrderStatus;
   product_id?: number;
   from?: Date;
@@ -15,13 +18,15 @@ export interface OrderListQuery {
 export interface OrderRepository {
   /** Inserts the order with `events` in its outbox, or answers the charge's existing order (one per charge). */
   insertOrGetForCharge(order: OrderRecord, events: OutboxEntry[]): Promise<{ order: OrderRecord; created: boolean }>;
-  findForMerchant(merchantId: number, mode: Mode, orderId: string): Promise<OrderRecord | null>;
+  /** The order when `merchantId` is a party to it (isOrderParty). */
+  findForParty(merchantId: number, mode: Mode, orderId: string): Promise<OrderRecord | null>;
   /** Writes `next` (version + 1) iff still at `expected` status and version, `events` into its outbox. */
   replace(
     expected: Pick<OrderRecord, 'order_id' | 'status' | 'version'>,
     next: OrderRecord,
     events: OutboxEntry[],
   ): Promise<OrderRecord | null>;
+  /** The orders `merchantId` sells and, as an operator, those sold for its sub-merchants, newest first. */
   list(merchantId: number, mode: Mode, query: OrderListQuery): Promise<OrderRecord[]>;
   /** Orders still `paid` (not fulfilled) created before `before`, of every merchant. */
   countPaidBefore(before: Date): Promise<number>;
@@ -31,7 +36,6 @@ export interface OrderRepository {
 
 /** Gives a cancelled order's units back to its product's stock (fx-pricing), once per order. */
 export interface StockReturns {
-  returnStock(
-    order: Pick<OrderRecord, 'order_id' | 'merchant_id' | 'mode' | 'product' | 'variation' | 'quantity'>,
-  ): Promise<void>;
+  /** `line.merchant_id` owns the product: the charge's owner (the operator for a marketplace sale). */
+  returnStock(orderId: string, line: StockLine): Promise<void>;
 }

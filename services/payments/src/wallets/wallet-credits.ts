@@ -1,5 +1,6 @@
-import { fractionOf, PlatformError, subtractMoney, type Mode, type Money, type PaymentOutcome } from '@ppay/kernel';
+import { PlatformError, subtractMoney, type Mode, type Money, type PaymentOutcome } from '@ppay/kernel';
 import type { ChargeRecord } from '../charges/charge';
+import { subMerchantShare } from '../charges/sub-merchant-split';
 import { paymentOutcome } from '../charges/payment-outcome';
 import { isPaymentCredit, newLedgerEntry, type LedgerEntry, type SplitRecord } from './ledger-entry';
 import type { LedgerRepository, SplitResolver, SplitTerms } from '../ports';
@@ -45,8 +46,7 @@ export function creditsFor(
   const operatorCredit = subtractMoney(outcome.amount, outcome.transaction_fee);
   const entries = [entry(outcome.merchant_id, 'marketplace_operator', operatorCredit)];
   if (split?.active) {
-    const commission = fractionOf(outcome.total, split.commission_rate);
-    const net = subtractMoney(outcome.total, commission);
+    const { commission, net } = subMerchantShare(outcome.total, split.commission_rate);
     entries.push(
       entry(outcome.sub_merchant_id, 'marketplace_split', net, {
         source: 'marketplace_split',

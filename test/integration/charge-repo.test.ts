@@ -5,6 +5,8 @@ import { testCharge, testFees } from '../../services/payments/src/charges/charge
 import { newRefund } from '../../services/payments/src/refunds/refund';
 import { chargeDocumentOf, chargeModel, MongoChargeRepository } from '../../services/payments/src/charges/charge.repo';
 import { chargeKeyModel } from '../../services/payments/src/charges/charge-keys.repo';
+import { chargeListKeysJob } from '../../services/payments/src/charges/charge-lists.repo';
+import { chargeListKey } from '../../services/payments/src/charges/charge-queries';
 import { testInfraUrls } from '../support/infra';
 
 /**
@@ -191,5 +193,26 @@ describe('charge lookup by Idempotency-Key and reference (pointer index over the
     }
     const found = (await repo.withStalePendingRefunds(cut, 50)).filter((c) => c.merchant_id === m);
     expect(found.map((c) => c.charge_id)).toEqual([rows[1]!.c.charge_id, rows[0]!.c.charge_id, rows[2]!.c.charge_id]);
+  });
+
+  it('gives charges stored before lists their list key, then stops looking (no full scans once done)', async () => {
+    const old = [charge(nextMerchant++, {}), charge(nextMerchant++, {})];
+    for (const c of old) {
+      expect(await repo.insert(c)).toBe(true);
+      await repo.model.updateOne({ _id: c.charge_id }, { $set: { list_key: null } });
+    }
+    const job = chargeListKeysJob(repo.model);
+    // (Earlier cases may have stored keyless charges of their own: one pass takes up to 500.)
+    expect(await job()).toBeGreaterThanOrEqual(2);
+    for (const c of old) {
+      const stored = await repo.model.findById(c.charge_id).lean();
+      expect(stored!.list_key).toBe(chargeListKey(c));
+    }
+    expect(await job()).toBe(0);
+    // Done: a later keyless charge (none is stored so) is not looked for again by this process.
+    const late = charge(nextMerchant++, {});
+    expect(await repo.insert(late)).toBe(true);
+    await repo.model.updateOne({ _id: late.charge_id }, { $set: { list_key: null } });
+    expect(await job()).toBe(0);
   });
 });

@@ -117,6 +117,38 @@ describe('delete merchant: every document of the business, in every service', ()
       { rule: { merchant_id: sub.merchant_id, product_id: product.id, country: 'NG', percentage: '-0.30' } },
       internal(),
     );
+    // fx-pricing and payments: a physical product with stock, bought on the hosted page (an order).
+    const mug = await api(sub.api_key, 'POST', '/products', {
+      title: 'Mug',
+      type: 'physical',
+      price: { amount: 400_000, currency: 'NGN' },
+      stock: 5,
+      shipping: { fee: { amount: 100_000, currency: 'NGN' }, countries: ['NG'] },
+    });
+    expect([mug.status, mug.body.error]).toEqual([200, undefined]);
+    const goods = await api(sub.api_key, 'POST', '/payments/sessions', {
+      product_id: mug.body.data.id,
+      customer: { email: 'ada@example.com' },
+    });
+    expect([goods.status, goods.body.error]).toEqual([200, undefined]);
+    const paid = await fetch(`${t.url}/checkout/${goods.body.data.session_id}/pay`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({
+        card_number: '4242424242424242',
+        expiry: '12/34',
+        cvc: '123',
+        ship_name: 'Ada Obi',
+        ship_line1: '1 Marina',
+        ship_city: 'Lagos',
+        ship_country: 'NG',
+      }).toString(),
+      redirect: 'manual',
+    });
+    expect(paid.status).toBe(303);
+    expect(
+      await eventually(async () => (await api(sub.api_key, 'GET', '/orders')).body.data?.orders.length === 1, 15_000),
+    ).toBe(true);
     // kyc: a connected-account submission (the sandbox gateway account delete merchant reads).
     const kyc = await api(op.api_key, 'POST', `/marketplace/merchants/${sub.merchant_id}/kyc`, {
       country: 'US',

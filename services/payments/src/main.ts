@@ -5,7 +5,7 @@ import { ChargeService } from './charges/charges';
 import { chargeHandlers } from './charges/charges.handlers';
 import { chargeKeyModel } from './charges/charge-keys.repo';
 import { chargeModel, MongoChargeRepository } from './charges/charge.repo';
-import { backfillChargeListKeys } from './charges/charge-lists.repo';
+import { chargeListKeysJob } from './charges/charge-lists.repo';
 import { ChargeQueries } from './charges/charge-queries';
 import { DEFAULT_FEE_SCHEDULE, type FeeSchedule } from './charges/fees';
 import { OutcomeService } from './charges/outcomes';
@@ -253,8 +253,8 @@ void runService<types.payments.PaymentsServiceHandlers, (typeof paymentsConfig)[
         // Spec 3.1: sessions expire whether or not anyone polls them.
         { name: 'session expiry', intervalMs: config.SESSION_SWEEP_INTERVAL_MS, run: () => sessions.sweepExpired() },
         { name: 'abandoned charges', intervalMs: config.CHARGE_SWEEP_INTERVAL_MS, run: () => service.abandonStale() },
-        // Charges stored before GET /payments/charges get their list key (nothing to do once all have one).
-        { name: 'charge list keys', intervalMs: 60_000, run: () => backfillChargeListKeys(charges) },
+        // Charges stored before GET /payments/charges get their list key; the job stops once all have one.
+        { name: 'charge list keys', intervalMs: 60_000, run: chargeListKeysJob(charges) },
         { name: 'ledger reconciliation', intervalMs: config.LEDGER_RECONCILE_INTERVAL_MS, run: reconcile },
         // Refunds left pending by a crash or a processor timeout: asked again and settled.
         { name: 'pending refunds', intervalMs: config.CHARGE_SWEEP_INTERVAL_MS, run: () => refunds.resumeStale() },

@@ -41,3 +41,17 @@ export async function backfillChargeListKeys<D>(model: Model<D>, limit = 500): P
   }
   return docs.length;
 }
+
+/**
+ * The backfill as a job that stops once a pass finds nothing: new charges get their key as they are
+ * stored, and `{list_key: null}` has no index, so every further pass would scan every charge.
+ */
+export function chargeListKeysJob<D>(model: Model<D>): () => Promise<number> {
+  let done = false;
+  return async () => {
+    if (done) return 0;
+    const n = await backfillChargeListKeys(model);
+    done = n === 0;
+    return n;
+  };
+}

@@ -96,7 +96,7 @@ export const OrderData = Type.Object(
         },
         {
           description:
-            'A marketplace sale: the order is the sub-merchant\'s (it ships), the charge the operator\'s; null otherwise',
+            "A marketplace sale: the order is the sub-merchant's (it ships), the charge the operator's; null otherwise",
         },
       ),
     ),

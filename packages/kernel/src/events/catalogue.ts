@@ -172,7 +172,8 @@ const upcastPaymentOutcome = (
 ): PaymentOutcome => {
   const v2: PaymentOutcomeV2 | PaymentOutcomeV3 | PaymentOutcomeV4 =
     'session_id' in d ? d : { ...d, session_id: null, product: null, subscription_frequency_key: null, metadata: {} };
-  const v3: PaymentOutcomeV3 | PaymentOutcomeV4 = 'installment' in v2 ? (v2 as PaymentOutcomeV3) : { ...v2, installment: null };
+  const v3: PaymentOutcomeV3 | PaymentOutcomeV4 =
+    'installment' in v2 ? (v2 as PaymentOutcomeV3) : { ...v2, installment: null };
   return 'quantity' in v3 ? (v3 as PaymentOutcomeV4) : { ...v3, variation: null, quantity: null };
 };
 

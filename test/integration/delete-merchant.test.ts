@@ -8,7 +8,7 @@ import {
   type NatsContext,
 } from '@ppay/runtime';
 import { loadPlatformProto, type types } from '@ppay/proto';
-import type { NewMerchant } from '@ppay/devstack';
+import { submitCheckoutForm, type NewMerchant } from '@ppay/devstack';
 import { testInfraUrls } from '../support/infra';
 import { eventually, http, startTestPlatform, type TestPlatform } from '../support/platform';
 
@@ -131,20 +131,7 @@ describe('delete merchant: every document of the business, in every service', ()
       customer: { email: 'ada@example.com' },
     });
     expect([goods.status, goods.body.error]).toEqual([200, undefined]);
-    const paid = await fetch(`${t.url}/checkout/${goods.body.data.session_id}/pay`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({
-        card_number: '4242424242424242',
-        expiry: '12/34',
-        cvc: '123',
-        ship_name: 'Ada Obi',
-        ship_line1: '1 Marina',
-        ship_city: 'Lagos',
-        ship_country: 'NG',
-      }).toString(),
-      redirect: 'manual',
-    });
+    const paid = await submitCheckoutForm(t.url, goods.body.data.session_id);
     expect(paid.status).toBe(303);
     expect(
       await eventually(async () => (await api(sub.api_key, 'GET', '/orders')).body.data?.orders.length === 1, 15_000),

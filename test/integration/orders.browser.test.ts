@@ -1,4 +1,5 @@
 import type { Browser, Page } from 'playwright-core';
+import { submitCheckoutForm } from '@ppay/devstack';
 import { launchChromium } from '../support/browser';
 import { eventually, http, startTestPlatform, type TestPlatform } from '../support/platform';
 import { randomUUID } from 'node:crypto';
@@ -106,23 +107,14 @@ describe('physical products and orders', () => {
 
       // A country the product does not ship to, posted by hand: refused with a clear message, nothing charged.
       const third = await session(mug, 1);
-      const form = new URLSearchParams({
-        card_number: '4242424242424242',
-        expiry: '12/34',
-        cvc: '123',
+      const refused = await submitCheckoutForm(t.url, third.session_id, {
         ship_name: 'Ada',
         ship_line1: '1 Main St',
         ship_city: 'Austin',
         ship_country: 'US',
       });
-      const refused = await fetch(`${t.url}/checkout/${third.session_id}/pay`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        body: form.toString(),
-        redirect: 'manual',
-      });
       expect(refused.status).toBe(400);
-      expect(await refused.text()).toContain('this product does not ship to US');
+      expect(refused.page).toContain('this product does not ship to US');
     } finally {
       await page.close();
     }
@@ -210,21 +202,7 @@ describe('physical products and orders', () => {
       customer: { email: 'ada@example.com', first_name: 'Ada', last_name: 'Obi' },
     });
     expect([s.status, s.body.error?.code]).toEqual([200, undefined]);
-    const form = new URLSearchParams({
-      card_number: '4242424242424242',
-      expiry: '12/34',
-      cvc: '123',
-      ship_name: 'Ada Obi',
-      ship_line1: '1 Marina',
-      ship_city: 'Lagos',
-      ship_country: 'NG',
-    });
-    const paid = await fetch(`${t.url}/checkout/${s.body.data.session_id}/pay`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: form.toString(),
-      redirect: 'manual',
-    });
+    const paid = await submitCheckoutForm(t.url, s.body.data.session_id);
     expect(paid.status).toBe(303);
 
     const listed = async () => (await op('GET', `/orders?sub_merchant_id=${subId}`)).body.data.orders;

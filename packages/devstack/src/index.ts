@@ -4,3 +4,4 @@ export * from './secrets';
 export * from './tokens';
 export * from './merchants';
 export * from './kyc-fixtures';
+export * from './hosted-checkout';

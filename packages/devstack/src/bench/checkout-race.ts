@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { connectMongo, createLogger } from '@ppay/runtime';
+import { submitCheckoutForm } from '../hosted-checkout';
 import { createMerchant, type NewMerchant } from '../merchants';
 import type { Platform } from '../platform';
 import { startBenchPlatform } from './bench-infra';
@@ -51,31 +52,13 @@ async function setUp(platform: Platform, m: NewMerchant, stock: number | null, c
   return { productId, sessions };
 }
 
-const form = new URLSearchParams({
-  name: 'Ada Obi',
-  card_number: '4242424242424242',
-  expiry: '12/34',
-  cvc: '123',
-  ship_name: 'Ada Obi',
-  ship_line1: '1 Marina',
-  ship_city: 'Lagos',
-  ship_country: 'NG',
-}).toString();
-
 /** Every customer submits at once; the answers by status and the wall time and CPU of the burst. */
 async function burst(platform: Platform, sessions: string[]) {
   const cpuBefore = cpuSecondsOfProcesses(platform, [...CHECKOUT]);
   const t0 = process.hrtime.bigint();
   const statuses = await Promise.all(
     sessions.map(async (id) => {
-      const res = await fetch(`${platform.gatewayUrl}/checkout/${id}/pay`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        body: form,
-        redirect: 'manual',
-      });
-      await res.arrayBuffer();
-      return res.status;
+      return (await submitCheckoutForm(platform.gatewayUrl, id)).status;
     }),
   );
   const wallMs = Number(process.hrtime.bigint() - t0) / 1e6;

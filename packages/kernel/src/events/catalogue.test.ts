@@ -1,4 +1,4 @@
-import { upcast, type PaymentOutcomeV1, type PaymentOutcomeV2, type PaymentOutcomeV3 } from '.';
+import { upcast, type PaymentOutcomeV1, type PaymentOutcomeV2, type PaymentOutcomeV3, type PaymentOutcomeV4 } from '.';
 
 const ngn = (amount: number) => ({ amount, currency: 'NGN' });
 const v1: PaymentOutcomeV1 = {
@@ -26,7 +26,7 @@ const v1: PaymentOutcomeV1 = {
 };
 
 describe('payment outcomes read from the stream are the current version (V3, issue 26)', () => {
-  it('V1 and V2 gain installment: null; V3 is left as it is', () => {
+  it('V1 and V2 gain installment: null, V3 gains variation and quantity: null; V4 is left as it is', () => {
     const v2: PaymentOutcomeV2 = {
       ...v1,
       session_id: 'cs_1',
@@ -35,12 +35,19 @@ describe('payment outcomes read from the stream are the current version (V3, iss
       metadata: {},
     };
     expect(upcast('payments.payment.succeeded', v1)).toMatchObject({ session_id: null, installment: null });
-    expect(upcast('payments.payment.failed', v2)).toEqual({ ...v2, installment: null });
+    expect(upcast('payments.payment.failed', v2)).toEqual({
+      ...v2,
+      installment: null,
+      variation: null,
+      quantity: null,
+    });
     const v3: PaymentOutcomeV3 = {
       ...v2,
       payment_type: 'installment',
       installment: { plan_id: 'ip_1', number: 2, count: 3, amount_remaining: ngn(50) },
     };
-    expect(upcast('payments.payment.succeeded', v3)).toBe(v3);
+    expect(upcast('payments.payment.succeeded', v3)).toEqual({ ...v3, variation: null, quantity: null });
+    const v4: PaymentOutcomeV4 = { ...v3, variation: { variation_id: 'var_1', name: 'XL' }, quantity: 2 };
+    expect(upcast('payments.payment.succeeded', v4)).toBe(v4);
   });
 });

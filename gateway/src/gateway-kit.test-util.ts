@@ -3,7 +3,8 @@ import type { FastifyInstance } from 'fastify';
 import { SignJWT } from 'jose';
 import type { KV, KvEntry } from 'nats';
 import { PlatformError, SecretBox } from '@ppay/kernel';
-import { PlatformMetrics, createLogger, loadConfig, type Logger } from '@ppay/runtime';
+import { status as grpcStatus } from '@grpc/grpc-js';
+import { PlatformMetrics, RemoteCallError, createLogger, loadConfig, type Logger } from '@ppay/runtime';
 import { buildGateway } from './app';
 import { ApiKeyCache, type ApiKeyPrincipal } from './auth/api-key-cache';
 import { AuthFailureLimiter } from './auth/failure-limiter';
@@ -181,5 +182,34 @@ export async function testGateway(
         .setIssuedAt()
         .setExpirationTime('1h')
         .sign(createSecretKey(Buffer.from(secret, 'utf8'))),
+  };
+}
+
+/**
+ * marketplace's answers for the fake key's merchant (1000) as a marketplace operator whose active
+ * sub-merchants are `subMerchantIds`: what an operator route asks before judging a request it refused
+ * (auth/operator-access.ts). Any other id is RELATIONSHIP_NOT_FOUND, as marketplace answers it.
+ */
+export function operatorOf(...subMerchantIds: number[]): Record<string, FakeHandler> {
+  return {
+    GetAccount: () => ({ merchant_id: 1000, is_marketplace_operator: true }),
+    DescribeSubMerchant: (req: { sub_merchant_id: number }) => {
+      if (!subMerchantIds.includes(req.sub_merchant_id)) {
+        throw new RemoteCallError(
+          'marketplace',
+          'DescribeSubMerchant',
+          grpcStatus.NOT_FOUND,
+          'Active merchant relationship not found',
+          'RELATIONSHIP_NOT_FOUND',
+        );
+      }
+      return {
+        active: true,
+        status: 'active',
+        relationship_id: 1,
+        marketplace_id: 1000,
+        merchant: { id: req.sub_merchant_id, country: 'NG', baseline_currency: 'NGN', business_name: 'Sub' },
+      };
+    },
   };
 }

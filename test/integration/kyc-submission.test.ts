@@ -38,9 +38,21 @@ describe('sub-merchant onboarding: KYC submission and review', () => {
       expect([res.status, res.body.message, res.body.error.code]).toEqual([400, message, 'VALIDATION_FAILED']);
     });
 
-    it('a body error comes before the operator and relationship checks', async () => {
+    it('the operator and relationship checks come before a body error (Hardening 2 item 12)', async () => {
       const plain = await w.t.merchant();
-      expect(error(await submit(plain.api_key, 999_999, {}))).toEqual([400, 'country or id_country is required']);
+      const sub = await subMerchant(w.op.api_key);
+      const incomplete = { id_country: 'NG', account_type: 'individual', owner: { first_name: 'Ada' } };
+      for (const body of [{}, incomplete, { ...incomplete, colour: 'red' }]) {
+        expect(error(await submit(plain.api_key, sub, body))).toEqual([
+          403,
+          'This endpoint is restricted to marketplace operators',
+        ]);
+        expect(error(await submit(w.op.api_key, 999_999, body))).toEqual([
+          404,
+          'Active merchant relationship not found',
+        ]);
+      }
+      expect(error(await submit(w.op.api_key, sub, incomplete))).toEqual([400, 'owner.last_name is required']);
     });
 
     it('401 Unauthorized without a valid key', async () => {

@@ -68,6 +68,12 @@ describe('marketplace: setup and create-or-link', () => {
         ['GET', '/marketplace/merchants', undefined],
         ['PATCH', '/marketplace/merchants/1000/commission', { commission_rate: 5 }],
         ['DELETE', '/marketplace/merchants/1000', undefined],
+        // Whatever it sent (Hardening 2 item 12): a bad body, query or path parameter is still 403.
+        ['POST', '/marketplace/setup', {}],
+        ['POST', '/marketplace/merchants', { colour: 'red' }],
+        ['GET', '/marketplace/merchants?limit=500', undefined],
+        ['PATCH', '/marketplace/merchants/abc/commission', { commission_rate: 'ten' }],
+        ['DELETE', '/marketplace/merchants/abc/delete', undefined],
       ] as const) {
         const res = await call(m.api_key, method, url, body);
         expect([url, res.status, res.body.error.code, res.body.message]).toEqual([

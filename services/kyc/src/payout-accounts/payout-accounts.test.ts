@@ -37,6 +37,10 @@ describe('payout banks', () => {
       'currency must be one of GHS, KES, NGN, ZAR',
     );
     await expect(w.payoutAccounts.listBanks(NG_SUB)).rejects.toMatchObject({ code: 'MARKETPLACE_OPERATOR_REQUIRED' });
+    // A non-operator hears 403 whatever currency it asked for (Hardening 2 item 12).
+    await expect(w.payoutAccounts.listBanks(NG_SUB, 'USD')).rejects.toMatchObject({
+      code: 'MARKETPLACE_OPERATOR_REQUIRED',
+    });
   });
 
   it("passes the caller's deadline on to every marketplace lookup", async () => {

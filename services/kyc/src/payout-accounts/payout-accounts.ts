@@ -54,10 +54,9 @@ export class PayoutAccountService {
    * endpoint (spec 4.9) it is for operators (403 otherwise); that answer is cached briefly.
    */
   async listBanks(operatorId: number, currency?: string, deadline?: Date): Promise<readonly PayoutBank[]> {
-    const banks = this.deps.banks.list(currency);
     if (!(await this.deps.directory.isOperator(operatorId, deadline)))
       throw new PlatformError('MARKETPLACE_OPERATOR_REQUIRED');
-    return banks;
+    return this.deps.banks.list(currency);
   }
 
   /**

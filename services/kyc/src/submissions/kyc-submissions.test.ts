@@ -97,7 +97,7 @@ describe('KycSubmissionService', () => {
     expect(attempts).toHaveLength(4);
   });
 
-  it('checks the body (spec 7.2 order) before the operator and the relationship', async () => {
+  it('checks the operator and the relationship before the body, then the body in spec 7.2 order (Hardening 2 item 12)', async () => {
     const w = operatorWorld();
     const cases: [Record<string, unknown>, string][] = [
       [{}, 'country or id_country is required'],
@@ -108,28 +108,31 @@ describe('KycSubmissionService', () => {
         'business object is required for registered businesses',
       ],
       [{ country: 'FR' }, 'return_url and refresh_url are required for connected-account onboarding'],
+      [{ id_country: 'NG', account_type: 'individual', owner: { first_name: 'Ada' } }, 'owner.last_name is required'],
     ];
+    w.directory.addOperator(20);
+    w.directory.addSub(OPERATOR, 1002, 'NG', 'NGN', false);
     for (const [body, message] of cases) {
       // As decoded by the gRPC contract: absent strings are '' and absent messages null.
-      await expect(
-        w.submissions.submit({ operatorId: 999, mode: 'sandbox' }, 424242, asDecoded('SubmitKyc', body)),
-      ).rejects.toMatchObject({
+      const decoded = asDecoded('SubmitKyc', body);
+      await expect(w.submissions.submit({ operatorId: 999, mode: 'sandbox' }, SUB, decoded)).rejects.toMatchObject({
+        code: 'MARKETPLACE_OPERATOR_REQUIRED',
+      });
+      for (const [operatorId, merchantId] of [
+        [20, SUB], // another operator's sub-merchant
+        [OPERATOR, 424242], // nobody's
+        [OPERATOR, 1002], // suspended
+      ]) {
+        await expect(w.submissions.submit({ operatorId, mode: 'sandbox' }, merchantId, decoded)).rejects.toMatchObject({
+          code: 'RELATIONSHIP_NOT_FOUND',
+        });
+      }
+      await expect(w.submissions.submit(sandbox, SUB, decoded)).rejects.toMatchObject({
         code: 'VALIDATION_FAILED',
         message,
       });
     }
-    expect(w.directory.calls).toBe(0);
-    await expect(w.submissions.submit({ operatorId: 999, mode: 'sandbox' }, SUB, inHouseBody())).rejects.toMatchObject({
-      code: 'MARKETPLACE_OPERATOR_REQUIRED',
-    });
-    w.directory.addOperator(20);
-    await expect(w.submissions.submit({ operatorId: 20, mode: 'sandbox' }, SUB, inHouseBody())).rejects.toMatchObject({
-      code: 'RELATIONSHIP_NOT_FOUND',
-    });
-    w.directory.addSub(OPERATOR, 1002, 'NG', 'NGN', false);
-    await expect(w.submissions.submit(sandbox, 1002, inHouseBody())).rejects.toMatchObject({
-      code: 'RELATIONSHIP_NOT_FOUND',
-    });
+    expect(await w.cases.findByMerchant(SUB, 'sandbox')).toBeNull();
   });
 });
 

@@ -103,6 +103,10 @@ describe('InvitationService', () => {
       ).rejects.toMatchObject({
         param: 'email',
       });
+      // …but only once the caller is an operator (Hardening 2 item 12).
+      await expect(
+        w.invitations.invite(existing.id, S, { merchant_id: op2.id, email: 'a@b.co' }),
+      ).rejects.toMatchObject({ code: 'MARKETPLACE_OPERATOR_REQUIRED' });
     });
 
     it('a pending invitation blocks nothing: another marketplace can invite and win the slot', async () => {

@@ -53,13 +53,13 @@ export class InvitationService {
    * accepted and expires. A repeated invitation while one is pending returns the pending one.
    */
   async invite(operatorId: number, mode: Mode, input: InviteInput): Promise<InvitationRecord> {
+    const operator = await this.deps.merchants.requireMarketplace(operatorId, mode);
     const extra = NEW_BUSINESS_FIELDS.find((f) => input[f] !== undefined && input[f] !== '');
     if (extra) {
       throw new PlatformError('VALIDATION_FAILED', 'Send either merchant_id or the new business fields, not both', {
         param: extra,
       });
     }
-    const operator = await this.deps.merchants.requireMarketplace(operatorId, mode);
     if (input.merchant_id === operator.id) {
       throw new PlatformError('VALIDATION_FAILED', 'A marketplace cannot invite its own business', {
         param: 'merchant_id',

@@ -37,6 +37,21 @@ describe('RelationshipService', () => {
     });
   });
 
+  it('settles operator and relationship before the commission body (Hardening 2 item 12)', async () => {
+    const plain = await w.merchants.create(business('plain@x.co'));
+    await expect(w.relationships.updateCommission(plain.id, S, 424242, 500)).rejects.toMatchObject({
+      code: 'MARKETPLACE_OPERATOR_REQUIRED',
+    });
+    await expect(w.relationships.updateCommission(w.operator.id, S, 424242, 500)).rejects.toMatchObject({
+      code: 'RELATIONSHIP_NOT_FOUND',
+    });
+    await w.relationships.setup(w.operator.id, S, { marketplace_name: 'Shop' });
+    const sub = (await w.relationships.link(w.operator.id, S, business('s@x.co'))).relationship.merchant_id;
+    await expect(w.relationships.updateCommission(w.operator.id, S, sub, 500)).rejects.toMatchObject({
+      code: 'VALIDATION_FAILED',
+    });
+  });
+
   it('creates an active sub-merchant, caches membership on it and emits relationship_changed with the mode', async () => {
     await w.relationships.setup(w.operator.id, S, { marketplace_name: 'Shop', default_commission_rate: 8 });
     const view = await w.relationships.link(w.operator.id, S, { ...business('Sub@X.co'), commission_rate: 5 });

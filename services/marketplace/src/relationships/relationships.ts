@@ -87,8 +87,8 @@ export class RelationshipService {
     percent: number | undefined,
   ): Promise<RelationshipView> {
     const operator = await this.merchants.requireOperator(operatorId);
-    const rate = percent !== undefined ? percentToRate(percent, 'commission_rate') : null;
     const rel = await this.owned(operator.id, merchantId, mode);
+    const rate = percent !== undefined ? percentToRate(percent, 'commission_rate') : null;
     const updated =
       rel.commission_rate === rate
         ? rel

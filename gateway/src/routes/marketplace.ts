@@ -61,7 +61,9 @@ export async function registerMarketplaceRoutes(app: FastifyInstance, deps: Gate
           'Create or link merchant: new business fields create an active sub-merchant; merchant_id invites an existing business',
         description:
           'With merchant_id the answer is 202 with an invitation, the same whatever the id (unknown, an operator, or ' +
-          "already someone's sub-merchant): the business's e-mail is shown only once it accepts with its own key.",
+          "already someone's sub-merchant): the business's e-mail is shown only once it accepts with its own key. " +
+          'With new business fields whose e-mail is already registered to a business, that business is invited ' +
+          'instead (202, merchant_id null until it accepts): no answer says which e-mails have accounts.',
         body: LinkBody,
         response: {
           201: successOf(Relationship, 'Created: the new business is an active sub-merchant'),
@@ -75,8 +77,9 @@ export async function registerMarketplaceRoutes(app: FastifyInstance, deps: Gate
         const invitation = await marketplace.call('InviteMerchant', req.body, callerMetadata(req));
         return reply.status(202).send(ok(invitation, 'Invitation sent'));
       }
-      const rel = await marketplace.call('LinkMerchant', req.body, callerMetadata(req));
-      return reply.status(201).send(ok(rel, 'Merchant created'));
+      const created = await marketplace.call('CreateSubMerchant', req.body, callerMetadata(req));
+      if (created.invitation) return reply.status(202).send(ok(created.invitation, 'Invitation sent'));
+      return reply.status(201).send(ok(created.relationship, 'Merchant created'));
     },
   );
 

@@ -6,6 +6,7 @@ import { deletionAckConsumer } from './deletions/deletion-acks.consumer';
 import { MerchantDeletionService } from './deletions/deletions';
 import { deletionHandlers } from './deletions/deletions.handlers';
 import { deletionModel, MongoDeletionRepository } from './deletions/merchant-deletion.repo';
+import { CreateOrLink } from './invitations/create-or-link';
 import { invitationModel, MongoInvitationRepository } from './invitations/invitation.repo';
 import { InvitationService } from './invitations/invitations';
 import { invitationHandlers } from './invitations/invitations.handlers';
@@ -74,7 +75,7 @@ void runService<types.marketplace.MarketplaceServiceHandlers, (typeof marketplac
       handlers: {
         ...merchantHandlers(merchants, relationshipService),
         ...relationshipHandlers(relationshipService),
-        ...invitationHandlers(invitationService),
+        ...invitationHandlers(invitationService, new CreateOrLink(relationshipService, invitationService)),
         ...subMerchantLookupHandlers(new SubMerchantLookups(merchants, relationshipService)),
         ...payoutHandlers(payouts),
         ...deletionHandlers(deletions),

@@ -14,6 +14,7 @@ import { NEW_BUSINESS_FIELDS, type LinkInput } from '../relationships/relationsh
 import {
   effectiveStatus,
   pendingInvitation,
+  type InvitationAddress,
   type InvitationDirection,
   type InvitationRecord,
   type InvitationStatus,
@@ -65,22 +66,49 @@ export class InvitationService {
         param: 'merchant_id',
       });
     }
-    const commission =
-      input.commission_rate !== undefined ? percentToRate(input.commission_rate, 'commission_rate') : null;
+    return this.open(operator, mode, input.merchant_id, input.commission_rate, 'merchant_id');
+  }
+
+  /**
+   * Create-or-link named a business by an e-mail that is already registered (RelationshipService.create):
+   * that business is invited like one named by its id, and must accept with its own key. The operator's
+   * answer never shows the id (invitationResource), so an e-mail can be neither confirmed nor turned into
+   * an account (Hardening 2 item 11).
+   */
+  async inviteRegistered(
+    operatorId: number,
+    mode: Mode,
+    merchantId: number,
+    commissionPercent: number | undefined,
+  ): Promise<InvitationRecord> {
+    const operator = await this.deps.merchants.requireMarketplace(operatorId, mode);
+    return this.open(operator, mode, merchantId, commissionPercent, 'email');
+  }
+
+  /** A pending invitation, or the one already pending for this business, mode and address. */
+  private async open(
+    operator: MerchantRecord,
+    mode: Mode,
+    merchantId: number,
+    commissionPercent: number | undefined,
+    addressedBy: InvitationAddress,
+  ): Promise<InvitationRecord> {
+    const commission = commissionPercent !== undefined ? percentToRate(commissionPercent, 'commission_rate') : null;
     for (let attempt = 0; attempt < 2; attempt++) {
       const now = this.now();
       const record = pendingInvitation(
         {
           marketplace_id: operator.id,
           marketplace_name: marketplaceIn(operator, mode)!.name,
-          merchant_id: input.merchant_id,
+          merchant_id: merchantId,
           mode,
           commission_rate: commission,
         },
         now,
+        addressedBy,
       );
       if (await this.deps.invitations.insertPending(record)) return record;
-      const open = await this.deps.invitations.findOpen(operator.id, input.merchant_id, mode);
+      const open = await this.deps.invitations.findOpen(operator.id, merchantId, mode, addressedBy);
       if (open && effectiveStatus(open, now) === 'pending') return open;
       // Expired but not swept yet: close it, then the new invitation takes its place.
       if (open) await this.deps.invitations.closePending(open.id, 'expired', now);

@@ -176,6 +176,10 @@ export const ERROR_CATALOGUE = {
   DISPUTE_PAST_DUE: conflict('The evidence due date of this dispute has passed'),
   DISPUTE_CLOSED: conflict('This dispute is closed'),
   DISPUTE_NOT_UNDER_REVIEW: conflict('Only a dispute under review can be decided'),
+  // hardening 2, part B (docs/decisions.md, Hardening 2 (part B))
+  MERCHANT_RECENTLY_DELETED: conflict(
+    'This business was deleted from a marketplace in this mode moments ago; it can join again once that deletion is complete',
+  ),
 
   // --- rate_limit (429) -----------------------------------------------------------------------
   RATE_LIMITED: entry('rate_limit', 429, Grpc.RESOURCE_EXHAUSTED, 'Too many requests'),

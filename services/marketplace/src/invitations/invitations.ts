@@ -4,6 +4,7 @@ import type { MerchantService } from '../merchants/merchants';
 import type { RelationshipRepository } from '../ports';
 import { percentToRate } from '../relationships/commission';
 import type { MembershipSync } from '../relationships/membership-sync';
+import { NO_REJOIN_RULE, type RejoinRule } from '../relationships/rejoin-rule';
 import {
   joinedRelationship,
   relationshipChangedEvent,
@@ -43,6 +44,8 @@ export class InvitationService {
       relationships: RelationshipRepository;
       invitations: InvitationRepository;
       membership: MembershipSync;
+      /** Whether a business deleted from a mode may join it again yet (default: always). */
+      rejoin?: RejoinRule;
     },
     private readonly now: () => Date = () => new Date(),
   ) {}
@@ -134,6 +137,7 @@ export class InvitationService {
     }
     // The slot is taken only now; a pending invitation never blocked anything.
     if (await this.deps.relationships.findByMerchant(merchantId, mode)) throw this.alreadyLinked();
+    await (this.deps.rejoin ?? NO_REJOIN_RULE).assertMayJoin(merchantId, mode, this.now());
     const accepted = await this.deps.invitations.closePending(inv.id, 'accepted', this.now(), {
       notExpiredAt: this.now(),
       relationshipId: await this.deps.relationships.nextId(),

@@ -3,6 +3,7 @@ import { marketplaceIn, type MarketplaceSettings, type MerchantRecord } from '..
 import type { MerchantService } from '../merchants/merchants';
 import type { RelationshipRepository } from '../ports';
 import { percentToRate } from './commission';
+import { NO_REJOIN_RULE, type RejoinRule } from './rejoin-rule';
 import { marketplaceSettings, marketplaceUpdatedEvent, type SetupInput } from './marketplace';
 import type { MembershipSync } from './membership-sync';
 import {
@@ -41,6 +42,7 @@ export class RelationshipService {
     private readonly relationships: RelationshipRepository,
     private readonly membership: MembershipSync,
     private readonly now: () => Date = () => new Date(),
+    private readonly rejoin: RejoinRule = NO_REJOIN_RULE,
   ) {}
 
   /** POST /marketplace/setup: creates, or on a repeated call updates, the operator's marketplace in `mode`. */
@@ -72,6 +74,8 @@ export class RelationshipService {
       return { kind: 'created', view: relationshipView(business.relationship, business.merchant, operator) };
     }
     const merchant = business.merchant;
+    // One of its own businesses joining this mode (again): not while a deletion of it is finishing.
+    if (business.kind === 'rejoining') await this.rejoin.assertMayJoin(merchant.id, mode, this.now());
     const joinedAt = this.now();
     const record = joinedRelationship(
       {
@@ -188,7 +192,7 @@ export class RelationshipService {
     mode: Mode,
     input: LinkInput,
   ): Promise<
-    | { kind: 'new'; merchant: MerchantRecord }
+    | { kind: 'new' | 'rejoining'; merchant: MerchantRecord }
     | { kind: 'linked'; merchant: MerchantRecord; relationship: RelationshipRecord }
     | { kind: 'registered'; merchantId: number }
   > {
@@ -217,7 +221,7 @@ export class RelationshipService {
       if (!existing) throw err;
       if (existing.created_by_marketplace_id === operatorId) {
         const rel = await this.relationships.findByMerchant(existing.id, mode);
-        if (!rel) return { kind: 'new', merchant: existing };
+        if (!rel) return { kind: 'rejoining', merchant: existing };
         if (rel.marketplace_id === operatorId) return { kind: 'linked', merchant: existing, relationship: rel };
       }
       return { kind: 'registered', merchantId: existing.id };

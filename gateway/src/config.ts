@@ -21,6 +21,15 @@ export const gatewayConfigSchema = Type.Object({
   AUTH_JWKS_URL: Type.Optional(Type.String({ minLength: 1 })),
   AUTH_JWT_ISSUER: Type.String({ default: 'ppay-local' }),
   AUTH_JWT_AUDIENCE: Type.String({ default: 'ppay-dashboard' }),
+  /** Audience of platform administrators' tokens (the admin API): never the dashboard's. */
+  AUTH_ADMIN_AUDIENCE: Type.String({ default: 'ppay-admin', minLength: 1 }),
+  /**
+   * The authentication contexts that prove MFA on an admin token, comma-separated: its `acr` is one of
+   * them or its `amr` lists one (the identity provider's names, e.g. `mfa` or `urn:example:loa:mfa`).
+   */
+  AUTH_ADMIN_REQUIRED_ACR: Type.String({ default: 'mfa', minLength: 1, maxLength: 1000 }),
+  /** Oldest admin token accepted (seconds since its `iat`): an hour at most. */
+  AUTH_ADMIN_MAX_AGE_SECONDS: Type.Integer({ default: 3600, minimum: 60, maximum: 3600 }),
   APIKEY_CACHE_TTL_MS: Type.Integer({ default: 30_000, minimum: 0 }),
   APIKEY_CACHE_NEGATIVE_TTL_MS: Type.Integer({ default: 1_000, minimum: 0 }),
   APIKEY_CACHE_MAX_ENTRIES: Type.Integer({ default: 50_000, minimum: 1 }),
@@ -80,4 +89,15 @@ export function trustProxyOption(value: string): false | string | ((address: str
     return (_address, hop) => hop < hops;
   }
   return v;
+}
+
+/** The admin token policy of the config (AUTH_ADMIN_*). */
+export function adminTokenPolicy(config: GatewayConfig) {
+  return {
+    audience: config.AUTH_ADMIN_AUDIENCE,
+    acceptedAcr: config.AUTH_ADMIN_REQUIRED_ACR.split(',')
+      .map((v) => v.trim())
+      .filter(Boolean),
+    maxAgeSeconds: config.AUTH_ADMIN_MAX_AGE_SECONDS,
+  };
 }

@@ -278,7 +278,7 @@ describe('KYC and payout routes over a fake kyc service (app.inject)', () => {
 });
 
 describe('admin API authentication', () => {
-  it('needs a token with the platform_admin role: none is 401, a merchant user is 403', async () => {
+  it('needs an admin token: none, a merchant user and a token without MFA are 401, one without the role 403', async () => {
     const t = await testGateway({
       kyc: { ListKycReviews: () => ({ submissions: [], pagination: { page: 1, limit: 20, total: 0, pages: 0 } }) },
     });
@@ -287,22 +287,30 @@ describe('admin API authentication', () => {
     expect([none.statusCode, none.json().error.code]).toEqual([401, 'UNAUTHORIZED']);
     const apiKey = await t.app.inject({ method: 'GET', url, headers });
     expect(apiKey.statusCode).toBe(401);
-    const merchantUser = await t.app.inject({ method: 'GET', url, headers: { 'x-id-key': await t.userToken(1000) } });
-    expect([merchantUser.statusCode, merchantUser.json().message]).toEqual([
-      403,
-      'This endpoint is restricted to platform administrators',
-    ]);
+    // A dashboard token, even with the role, is not an admin token (its audience): Hardening 2 item 8.
+    for (const token of [
+      await t.userToken(1000),
+      await t.tokenWith({ role: 'platform_admin', acr: 'mfa' }),
+      await t.adminToken({ acr: undefined }),
+      await t.adminToken({}, { issuedAt: Math.floor(Date.now() / 1000) - 3700 }),
+    ]) {
+      const res = await t.app.inject({ method: 'GET', url, headers: { 'x-id-key': token } });
+      expect([res.statusCode, res.json().error.code]).toEqual([401, 'UNAUTHORIZED']);
+    }
     const wrongRole = await t.app.inject({
       method: 'GET',
       url,
-      headers: { 'x-id-key': await t.tokenWith({ role: 'support' }) },
+      headers: { 'x-id-key': await t.adminToken({ role: 'support' }) },
     });
-    expect(wrongRole.statusCode).toBe(403);
+    expect([wrongRole.statusCode, wrongRole.json().message]).toEqual([
+      403,
+      'This endpoint is restricted to platform administrators',
+    ]);
     expect(t.calls).toEqual([]);
     const admin = await t.app.inject({
       method: 'GET',
       url: `${url}?status=rejected&limit=5`,
-      headers: { 'x-id-key': await t.tokenWith({ role: 'platform_admin' }, 'usr_ada') },
+      headers: { 'x-id-key': await t.adminToken({}, { subject: 'usr_ada' }) },
     });
     expect(admin.json()).toEqual({
       success: true,
@@ -315,7 +323,7 @@ describe('admin API authentication', () => {
     const roles = await t.app.inject({
       method: 'GET',
       url,
-      headers: { 'x-id-key': await t.tokenWith({ roles: ['platform_admin'] }) },
+      headers: { 'x-id-key': await t.adminToken({ role: undefined, roles: ['platform_admin'] }) },
     });
     expect(roles.statusCode).toBe(200);
   });
@@ -354,7 +362,7 @@ describe('admin API authentication', () => {
     const res = await t.app.inject({
       method: 'GET',
       url: '/api/v1/admin/kyc/submissions/7',
-      headers: { 'x-id-key': await t.tokenWith({ role: 'platform_admin' }) },
+      headers: { 'x-id-key': await t.adminToken() },
     });
     expect(res.statusCode).toBe(200);
     expect(res.json().data).toMatchObject({

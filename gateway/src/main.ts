@@ -15,7 +15,7 @@ import { AuthFailureLimiter } from './auth/failure-limiter';
 import { KeyChangeFeed } from './auth/key-change-feed';
 import { UserTokenVerifier } from './auth/user-token';
 import { createClients } from './clients';
-import { gatewayConfigSchema, type GatewayConfig } from './config';
+import { adminTokenPolicy, gatewayConfigSchema, type GatewayConfig } from './config';
 import { IDEMPOTENCY_BUCKET, IDEMPOTENCY_TTL_MS, IdempotencyStore } from './http/idempotency';
 
 async function main(): Promise<void> {
@@ -52,6 +52,7 @@ async function main(): Promise<void> {
     issuer: config.AUTH_JWT_ISSUER,
     audience: config.AUTH_JWT_AUDIENCE,
     maxAgeSeconds: config.AUTH_JWT_MAX_AGE_SECONDS,
+    admin: adminTokenPolicy(config),
   });
 
   const nats = await connectNats(config.NATS_URL, 'ppay-gateway', log);

@@ -325,10 +325,11 @@ describe('sub-merchant onboarding: KYC submission and review', () => {
       expect(await status(w.opLive, subs[2])).toMatchObject({ additional_info_request: 'Proof of address' });
     });
 
-    it('admin API refuses merchant user tokens (403) and missing tokens (401); the CLI mints an admin token', async () => {
+    it('admin API refuses merchant user tokens and missing tokens (401); the CLI mints an admin token of an hour at most', async () => {
+      // A dashboard token is not an admin token (its own audience, Hardening 2 item 8).
       expect(error(await adminApi('GET', '/kyc/submissions', undefined, w.op.user_token))).toEqual([
-        403,
-        'This endpoint is restricted to platform administrators',
+        401,
+        'Unauthorized',
       ]);
       expect((await http(w.t.url, 'GET', '/api/v1/admin/kyc/submissions')).status).toBe(401);
       const cli = await w.t.merchantCli(['admin-token', '--user', 'usr_cli_admin']);
@@ -336,6 +337,12 @@ describe('sub-merchant onboarding: KYC submission and review', () => {
       const minted = JSON.parse(cli.stdout) as { admin_token: string; role: string };
       expect(minted.role).toBe('platform_admin');
       expect((await adminApi('GET', '/kyc/submissions', undefined, minted.admin_token)).status).toBe(200);
+      // …nor on the dashboard: the admin token does not reach merchant routes either.
+      const dashboard = await http(w.t.url, 'GET', '/api/v1/partner/api-keys', {
+        headers: { 'x-id-key': minted.admin_token },
+      });
+      expect(dashboard.status).toBe(401);
+      expect((await w.t.merchantCli(['admin-token', '--expires', '12h'])).code).toBe(64);
     });
   });
 });

@@ -255,7 +255,7 @@ describe('wallet and payout routes over fake services', () => {
     expect(
       (await t.app.inject({ method: 'POST', url: partner('/sandbox/payouts/po-1/refunded'), headers })).statusCode,
     ).toBe(400);
-    const admin = { 'x-id-key': await t.tokenWith({ role: 'platform_admin' }, 'usr_admin') };
+    const admin = { 'x-id-key': await t.adminToken() };
     const res = await t.app.inject({ method: 'POST', url: '/api/v1/admin/payouts/2000/po-1/failed', headers: admin });
     expect(res.statusCode).toBe(200);
     expect(t.calls[1]!.request).toMatchObject({ merchant_id: 2000, reference: 'po-1', outcome: 'failed' });

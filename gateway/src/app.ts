@@ -244,7 +244,8 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
             type: 'apiKey',
             in: 'header',
             name: 'x-id-key',
-            description: 'A user token carrying the role claim platform_admin',
+            description:
+              'A platform administrator token: audience ppay-admin, MFA (acr), at most an hour old, role platform_admin',
           },
         },
       },

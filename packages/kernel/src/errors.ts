@@ -180,6 +180,7 @@ export const ERROR_CATALOGUE = {
   MERCHANT_RECENTLY_DELETED: conflict(
     'This business was deleted from a marketplace in this mode moments ago; it can join again once that deletion is complete',
   ),
+  WEBHOOK_ATTEMPT_LIMIT_REACHED: conflict('This event has been sent as many times as it may be; it cannot be resent'),
 
   // --- rate_limit (429) -----------------------------------------------------------------------
   RATE_LIMITED: entry('rate_limit', 429, Grpc.RESOURCE_EXHAUSTED, 'Too many requests'),

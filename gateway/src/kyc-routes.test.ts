@@ -345,7 +345,12 @@ describe('admin API authentication', () => {
       settlement_currency: 'NGN',
       country_mismatch: false,
       submitted_at: '2026-11-23T10:00:00.000Z',
-      review: { decision: 'manual_review', reasons: ['name_mismatch:0.40'], name_match_score: 0.4 },
+      review: {
+        decision: 'manual_review',
+        reasons: ['name_mismatch:0.40'],
+        name_match_score: 0.4,
+        name_enquiry: { provider: 'sandbox', outcome: 'found', account_name: 'NGOZI EZE' },
+      },
       owner: {
         first_name: 'John',
         last_name: 'Adebayo',
@@ -371,6 +376,7 @@ describe('admin API authentication', () => {
       owner: { phone_number: null, email: null, id_document_url: null, selfie_url: null },
       business: null,
       history: [{ actor_id: null, reason: null }],
+      review: { name_enquiry: { provider: 'sandbox', outcome: 'found', account_name: 'NGOZI EZE' } },
     });
   });
 });

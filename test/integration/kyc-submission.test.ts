@@ -134,21 +134,24 @@ describe('sub-merchant onboarding: KYC submission and review', () => {
       ]);
     });
 
-    it('refuses auto-approval, with the evidence kept for the reviewer (live queue)', async () => {
+    it('refuses auto-approval, with the evidence kept for the reviewer (live queue: no name-enquiry provider)', async () => {
+      const unconfigured = { provider: null, outcome: 'unconfigured', account_name: null };
       const cases: [string, Record<string, unknown>, Record<string, unknown>, string[]][] = [
+        // Valid in every other way: live is never approved on the typed name (Hardening 2 item 6).
+        ['valid bank details', {}, {}, ['name_enquiry_unconfigured']],
         [
           'bad check digit at a microfinance bank',
           { bank_name: 'Kuda Microfinance Bank', account_number: wrongCheckDigit(KUDA) },
           {},
-          ['invalid_nuban'],
+          ['invalid_nuban', 'name_enquiry_unconfigured'],
         ],
         [
           'country mismatch',
           { account_name: 'ADEBAYO JOHN' },
           { id_country: 'GH', owner: ghOwner },
-          ['country_mismatch'],
+          ['country_mismatch', 'name_enquiry_unconfigured'],
         ],
-        ['name mismatch', { account_name: 'Chinedu Okafor' }, {}, ['name_mismatch:0.00']],
+        ['name mismatch', { account_name: 'Chinedu Okafor' }, {}, ['name_enquiry_unconfigured', 'name_mismatch:0.00']],
       ];
       for (const [what, bank, extra, reasons] of cases) {
         const sub = await subMerchant(w.opLive);
@@ -157,9 +160,19 @@ describe('sub-merchant onboarding: KYC submission and review', () => {
         const review = await adminApi('GET', `/kyc/submissions/${res.body.data.id}`);
         expect([what, review.body.data.review]).toEqual([
           what,
-          { decision: 'manual_review', reasons, name_match_score: expect.any(Number) },
+          { decision: 'manual_review', reasons, name_match_score: expect.any(Number), name_enquiry: unconfigured },
         ]);
         if (what === 'country mismatch') expect(res.body.data.country_mismatch).toBe(true);
+      }
+    });
+
+    it("sandbox's name enquiry answers from its table: another holder, no account, no answer go to review", async () => {
+      // The reasons (name_mismatch, account_not_found, name_enquiry_unavailable) are kept with the
+      // review; sandbox reviews are decided with the sandbox helper, not the admin queue.
+      for (const number of ['0000000017', '0000000024', '0000000031']) {
+        const sub = await subMerchant(w.op.api_key);
+        const res = await submit(w.op.api_key, sub, kycBody({ account_number: number }));
+        expect([number, res.status, res.body.data.status]).toEqual([number, 200, 'pending_review']);
       }
     });
 

@@ -303,7 +303,16 @@ export const KycReview = Type.Object({
     Type.Object({
       decision: StringEnum(['auto_approve', 'manual_review'] as const),
       reasons: Type.Array(Type.String(), { description: 'every failed auto-approval condition' }),
-      name_match_score: Type.Number({ description: 'legal name vs bank account name, 0 to 1 (0.85 passes)' }),
+      name_match_score: Type.Number({
+        description: "legal name vs the holder's name (the name enquiry's when it found one), 0 to 1 (0.85 passes)",
+      }),
+      name_enquiry: Nullable(
+        Type.Object({
+          provider: Nullable(Type.String({ description: 'the verification provider asked; null when none was' })),
+          outcome: StringEnum(['found', 'not_found', 'unavailable', 'unconfigured', 'not_asked'] as const),
+          account_name: Nullable(Type.String({ description: 'the holder as the bank has it (found only)' })),
+        }),
+      ),
     }),
   ),
   owner: Nullable(

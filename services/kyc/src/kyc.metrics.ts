@@ -21,7 +21,14 @@ export function kycMetrics(registry: Registry): KycMetrics {
     labelNames: ['change', 'mode'],
     registers: [registry],
   });
+  const nameEnquiries = new Counter({
+    name: 'ppay_kyc_name_enquiries_total',
+    help: 'Bank-account name enquiries of in-house KYC, by outcome (found, not_found, unavailable, unconfigured) and mode',
+    labelNames: ['outcome', 'mode'],
+    registers: [registry],
+  });
   return {
+    nameEnquiry: (outcome, mode) => nameEnquiries.inc({ outcome, mode }),
     submitted: (route, status, mode) => submissions.inc({ route, status, mode }),
     decided: (action, actor, mode) => decisions.inc({ action, actor, mode }),
     payoutAccount: (change, mode) => payoutAccounts.inc({ change, mode }),

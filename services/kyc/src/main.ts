@@ -19,6 +19,7 @@ import { BankDirectory } from './payout-accounts/banks';
 import { PayoutAccountService } from './payout-accounts/payout-accounts';
 import { payoutAccountHandlers } from './payout-accounts/payout-accounts.handlers';
 import { KycSubmissionService, submissionRoutes } from './submissions/kyc-submissions';
+import { SandboxNameEnquiry } from './submissions/sandbox-name-enquiry.adapter';
 import { submissionHandlers } from './submissions/submissions.handlers';
 
 void runService<types.kyc.KycServiceHandlers, (typeof serviceConfig)['properties']>({
@@ -40,7 +41,10 @@ void runService<types.kyc.KycServiceHandlers, (typeof serviceConfig)['properties
     const linkTtl = { linkTtlMs: config.ONBOARDING_LINK_TTL_MS };
     // Sandbox only: no live connected-account gateway exists yet (live answers GATEWAY_NOT_CONFIGURED).
     const providers = { sandbox: new SandboxConnectedAccountProvider() };
-    const routes = submissionRoutes({ ...deps, providers }, linkTtl);
+    // Sandbox only as well: no live name-enquiry provider is configured, so live in-house submissions
+    // all go to manual review (docs/decisions.md H2-6).
+    const nameEnquiry = { sandbox: new SandboxNameEnquiry() };
+    const routes = submissionRoutes({ ...deps, providers, nameEnquiry }, linkTtl);
 
     const reviewQueue = reviewQueueMetrics(metrics.registry, cases);
     // Set once at boot so the gauges exist before the first interval (dashboards, alert rule).

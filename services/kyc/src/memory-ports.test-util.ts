@@ -13,6 +13,8 @@ import { KycReviewService } from './cases/kyc-reviews';
 import { GatewayAccountService } from './gateway-accounts/gateway-accounts';
 import { HostedOnboardingService } from './onboarding/hosted-onboarding';
 import { KycSubmissionService, submissionRoutes } from './submissions/kyc-submissions';
+import type { NameEnquiryProviders } from './submissions/ports';
+import { SandboxNameEnquiry } from './submissions/sandbox-name-enquiry.adapter';
 import { PayoutAccountService } from './payout-accounts/payout-accounts';
 import type {
   ConnectedAccountProvider,
@@ -174,8 +176,9 @@ export function kycWorld() {
   const clock = new Clock();
   const banks = BankDirectory.bundled();
   const providers = { sandbox: gateway };
+  const nameEnquiry: NameEnquiryProviders = { sandbox: new SandboxNameEnquiry() };
   const deps = { cases, directory, sealer, banks, now: clock.now };
-  const routes = submissionRoutes({ ...deps, providers }, { linkTtlMs: LINK_TTL_MS });
+  const routes = submissionRoutes({ ...deps, providers, nameEnquiry }, { linkTtlMs: LINK_TTL_MS });
   const submissions = new KycSubmissionService({ ...deps, routes });
   const reviews = new KycReviewService(deps);
   const onboarding = new HostedOnboardingService(deps);
@@ -193,6 +196,7 @@ export function kycWorld() {
     onboarding,
     payoutAccounts,
     gatewayAccounts,
+    nameEnquiry,
   };
 }
 

@@ -82,9 +82,11 @@ export interface KycMetrics {
   submitted(route: string, outcome: string, mode: Mode): void;
   decided(action: string, actor: string, mode: Mode): void;
   payoutAccount(change: string, mode: Mode): void;
+  /** A bank-account name enquiry's outcome (found, not_found, unavailable, unconfigured). */
+  nameEnquiry(outcome: string, mode: Mode): void;
 }
 
-export const NO_METRICS: KycMetrics = { submitted() {}, decided() {}, payoutAccount() {} };
+export const NO_METRICS: KycMetrics = { submitted() {}, decided() {}, payoutAccount() {}, nameEnquiry() {} };
 
 /** What a use case may be given and otherwise does without: its metrics, and a clock (tests set one). */
 export interface UseCaseExtras {

@@ -12,6 +12,7 @@ import {
 } from '@ppay/kernel';
 import type { AccountNumberType } from '../payout-accounts/banks';
 import { isPayoutEligible, type KycActionType } from './kyc-status';
+import type { NameEnquiryEvidence } from '../submissions/auto-approval';
 import type { KycRoute } from '../submissions/routing';
 import type { AccountType, BankAccount, Business, Owner } from '../submissions/submission';
 
@@ -55,6 +56,8 @@ export interface ReviewEvidence {
   /** Every failed auto-approval condition (auto-approval.ts); empty when auto-approved. */
   reasons: string[];
   name_match_score: number;
+  /** The verification provider's name enquiry; null on submissions stored before it existed. */
+  name_enquiry?: NameEnquiryEvidence | null;
 }
 
 export interface ConnectedAccount {
@@ -213,7 +216,7 @@ export function reviewResource(c: KycCaseRecord) {
     ...submissionResource(c, c.merchant_id),
     marketplace_id: c.marketplace_id,
     institution_id: c.bank_account?.institution_id ?? null,
-    review: c.review,
+    review: c.review && { ...c.review, name_enquiry: c.review.name_enquiry ?? null },
     owner: c.owner && {
       first_name: c.owner.first_name,
       last_name: c.owner.last_name,

@@ -29,9 +29,10 @@ function spiedService(w: ReturnType<typeof kycWorld>) {
     submitted: (route, status) => submitted.push(`${route}:${status}`),
     decided() {},
     payoutAccount() {},
+    nameEnquiry() {},
   };
   const routes = submissionRoutes(
-    { cases: w.cases, banks: w.banks, sealer: w.sealer, providers: { sandbox: w.gateway } },
+    { cases: w.cases, banks: w.banks, sealer: w.sealer, providers: { sandbox: w.gateway }, nameEnquiry: w.nameEnquiry },
     { linkTtlMs: LINK_TTL_MS },
   );
   const spy = <S extends KycSubmissionInput>(name: string, route: SubmissionRoute<S>): SubmissionRoute<S> => ({

@@ -186,21 +186,36 @@ describe('KYC and payout routes over a fake kyc service (app.inject)', () => {
       institution_id: '5b49f15e-3763-41b5-afbf-7360d9fb67f3',
       account_number_type: 'bank_account_number',
       settlement_currency: 'NGN',
+      change_status: 'applied',
     };
     const t = await testGateway({
       kyc: {
         SetupPayout: () => bank,
-        UpdatePayout: () => ({
-          kind: 'connected_account',
-          merchant_id: 1002,
-          baseline_currency: 'USD',
-          country: 'US',
-          settlement_currency: 'USD',
-          client_secret: 's',
-          onboarding_token: token,
-        }),
+        UpdatePayout: (req: { merchant_id: number }) =>
+          req.merchant_id === 1001
+            ? { ...bank, bank_account_name: 'SOMEONE ELSE', change_status: 'pending_review' }
+            : {
+                kind: 'connected_account',
+                merchant_id: 1002,
+                baseline_currency: 'USD',
+                country: 'US',
+                settlement_currency: 'USD',
+                client_secret: 's',
+                onboarding_token: token,
+              },
       },
     });
+    // A holder name that needs a reviewer says so (Hardening 2 item 5).
+    const pending = await t.app.inject({
+      method: 'PATCH',
+      url: partner('/marketplace/merchants/1001/payout'),
+      headers,
+      payload: { account_name: 'Someone Else' },
+    });
+    expect([pending.json().data.change_status, pending.json().message]).toEqual([
+      'pending_review',
+      'Payout account change submitted for review: the account name does not match the KYC legal name',
+    ]);
     const setup = await t.app.inject({
       method: 'POST',
       url: partner('/marketplace/merchants/1001/payout'),

@@ -184,8 +184,11 @@ export async function registerKycRoutes(app: FastifyInstance, deps: GatewayDeps)
             settlement_currency: res.settlement_currency,
             institution_id: res.institution_id,
             account_number_type: res.account_number_type,
+            change_status: res.change_status,
           },
-          done,
+          res.change_status === 'pending_review'
+            ? 'Payout account change submitted for review: the account name does not match the KYC legal name'
+            : done,
         );
       },
     });

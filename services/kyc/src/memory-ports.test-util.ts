@@ -74,8 +74,14 @@ export class MemoryCases implements KycCaseRepository {
     return true;
   }
   async list(mode: Mode, status: KycStatus, page: number, limit: number) {
+    return this.page((c) => c.mode === mode && c.status === status, page, limit);
+  }
+  async listPayoutChanges(mode: Mode, page: number, limit: number) {
+    return this.page((c) => c.mode === mode && !!c.payout?.pending_change, page, limit);
+  }
+  private page(match: (c: KycCaseRecord) => boolean, page: number, limit: number) {
     const all = [...this.docs.values()]
-      .filter((c) => c.mode === mode && c.status === status)
+      .filter(match)
       .sort((a, b) => a.submitted_at.getTime() - b.submitted_at.getTime() || a.id - b.id);
     return { items: all.slice((page - 1) * limit, page * limit).map(clone), total: all.length };
   }

@@ -28,6 +28,8 @@ export interface KycCaseRepository {
   save(expectedVersion: number, next: KycCaseRecord, events: OutboxEntry[]): Promise<boolean>;
   /** Cases of one mode and status, oldest submission first (the review queue). */
   list(mode: Mode, status: KycStatus, page: number, limit: number): Promise<{ items: KycCaseRecord[]; total: number }>;
+  /** Cases of one mode whose payout account change waits for review, oldest submission first. */
+  listPayoutChanges(mode: Mode, page: number, limit: number): Promise<{ items: KycCaseRecord[]; total: number }>;
   /** Size and oldest submission of the review queue of one mode (metrics). */
   queueStats(mode: Mode): Promise<{ count: number; oldest: Date | null }>;
 }

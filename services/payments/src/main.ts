@@ -35,7 +35,12 @@ import { paymentMethodHandlers } from './payment-methods/payment-methods.handler
 import { MongoPayoutRepository, payoutModel } from './payouts/payout.repo';
 import { PayoutService } from './payouts/payouts';
 import { payoutHandlers } from './payouts/payouts.handlers';
-import { GrpcFxConverter, GrpcProductLookup, GrpcSplitResolver } from './platform-clients.adapter';
+import {
+  GrpcFxConverter,
+  GrpcPayoutDestinations,
+  GrpcProductLookup,
+  GrpcSplitResolver,
+} from './platform-clients.adapter';
 import { SandboxCardProcessor, sandboxDisputeReason } from './processors/sandbox-cards.adapter';
 import { StaticProcessorRegistry } from './processors/sandbox-processors.adapter';
 import { RefundLedger } from './refunds/refund-ledger';
@@ -76,10 +81,12 @@ void runService<types.payments.PaymentsServiceHandlers, (typeof paymentsConfig)[
     const wallets = new MongoWalletStore(walletDocs);
     const ledger = new WalletLedger(new MongoLedgerEntries(entries, (id) => ledgerRelay.relaySoon(id)), wallets);
     const payoutRelay = new OutboxRelay(payoutDocs, nats, log, metrics);
+    const payoutDestinations = new GrpcPayoutDestinations(config.KYC_GRPC_ADDR, metrics);
     const payouts = new PayoutService({
       payouts: new MongoPayoutRepository(payoutDocs, (id) => payoutRelay.relaySoon(id)),
       wallets,
       ledger,
+      destinations: payoutDestinations,
     });
     const walletCounters = walletMetrics(metrics.registry);
     const walletReconciler = new WalletReconciler(new MongoLedgerEntries(entries), wallets);
@@ -240,6 +247,7 @@ void runService<types.payments.PaymentsServiceHandlers, (typeof paymentsConfig)[
       onShutdown: async () => {
         fx.close();
         splits.close();
+        payoutDestinations.close();
         products.close();
       },
     };

@@ -30,7 +30,13 @@ import type { AccountType, BankAccount, Business, Owner } from '../submissions/s
 export type Actor = 'operator' | 'auto' | 'admin' | 'sandbox' | 'gateway';
 
 export interface HistoryEntry {
-  action: KycActionType | 'payout_account_created' | 'payout_account_updated' | 'payout_account_detached';
+  action:
+    | KycActionType
+    | 'payout_account_created'
+    | 'payout_account_updated'
+    | 'payout_account_detached'
+    | 'payout_change_pending'
+    | 'payout_change_rejected';
   from_status: KycStatus;
   to_status: KycStatus;
   actor: Actor;
@@ -113,8 +119,24 @@ export interface PayoutAccountRecord {
   gateway_account_id: string | null;
   /** nameMatchScore(KYC legal name, account name): evidence for whoever pays out; null for connected. */
   name_match_score: number | null;
+  /** The account number's salted digest (payout-destination.ts); null for connected accounts. */
+  account_number_digest?: string | null;
+  /** Changes whenever the destination does (payout-destination.ts); absent on accounts stored before it. */
+  fingerprint?: string | null;
   created_at: Date;
   updated_at: Date;
+}
+
+/**
+ * An operator's change of the payout account whose holder name does not match the KYC legal name: it
+ * waits for a reviewer instead of going live (Hardening 2 item 5).
+ */
+export interface PendingPayoutChange {
+  account: PayoutAccountRecord;
+  requested_at: Date;
+  requested_by: string;
+  /** `name_mismatch:<score>`. */
+  reason: string;
 }
 
 export interface PayoutRecord {
@@ -122,6 +144,10 @@ export interface PayoutRecord {
   updated_at: Date;
   /** Null when detached: a KYC resubmission moved the settlement currency or route away from it. */
   account: PayoutAccountRecord | null;
+  /** The secret salt of this case's destination fingerprints (made at the first payout write since). */
+  fingerprint_salt?: string;
+  /** A change waiting for review; null or absent when there is none. */
+  pending_change?: PendingPayoutChange | null;
 }
 
 export interface KycCaseRecord {
@@ -234,7 +260,23 @@ export function reviewResource(c: KycCaseRecord) {
       tax_id: c.business.tax_id,
     },
     history: c.history.map((h) => ({ ...h, from_status: h.from_status, to_status: h.to_status })),
+    payout_change: pendingChangeResource(c.payout?.pending_change ?? null),
   };
+}
+
+/** A payout account change waiting for review, as the reviewer sees it (the number masked). */
+function pendingChangeResource(p: PendingPayoutChange | null) {
+  return (
+    p && {
+      bank_name: p.account.bank_name,
+      account_number_masked: p.account.account_number_masked,
+      account_name: p.account.account_name,
+      name_match_score: p.account.name_match_score,
+      reason: p.reason,
+      requested_at: p.requested_at,
+      requested_by: p.requested_by,
+    }
+  );
 }
 
 function facts(c: KycCaseRecord): KycCaseFacts {

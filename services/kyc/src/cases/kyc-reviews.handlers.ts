@@ -43,7 +43,9 @@ export function kycReviewHandlers(
       if (page < 1 || limit < 1 || limit > 100) {
         throw new PlatformError('VALIDATION_FAILED', 'page must be ≥ 1 and limit 1 to 100', { param: 'limit' });
       }
-      const { items, total } = await reviews.listForReview(status, page, limit);
+      const { items, total } = req.payout_change_pending
+        ? await reviews.listPayoutChanges(page, limit)
+        : await reviews.listForReview(status, page, limit);
       return {
         submissions: items.map((c) => toWire(reviewResource(c))),
         pagination: { page, limit, total, pages: Math.ceil(total / limit) },

@@ -51,6 +51,11 @@ export const gatewayConfigSchema = Type.Object({
   /** AES-256-GCM key (base64 of 32 bytes) for the answers kept in the Idempotency-Key bucket. */
   SECRETS_ENCRYPTION_KEY: Type.String({ minLength: 44, maxLength: 44 }),
   SECRETS_ENCRYPTION_KEY_ID: Type.String({ default: 'k1', minLength: 1 }),
+  /**
+   * Older keys that still open what they sealed, `id:base64key` comma-separated (rotation: the new key
+   * becomes SECRETS_ENCRYPTION_KEY, the old one moves here until nothing is sealed under it).
+   */
+  SECRETS_ENCRYPTION_PREVIOUS_KEYS: Type.String({ default: '', maxLength: 10_000 }),
   /** Size bound of the Idempotency-Key bucket, so it can never starve the PAYMENTS stream of storage. */
   IDEMPOTENCY_MAX_BYTES: Type.Integer({ default: 1024 * 1024 * 1024, minimum: 1024 * 1024 }),
   /** Largest answer kept for replay; a larger one is served but not kept. */

@@ -377,6 +377,7 @@ describe('admin API authentication', () => {
       history: [
         { action: 'submit', from_status: 'not_started', to_status: 'pending_review', actor: 'operator', at: 'now' },
       ],
+      personal_data_unavailable: false,
     };
     const t = await testGateway({ kyc: { GetKycReview: () => review } });
     const res = await t.app.inject({

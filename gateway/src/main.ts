@@ -1,5 +1,5 @@
 import './instrument';
-import { SecretBox } from '@ppay/kernel';
+import { parsePreviousKeys, SecretBox } from '@ppay/kernel';
 import {
   connectNats,
   createLogger,
@@ -67,7 +67,11 @@ async function main(): Promise<void> {
   });
   const idempotency = new IdempotencyStore(
     kv,
-    new SecretBox(Buffer.from(config.SECRETS_ENCRYPTION_KEY, 'base64'), config.SECRETS_ENCRYPTION_KEY_ID),
+    new SecretBox(
+      Buffer.from(config.SECRETS_ENCRYPTION_KEY, 'base64'),
+      config.SECRETS_ENCRYPTION_KEY_ID,
+      parsePreviousKeys(config.SECRETS_ENCRYPTION_PREVIOUS_KEYS),
+    ),
     log,
     metrics,
   );

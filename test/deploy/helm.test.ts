@@ -303,23 +303,37 @@ describe('helm chart', () => {
         .filter((r) => r[0] === 'webhooks')
         .map((r) => r[1])
         .sort(),
-    ).toEqual(['API_KEY_PEPPER', 'MONGODB_URI', 'SECRETS_ENCRYPTION_KEY']);
+    ).toEqual(['API_KEY_PEPPER', 'MONGODB_URI', 'SECRETS_ENCRYPTION_KEY', 'SECRETS_ENCRYPTION_PREVIOUS_KEYS']);
     expect(
       refs(defaults)
         .filter((r) => r[0] === 'kyc')
         .map((r) => r[1])
         .sort(),
-    ).toEqual(['MONGODB_URI', 'SECRETS_ENCRYPTION_KEY']);
+    ).toEqual(['MONGODB_URI', 'SECRETS_ENCRYPTION_KEY', 'SECRETS_ENCRYPTION_PREVIOUS_KEYS']);
     expect(
       refs(defaults)
         .filter((r) => r[0] === 'gateway')
         .map((r) => r[1])
         .sort(),
-    ).toEqual(['AUTH_JWT_SECRET', 'SECRETS_ENCRYPTION_KEY']);
+    ).toEqual(['AUTH_JWT_SECRET', 'SECRETS_ENCRYPTION_KEY', 'SECRETS_ENCRYPTION_PREVIOUS_KEYS']);
     // Given values are used as they are.
     const key = Buffer.alloc(32, 7).toString('base64');
     const given = await renderChart(['--set', `secrets.encryptionKey=${key}`, '--show-only', 'templates/secret.yaml']);
     expect(Buffer.from(given[0].data.SECRETS_ENCRYPTION_KEY, 'base64').toString()).toBe(key);
+    // After a rotation the older keys travel in the Secret too (Hardening 2 item 9); never without one.
+    expect(given[0].data.SECRETS_ENCRYPTION_PREVIOUS_KEYS).toBeUndefined();
+    const ring = `k0:${Buffer.alloc(32, 3).toString('base64')}`;
+    const rotated = await renderChart([
+      '--set',
+      `secrets.previousEncryptionKeys=${ring}`,
+      '--show-only',
+      'templates/secret.yaml',
+    ]);
+    expect(Buffer.from(rotated[0].data.SECRETS_ENCRYPTION_PREVIOUS_KEYS, 'base64').toString()).toBe(ring);
+    const optional = byKind(defaults, 'Deployment')
+      .flatMap((d) => d.spec.template.spec.containers[0].env ?? [])
+      .filter((e: any) => e.name === 'SECRETS_ENCRYPTION_PREVIOUS_KEYS');
+    expect(optional.map((e: any) => e.valueFrom.secretKeyRef.optional)).toEqual([true, true, true]);
   });
 
   it('NOTES.txt renders for the default and the production values', async () => {

@@ -125,6 +125,7 @@ describe('sub-merchant onboarding: payout banks, payout accounts, modes and data
           baseline_currency: 'NGN',
           country: 'NG',
           settlement_currency: 'NGN',
+          change_status: 'applied',
           institution_id: expect.any(String),
           account_number_type: 'bank_account_number',
         },

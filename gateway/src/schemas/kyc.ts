@@ -331,7 +331,7 @@ export const KycReview = Type.Object({
     Type.Object({
       first_name: Type.String(),
       last_name: Type.String(),
-      date_of_birth: Type.String(),
+      date_of_birth: Nullable(Type.String()),
       phone_number: Nullable(Type.String()),
       email: Nullable(Type.String()),
       id_type: Type.String(),
@@ -343,11 +343,15 @@ export const KycReview = Type.Object({
   business: Nullable(
     Type.Object({
       registered_name: Type.String(),
-      registration_number: Type.String(),
+      registration_number: Nullable(Type.String()),
       tax_id: Nullable(Type.String()),
     }),
   ),
   history: Type.Array(HistoryEntry),
+  personal_data_unavailable: Type.Boolean({
+    description:
+      'Personal fields (stored encrypted) sealed under a key the platform no longer holds: they read null until restored',
+  }),
   payout_change: Nullable(
     Type.Object(
       {

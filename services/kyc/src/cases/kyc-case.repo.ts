@@ -1,6 +1,7 @@
 import { Schema, type Connection, type Model } from 'mongoose';
 import type { KycStatus, Mode, OutboxEntry } from '@ppay/kernel';
 import {
+  FERRETDB_SQL_PUSHDOWN,
   isDuplicateKeyError,
   nextSequence,
   outboxEntrySchema,
@@ -164,6 +165,17 @@ export class MongoKycCaseRepository implements KycCaseRepository {
       this.model.countDocuments(filter).exec(),
     ]);
     return { items: docs.map((d) => toRecord(d as KycCaseDocument)!), total };
+  }
+
+  async scanAfter(afterId: number, limit: number): Promise<KycCaseRecord[]> {
+    const docs = await this.model
+      .find({ _id: { $gt: afterId } }, { outbox: 0 })
+      .sort({ _id: 1 })
+      .limit(limit)
+      .comment(FERRETDB_SQL_PUSHDOWN)
+      .lean()
+      .exec();
+    return docs.map((d) => toRecord(d as KycCaseDocument)!);
   }
 
   async queueStats(mode: Mode): Promise<{ count: number; oldest: Date | null }> {

@@ -14,7 +14,16 @@ import type { AccountNumberType } from '../payout-accounts/banks';
 import { isPayoutEligible, type KycActionType } from './kyc-status';
 import type { NameEnquiryEvidence } from '../submissions/auto-approval';
 import type { KycRoute } from '../submissions/routing';
-import type { AccountType, BankAccount, Business, Owner } from '../submissions/submission';
+import type { AccountType, BankAccount } from '../submissions/submission';
+import {
+  openBusiness,
+  openOwner,
+  type BusinessIdentifiers,
+  type OwnerPersonal,
+  type StoredBusiness,
+  type StoredOwner,
+} from './personal-data';
+import type { Opener } from '../ports';
 
 /**
  * A sub-merchant's KYC case in one mode: one document per (merchant, mode) holding the current
@@ -43,12 +52,6 @@ export interface HistoryEntry {
   actor_id: string | null;
   reason: string | null;
   at: Date;
-}
-
-/** The submission's owner as stored: the ID number sealed, next to its masked form. */
-export interface StoredOwner extends Omit<Owner, 'id_number'> {
-  id_number_sealed: EncryptedSecret;
-  id_number_masked: string;
 }
 
 /** The submission's bank account as stored: the account number sealed, next to its masked form. */
@@ -169,8 +172,9 @@ export interface KycCaseRecord {
   settlement_currency: string;
   country_mismatch: boolean;
   format: 'structured' | 'flat' | 'connected';
+  /** Names in clear; the ID number and every personal field sealed (personal-data.ts). */
   owner: StoredOwner | null;
-  business: Business | null;
+  business: StoredBusiness | null;
   bank_account: StoredBankAccount | null;
   review: ReviewEvidence | null;
   connected: ConnectedAccount | null;
@@ -236,8 +240,18 @@ export function submissionResource(c: KycCaseRecord | null, merchantId: number) 
   };
 }
 
+/**
+ * The personal data a reviewer reads, opened from the case; `unavailable` when any of it is sealed under
+ * a key no longer in the ring (it shows null then, never a failed read).
+ */
+export function personalDataOf(c: KycCaseRecord, opener: Opener) {
+  const owner: OwnerPersonal | null = c.owner && openOwner(c.owner, opener);
+  const business: BusinessIdentifiers | null = c.business && openBusiness(c.business, opener);
+  return { owner, business, unavailable: (!!c.owner && !owner) || (!!c.business && !business) };
+}
+
 /** The platform reviewer's view: the submission, its evidence (numbers masked) and its history. */
-export function reviewResource(c: KycCaseRecord) {
+export function reviewResource(c: KycCaseRecord, personal: ReturnType<typeof personalDataOf>) {
   return {
     ...submissionResource(c, c.merchant_id),
     marketplace_id: c.marketplace_id,
@@ -246,19 +260,20 @@ export function reviewResource(c: KycCaseRecord) {
     owner: c.owner && {
       first_name: c.owner.first_name,
       last_name: c.owner.last_name,
-      date_of_birth: c.owner.date_of_birth,
-      phone_number: c.owner.phone_number,
-      email: c.owner.email,
+      date_of_birth: personal.owner?.date_of_birth ?? null,
+      phone_number: personal.owner?.phone_number ?? null,
+      email: personal.owner?.email ?? null,
       id_type: c.owner.id_type,
       id_number: c.owner.id_number_masked,
-      id_document_url: c.owner.id_document_url,
-      selfie_url: c.owner.selfie_url,
+      id_document_url: personal.owner?.id_document_url ?? null,
+      selfie_url: personal.owner?.selfie_url ?? null,
     },
     business: c.business && {
       registered_name: c.business.registered_name,
-      registration_number: c.business.registration_number,
-      tax_id: c.business.tax_id,
+      registration_number: personal.business?.registration_number ?? null,
+      tax_id: personal.business?.tax_id ?? null,
     },
+    personal_data_unavailable: personal.unavailable,
     history: c.history.map((h) => ({ ...h, from_status: h.from_status, to_status: h.to_status })),
     payout_change: pendingChangeResource(c.payout?.pending_change ?? null),
   };

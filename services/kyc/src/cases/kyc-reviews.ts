@@ -1,11 +1,14 @@
 import { PlatformError, type KycStatus, type Mode } from '@ppay/kernel';
-import { withDefaults, type OperatorCaller, type OperatorUseCaseDeps } from '../ports';
+import { withDefaults, type Opener, type OperatorCaller, type OperatorUseCaseDeps } from '../ports';
 import { payoutChangeDecided } from '../payout-accounts/payout-account';
 import { decidedCase, isPayoutChangeAction, reviewActionType, type Decision } from './case-decisions';
-import { submissionUpdated, type Actor, type KycCaseRecord } from './kyc-case';
+import { personalDataOf, reviewResource, submissionUpdated, type Actor, type KycCaseRecord } from './kyc-case';
 import { retryLostWrites } from './lost-writes';
 
-export type KycReviewServiceDeps = OperatorUseCaseDeps;
+export interface KycReviewServiceDeps extends OperatorUseCaseDeps {
+  /** Opens the personal data the reviewer reads (the key ring). */
+  sealer: Opener;
+}
 
 export const SANDBOX_ONLY = 'Sandbox test helpers are only available with sandbox keys';
 
@@ -54,6 +57,11 @@ export class KycReviewService {
   /** Live cases whose payout account change waits for review, oldest first. */
   listPayoutChanges(page: number, limit: number) {
     return this.deps.cases.listPayoutChanges('live', page, limit);
+  }
+
+  /** The reviewer's view of a case, its personal data opened (null where a key is missing, never a failure). */
+  reviewOf(c: KycCaseRecord) {
+    return reviewResource(c, personalDataOf(c, this.deps.sealer));
   }
 
   async getForReview(submissionId: number): Promise<KycCaseRecord> {

@@ -1,5 +1,5 @@
 import type { KycPayoutAccountUpdated } from '@ppay/kernel';
-import { payoutEligible, reviewResource } from '../cases/kyc-case';
+import { payoutEligible } from '../cases/kyc-case';
 import { asDecoded, live, OPERATOR, operatorWorld, sandbox, SUB as NG_SUB } from '../memory-ports.test-util';
 import {
   ACCESS_NUBAN as ACCESS,
@@ -310,7 +310,9 @@ describe('payout destination and its changes (Hardening 2 item 5)', () => {
     // A holder name that does not match: the submission waits for a reviewer.
     await w.submissions.submit(sandbox, NG_SUB, inHouseBody({ account_name: 'Ngozi Eze' }));
     await w.payoutAccounts.setup(sandbox, NG_SUB, {});
-    const refused = await w.payoutAccounts.update(sandbox, NG_SUB, { account_number: ZENITH }).catch((e) => e);
+    const refused = await w.payoutAccounts
+      .update(sandbox, NG_SUB, { account_number: nuban('044', '069012399') })
+      .catch((e) => e);
     expect(refused).toMatchObject({
       code: 'PAYOUT_CHANGE_NEEDS_APPROVED_KYC',
       detail: 'The KYC submission is pending_review',
@@ -340,7 +342,7 @@ describe('payout destination and its changes (Hardening 2 item 5)', () => {
       requested_by: `operator:${OPERATOR}`,
     });
     expect(c.history.at(-1)).toMatchObject({ action: 'payout_change_pending', reason: 'name_mismatch:0.00' });
-    expect(reviewResource(c).payout_change).toMatchObject({
+    expect(w.reviews.reviewOf(c).payout_change).toMatchObject({
       bank_name: 'Zenith Bank',
       account_number_masked: `******${ZENITH.slice(-4)}`,
       account_name: 'Chinedu Okafor',

@@ -127,16 +127,17 @@ export class PayoutAccountService {
       if (current?.kind !== (african ? 'bank_account' : 'connected_account')) {
         throw new PlatformError('PAYOUT_ACCOUNT_NOT_FOUND');
       }
-      // The spec 7.4 answers first; then no bank account change while the KYC case is not approved (a
-      // connected account's PATCH only hands the merchant a link: the gateway holds its details).
-      if (african && c.status !== 'approved') {
-        throw new PlatformError('PAYOUT_CHANGE_NEEDS_APPROVED_KYC', undefined, {
-          detail: `The KYC submission is ${c.status}`,
-        });
-      }
       if (african) {
         const salt = fingerprintSaltOf(c);
         const account = this.bankAccounts.changed(body, current, c, salt, now);
+        // The spec 7.4 answers and the fields' own 400s first; then no bank account change while the KYC
+        // case is not approved (a connected account's PATCH only hands the merchant a link: the gateway
+        // holds its details).
+        if (c.status !== 'approved') {
+          throw new PlatformError('PAYOUT_CHANGE_NEEDS_APPROVED_KYC', undefined, {
+            detail: `The KYC submission is ${c.status}`,
+          });
+        }
         return this.saveBankAccount(caller, c, account, 'updated', merchant, { salt, now, review: true });
       }
       const result = this.withLink({ ...c, version: c.version + 1, updated_at: now }, callbackUrl!, now);

@@ -137,11 +137,29 @@ describe('InHouseRoute', () => {
     expect(changes(outcome)).toEqual(['auto_approved']);
   });
 
-  it('stores the owner and bank account with their numbers sealed and masked, never in clear', async () => {
+  it('stores the owner and bank account with their numbers and personal data sealed, never in clear', async () => {
     const { attempt, sealer } = routeWorld();
-    const { kyc } = (await attempt(input())).result;
-    expect(sealer.sealed).toEqual(['12345678901', ACCESS_NUBAN]);
+    const personal = {
+      phone_number: '08031234567',
+      email: 'john@example.com',
+      selfie_url: 'https://files.example.com/selfie.png',
+      address: { street: '1 Marina', city: 'Lagos', state: 'Lagos', postal_code: '101001', country: 'NG' },
+    };
+    const { kyc } = (await attempt(input({}, { owner: { ...OWNER, ...personal } }))).result;
+    // The ID number, then the personal fields as one sealed value (Hardening 2 item 9), then the account number.
+    expect(sealer.sealed).toHaveLength(3);
+    expect([sealer.sealed[0], sealer.sealed[2]]).toEqual(['12345678901', ACCESS_NUBAN]);
+    expect(JSON.parse(sealer.sealed[1]!)).toMatchObject({
+      ...personal,
+      date_of_birth: '1990-05-17',
+      phone_number: '+2348031234567', // normalised to E.164
+    });
+    const stored = JSON.stringify(kyc);
+    for (const clear of ['1990-05-17', '8031234567', 'john@example.com', 'selfie.png', '1 Marina', '101001']) {
+      expect(stored).not.toContain(clear);
+    }
     expect(kyc.owner).toMatchObject({ first_name: 'John', id_type: 'nin', id_number_masked: '*******8901' });
+    expect(kyc.owner).not.toHaveProperty('date_of_birth');
     expect(kyc.bank_account).toMatchObject({
       bank_name: 'Access Bank',
       account_number_masked: `******${ACCESS_NUBAN.slice(-4)}`,

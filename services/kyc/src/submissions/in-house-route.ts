@@ -1,4 +1,5 @@
-import { maskNumber, type StoredBankAccount, type StoredOwner } from '../cases/kyc-case';
+import { maskNumber, type StoredBankAccount } from '../cases/kyc-case';
+import { sealBusiness, sealOwner, type StoredOwner } from '../cases/personal-data';
 import { nextStatus, type KycActionType } from '../cases/kyc-status';
 import type { BankDirectory, PayoutInstitution } from '../payout-accounts/banks';
 import type { KycCaseRepository, KycMetrics, Sealer } from '../ports';
@@ -66,7 +67,7 @@ export class InHouseRoute implements SubmissionRoute<InHouseSubmission> {
         country_mismatch: input.country_mismatch,
         format: input.format,
         owner: this.storedOwner(input),
-        business: input.business,
+        business: input.business && sealBusiness(input.business, this.deps.sealer),
         bank_account: this.storedBankAccount(input),
         review: {
           decision: review.decision,
@@ -119,8 +120,10 @@ export class InHouseRoute implements SubmissionRoute<InHouseSubmission> {
   }
 
   private storedOwner({ owner }: InHouseSubmission): StoredOwner {
-    const { id_number, ...rest } = owner;
-    return { ...rest, id_number_sealed: this.deps.sealer.seal(id_number), id_number_masked: maskNumber(id_number) };
+    return sealOwner(owner, this.deps.sealer, {
+      id_number_sealed: this.deps.sealer.seal(owner.id_number),
+      id_number_masked: maskNumber(owner.id_number),
+    });
   }
 
   private storedBankAccount({ bank_account }: InHouseSubmission): StoredBankAccount {

@@ -19,11 +19,11 @@ import {
   openBusiness,
   openOwner,
   type BusinessIdentifiers,
+  type OpensText,
   type OwnerPersonal,
   type StoredBusiness,
   type StoredOwner,
 } from './personal-data';
-import type { Opener } from '../ports';
 
 /**
  * A sub-merchant's KYC case in one mode: one document per (merchant, mode) holding the current
@@ -244,7 +244,7 @@ export function submissionResource(c: KycCaseRecord | null, merchantId: number) 
  * The personal data a reviewer reads, opened from the case; `unavailable` when any of it is sealed under
  * a key no longer in the ring (it shows null then, never a failed read).
  */
-export function personalDataOf(c: KycCaseRecord, opener: Opener) {
+export function personalDataOf(c: KycCaseRecord, opener: OpensText) {
   const owner: OwnerPersonal | null = c.owner && openOwner(c.owner, opener);
   const business: BusinessIdentifiers | null = c.business && openBusiness(c.business, opener);
   return { owner, business, unavailable: (!!c.owner && !owner) || (!!c.business && !business) };

@@ -1,5 +1,4 @@
 import type { EncryptedSecret } from '@ppay/kernel';
-import type { Opener, Sealer } from '../ports';
 import type { Business, Owner } from '../submissions/submission';
 
 /**
@@ -9,6 +8,14 @@ import type { Business, Owner } from '../submissions/submission';
  * submission's legal name, which the partner API shows and the name match reads. One sealed value per
  * part (a JSON object), so a case holds a handful of ciphertexts however many fields are set.
  */
+
+/** What seals and what opens (the kernel SecretBox; ports.ts names the same shapes for the use cases). */
+export interface SealsText {
+  seal(plaintext: string): EncryptedSecret;
+}
+export interface OpensText {
+  open(sealed: EncryptedSecret): string;
+}
 
 export type OwnerPersonal = Pick<
   Owner,
@@ -54,7 +61,7 @@ function without<T extends object>(value: T, keys: readonly string[]): T {
 
 export function sealOwner(
   owner: Owner,
-  sealer: Sealer,
+  sealer: SealsText,
   sealedIdNumber: Pick<StoredOwner, 'id_number_sealed' | 'id_number_masked'>,
 ): StoredOwner {
   return {
@@ -66,7 +73,7 @@ export function sealOwner(
   };
 }
 
-export function sealBusiness(business: Business, sealer: Sealer): StoredBusiness {
+export function sealBusiness(business: Business, sealer: SealsText): StoredBusiness {
   return {
     registered_name: business.registered_name,
     identifiers_sealed: sealer.seal(JSON.stringify(pick(business, BUSINESS_IDENTIFIERS))),
@@ -74,30 +81,30 @@ export function sealBusiness(business: Business, sealer: Sealer): StoredBusiness
 }
 
 /** An owner stored before Hardening 2, with its personal fields sealed now (the re-encryption job). */
-export function sealLegacyOwner(owner: StoredOwner, sealer: Sealer): StoredOwner | null {
+export function sealLegacyOwner(owner: StoredOwner, sealer: SealsText): StoredOwner | null {
   if (owner.personal_sealed) return null;
   const personal = pick(owner as Required<StoredOwner>, OWNER_PERSONAL);
   return { ...without(owner, OWNER_PERSONAL), personal_sealed: sealer.seal(JSON.stringify(personal)) };
 }
 
-export function sealLegacyBusiness(business: StoredBusiness, sealer: Sealer): StoredBusiness | null {
+export function sealLegacyBusiness(business: StoredBusiness, sealer: SealsText): StoredBusiness | null {
   if (business.identifiers_sealed) return null;
   const identifiers = pick(business as Required<StoredBusiness>, BUSINESS_IDENTIFIERS);
   return { ...without(business, BUSINESS_IDENTIFIERS), identifiers_sealed: sealer.seal(JSON.stringify(identifiers)) };
 }
 
 /** The owner's personal fields; null when they cannot be opened (a key no longer in the ring). */
-export function openOwner(owner: StoredOwner, opener: Opener): OwnerPersonal | null {
+export function openOwner(owner: StoredOwner, opener: OpensText): OwnerPersonal | null {
   if (!owner.personal_sealed) return pick(owner as Required<StoredOwner>, OWNER_PERSONAL);
   return openJson<OwnerPersonal>(owner.personal_sealed, opener);
 }
 
-export function openBusiness(business: StoredBusiness, opener: Opener): BusinessIdentifiers | null {
+export function openBusiness(business: StoredBusiness, opener: OpensText): BusinessIdentifiers | null {
   if (!business.identifiers_sealed) return pick(business as Required<StoredBusiness>, BUSINESS_IDENTIFIERS);
   return openJson<BusinessIdentifiers>(business.identifiers_sealed, opener);
 }
 
-function openJson<T>(sealed: EncryptedSecret, opener: Opener): T | null {
+function openJson<T>(sealed: EncryptedSecret, opener: OpensText): T | null {
   try {
     return JSON.parse(opener.open(sealed)) as T;
   } catch {

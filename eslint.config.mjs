@@ -8,6 +8,7 @@ export default tseslint.config(
       '**/node_modules/**',
       'proto/src/generated/**',
       'proto/src/types.ts',
+      'packages/partner-client/src/schema.ts',
       '.infra/**',
       '.tools/**',
       'coverage/**',

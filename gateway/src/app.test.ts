@@ -76,6 +76,31 @@ describe('gateway HTTP behaviour over fake services (app.inject)', () => {
     expect(ok.json()).toEqual({ success: true, data: { api_keys: [] } });
   });
 
+  it('rotates a webhook secret with or without ending the overlap; a lost race is 409 (H2-10)', async () => {
+    let rotations = 0;
+    const t = await testGateway({
+      webhooks: {
+        RegenerateWebhookSecret: (req: { key_id: string; expire_previous: boolean }) => {
+          if (++rotations === 3) throw new PlatformError('CONFLICT');
+          return { id: req.key_id, webhook_secret: 'whsec_new', webhook_secret_hint: 'whsec_…_new' };
+        },
+      },
+    });
+    const headers = { 'x-id-key': await t.userToken(1000) };
+    const url = partner('/api-keys/key_1/regenerate-webhook-secret');
+    const plain = await t.app.inject({ method: 'POST', url, headers });
+    const leak = await t.app.inject({ method: 'POST', url, headers, payload: { expire_previous: true } });
+    expect([plain.statusCode, leak.statusCode, leak.headers['cache-control']]).toEqual([200, 200, 'no-store']);
+    expect(t.calls.map((c) => c.request)).toEqual([
+      { key_id: 'key_1', expire_previous: false },
+      { key_id: 'key_1', expire_previous: true },
+    ]);
+    const lost = await t.app.inject({ method: 'POST', url, headers });
+    expect([lost.statusCode, lost.json().error.code]).toEqual([409, 'CONFLICT']);
+    const bad = await t.app.inject({ method: 'POST', url, headers, payload: { expire_previous: 'yes', x: 1 } });
+    expect(bad.statusCode).toBe(400);
+  });
+
   it('validates bodies strictly, naming the field, and maps transport problems to their own statuses', async () => {
     const t = await testGateway();
     const headers = { 'x-id-key': await t.userToken(1000) };

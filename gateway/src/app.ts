@@ -30,13 +30,18 @@ import { registerDisputeRoutes } from './routes/disputes';
 import { registerKycRoutes } from './routes/kyc';
 import { registerEventRoutes } from './routes/events';
 import { registerEventStreamRoutes } from './routes/event-stream';
+import { registerInstallmentPlanRoutes } from './routes/installment-plans';
 import { registerMarketplaceRoutes } from './routes/marketplace';
 import { registerOnboardingRoutes } from './routes/onboarding';
+import { registerOrderRoutes } from './routes/orders';
 import { registerPaymentRoutes } from './routes/payments';
 import { registerPricingRoutes } from './routes/pricing';
+import { registerProductRoutes } from './routes/products';
 import { registerSubscriptionRoutes } from './routes/subscriptions';
 import { registerWalletRoutes } from './routes/wallets';
+import { forTypedClients } from './openapi-document';
 import { ErrorResponse } from './schemas/common';
+import { EventStreamFrame } from './schemas/events';
 
 export type { GatewayDeps };
 
@@ -151,6 +156,7 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
   // JSON only: anything else is refused as UNSUPPORTED_MEDIA_TYPE rather than parsed as text.
   app.removeContentTypeParser('text/plain');
   app.addSchema(ErrorResponse);
+  app.addSchema(EventStreamFrame);
   app.decorateRequest('caller', null as unknown as CallerInfo);
 
   const httpRequests = new Counter({
@@ -253,7 +259,9 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
     // A body whose fields are all optional may be left out (it is then judged as {}): say so.
     transformObject: (documentObject) =>
-      markOptionalBodies((documentObject as unknown as { openapiObject: OpenApiDocument }).openapiObject) as never,
+      forTypedClients(
+        markOptionalBodies((documentObject as unknown as { openapiObject: OpenApiDocument }).openapiObject),
+      ) as never,
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });
   // After the documentation routes (never limited), before every API and checkout route.
@@ -286,7 +294,10 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
         registerPaymentRoutes,
         registerDisputeRoutes,
         registerPricingRoutes,
+        registerProductRoutes,
+        registerOrderRoutes,
         registerSubscriptionRoutes,
+        registerInstallmentPlanRoutes,
         registerMarketplaceRoutes,
         registerWalletRoutes,
         registerKycRoutes,

@@ -33,7 +33,15 @@ export interface ServiceCall {
 }
 
 function fakeClients(services: FakeServices, calls: ServiceCall[]): Clients {
-  const names: (keyof Clients)[] = ['payments', 'fxPricing', 'subscriptions', 'marketplace', 'kyc', 'webhooks'];
+  const names: (keyof Clients)[] = [
+    'payments',
+    'fxPricing',
+    'subscriptions',
+    'marketplace',
+    'kyc',
+    'webhooks',
+    'authentication',
+  ];
   return Object.fromEntries(
     names.map((service) => [
       service,

@@ -14,7 +14,7 @@ import { ApiKeyCache } from './auth/api-key-cache';
 import { AuthFailureLimiter } from './auth/failure-limiter';
 import { KeyChangeFeed } from './auth/key-change-feed';
 import { UserTokenVerifier } from './auth/user-token';
-import { createClients } from './clients';
+import { apiKeyLookup, createClients } from './clients';
 import { adminTokenPolicy, gatewayConfigSchema, type GatewayConfig } from './config';
 import { IDEMPOTENCY_BUCKET, IDEMPOTENCY_TTL_MS, IdempotencyStore } from './http/idempotency';
 
@@ -35,15 +35,7 @@ async function main(): Promise<void> {
       negativeTtlMs: config.APIKEY_CACHE_NEGATIVE_TTL_MS,
       maxEntries: config.APIKEY_CACHE_MAX_ENTRIES,
     },
-    async (apiKey) => {
-      const p = await clients.webhooks.call('AuthenticateApiKey', { api_key: apiKey });
-      return {
-        keyId: p.key_id,
-        merchantId: p.merchant_id,
-        mode: p.mode as 'sandbox' | 'live',
-        apiVersion: p.api_version,
-      };
-    },
+    apiKeyLookup(clients),
     metrics,
   );
   const userTokens = new UserTokenVerifier({

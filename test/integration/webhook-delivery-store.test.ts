@@ -108,6 +108,8 @@ describe('webhook delivery store: due work rebuilt from the log never resends or
       limit: 100,
       keyRoom: new Map(),
       perKeyLimit: 8,
+      merchantRoom: new Map(),
+      perMerchantLimit: 64,
     });
 
   it('a repeat rebuilds due work from the log; a claim of it checks the log first (stale reads)', async () => {

@@ -93,7 +93,17 @@ describe('webhook delivery', () => {
       error_class: null,
       response_excerpt: 'answer 200',
     });
-    expect(attempt.request_body).toBe(paid.raw);
+    // An event shows the first 2,048 characters of each body; the attempt's own read has all of it.
+    expect(attempt.request_body).toBe(paid.raw.slice(0, 2_048));
+    expect(attempt).toMatchObject({
+      request_body_truncated: paid.raw.length > 2_048,
+      request_body_bytes: Buffer.byteLength(paid.raw),
+    });
+    const deliveryPath = `/events/${paid.body.event_id}/deliveries/${log.body.data.deliveries[0].delivery_id}/attempts`;
+    const whole = await partner(m.api_key, 'GET', `${deliveryPath}/1`);
+    expect([whole.status, whole.body.data.request_body]).toEqual([200, paid.raw]);
+    const page = await partner(m.api_key, 'GET', deliveryPath);
+    expect(page.body.data).toMatchObject({ has_more: false, attempts: [{ number: 1 }] });
     expect(attempt.request_headers['x-service-signature']).toBe(paid.headers['x-service-signature']);
     const list = await partner(m.api_key, 'GET', '/events?type=payment.succeeded,wallet.credited&limit=1');
     expect(list.body.data.events).toHaveLength(1);
@@ -152,6 +162,13 @@ describe('webhook delivery', () => {
     expect(resent.status).toBe(202);
     expect(await eventually(async () => rx.on('/fail').length >= 4, 10_000)).toBe(true);
     expect(rx.on('/fail')[3]!.body.event_id).toBe(eventId);
+
+    // Five resends per event and hour (H2-3): the sixth is 429 with the window's end as Retry-After.
+    for (let i = 0; i < 4; i++)
+      expect((await partner(m.api_key, 'POST', `/events/${eventId}/resend`)).status).toBe(202);
+    const refused = await partner(m.api_key, 'POST', `/events/${eventId}/resend`);
+    expect([refused.status, refused.body.error.code]).toEqual([429, 'RESEND_LIMIT_REACHED']);
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(3_500);
   });
 
   it('isolates tenants and modes, and sends nothing to disabled keys', async () => {
@@ -207,6 +224,23 @@ describe('webhook delivery', () => {
     expect(
       verifyWebhook(r.raw, { ...headers, 'x-service-signature-v2': '' }, [fresh], { requireTimestamp: false }).event_id,
     ).toBe(r.body.event_id);
+
+    // After a leak (H2-10): expire_previous ends the overlap at once, only the newest secret signs.
+    const leaked = await asUser(m.user_token, 'POST', `/api-keys/${m.api_key_id}/regenerate-webhook-secret`, {
+      expire_previous: true,
+    });
+    expect(leaked.status).toBe(200);
+    const newest = leaked.body.data.webhook_secret as string;
+    await new Promise((r) => setTimeout(r, 1_100));
+    await paidCharge(m.api_key);
+    expect(await eventually(async () => rx.on('/rotated').length >= 3, 15_000)).toBe(true);
+    const after = rx.on('/rotated').at(-1)!;
+    const v2 = (after.headers['x-service-signature-v2'] as string).split(',').filter((p) => p.startsWith('v1='));
+    expect(v2).toHaveLength(1);
+    expect(verifyWebhook(after.raw, after.headers as Record<string, string>, [newest]).event_id).toBe(
+      after.body.event_id,
+    );
+    expect(() => verifyWebhook(after.raw, after.headers as Record<string, string>, [fresh])).toThrow();
   });
 
   it('times out a hanging receiver at 10 s without slowing another merchant', async () => {

@@ -51,6 +51,26 @@ describe('error → HTTP (the gateway half of the error mapping)', () => {
     });
   });
 
+  it('passes a quota’s own Retry-After on, raised here or relayed from a service (H2-3)', () => {
+    const local = new PlatformError('EVENT_STREAM_LIMIT_REACHED', undefined, { retryAfterSeconds: 30 });
+    const remote = new RemoteCallError(
+      'webhooks',
+      'ResendEvent',
+      status.RESOURCE_EXHAUSTED,
+      'This event was resent too often in the last hour; retry later',
+      'RESEND_LIMIT_REACHED',
+      undefined,
+      undefined,
+      false,
+      1_800,
+    );
+    expect([toHttpError(local, 'r', retryAfter).retryAfterSeconds, toHttpError(remote, 'r', retryAfter)]).toEqual([
+      30,
+      expect.objectContaining({ statusCode: 429, retryAfterSeconds: 1_800 }),
+    ]);
+    expect(toHttpError(new PlatformError('RATE_LIMITED'), 'r', retryAfter).retryAfterSeconds).toBe(1);
+  });
+
   it('classifies transport failures without a code and hides their text; unknown errors are 500', () => {
     const down = new RemoteCallError(
       'kyc',

@@ -57,9 +57,10 @@ export function toHttpError(err: unknown, requestId: string, retryAfter: (target
     },
   };
   const target = err instanceof RemoteCallError ? err.target : '';
+  const stated = err instanceof PlatformError || err instanceof RemoteCallError ? err.retryAfterSeconds : undefined;
   return {
     statusCode: entry.http,
     body,
-    retryAfterSeconds: entry.http === 503 ? retryAfter(target) : entry.http === 429 ? 1 : undefined,
+    retryAfterSeconds: stated ?? (entry.http === 503 ? retryAfter(target) : entry.http === 429 ? 1 : undefined),
   };
 }

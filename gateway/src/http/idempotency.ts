@@ -6,7 +6,7 @@ import { canonicalJson, PlatformError, type EncryptedSecret, type SecretBox } fr
 import { type Logger, type PlatformMetrics } from '@ppay/runtime';
 
 /**
- * `Idempotency-Key` on every partner POST (Stripe semantics): the first final answer (2xx or a 4xx
+ * `Idempotency-Key` on every partner POST and PATCH (Stripe semantics; PATCH carries deltas such as a stock adjustment): the first final answer (2xx or a 4xx
  * that retrying cannot change) is kept for 24 h and replayed for the same key with
  * `Idempotent-Replayed: true`; the same key with a different request is refused (422); a retry while
  * the first request is still running gets 409.
@@ -172,7 +172,7 @@ export class IdempotencyStore {
 export function registerIdempotency(app: FastifyInstance, store: IdempotencyStore): void {
   app.addHook('preHandler', async (req: FastifyRequest, reply: FastifyReply) => {
     const header = req.headers['idempotency-key'];
-    if (req.method !== 'POST' || header === undefined) return;
+    if ((req.method !== 'POST' && req.method !== 'PATCH') || header === undefined) return;
     const key = Array.isArray(header) ? header[0] : header;
     if (!key || key.length > MAX_KEY_LENGTH) {
       throw new PlatformError('VALIDATION_FAILED', `Idempotency-Key must be 1 to ${MAX_KEY_LENGTH} characters`, {

@@ -8,6 +8,7 @@ import {
   ApiKeyWithSecrets,
   CreateKeyBody,
   KeyParams,
+  RotateSecretBody,
   RotatedSecret,
   ToggleBody,
   WebhookBody,
@@ -122,19 +123,27 @@ export async function registerApiKeyRoutes(app: FastifyInstance, deps: GatewayDe
       ),
   );
 
-  app.post<{ Params: Static<typeof KeyParams> }>(
+  app.post<{ Params: Static<typeof KeyParams>; Body: Static<typeof RotateSecretBody> }>(
     '/api-keys/:id/regenerate-webhook-secret',
     {
       schema: {
         tags,
         security,
         summary: 'Rotate the webhook secret (the new secret is shown only in this response)',
+        description:
+          'Deliveries sign with the new and the replaced secret for 24 h (X-Service-Signature-V2), or with the new one ' +
+          'only when `expire_previous` is true. Two rotations at once: one wins, the other is 409 CONFLICT (retry it).',
         params: KeyParams,
+        body: RotateSecretBody,
         response: { 200: successOf(RotatedSecret), ...COMMON_ERRORS },
       },
     },
     async (req, reply) => {
-      const rotated = await webhooks.call('RegenerateWebhookSecret', { key_id: req.params.id }, callerMetadata(req));
+      const rotated = await webhooks.call(
+        'RegenerateWebhookSecret',
+        { key_id: req.params.id, expire_previous: req.body?.expire_previous ?? false },
+        callerMetadata(req),
+      );
       reply.header('cache-control', 'no-store');
       return ok(rotated, 'Store the new webhook secret now: it is not shown again');
     },

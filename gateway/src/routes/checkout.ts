@@ -21,7 +21,11 @@ interface PayBody {
   expiry?: unknown;
   cvc?: unknown;
   name?: unknown;
+  [shipping: `ship_${string}`]: unknown;
 }
+
+/** The shipping fields of the form (a physical product), each cut to what payments would accept. */
+const SHIPPING_FIELDS = ['name', 'line1', 'line2', 'city', 'state', 'postal_code', 'country', 'phone'] as const;
 
 const str = (v: unknown) => (typeof v === 'string' ? v : '');
 
@@ -49,7 +53,14 @@ export async function registerCheckoutRoutes(app: FastifyInstance, deps: Gateway
     );
 
   /** Errors become pages: the current state of the session when there is one, a message otherwise. */
-  const failure = async (req: FastifyRequest, reply: FastifyReply, sessionId: string, err: unknown, name = '') => {
+  const failure = async (
+    req: FastifyRequest,
+    reply: FastifyReply,
+    sessionId: string,
+    err: unknown,
+    name = '',
+    shipping?: Record<string, string>,
+  ) => {
     const http = toHttpError(err, req.id, () => 1);
     if (http.statusCode === 404) return notFound(reply);
     if (http.statusCode >= 500) {
@@ -70,7 +81,12 @@ export async function registerCheckoutRoutes(app: FastifyInstance, deps: Gateway
       return html(reply, http.statusCode, (n) => renderMessage('Checkout error', http.body.message, n));
     }
     const status = view.status === 'expired' ? 410 : http.statusCode;
-    return html(reply, status, (n) => renderCheckout(view, { nonce: n, error: http.body.message, name }), view);
+    return html(
+      reply,
+      status,
+      (n) => renderCheckout(view, { nonce: n, error: http.body.message, name, shipping }),
+      view,
+    );
   };
 
   app.get<{ Params: { session_id: string } }>(
@@ -96,12 +112,17 @@ export async function registerCheckoutRoutes(app: FastifyInstance, deps: Gateway
       if (!SESSION_ID.test(id)) return notFound(reply);
       const b = req.body ?? {};
       const name = str(b.name).slice(0, 100);
+      const shipping = Object.fromEntries(SHIPPING_FIELDS.map((f) => [f, str(b[`ship_${f}`]).slice(0, 400)])) as Record<
+        (typeof SHIPPING_FIELDS)[number],
+        string
+      >;
       try {
         const res = await payments.call(
           'PayCheckout',
           {
             session_id: id,
             card: { number: str(b.card_number), expiry: str(b.expiry), cvc: str(b.cvc), name },
+            shipping,
           },
           md(req),
           { deadlineMs: deps.config.GRPC_PAYMENT_DEADLINE_MS },
@@ -113,10 +134,18 @@ export async function registerCheckoutRoutes(app: FastifyInstance, deps: Gateway
             .header('cache-control', 'no-store')
             .redirect(res.redirect_url || `/checkout/${encodeURIComponent(id)}`, 303);
         }
-        // Declined: the customer may try another card (402), unless the session has now failed.
-        return html(reply, 402, (n) => renderCheckout(view, { nonce: n, error: res.message, name }), view);
+        // Declined: the customer may try another card (402), unless the session has now failed. Sold out:
+        // nothing was charged (409).
+        const status = res.result === 'sold_out' ? 409 : 402;
+        return html(
+          reply,
+          status,
+          (n) =>
+            renderCheckout(view, { nonce: n, error: res.message, name, shipping, soldOut: res.result === 'sold_out' }),
+          view,
+        );
       } catch (err) {
-        return failure(req, reply, id, err, name);
+        return failure(req, reply, id, err, name, shipping);
       }
     },
   );

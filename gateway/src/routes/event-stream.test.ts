@@ -1,6 +1,6 @@
 import { PlatformError } from '@ppay/kernel';
 import { type PlatformMetrics } from '@ppay/runtime';
-import { SANDBOX_KEY, testGateway } from '../gateway-kit.test-util';
+import { LIVE_KEY, SANDBOX_KEY, testGateway } from '../gateway-kit.test-util';
 import { errorFrame, eventFrame, HEARTBEAT_FRAME, readyFrame, STREAM_LIMITS } from './event-stream';
 
 const url = '/api/v1/partner/events/stream';
@@ -129,6 +129,29 @@ describe('GET /events/stream (app.inject)', () => {
     expect(res.payload).toBe(
       readyFrame('c0') + errorFrame('SERVICE_UNAVAILABLE', 'The gateway is restarting; reconnect'),
     );
+  });
+
+  it('counts a merchant’s streams across its keys, per mode: beyond the cap 429 EVENT_STREAM_LIMIT_REACHED (H2-3)', async () => {
+    STREAM_LIMITS.pollIntervalMs = 10;
+    STREAM_LIMITS.perMerchant = 1;
+    const t = await testGateway({ webhooks: { PollEvents: () => ({ events: [], cursor: 'c0' }) } });
+    const first = t.app.inject({ method: 'GET', url, headers });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    // The key's own cap (5) has room: the merchant's is what refuses.
+    const refused = await t.app.inject({ method: 'GET', url, headers });
+    expect([refused.statusCode, refused.json().error.code, refused.headers['retry-after']]).toEqual([
+      429,
+      'EVENT_STREAM_LIMIT_REACHED',
+      '30',
+    ]);
+    expect(await t.metrics.registry.getSingleMetricAsString('ppay_gateway_event_streams_refused_total')).toContain(
+      'ppay_gateway_event_streams_refused_total{limit="merchant",component="gateway-test"} 1',
+    );
+    // The same merchant's live streams are counted apart.
+    const live = t.app.inject({ method: 'GET', url, headers: { 'x-api-key': LIVE_KEY } });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    await t.app.close();
+    expect([(await first).statusCode, (await live).statusCode]).toEqual([200, 200]);
   });
 
   it('documents the route as text/event-stream', async () => {

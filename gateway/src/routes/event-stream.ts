@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import { Type, type Static } from '@sinclair/typebox';
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { Counter, Gauge } from 'prom-client';
 import { PlatformError } from '@ppay/kernel';
@@ -22,7 +22,11 @@ export const STREAM_LIMITS = {
   heartbeatMs: 15_000,
   maxLifetimeMs: 60 * 60 * 1000,
   perKey: 5,
+  /** All keys of one merchant and mode together (H2-3). */
+  perMerchant: 10,
   perProcess: 1_000,
+  /** Retry-After of a refused stream: open streams end within the hour, most much sooner. */
+  retryAfterSeconds: 30,
 };
 
 export const EventStreamQuery = Type.Object(
@@ -68,10 +72,11 @@ export function readyFrame(cursor: string): string {
 
 export const HEARTBEAT_FRAME = ': heartbeat\n\n';
 
-/** Open streams per key and per process, within STREAM_LIMITS; exported as metrics for operators. */
+/** Open streams per key, per merchant and per process, within STREAM_LIMITS; exported as metrics for operators. */
 class StreamCounter {
   private total = 0;
   private readonly perKey = new Map<string, number>();
+  private readonly perMerchant = new Map<string, number>();
   private readonly openGauge: Gauge;
   private readonly refused: Counter<'limit'>;
 
@@ -83,31 +88,45 @@ class StreamCounter {
     });
     this.refused = new Counter({
       name: 'ppay_gateway_event_streams_refused_total',
-      help: 'Event streams refused with 429, by the limit reached (per key or per process)',
+      help: 'Event streams refused with 429, by the limit reached (per key, merchant or process)',
       labelNames: ['limit'],
       registers: [metrics.registry],
     });
   }
 
-  tryOpen(key: string): boolean {
-    const n = this.perKey.get(key) ?? 0;
-    if (n >= STREAM_LIMITS.perKey || this.total >= STREAM_LIMITS.perProcess) {
-      this.refused.inc({ limit: n >= STREAM_LIMITS.perKey ? 'key' : 'process' });
-      return false;
+  /** Opens a stream of `key` (of `merchant`, its merchant and mode), or names the limit it reached. */
+  tryOpen(key: string, merchant: string): 'key' | 'merchant' | 'process' | null {
+    const limit =
+      (this.perKey.get(key) ?? 0) >= STREAM_LIMITS.perKey
+        ? 'key'
+        : (this.perMerchant.get(merchant) ?? 0) >= STREAM_LIMITS.perMerchant
+          ? 'merchant'
+          : this.total >= STREAM_LIMITS.perProcess
+            ? 'process'
+            : null;
+    if (limit) {
+      this.refused.inc({ limit });
+      return limit;
     }
-    this.perKey.set(key, n + 1);
+    bump(this.perKey, key, 1);
+    bump(this.perMerchant, merchant, 1);
     this.total++;
     this.openGauge.set(this.total);
-    return true;
+    return null;
   }
 
-  close(key: string): void {
-    const n = (this.perKey.get(key) ?? 1) - 1;
-    if (n > 0) this.perKey.set(key, n);
-    else this.perKey.delete(key);
+  close(key: string, merchant: string): void {
+    bump(this.perKey, key, -1);
+    bump(this.perMerchant, merchant, -1);
     this.total--;
     this.openGauge.set(this.total);
   }
+}
+
+function bump(counts: Map<string, number>, name: string, by: 1 | -1): void {
+  const n = (counts.get(name) ?? 0) + by;
+  if (n > 0) counts.set(name, n);
+  else counts.delete(name);
 }
 
 /** Resolves after `ms`, or as soon as the client goes away. */
@@ -137,6 +156,20 @@ function write(res: ServerResponse, frame: string): Promise<void> {
   });
 }
 
+/** Responses as `application/json` content: the route's 200 is not JSON, so nothing is implied. */
+function jsonContent<T extends Record<number, TSchema & { headers?: unknown; description?: string }>>(responses: T) {
+  return Object.fromEntries(
+    Object.entries(responses).map(([status, { headers, description, ...schema }]) => [
+      status,
+      {
+        description: description ?? 'Error',
+        ...(headers ? { headers } : {}),
+        content: { 'application/json': { schema } },
+      },
+    ]),
+  );
+}
+
 export async function registerEventStreamRoutes(app: FastifyInstance, deps: GatewayDeps): Promise<void> {
   const { webhooks } = deps.clients;
   const open = new StreamCounter(deps.metrics);
@@ -161,14 +194,18 @@ export async function registerEventStreamRoutes(app: FastifyInstance, deps: Gate
           'ends the stream; the first frame is `ready`. Only events created after the stream starts (or after Last-Event-ID) are sent.',
         querystring: EventStreamQuery,
         headers: EventStreamHeaders,
-        produces: ['text/event-stream'],
         response: {
           200: {
-            description: 'An endless text/event-stream',
-            content: { 'text/event-stream': { schema: Type.String() } },
+            description: 'An endless text/event-stream of frames (x-sse-frame: EventStreamFrame)',
+            content: {
+              'text/event-stream': {
+                schema: Type.String({ description: 'Server-Sent Events: one EventStreamFrame per event' }),
+                'x-sse-frame': { $ref: '#/components/schemas/EventStreamFrame' },
+              },
+            },
           },
-          429: Type.Ref('ErrorResponse'),
-          ...COMMON_ERRORS,
+          // Errors come before the first byte, as JSON.
+          ...jsonContent(COMMON_ERRORS),
         },
       },
     },
@@ -176,10 +213,20 @@ export async function registerEventStreamRoutes(app: FastifyInstance, deps: Gate
       const md = callerMetadata(req);
       const types = req.query.type ? req.query.type.split(',').filter(Boolean) : [];
       const keyId = req.caller.apiKeyId ?? '';
+      const merchant = `${req.caller.merchantId}:${req.caller.mode}`;
       // The first poll happens before a byte is sent, so a bad cursor or key is an ordinary JSON error.
       const resumeFrom = req.headers['last-event-id'];
       let page = await webhooks.call('PollEvents', { types, cursor: resumeFrom }, md);
-      if (!open.tryOpen(keyId)) throw new PlatformError('RATE_LIMITED', 'Too many open event streams for this key');
+      const limit = open.tryOpen(keyId, merchant);
+      if (limit) {
+        throw new PlatformError('EVENT_STREAM_LIMIT_REACHED', undefined, {
+          detail:
+            limit === 'process'
+              ? 'this gateway has all the streams it can hold; retry (another gateway may answer)'
+              : `at most ${limit === 'key' ? `${STREAM_LIMITS.perKey} per key` : `${STREAM_LIMITS.perMerchant} per merchant and mode`} on each gateway; close one first`,
+          retryAfterSeconds: STREAM_LIMITS.retryAfterSeconds,
+        });
+      }
       reply.hijack();
       const res = reply.raw;
       res.writeHead(200, {
@@ -221,7 +268,7 @@ export async function registerEventStreamRoutes(app: FastifyInstance, deps: Gate
         }
       } finally {
         live.delete(res);
-        open.close(keyId);
+        open.close(keyId, merchant);
         if (!res.destroyed) res.end();
       }
     },

@@ -28,6 +28,8 @@ const attempt = {
   api_version: '2026-03-27',
   request_headers: { 'x-service-event': 'payment.succeeded' },
   request_body: '{"event_id":"evt_…"}',
+  request_body_truncated: false,
+  request_body_bytes: 22,
   error_class: 'interrupted',
 };
 
@@ -92,6 +94,7 @@ describe('event log routes (app.inject)', () => {
                 created_at: event.created_at,
                 updated_at: event.created_at,
                 attempts: [attempt],
+                attempts_has_more: true,
               },
             ],
           };
@@ -110,9 +113,39 @@ describe('event log routes (app.inject)', () => {
       created_at: event.created_at,
       updated_at: event.created_at,
       attempts: [{ ...attempt, duration_ms: null, status: null }],
+      attempts_has_more: true,
     });
     const missing = await t.app.inject({ method: 'GET', url: partner('/events/evt_nope'), headers });
     expect([missing.statusCode, missing.json().error.code]).toEqual([404, 'EVENT_NOT_FOUND']);
+  });
+
+  it('pages a delivery’s attempts and answers one attempt whole, in the caller’s merchant and mode', async () => {
+    const t = await testGateway({
+      webhooks: {
+        ListEventAttempts: () => ({ attempts: [attempt], has_more: true, next_cursor: 'YXwx' }),
+        GetEventAttempt: (req: { number: number }) => {
+          if (req.number !== 1) throw new PlatformError('ATTEMPT_NOT_FOUND');
+          return attempt;
+        },
+      },
+    });
+    const base = partner(`/events/${event.event_id}/deliveries/dlv_1/attempts`);
+    const page = await t.app.inject({ method: 'GET', url: `${base}?limit=5&cursor=YXww`, headers });
+    expect(page.statusCode).toBe(200);
+    expect(page.json().data).toMatchObject({ has_more: true, next_cursor: 'YXwx', attempts: [{ number: 1 }] });
+    expect(t.calls[0]).toMatchObject({
+      method: 'ListEventAttempts',
+      request: { event_id: event.event_id, delivery_id: 'dlv_1', limit: 5, cursor: 'YXww' },
+      merchantId: '1000',
+      mode: 'sandbox',
+    });
+    const one = await t.app.inject({ method: 'GET', url: `${base}/1`, headers });
+    expect([one.statusCode, one.json().data.request_body]).toEqual([200, attempt.request_body]);
+    expect(t.calls[1]!.request).toEqual({ event_id: event.event_id, delivery_id: 'dlv_1', number: 1 });
+    const missing = await t.app.inject({ method: 'GET', url: `${base}/2`, headers });
+    expect([missing.statusCode, missing.json().error.code]).toEqual([404, 'ATTEMPT_NOT_FOUND']);
+    const tooMany = await t.app.inject({ method: 'GET', url: `${base}?limit=21`, headers });
+    expect(tooMany.statusCode).toBe(400);
   });
 
   it('resend and recover answer 202; recover needs since', async () => {

@@ -5,7 +5,19 @@ import type { GatewayDeps } from '../deps';
 import { callerMetadata } from '../http/caller';
 import { ok } from '../http/envelope';
 import { apiKeySecurity as security, COMMON_ERRORS, successOf } from '../schemas/common';
-import { EventDetail, EventList, EventListQuery, EventParams, RecoverBody, RecoverResult } from '../schemas/events';
+import {
+  AttemptDetail,
+  AttemptList,
+  AttemptListQuery,
+  AttemptParams,
+  DeliveryParams,
+  EventDetail,
+  EventList,
+  EventListQuery,
+  EventParams,
+  RecoverBody,
+  RecoverResult,
+} from '../schemas/events';
 
 const tags = ['Events'];
 
@@ -58,12 +70,41 @@ export async function registerEventRoutes(app: FastifyInstance, deps: GatewayDep
       schema: {
         tags,
         security,
-        summary: 'An event with its deliveries and every attempt (exact bytes and headers sent)',
+        summary: 'An event with its deliveries and their newest attempts (headers and the first bytes sent)',
         params: EventParams,
         response: { 200: successOf(EventDetail), ...COMMON_ERRORS },
       },
     },
     async (req) => ok(eventOf(await webhooks.call('GetEvent', { event_id: req.params.event_id }, callerMetadata(req)))),
+  );
+
+  app.get<{ Params: Static<typeof DeliveryParams>; Querystring: Static<typeof AttemptListQuery> }>(
+    '/events/:event_id/deliveries/:delivery_id/attempts',
+    {
+      schema: {
+        tags,
+        security,
+        summary: 'A delivery’s attempts, oldest first (cursor paging; request bodies cut to 2,048 characters)',
+        params: DeliveryParams,
+        querystring: AttemptListQuery,
+        response: { 200: successOf(AttemptList), ...COMMON_ERRORS },
+      },
+    },
+    async (req) => ok(await webhooks.call('ListEventAttempts', { ...req.params, ...req.query }, callerMetadata(req))),
+  );
+
+  app.get<{ Params: Static<typeof AttemptParams> }>(
+    '/events/:event_id/deliveries/:delivery_id/attempts/:number',
+    {
+      schema: {
+        tags,
+        security,
+        summary: 'One attempt with the whole request body it sent',
+        params: AttemptParams,
+        response: { 200: successOf(AttemptDetail), ...COMMON_ERRORS },
+      },
+    },
+    async (req) => ok(await webhooks.call('GetEventAttempt', req.params, callerMetadata(req))),
   );
 
   app.post<{ Params: Static<typeof EventParams> }>(

@@ -232,6 +232,8 @@ export async function registerPaymentRoutes(app: FastifyInstance, deps: GatewayD
         {
           ...b,
           amount: moneyOf(amount, currency),
+          // A physical product's total may be left to the platform, in the currency sent.
+          unpaired_currency: amount === undefined ? currency : undefined,
           customer: customerOf(b.customer),
           metadata: toMetadata(b.metadata as Record<string, unknown> | undefined),
           idempotency_key: idempotencyKey(req.headers),

@@ -4,17 +4,9 @@ import type { GatewayDeps } from '../deps';
 import { callerMetadata } from '../http/caller';
 import { ok } from '../http/envelope';
 import { apiKeySecurity as security, COMMON_ERRORS, successOf } from '../schemas/common';
-import {
-  CalculateQuery,
-  Calculation,
-  PageQuery,
-  PricingParams,
-  PricingQuery,
-  ProductList,
-  ProductPricing,
-} from '../schemas/pricing';
+import { CalculateQuery, Calculation, PricingParams, PricingQuery, ProductPricing } from '../schemas/pricing';
 
-/** Spec 4.4, the 4.1 double-check (GET /pricing/calculate) and the product list. */
+/** Spec 4.4 and the 4.1 double-check (GET /pricing/calculate). */
 export async function registerPricingRoutes(app: FastifyInstance, deps: GatewayDeps): Promise<void> {
   const { fxPricing, marketplace } = deps.clients;
   app.get<{ Params: Static<typeof PricingParams>; Querystring: Static<typeof PricingQuery> }>(
@@ -69,18 +61,5 @@ export async function registerPricingRoutes(app: FastifyInstance, deps: GatewayD
         ),
       );
     },
-  );
-  app.get<{ Querystring: Static<typeof PageQuery> }>(
-    '/products',
-    {
-      schema: {
-        tags: ['Pricing'],
-        summary: "List the merchant's products",
-        security,
-        querystring: PageQuery,
-        response: { 200: successOf(ProductList), ...COMMON_ERRORS },
-      },
-    },
-    async (req) => ok(await fxPricing.call('ListProducts', { page: req.query }, callerMetadata(req))),
   );
 }

@@ -30,6 +30,19 @@ export const RotatedSecret = Type.Object({
 
 export const KeyParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });
 
+export const RotateSecretBody = Type.Object(
+  {
+    expire_previous: Type.Optional(
+      Type.Boolean({
+        default: false,
+        description:
+          'true: the replaced secret stops signing at once (after a leak) instead of for 24 h alongside the new one',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
 /** A webhook payload version (spec 9): a calendar date; which dates are supported is the service's to say. */
 const ApiVersion = Type.String({
   pattern: '^\\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\\d|3[01])$',

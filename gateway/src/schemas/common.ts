@@ -30,6 +30,33 @@ export function successOf(data: TSchema, description = 'Success') {
   return Type.Object({ success: Type.Literal(true), message: Type.Optional(Type.String()), data }, { description });
 }
 
+/**
+ * 429: the gateway's rate limits (per merchant and mode, per client address for failed
+ * authentications) and the per-merchant quotas; Retry-After is always sent (H2-13).
+ */
+export const RATE_LIMITED_RESPONSE = Type.Ref('ErrorResponse', {
+  description: 'Too many requests: retry after Retry-After seconds',
+  headers: {
+    'Retry-After': { type: 'integer', minimum: 0, description: 'Seconds to wait before retrying' },
+    'X-RateLimit-Limit': { type: 'integer', description: 'Requests allowed per second (rate limits only)' },
+    'X-RateLimit-Remaining': { type: 'integer', description: 'Requests left in the current second' },
+    'X-RateLimit-Reset': { type: 'integer', description: 'Seconds until the current window ends' },
+  },
+});
+
+/** The 5xx answers: the error body; 503 (a service down, its breaker open) says when to retry. */
+export const SERVER_ERROR_RESPONSES = {
+  500: Type.Ref('ErrorResponse', { description: 'Internal error' }),
+  501: Type.Ref('ErrorResponse', { description: 'Not available yet' }),
+  503: Type.Ref('ErrorResponse', {
+    description: 'A service is unavailable: retry after Retry-After seconds (with the same Idempotency-Key)',
+    headers: { 'Retry-After': { type: 'integer', minimum: 0, description: 'Seconds to wait before retrying' } },
+  }),
+  504: Type.Ref('ErrorResponse', {
+    description: 'Timed out: the outcome is unknown, retry with the same Idempotency-Key',
+  }),
+};
+
 /** Responses documented on every route besides its success body. */
 export const COMMON_ERRORS = {
   400: Type.Ref('ErrorResponse'),
@@ -38,8 +65,8 @@ export const COMMON_ERRORS = {
   404: Type.Ref('ErrorResponse'),
   409: Type.Ref('ErrorResponse'),
   422: Type.Ref('ErrorResponse'),
-  501: Type.Ref('ErrorResponse'),
-  503: Type.Ref('ErrorResponse'),
+  429: RATE_LIMITED_RESPONSE,
+  ...SERVER_ERROR_RESPONSES,
 };
 
 /** A field the spec shows as "X or null": a proto3 `optional` that is absent is sent as null. */

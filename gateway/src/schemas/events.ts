@@ -51,7 +51,12 @@ const Attempt = Type.Object({
   url: Type.String(),
   api_version: Type.String(),
   request_headers: Type.Record(Type.String(), Type.String(), { description: 'Exactly the headers sent' }),
-  request_body: Type.String({ description: 'Exactly the bytes sent (and signed)' }),
+  request_body: Type.String({
+    description:
+      'Exactly the bytes sent (and signed). In an event and in a page of attempts, the first 2,048 characters: GET …/attempts/{number} answers the whole body',
+  }),
+  request_body_truncated: Type.Boolean({ description: 'true when request_body is cut' }),
+  request_body_bytes: Type.Integer({ description: 'Size of the whole body in bytes (UTF-8)' }),
 });
 
 const Delivery = Type.Object({
@@ -63,7 +68,10 @@ const Delivery = Type.Object({
   last_error_class: Nullable(Type.String()),
   created_at: DateTime(),
   updated_at: DateTime(),
-  attempts: Type.Array(Attempt),
+  attempts: Type.Array(Attempt, { description: 'The newest attempts (at most 3), oldest first' }),
+  attempts_has_more: Type.Boolean({
+    description: 'Earlier attempts exist: page them with GET /events/{event_id}/deliveries/{delivery_id}/attempts',
+  }),
 });
 
 const eventFields = {
@@ -92,6 +100,29 @@ export const EventList = Type.Object({
   next_cursor: Nullable(Type.String()),
 });
 
+const DeliveryId = Type.String({ minLength: 1, maxLength: 64, description: '`dlv_` + 32 hex digits' });
+export const DeliveryParams = Type.Object({ event_id: EventId, delivery_id: DeliveryId });
+export const AttemptParams = Type.Object({
+  event_id: EventId,
+  delivery_id: DeliveryId,
+  number: Type.Integer({ minimum: 1, maximum: 1_000_000, description: 'The attempt number' }),
+});
+export const AttemptListQuery = Type.Object(
+  {
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 20, default: 10 })),
+    cursor: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 40, description: 'next_cursor of the previous page' }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export const AttemptList = Type.Object({
+  attempts: Type.Array(Attempt),
+  has_more: Type.Boolean(),
+  next_cursor: Nullable(Type.String()),
+});
+export const AttemptDetail = Attempt;
+
 export const RecoverBody = Type.Object(
   {
     since: DateTime('Failed deliveries created at or after this time'),
@@ -112,3 +143,51 @@ export const WebhookTestResult = Type.Object({
   error_class: Nullable(Type.String()),
   response_excerpt: Type.String(),
 });
+
+/**
+ * One frame of GET /events/stream (Server-Sent Events): its `id:`, `event:` and `data:` lines, `data`
+ * being this JSON object on one line. Referenced from the stream's `text/event-stream` response
+ * (`x-sse-frame`; OpenAPI 3.0 cannot state a sequence), so typed clients get the frame types (H2-13).
+ */
+export const EventStreamFrame = Type.Union(
+  [
+    Type.Object(
+      {
+        id: Type.String({ description: 'Resume after this frame with Last-Event-ID' }),
+        event: Type.Literal('ready'),
+        data: Type.Object({}, { additionalProperties: false }),
+      },
+      { description: 'First frame: where the stream starts' },
+    ),
+    Type.Object(
+      {
+        id: Type.String({ description: 'Resume after this event with Last-Event-ID' }),
+        event: Type.String({ description: 'The event type as this key receives it, e.g. payment.succeeded' }),
+        data: Type.Object({
+          event_id: Type.String(),
+          event_type: Type.String(),
+          api_version: Type.String(),
+          body: Type.String({
+            description:
+              "The envelope exactly as a delivery to this key carries it (JSON text, the key's api_version), unsigned",
+          }),
+        }),
+      },
+      { description: 'One event' },
+    ),
+    Type.Object(
+      {
+        event: Type.Literal('error'),
+        data: Type.Object({
+          code: Type.String({ description: 'A catalogue code (docs/errors.md)' }),
+          message: Type.String(),
+        }),
+      },
+      { description: 'Ends the stream (reconnect with Last-Event-ID when the code is SERVICE_UNAVAILABLE)' },
+    ),
+  ],
+  {
+    $id: 'EventStreamFrame',
+    description: 'One frame of GET /events/stream; comment lines (`: heartbeat`) come between frames',
+  },
+);

@@ -79,6 +79,30 @@ export const SessionBody = Type.Object(
         description: 'Beyond the spec: free trial days of a subscription session (the card is saved, not charged)',
       }),
     ),
+    quantity: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: 100,
+        description: 'A physical product: how many (default 1); its total (price × quantity + shipping) is computed',
+      }),
+    ),
+    variation_id: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 64, description: 'A physical product with variations: which one' }),
+    ),
+    installments: Type.Optional(
+      Type.Object(
+        {
+          count: Type.Integer({ minimum: 2, maximum: 12 }),
+          interval: StringEnum(['weekly', 'monthly'] as const),
+        },
+        {
+          additionalProperties: false,
+          description:
+            'Pay the amount in parts (a product needs installments_allowed; an amount sold by product_name may ' +
+            'always be split): the first on the checkout page, the others charged to the saved card on the schedule',
+        },
+      ),
+    ),
     metadata: Type.Optional(ScalarMetadata),
   },
   { additionalProperties: ExtraScalar, maxProperties: 40 },
@@ -146,7 +170,41 @@ export const ChargeData = Type.Object(
 );
 
 const SessionStatusEnum = StringEnum(['pending', 'completed', 'expired', 'failed'] as const);
-const PaymentTypeEnum = StringEnum(['one_time', 'subscription'] as const);
+const PaymentTypeEnum = StringEnum(['one_time', 'subscription', 'installment'] as const);
+
+/**
+ * An installment session's plan (issue 26): amount and fee_details of the session are its first part's.
+ * Only installment sessions have it, so every other session answers exactly the spec's fields.
+ */
+const SessionInstallments = Type.Optional(
+  Type.Object(
+    {
+      plan_id: Type.String({ description: 'The installment plan the first payment creates' }),
+      count: Type.Integer(),
+      interval: StringEnum(['weekly', 'monthly'] as const),
+      amount: MinorUnitsOf('total', { description: 'What the parts add up to (the amount sent)' }),
+      currency: CurrencyOf('total'),
+      schedule: Type.Array(
+        Type.Object(
+          {
+            number: Type.Integer({ description: '1 is charged on the checkout page' }),
+            amount: MinorUnitsOf('base'),
+            transaction_fee: MinorUnitsOf('fee'),
+            total_amount: MinorUnitsOf('total', {
+              description: 'What is charged: fee included when the customer pays fees',
+            }),
+            due_at: Type.String({
+              format: 'date-time',
+              description: 'Counted from the first payment; before it, as if it were paid now',
+            }),
+          },
+          { additionalProperties: false },
+        ),
+      ),
+    },
+    { additionalProperties: false, description: 'Installment sessions only (absent otherwise)' },
+  ),
+);
 
 /** Spec 2.3 / 4.2: the create response. */
 export const SessionCreated = Type.Object(
@@ -168,6 +226,7 @@ export const SessionCreated = Type.Object(
       total_amount: MinorUnitsOf('total'),
       customer_pays_fees: Type.Boolean(),
     }),
+    installments: SessionInstallments,
   },
   { additionalProperties: false },
 );

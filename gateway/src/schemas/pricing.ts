@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { Nullable, Pagination, StringEnum } from './common';
+import { Nullable, StringEnum } from './common';
 import { CurrencyOf, MinorUnitsOf } from './money';
 
 /** A wire `FormattedMoney {money, formatted}`, flattened as the spec shows it. */
@@ -57,20 +57,6 @@ export const Calculation = Type.Object({
   applied: Type.Boolean(),
 });
 
-export const ProductList = Type.Object({
-  products: Type.Array(
-    Type.Object({
-      id: Type.Integer(),
-      name: Type.String(),
-      type: Type.String(),
-      base_price: Type.Object({ amount: Type.Integer(), currency: Type.String() }),
-      created_at: Type.String(),
-      updated_at: Type.String(),
-    }),
-  ),
-  pagination: Pagination,
-});
-
 const Currency = (description = '3-letter ISO 4217 code') => Type.String({ pattern: '^[A-Za-z]{3}$', description });
 
 export const PricingParams = Type.Object({ product_id: Type.Integer({ minimum: 1 }) });
@@ -82,9 +68,4 @@ export const CalculateQuery = Type.Object({
   amount: Type.Integer({ minimum: 0, description: 'Smallest unit of source_currency' }),
   target_currency: Currency(),
   source_currency: Type.Optional(Currency("Default: the merchant's baseline currency")),
-});
-/** Optional with defaults (Fastify fills them in); pages stop where skipping would be absurd. */
-export const PageQuery = Type.Object({
-  page: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000, default: 1 })),
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
 });

@@ -91,7 +91,8 @@ export const AdvanceBody = Type.Object(
       format: 'date-time',
       minLength: 1,
       maxLength: 40,
-      description: 'ISO 8601 date-time with a zone, not before the subscription clock, at most ten years ahead',
+      description:
+        'ISO 8601 date-time with a zone, not before the subscription clock, at most ten years and 24 renewals ahead (400 CLOCK_ADVANCE_TOO_FAR: advance in steps)',
     }),
   },
   { additionalProperties: false },

@@ -128,6 +128,8 @@ export const ERROR_CATALOGUE = {
   KYC_NOT_APPROVED: invalid('KYC must be approved before requesting a payout'),
   PAYOUT_CURRENCY_MISMATCH: invalid('currency must be the payout account currency'),
   APPROVAL_FAILED: invalid('Approval failed'),
+  // installment plans (issue 26)
+  INSTALLMENTS_NOT_ALLOWED: invalid('This product cannot be paid in installments'),
 
   METHOD_NOT_ALLOWED: entry('invalid_request', 405, Grpc.UNIMPLEMENTED, 'Method not allowed'),
 
@@ -139,6 +141,7 @@ export const ERROR_CATALOGUE = {
   CHARGE_NOT_FOUND: notFound('Charge not found'),
   SESSION_NOT_FOUND: notFound('Checkout session not found'),
   SUBSCRIPTION_NOT_FOUND: notFound('Subscription not found'),
+  INSTALLMENT_PLAN_NOT_FOUND: notFound('Installment plan not found'),
   PAYMENT_METHOD_NOT_FOUND: notFound('Payment method not found'),
   PRODUCT_NOT_FOUND: notFound('Product not found'),
   RELATIONSHIP_NOT_FOUND: notFound('Active merchant relationship not found'),
@@ -149,6 +152,7 @@ export const ERROR_CATALOGUE = {
   KYC_SUBMISSION_NOT_FOUND: notFound('KYC submission not found'),
   PAYOUT_REQUEST_NOT_FOUND: notFound('Payout request not found'),
   DISPUTE_NOT_FOUND: notFound('Dispute not found'),
+  ORDER_NOT_FOUND: notFound('Order not found'),
   ONBOARDING_LINK_NOT_FOUND: notFound('Onboarding link not found'),
 
   // --- state_conflict (409) -------------------------------------------------------------------
@@ -176,6 +180,15 @@ export const ERROR_CATALOGUE = {
   DISPUTE_PAST_DUE: conflict('The evidence due date of this dispute has passed'),
   DISPUTE_CLOSED: conflict('This dispute is closed'),
   DISPUTE_NOT_UNDER_REVIEW: conflict('Only a dispute under review can be decided'),
+  // products and stock (docs/decisions.md, Products and orders)
+  PRODUCT_LIMIT_REACHED: conflict('This merchant has reached the maximum number of products for this mode'),
+  PRODUCT_READ_ONLY: conflict('This product comes from the catalogue seed file and cannot be changed here'),
+  PRODUCT_ARCHIVED: conflict('This product is archived'),
+  STOCK_UNLIMITED: conflict('This stock is unlimited; set a stock level before adjusting it'),
+  STOCK_INSUFFICIENT: conflict('Not enough stock for this change'),
+  PRODUCT_UNAVAILABLE: conflict('This product is not for sale (inactive or archived)'),
+  ORDER_STATUS_CONFLICT: conflict('The order is not in a status that allows this'),
+  ORDER_REFUND_FAILED: conflict('The refund of this order was declined; the order stays paid'),
   // hardening 2, part B (docs/decisions.md, Hardening 2 (part B))
   MERCHANT_RECENTLY_DELETED: conflict(
     'This business was deleted from a marketplace in this mode moments ago; it can join again once that deletion is complete',
@@ -199,6 +212,22 @@ export const ERROR_CATALOGUE = {
     'Service temporarily unavailable, please retry shortly',
   ),
   UPSTREAM_TIMEOUT: entry('infrastructure', 504, Grpc.DEADLINE_EXCEEDED, 'The operation timed out, please retry'),
+
+  // --- Hardening 2 (issue 27): bounded answers, per-merchant quotas -------------------------------
+  DELIVERY_NOT_FOUND: notFound('Delivery not found'),
+  ATTEMPT_NOT_FOUND: notFound('Delivery attempt not found'),
+  API_KEY_LIMIT_REACHED: conflict('This merchant has the most API keys allowed in this mode; revoke one first'),
+  WEBHOOK_URL_LIMIT_REACHED: conflict(
+    'This merchant has the most webhook URLs allowed in this mode; clear one or revoke its key first',
+  ),
+  EVENT_STREAM_LIMIT_REACHED: entry('rate_limit', 429, Grpc.RESOURCE_EXHAUSTED, 'Too many open event streams'),
+  RESEND_LIMIT_REACHED: entry(
+    'rate_limit',
+    429,
+    Grpc.RESOURCE_EXHAUSTED,
+    'This event was resent too often in the last hour; retry later',
+  ),
+  CLOCK_ADVANCE_TOO_FAR: invalid('to is more renewals ahead than one call may run; advance in smaller steps'),
 } as const satisfies Record<string, CatalogueEntry>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;
@@ -213,6 +242,8 @@ export interface PlatformErrorOptions {
   /** Extra explanation for the partner, e.g. which header was missing. */
   detail?: string;
   cause?: unknown;
+  /** When a retry can succeed (a quota's window): the gateway's Retry-After. */
+  retryAfterSeconds?: number;
 }
 
 /** An error the partner is meant to see. Anything else becomes INTERNAL with no details. */
@@ -220,6 +251,7 @@ export class PlatformError extends Error {
   readonly code: ErrorCode;
   readonly param?: string;
   readonly detail?: string;
+  readonly retryAfterSeconds?: number;
 
   constructor(code: ErrorCode, message?: string, options: PlatformErrorOptions = {}) {
     super(message ?? ERROR_CATALOGUE[code].message, { cause: options.cause });
@@ -227,6 +259,7 @@ export class PlatformError extends Error {
     this.code = code;
     this.param = options.param;
     this.detail = options.detail;
+    this.retryAfterSeconds = options.retryAfterSeconds;
   }
 
   get grpcStatus(): GrpcStatusCode {
@@ -247,4 +280,5 @@ export const ERROR_TRAILERS = {
   code: 'ppay-error-code',
   param: 'ppay-error-param',
   detail: 'ppay-error-detail',
+  retryAfter: 'ppay-error-retry-after',
 } as const;

@@ -12,3 +12,5 @@ export * from './ttl-cache';
 export * from './write-batcher';
 export * from './secret-box';
 export * from './subscriptions';
+export * from './calendar';
+export * from './installments';

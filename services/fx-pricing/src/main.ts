@@ -12,6 +12,12 @@ import { MERCHANT_DATA } from './merchant-data.repo';
 import { CidrGeoLocator, NO_GEOLOCATION } from './pricing/geo';
 import { PricingService } from './pricing/pricing';
 import { pricingHandlers } from './pricing/pricing.handlers';
+import { MongoProductRepository } from './products/product.repo';
+import { ProductService } from './products/products';
+import { productHandlers } from './products/products.handlers';
+import { StockService } from './stock/stock';
+import { stockHandlers } from './stock/stock.handlers';
+import { MongoStockRepository } from './stock/stock.repo';
 import { Converter } from './rates/conversion';
 import { HttpRateSource } from './rates/http-rate-source.adapter';
 import { BundledRateSource, parseRateTable, type RateSource } from './rates/rates';
@@ -20,9 +26,9 @@ void runService<types.fxpricing.FxPricingServiceHandlers, (typeof fxPricingConfi
   name: 'fx-pricing',
   extraConfig: fxPricingConfig,
   async setup({ config, mongo, log }) {
-    const { products, rules } = catalogueModels(mongo);
-    await ensureIndexes([products, rules]);
-    const catalogue = new Catalogue(new MongoCatalogueRepository(mongo, products, rules));
+    const { products: productModel, rules } = catalogueModels(mongo);
+    await ensureIndexes([productModel, rules]);
+    const catalogue = new Catalogue(new MongoCatalogueRepository(mongo, productModel, rules));
     if (config.PRODUCTS_SEED_FILE) {
       const seed = readJsonFile(config.PRODUCTS_SEED_FILE) as SeedFile;
       const seeded = await seedCatalogue(catalogue, seed, config.PRODUCTS_SEED_FILE);
@@ -46,6 +52,11 @@ void runService<types.fxpricing.FxPricingServiceHandlers, (typeof fxPricingConfi
       });
     }
     const converter = new Converter({ bundled, configured, surchargePercent: config.FX_SURCHARGE_PERCENT });
+    // Partner prices are in a currency the bundled table knows, so every product can be priced (4.4).
+    const priced = new Set(bundled.currencies());
+    const productRepo = new MongoProductRepository(mongo, productModel);
+    const products = new ProductService(productRepo, (c) => priced.has(c));
+    const stock = new StockService({ products: productRepo, stock: new MongoStockRepository(productModel) });
     const geo = config.GEOIP_FILE ? CidrGeoLocator.fromJson(readJsonFile(config.GEOIP_FILE)) : NO_GEOLOCATION;
     log.info(
       { bundled: bundled.id, live_and_internal: configured.id, surcharge_percent: converter.surchargePercent },
@@ -54,6 +65,8 @@ void runService<types.fxpricing.FxPricingServiceHandlers, (typeof fxPricingConfi
     return {
       handlers: {
         ...catalogueHandlers(catalogue),
+        ...productHandlers(products),
+        ...stockHandlers(stock),
         ...pricingHandlers(new PricingService(catalogue, converter, geo)),
       },
       merchantData: { targets: MERCHANT_DATA },

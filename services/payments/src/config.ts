@@ -41,6 +41,8 @@ export const paymentsConfig = Type.Object({
   DISPUTE_SWEEP_INTERVAL_MS: Type.Integer({ default: 1_000, minimum: 100 }),
   /** How long after submitted sandbox evidence with winning_evidence / losing_evidence the dispute is decided. */
   SANDBOX_DISPUTE_DECISION_MS: Type.Integer({ default: 2_000, minimum: 0 }),
+  /** A paid order not fulfilled within this many days counts as overdue (ppay_orders_unfulfilled_overdue, its alert). */
+  ORDER_FULFILMENT_ALERT_DAYS: Type.Integer({ default: 3, minimum: 1, maximum: 90 }),
   /** Delay of the sandbox "fails after a delay" test card (4000 0000 0000 0119). */
   SANDBOX_PROCESSING_DELAY_MS: Type.Integer({ default: 2_000, minimum: 0 }),
 });

@@ -10,6 +10,7 @@ import { ChargeQueries } from './charges/charge-queries';
 import { DEFAULT_FEE_SCHEDULE, type FeeSchedule } from './charges/fees';
 import { OutcomeService } from './charges/outcomes';
 import { MongoSessionRepository, sessionModel } from './checkout/session.repo';
+import { GoodsCheckout } from './checkout/goods-checkout';
 import { SessionService } from './checkout/sessions';
 import { sessionHandlers } from './checkout/sessions.handlers';
 import { paymentsConfig } from './config';
@@ -35,11 +36,17 @@ import { paymentMethodHandlers } from './payment-methods/payment-methods.handler
 import { MongoPayoutRepository, payoutModel } from './payouts/payout.repo';
 import { PayoutService } from './payouts/payouts';
 import { payoutHandlers } from './payouts/payouts.handlers';
+import { MongoOrderRepository, orderModel } from './orders/order.repo';
+import { OrderService } from './orders/orders';
+import { orderHandlers } from './orders/orders.handlers';
+import { orderMetrics } from './orders/orders.metrics';
+import { paidGoodsConsumer } from './checkout/goods.consumer';
 import {
   GrpcFxConverter,
   GrpcPayoutDestinations,
   GrpcProductLookup,
   GrpcSplitResolver,
+  GrpcStock,
 } from './platform-clients.adapter';
 import { SandboxCardProcessor, sandboxDisputeReason } from './processors/sandbox-cards.adapter';
 import { StaticProcessorRegistry } from './processors/sandbox-processors.adapter';
@@ -72,7 +79,18 @@ void runService<types.payments.PaymentsServiceHandlers, (typeof paymentsConfig)[
     const walletDocs = walletModel(mongo);
     const payoutDocs = payoutModel(mongo);
     const disputeDocs = disputeModel(mongo);
-    await ensureIndexes([charges, profiles, entries, sessionDocs, methodDocs, walletDocs, payoutDocs, disputeDocs]);
+    const orderDocs = orderModel(mongo);
+    await ensureIndexes([
+      charges,
+      profiles,
+      entries,
+      sessionDocs,
+      methodDocs,
+      walletDocs,
+      payoutDocs,
+      disputeDocs,
+      orderDocs,
+    ]);
     const relay = new OutboxRelay(charges, nats, log, metrics);
     const sessionRelay = new OutboxRelay(sessionDocs, nats, log, metrics);
     const chargeRepo = new MongoChargeRepository(charges, chargeKeyModel(mongo), (id) => relay.relaySoon(id));
@@ -125,23 +143,6 @@ void runService<types.payments.PaymentsServiceHandlers, (typeof paymentsConfig)[
       undefined,
       (err, chargeId) => log.warn({ err, charge_id: chargeId }, 'recording a late off-session charge answer failed'),
     );
-    const sessions = new SessionService(
-      {
-        merchants: directory,
-        processors,
-        products,
-        sessions: sessionRepo,
-        cards,
-        paymentMethods,
-        charges: chargeRepo,
-      },
-      {
-        feeSchedule,
-        ttlMs: config.SESSION_TTL_MS,
-        maxAttempts: config.SESSION_MAX_ATTEMPTS,
-        attemptStaleMs: Math.max(30_000, config.PROCESSOR_TIMEOUT_MS * 3),
-      },
-    );
     const credits = new WalletCredits(ledger, splits);
     const reconciler = new LedgerReconciler(
       { charges: chargeRepo, sessions: sessionRepo, ledger, credits },
@@ -186,6 +187,40 @@ void runService<types.payments.PaymentsServiceHandlers, (typeof paymentsConfig)[
       disputeReasonOf: sandboxDisputeReason,
     });
     const disputeMoves = disputeLedger(ledger);
+    const stock = new GrpcStock(config.FX_PRICING_GRPC_ADDR, metrics);
+    const orderRelay = new OutboxRelay(orderDocs, nats, log, metrics);
+    const orderCounters = orderMetrics(metrics.registry);
+    const orders = new OrderService(
+      { orders: new MongoOrderRepository(orderDocs, (id) => orderRelay.relaySoon(id)), refunds, stock },
+      { onEvent: (o, event) => orderCounters.event(o, event) },
+    );
+    const goods = new GoodsCheckout({ fx, stock, orders, sessions: sessionRepo }, (outcome) =>
+      orderCounters.holds.inc({ outcome }),
+    );
+    const sweepOrders = async () => {
+      await orders.finishUnfinished();
+      const days = config.ORDER_FULFILMENT_ALERT_DAYS * 24 * 3_600_000;
+      orderCounters.overdue.set(await orders.countUnfulfilledSince(new Date(Date.now() - days)));
+    };
+    const sessions = new SessionService(
+      {
+        merchants: directory,
+        processors,
+        products,
+        sessions: sessionRepo,
+        cards,
+        paymentMethods,
+        charges: chargeRepo,
+        goods,
+      },
+      {
+        feeSchedule,
+        ttlMs: config.SESSION_TTL_MS,
+        maxAttempts: config.SESSION_MAX_ATTEMPTS,
+        attemptStaleMs: Math.max(30_000, config.PROCESSOR_TIMEOUT_MS * 3),
+      },
+    );
+
     const sweepDisputes = async () => {
       await opener.resumeStale();
       await closer.expireDue();
@@ -207,6 +242,7 @@ void runService<types.payments.PaymentsServiceHandlers, (typeof paymentsConfig)[
         ...walletHandlers(ledger),
         ...payoutHandlers(payouts),
         ...disputeHandlers(disputes, opener, closer),
+        ...orderHandlers(orders),
       },
       consumers: [
         ...merchantProjectionConsumers(directory, tombstones),
@@ -216,9 +252,10 @@ void runService<types.payments.PaymentsServiceHandlers, (typeof paymentsConfig)[
         walletWriterConsumer(DISPUTE_REINSTATEMENTS, disputeMoves.reinstatements, ledgerCounters, tombstones),
         disputeChargeConsumer(closer),
         sandboxCardDisputeConsumer(cardDisputes),
+        paidGoodsConsumer(goods),
       ],
       merchantData: { targets: MERCHANT_DATA, tombstones },
-      relays: [relay, sessionRelay, ledgerRelay, payoutRelay, disputeRelay],
+      relays: [relay, sessionRelay, ledgerRelay, payoutRelay, disputeRelay, orderRelay],
       jobs: [
         // Spec 3.1: sessions expire whether or not anyone polls them.
         { name: 'session expiry', intervalMs: config.SESSION_SWEEP_INTERVAL_MS, run: () => sessions.sweepExpired() },
@@ -233,6 +270,10 @@ void runService<types.payments.PaymentsServiceHandlers, (typeof paymentsConfig)[
         { name: 'payout sweep', intervalMs: config.WALLET_SWEEP_INTERVAL_MS, run: () => payouts.finishUnfinished() },
         // Disputes opening after a crash, unanswered past their due date (lost), and scheduled outcomes.
         { name: 'dispute sweep', intervalMs: config.DISPUTE_SWEEP_INTERVAL_MS, run: sweepDisputes },
+        // Order cancels whose refund, and stock returns that a crash or an outage, left unfinished.
+        { name: 'order sweep', intervalMs: config.CHARGE_SWEEP_INTERVAL_MS, run: sweepOrders },
+        // Stock holds of paid sessions kept, of sessions that can no longer pay given back.
+        { name: 'stock sweep', intervalMs: config.SESSION_SWEEP_INTERVAL_MS, run: () => goods.settleStock() },
         {
           name: 'wallet reconciliation',
           intervalMs: config.WALLET_RECONCILE_INTERVAL_MS,
@@ -249,6 +290,7 @@ void runService<types.payments.PaymentsServiceHandlers, (typeof paymentsConfig)[
         splits.close();
         payoutDestinations.close();
         products.close();
+        stock.close();
       },
     };
   },

@@ -2,7 +2,7 @@ import { convertMoney, PlatformError, type Mode, type Money, type OutboxEntry } 
 import { isRetryableFailure, type ChargeRecord } from './charges/charge';
 import { chargeListKey } from './charges/charge-queries';
 import type { FxConverter, FxQuote } from './charges/ports';
-import type { ProductLookup } from './checkout/ports';
+import type { CatalogueProduct, ProductLookup } from './checkout/ports';
 import type { AttemptChange, SessionRecord } from './checkout/session';
 import type { PaymentMethodRecord } from './payment-methods/payment-method';
 import type { PaymentMethodRepository } from './payment-methods/ports';
@@ -208,6 +208,8 @@ export class MemorySessions implements SessionRepository {
     if (!s || s.status !== 'pending' || s.in_flight?.attempt_id !== attemptId) return null;
     Object.assign(s, { status: change.status, completed_at: change.completed_at, in_flight: null });
     if (change.payment) s.payment = change.payment;
+    if (change.shipping_address) s.shipping_address = change.shipping_address;
+    if (change.stock_state) s.stock_state = change.stock_state;
     if (change.attempt) {
       s.attempts.push(change.attempt);
       s.attempt_count++;
@@ -228,6 +230,19 @@ export class MemorySessions implements SessionRepository {
   }
   async markLedgerChecked(sessionId: string) {
     this.ledgerChecked.add(sessionId);
+  }
+  async withStockToSettle(limit: number) {
+    return [...this.docs.values()]
+      .filter(
+        (s) =>
+          s.stock_state === 'commit' || (s.stock_state === 'open' && (s.status === 'expired' || s.status === 'failed')),
+      )
+      .slice(0, limit)
+      .map(clone);
+  }
+  async markStockSettled(id: string, from: 'open' | 'commit') {
+    const s = this.docs.get(id);
+    if (s?.stock_state === from) s.stock_state = 'settled';
   }
   async expireDue(now: Date) {
     let n = 0;
@@ -313,10 +328,49 @@ export class FakeSplits implements SplitResolver {
 }
 
 export class FakeProducts implements ProductLookup {
+  /** 7: a digital product; 8: a physical one customers may pay in installments; 9: a shirt in two sizes. */
+  readonly products = new Map<number, CatalogueProduct>([
+    [7, catalogueProduct({ name: 'Catalogue product', type: 'digital' })],
+    [
+      8,
+      catalogueProduct({
+        name: 'Laptop',
+        type: 'physical',
+        installments_allowed: true,
+        price: { amount: 500_000, currency: 'NGN' },
+        shipping: { fee: { amount: 0, currency: 'NGN' }, countries: ['NG', 'GH'] },
+      }),
+    ],
+    [
+      9,
+      catalogueProduct({
+        name: 'Shirt',
+        type: 'physical',
+        price: { amount: 400_000, currency: 'NGN' },
+        variations: [
+          { variation_id: 'var_s', name: 'S', price: null },
+          { variation_id: 'var_xl', name: 'XL', price: { amount: 450_000, currency: 'NGN' } },
+        ],
+        shipping: { fee: { amount: 150_000, currency: 'NGN' }, countries: ['NG'] },
+      }),
+    ],
+  ]);
   async product(_merchantId: number, _mode: Mode, productId: number) {
-    if (productId !== 7) throw new PlatformError('PRODUCT_NOT_FOUND', undefined, { param: 'product_id' });
-    return { name: 'Catalogue product', type: 'digital' };
+    const p = this.products.get(productId);
+    if (!p) throw new PlatformError('PRODUCT_NOT_FOUND', undefined, { param: 'product_id' });
+    return structuredClone(p);
   }
+}
+
+function catalogueProduct(p: Partial<CatalogueProduct> & Pick<CatalogueProduct, 'name' | 'type'>): CatalogueProduct {
+  return {
+    installments_allowed: false,
+    price: { amount: 100_000, currency: 'NGN' },
+    variations: [],
+    shipping: null,
+    for_sale: true,
+    ...p,
+  };
 }
 
 export class MemoryPaymentMethods implements PaymentMethodRepository {

@@ -20,6 +20,8 @@ export const MERCHANT_DATA: readonly MerchantDataTarget[] = [
   { collection: 'payment_methods', filter: (id) => ({ merchant_id: id }), modeField: 'mode' },
   // Disputes of the merchant's charges (an operator's, for its marketplace charges).
   { collection: 'disputes', filter: (id) => ({ merchant_id: id }), modeField: 'mode' },
+  // Orders of the merchant's physical products.
+  { collection: 'orders', filter: (id) => ({ merchant_id: id }), modeField: 'mode' },
   // The projection of the business record (no mode): only a whole-business deletion removes it.
   { collection: 'merchant_profiles', filter: (id) => ({ _id: id }), modeField: null },
 ];

@@ -2,12 +2,14 @@ import { money, newRequestId, PlatformError, type ErrorCode, type Mode, type Mon
 import { callerToMetadata, RemoteCallError, ServiceClient, type PlatformMetrics } from '@ppay/runtime';
 import { loadPlatformProto, type types } from '@ppay/proto';
 import type { FxConverter, FxQuote } from './charges/ports';
-import type { ProductLookup } from './checkout/ports';
+import type { CatalogueProduct, ProductLookup, StockHolds, StockLine } from './checkout/ports';
 import type { CurrentDestination, PayoutDestinations } from './payouts/ports';
+import type { OrderRecord } from './orders/order';
+import type { StockReturns } from './orders/ports';
 import type { SplitResolver, SplitTerms } from './ports';
 
 /**
- * The gRPC clients of payments' sibling services: fx-pricing (conversions, catalogue products),
+ * The gRPC clients of payments' sibling services: fx-pricing (conversions, catalogue products, stock),
  * marketplace (splits) and kyc (payout accounts). One client per port, each with its own breaker.
  */
 
@@ -76,8 +78,8 @@ export class GrpcFxConverter implements FxConverter {
 }
 
 /**
- * A session's catalogue product, from fx-pricing's GetProductPricing on the merchant's behalf (it
- * answers PRODUCT_NOT_FOUND for another merchant's product). Only the name and type are used.
+ * A session's catalogue product, from fx-pricing's GetProduct on the merchant's behalf (another
+ * merchant's product, or another mode's, is PRODUCT_NOT_FOUND).
  */
 export class GrpcProductLookup implements ProductLookup {
   private readonly client: ServiceClient<types.fxpricing.FxPricingServiceClient>;
@@ -86,14 +88,23 @@ export class GrpcProductLookup implements ProductLookup {
     this.client = fxPricingClient(address, metrics, deadlineMs);
   }
 
-  async product(merchantId: number, mode: Mode, productId: number, currency: string) {
+  async product(merchantId: number, mode: Mode, productId: number): Promise<CatalogueProduct> {
     try {
-      const res = await this.client.call(
-        'GetProductPricing',
-        { product_id: productId, currency },
-        internalCall(mode, merchantId),
-      );
-      return { name: res.product?.name ?? '', type: res.product?.type ?? 'custom' };
+      const p = await this.client.call('GetProduct', { product_id: productId }, internalCall(mode, merchantId));
+      const moneyOf = (m: types.common.Money__Output | null | undefined) => money(Number(m!.amount), m!.currency);
+      return {
+        name: p.title,
+        type: p.type,
+        installments_allowed: p.installments_allowed,
+        price: moneyOf(p.price),
+        variations: p.variations.map((v) => ({
+          variation_id: v.variation_id,
+          name: v.name,
+          price: v.price ? moneyOf(v.price) : null,
+        })),
+        shipping: p.shipping ? { fee: moneyOf(p.shipping.fee), countries: p.shipping.countries } : null,
+        for_sale: p.active && !p.archived_at,
+      };
     } catch (err) {
       if (err instanceof RemoteCallError && err.errorCode === 'PRODUCT_NOT_FOUND')
         throw new PlatformError('PRODUCT_NOT_FOUND', undefined, { param: 'product_id' });
@@ -132,6 +143,77 @@ export class GrpcSplitResolver implements SplitResolver {
     this.client.close();
   }
 }
+
+/**
+ * fx-pricing's stock of physical products: checkout holds (by session) and order returns (by order),
+ * each idempotent by its key on fx-pricing's side.
+ */
+export class GrpcStock implements StockHolds, StockReturns {
+  private readonly client: ServiceClient<types.fxpricing.FxPricingServiceClient>;
+
+  constructor(address: string, metrics: PlatformMetrics, deadlineMs = 3_000) {
+    this.client = fxPricingClient(address, metrics, deadlineMs);
+  }
+
+  async hold(req: StockLine, holdId: string): Promise<'held' | 'unlimited' | 'sold_out'> {
+    try {
+      const res = await this.client.call(
+        'HoldStock',
+        { ...wireLine(req), hold_id: holdId },
+        internalCall(req.mode, req.merchant_id),
+      );
+      return res.outcome as 'held' | 'unlimited' | 'sold_out';
+    } catch (err) {
+      throw asPlatformError(err);
+    }
+  }
+
+  async settle(productId: number, holdId: string, sold: boolean): Promise<void> {
+    try {
+      await this.client.call(
+        sold ? 'CommitStock' : 'ReleaseStock',
+        { product_id: productId, hold_id: holdId },
+        internalCall('sandbox'),
+      );
+    } catch (err) {
+      throw asPlatformError(err);
+    }
+  }
+
+  async returnStock(
+    order: Pick<OrderRecord, 'order_id' | 'merchant_id' | 'mode' | 'product' | 'variation' | 'quantity'>,
+  ) {
+    if (order.product.id === null) return;
+    const line: StockLine = {
+      merchant_id: order.merchant_id,
+      mode: order.mode,
+      product_id: order.product.id,
+      variation_id: order.variation?.variation_id ?? null,
+      quantity: order.quantity,
+    };
+    try {
+      await this.client.call(
+        'ReturnStock',
+        { ...wireLine(line), hold_id: order.order_id },
+        internalCall(order.mode, order.merchant_id),
+      );
+    } catch (err) {
+      throw asPlatformError(err);
+    }
+  }
+
+  close(): void {
+    this.client.close();
+  }
+}
+
+const wireLine = (l: StockLine) => ({
+  merchant_id: l.merchant_id,
+  mode: l.mode,
+  product_id: l.product_id,
+  variation_id: l.variation_id ?? '',
+  quantity: l.quantity,
+});
 
 /** kyc's GetPayoutAccount: the payout account and KYC status now, which a payout's approval and payment check. */
 export class GrpcPayoutDestinations implements PayoutDestinations {

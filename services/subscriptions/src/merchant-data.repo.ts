@@ -8,4 +8,5 @@ import type { MerchantDataTarget } from '@ppay/runtime';
 export const MERCHANT_DATA: readonly MerchantDataTarget[] = [
   { collection: 'subscriptions', filter: (id) => ({ merchant_id: id }), modeField: 'mode' },
   { collection: 'renewals', filter: (id) => ({ merchant_id: id }), modeField: 'mode' },
+  { collection: 'installment_plans', filter: (id) => ({ merchant_id: id }), modeField: 'mode' },
 ];

@@ -1,18 +1,32 @@
 import type { Mode, Money, SubscriptionFrequency } from '@ppay/kernel';
 import type { MetadataValue } from './subscriptions/subscription';
 
-/** Ports that several subdomains use: payments charges the sandbox helper's first period and every renewal. */
+/**
+ * Ports that several subdomains use: payments charges the sandbox helper's first period, every renewal and
+ * every later part of an installment plan.
+ */
 
 export interface OffSessionCharge {
   payment_method_id: string;
   price: Money;
   idempotency_key: string;
   product: { id: number | null; title: string; type: string };
-  frequency: SubscriptionFrequency;
+  /** Null for an installment part (it is not a subscription). */
+  frequency: SubscriptionFrequency | null;
+  /** Which part of which installment plan this charge pays (absent for subscriptions). */
+  installment?: InstallmentRef;
   metadata: Record<string, MetadataValue>;
   customer: { email: string; first_name: string; last_name: string; country: string };
   /** The sandbox helper's first payment: the customer is present (the card behaves as on the hosted page). */
   customer_present: boolean;
+}
+
+export interface InstallmentRef {
+  plan_id: string;
+  number: number;
+  count: number;
+  /** What the plan still owes once this part is paid (payments adds the part back when it is declined). */
+  remaining_if_paid: Money;
 }
 
 export interface ChargeOutcome {

@@ -4,7 +4,7 @@ import { FakePayments } from './fake-payments.test-util';
 import { LeasedScheduler, type SchedulerOptions } from './renewals/leased-scheduler';
 import { MemoryRenewals } from './renewals/memory-renewals.test-util';
 import { SubscriptionRenewals } from './renewals/renewals';
-import { SandboxClock } from './renewals/sandbox-clock';
+import { SandboxClock, SUBSCRIPTION_CLOCK } from './renewals/sandbox-clock';
 import { MemorySubscriptions } from './subscriptions/memory-subscriptions.test-util';
 import { SubscriptionService } from './subscriptions/subscriptions';
 
@@ -29,7 +29,7 @@ export function setup(options: Partial<SchedulerOptions> = {}) {
       { owner, leaseMs: 30_000, concurrency: 2, retryAfterErrorMs: 5_000, batchSize: 50, ...options },
       realNow,
     );
-  const clock = (owner = 'a') => new SandboxClock(subscriptions, scheduler(owner), realNow);
+  const clock = (owner = 'a') => new SandboxClock(subscriptions, scheduler(owner), SUBSCRIPTION_CLOCK, realNow);
   return {
     subscriptions,
     renewals,

@@ -28,6 +28,11 @@ export const webhooksConfig = Type.Object({
   WEBHOOKS_EVENTS_IN_FLIGHT: Type.Integer({ default: 256, minimum: 1, maximum: 4096 }),
   /** Webhook sends in flight per replica to one API key's endpoint (a slow receiver's share). */
   WEBHOOKS_PER_ENDPOINT_CONCURRENCY: Type.Integer({ default: 8, minimum: 1, maximum: 256 }),
+  /**
+   * Webhook sends in flight per replica to one merchant's endpoints together: a quarter of the default
+   * pool, so one merchant's many keys at hanging receivers cannot take it (decisions H2-3).
+   */
+  WEBHOOKS_PER_MERCHANT_CONCURRENCY: Type.Integer({ default: 16, minimum: 1, maximum: 1024 }),
   /** How often an idle worker looks for work other replicas created or a crashed one left. */
   WEBHOOKS_POLL_INTERVAL_MS: Type.Integer({ default: 500, minimum: 10, maximum: 60_000 }),
   /** A claim's lease: beyond the 10 s attempt timeout, so only a dead worker's claim expires. */

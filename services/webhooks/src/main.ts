@@ -1,5 +1,4 @@
 import './instrument';
-import { lookup } from 'node:dns/promises';
 import { parsePreviousKeys, SecretBox } from '@ppay/kernel';
 import { ensureIndexes, MerchantTombstones, OutboxRelay, runService } from '@ppay/runtime';
 import type { types } from '@ppay/proto';
@@ -18,6 +17,7 @@ import { ensureDueEntries } from './deliveries/due-migration.repo';
 import { RepositoryDeliveryKeys } from './deliveries/delivery-keys';
 import { EventFanOut } from './deliveries/fan-out';
 import { destroyAgents, HttpWebhookSender } from './deliveries/http-sender.adapter';
+import { webhookDns } from './deliveries/dns-resolver.adapter';
 import { checkWebhookUrl } from './deliveries/ssrf';
 import { EventLog } from './webhook-events/event-log';
 import { eventMetrics } from './webhook-events/event.metrics';
@@ -63,7 +63,7 @@ void runService<types.webhooks.WebhooksServiceHandlers, (typeof webhooksConfig)[
           allowPrivateTargets,
           // Bounded: a slow resolver must not hold a dashboard request (unresolved names are allowed).
           resolve: async (host) =>
-            (await Promise.race([lookup(host, { all: true }), rejectAfter(2_000)])).map((a) => a.address),
+            (await Promise.race([webhookDns.resolve(host), rejectAfter(2_000)])).map((a) => a.address),
         }),
     );
     // Not cached: a first attempt carries its event, and a retry reads it, so an event purged by
@@ -89,6 +89,7 @@ void runService<types.webhooks.WebhooksServiceHandlers, (typeof webhooksConfig)[
         ...SPEC_POLICY,
         concurrency: config.WEBHOOKS_CONCURRENCY,
         perKeyConcurrency: config.WEBHOOKS_PER_ENDPOINT_CONCURRENCY,
+        perMerchantConcurrency: config.WEBHOOKS_PER_MERCHANT_CONCURRENCY,
         maxWaiting: config.WEBHOOKS_EVENTS_IN_FLIGHT,
         leaseMs: config.WEBHOOKS_LEASE_MS,
         pollIntervalMs: config.WEBHOOKS_POLL_INTERVAL_MS,

@@ -1,6 +1,7 @@
 import type { Mode } from '@ppay/kernel';
 import { fieldsAfter, type AttemptOutcome, type DeliveryRecord, type DeliveryStatus } from './deliveries/delivery';
 import type { AttemptStore, ClaimedDelivery, ClaimOptions } from './deliveries/ports';
+import { roomPicker } from './deliveries/claim-room';
 import type {
   CreatedAfterQuery,
   DeliveryKey,
@@ -9,6 +10,7 @@ import type {
   EventQuery,
   EventStore,
   RequeueFilter,
+  ResendSlot,
   SendInput,
   SendResult,
   WebhookSender,
@@ -70,6 +72,20 @@ export class MemoryEventStore implements EventStore {
     for (const [id, e] of this.events) if (e.created_at < before && this.events.delete(id)) n++;
     return n;
   }
+  /** Resend windows by event id (the Mongo store keeps them on the event document). */
+  readonly resends = new Map<string, { start: Date; count: number }>();
+  async takeResend(eventId: string, now: Date, quota: { max: number; windowMs: number }): Promise<ResendSlot> {
+    const w = this.resends.get(eventId);
+    if (!w || w.start.getTime() <= now.getTime() - quota.windowMs) {
+      this.resends.set(eventId, { start: now, count: 1 });
+      return { taken: true };
+    }
+    if (w.count < quota.max) {
+      w.count++;
+      return { taken: true };
+    }
+    return { taken: false, windowEndsAt: new Date(w.start.getTime() + quota.windowMs) };
+  }
 }
 
 export class MemoryDeliveryStore implements DeliveryStore, AttemptStore {
@@ -87,19 +103,11 @@ export class MemoryDeliveryStore implements DeliveryStore, AttemptStore {
     return this.insert(d);
   }
   async claim(o: ClaimOptions): Promise<ClaimedDelivery[]> {
-    const room = new Map(o.keyRoom);
-    const out: ClaimedDelivery[] = [];
+    const pick = roomPicker(o);
     const due = [...this.rows.values()]
       .filter((d) => (d.status === 'pending' || d.status === 'delivering') && d.next_attempt_at <= o.now)
       .sort((a, b) => a.next_attempt_at.getTime() - b.next_attempt_at.getTime());
-    for (const d of due) {
-      if (out.length >= o.limit) break;
-      const left = room.get(d.key_id) ?? o.perKeyLimit;
-      if (left <= 0) continue;
-      room.set(d.key_id, left - 1);
-      out.push(this.take(d, o));
-    }
-    return out;
+    return due.filter(pick).map((d) => this.take(d, o));
   }
   async claimOne(id: string, o: Pick<ClaimOptions, 'now' | 'owner' | 'leaseUntil'>) {
     const d = this.rows.get(id);
@@ -125,8 +133,15 @@ export class MemoryDeliveryStore implements DeliveryStore, AttemptStore {
     Object.assign(d, { ...fieldsAfter(o, now), attempts: [...d.attempts, ...clone(o.attempts)] });
     return true;
   }
-  async forEvent(eventId: string) {
-    return [...this.rows.values()].filter((d) => d.event_id === eventId).map(clone);
+  async forEvent(eventId: string, limit = Infinity) {
+    return [...this.rows.values()]
+      .filter((d) => d.event_id === eventId)
+      .slice(0, limit)
+      .map(clone);
+  }
+  async get(deliveryId: string) {
+    const d = this.rows.get(deliveryId);
+    return d ? clone(d) : null;
   }
   async eventIdsWithStatus(merchantId: number, mode: Mode, status: DeliveryStatus) {
     return [...this.rows.values()]

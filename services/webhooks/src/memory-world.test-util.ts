@@ -40,6 +40,9 @@ const outcome = (over: Partial<PaymentOutcome> = {}): PaymentOutcome => ({
   product: null,
   subscription_frequency_key: null,
   metadata: {},
+  installment: null,
+  variation: null,
+  quantity: null,
   ...over,
 });
 
@@ -93,26 +96,35 @@ export function setup(policy: Partial<DeliveryPolicy> = {}, options: { handOff?:
 }
 
 /**
+ * Receivers whose URL `hangs` says hang until `release`; the others answer 200 at once. `inFlight`
+ * and `maxInFlight` count the hanging sends.
+ */
+export function hangingReceivers(t: ReturnType<typeof setup>, hangs: (url: string) => boolean) {
+  let release!: () => void;
+  const hang = new Promise<void>((r) => (release = r));
+  let inFlight = 0;
+  let maxInFlight = 0;
+  t.sender.send = async (input) => {
+    t.sender.sent.push(input);
+    if (hangs(input.url)) {
+      maxInFlight = Math.max(maxInFlight, ++inFlight);
+      await hang;
+      inFlight--;
+    }
+    return { status: 200, success: true, duration_ms: 1, error_class: null, response_excerpt: '' };
+  };
+  return { release, inFlight: () => inFlight, maxInFlight: () => maxInFlight };
+}
+
+/**
  * Key `slow` (merchant 1), whose receiver hangs until `release`, and key `fast` (merchant 2), which
  * answers at once; `maxSlow` is the most sends the hanging one had in flight at once.
  */
 export function hangingAndFastReceivers(t: ReturnType<typeof setup>) {
   t.keys.add({ key_id: 'slow', webhook_url: 'http://127.0.0.1:1/slow' });
   t.keys.add({ key_id: 'fast', merchant_id: 2, webhook_url: 'http://127.0.0.1:1/fast' });
-  let release!: () => void;
-  const hang = new Promise<void>((r) => (release = r));
-  let slowInFlight = 0;
-  let maxSlow = 0;
-  t.sender.send = async (input) => {
-    t.sender.sent.push(input);
-    if (input.url.endsWith('/slow')) {
-      maxSlow = Math.max(maxSlow, ++slowInFlight);
-      await hang;
-      slowInFlight--;
-    }
-    return { status: 200, success: true, duration_ms: 1, error_class: null, response_excerpt: '' };
-  };
-  return { release, maxSlow: () => maxSlow };
+  const { release, maxInFlight } = hangingReceivers(t, (url) => url.endsWith('/slow'));
+  return { release, maxSlow: maxInFlight };
 }
 
 /** The test's one delivery, once it has succeeded and the worker has stopped. */

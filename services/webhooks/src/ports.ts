@@ -20,7 +20,14 @@ export interface EventStore {
   listCreatedAfter(query: CreatedAfterQuery): Promise<WebhookEventRecord[]>;
   /** Deletes events created before `before`; returns how many. */
   deleteOlderThan(before: Date, limit: number): Promise<number>;
+  /**
+   * Counts one resend of the event against `quota.max` per window of `quota.windowMs` (a window opens
+   * at the first resend after the last one ended). When the window is full: when it ends.
+   */
+  takeResend(eventId: string, now: Date, quota: { max: number; windowMs: number }): Promise<ResendSlot>;
 }
+
+export type ResendSlot = { taken: true } | { taken: false; windowEndsAt: Date };
 
 export interface EventQuery {
   merchant_id: number;
@@ -51,7 +58,10 @@ export interface DeliveryStore {
    * due (new ones, and unfinished ones a crashed fan-out left without due work).
    */
   insertMany(deliveries: DeliveryRecord[]): Promise<Set<string>>;
-  forEvent(eventId: string): Promise<DeliveryRecord[]>;
+  /** The event's deliveries, oldest first, at most `limit`. */
+  forEvent(eventId: string, limit?: number): Promise<DeliveryRecord[]>;
+  /** One delivery by id, with its due state. */
+  get(deliveryId: string): Promise<DeliveryRecord | null>;
   /** Event ids (newest first) of this merchant's deliveries in a status. */
   eventIdsWithStatus(merchantId: number, mode: Mode, status: DeliveryStatus, limit: number): Promise<string[]>;
   /** Starts a new round (pending, due now) for deliveries not being sent right now. */
@@ -116,12 +126,16 @@ export interface ApiKeyRepository {
   /** Any merchant's key: the delivery worker's read (it acts for the platform, not a caller). */
   findById(keyId: string): Promise<ApiKeyRecord | null>;
   findByHash(keyHash: string): Promise<ApiKeyRecord | null>;
-  /** Applies `changes` and appends `event` atomically, only while the key is in one of `fromStatuses`. */
+  /**
+   * Applies `changes` and appends `event` atomically, only while the key is in one of `fromStatuses`
+   * (and, when given, its `webhook_secret_version` is still `secretVersion`).
+   */
   update(
     merchantId: number,
     keyId: string,
     fromStatuses: ApiKeyStatus[],
     changes: ApiKeyChanges,
     event: OutboxEntry,
+    secretVersion?: number,
   ): Promise<ApiKeyRecord | null>;
 }

@@ -1,5 +1,7 @@
 import { disputesBench } from './disputes';
+import { installmentsBench } from './installments';
 import { approveRaceBench, balanceBench } from './money';
+import { ordersListBench } from './orders';
 import { renewalsBench, subscriptionsListBench } from './subscriptions';
 import { runWebhooksBench } from './webhooks';
 import { grpcOptionsBench } from './grpc-options';
@@ -17,6 +19,11 @@ const SCENARIOS: Record<string, { description: string; run(): Promise<CaseResult
   renewals: {
     description: '10,000 subscriptions falling due at once, renewed by the scheduler (renewals/s, double charges)',
     run: renewalsBench,
+  },
+  installments: {
+    description:
+      '5,000 (BENCH_PLANS) installment plans of 3 parts advanced to completion: parts/s, double and missing charges',
+    run: installmentsBench,
   },
   'subscriptions-list': {
     description: 'p99 of a sorted GET /subscriptions page at 1,000 vs 100,000 subscriptions of one merchant',
@@ -38,6 +45,10 @@ const SCENARIOS: Record<string, { description: string; run(): Promise<CaseResult
     description:
       'submit / accept / outcome calls racing on each of 100 disputes (double effects: 0), and GET /disputes and /payments/charges pages at 1,000 vs 1,000,000 rows of other merchants',
     run: disputesBench,
+  },
+  'orders-list': {
+    description: 'p99 of a GET /orders page at 1,000 vs 100,000 (BENCH_ORDERS) orders of one merchant',
+    run: ordersListBench,
   },
   'grpc-options': {
     description:

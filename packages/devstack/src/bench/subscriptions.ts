@@ -24,7 +24,7 @@ import { cpuSecondsOfProcesses } from './proc';
 
 const DAY = 86_400_000;
 
-interface Env {
+export interface Env {
   platform: Platform;
   merchant: NewMerchant;
   subs: Connection;
@@ -32,7 +32,7 @@ interface Env {
   stop(): Promise<void>;
 }
 
-async function startEnv(envFor: Record<string, NodeJS.ProcessEnv>): Promise<Env> {
+export async function startEnv(envFor: Record<string, NodeJS.ProcessEnv>): Promise<Env> {
   const bench = await startBenchPlatform(envFor);
   const { platform, secrets } = bench;
   const merchant = await newMerchant(platform, secrets.AUTH_JWT_SECRET);
@@ -84,22 +84,23 @@ async function templateSubscription(env: Env, merchant: NewMerchant, frequency =
   return doc as unknown as Record<string, unknown> & { _id: string; outbox: unknown[] };
 }
 
-async function insertClones(
+export async function insertClones(
   env: Env,
   count: number,
   make: (i: number) => Record<string, unknown>,
   onProgress?: (n: number) => void,
+  collection = 'subscriptions',
 ): Promise<void> {
   const BATCH = 2_000;
   for (let i = 0; i < count; i += BATCH) {
     const docs = Array.from({ length: Math.min(BATCH, count - i) }, (_, k) => make(i + k));
     // Ordered: FerretDB writes an ordered batch in one transaction (unordered is one transaction per document).
-    await env.subs.collection('subscriptions').insertMany(docs as never[], { ordered: true });
+    await env.subs.collection(collection).insertMany(docs as never[], { ordered: true });
     onProgress?.(i + docs.length);
   }
 }
 
-const say = (line: string) => process.stdout.write(`${line}\n`);
+export const say = (line: string) => process.stdout.write(`${line}\n`);
 
 export async function renewalsBench(): Promise<CaseResult> {
   const count = Number(process.env.BENCH_SUBSCRIPTIONS ?? 10_000);
@@ -214,7 +215,7 @@ export async function renewalsBench(): Promise<CaseResult> {
   }
 }
 
-async function directCharges(env: Env, paymentMethodId: string, count: number, concurrency: number) {
+export async function directCharges(env: Env, paymentMethodId: string, count: number, concurrency: number) {
   const client = new ServiceClient<types.payments.PaymentsServiceClient>(
     'payments',
     loadPlatformProto().ppay.payments.v1.PaymentsService,

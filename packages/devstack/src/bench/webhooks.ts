@@ -57,6 +57,9 @@ function outcome(merchantId: number, at: Date): PaymentOutcome {
     product: null,
     subscription_frequency_key: null,
     metadata: {},
+    installment: null,
+    variation: null,
+    quantity: null,
   };
 }
 

@@ -18,16 +18,20 @@ import type {
 } from './merchant-payloads';
 import type {
   DisputeEvent,
+  OrderEvent,
   PaymentOutcome,
   PaymentOutcomeV1,
   PaymentOutcomeV2,
+  PaymentOutcomeV3,
+  PaymentOutcomeV4,
   PaymentRefunded,
+  InstallmentCheckoutCompleted,
   SettlementEvent,
   SubscriptionCheckoutCompleted,
   SubscriptionCheckoutCreated,
   WalletEntryEvent,
 } from './payment-payloads';
-import type { SubscriptionEvent } from './subscription-payloads';
+import type { InstallmentPlanEvent, SubscriptionEvent } from './subscription-payloads';
 
 /**
  * Every NATS subject and its payload type, in one place. Each stream belongs to the component
@@ -62,12 +66,17 @@ export const SUBJECTS = {
   relationshipChanged: 'merchants.relationship_changed',
   subscriptionCheckoutCreated: 'payments.subscription_checkout.created',
   subscriptionCheckoutCompleted: 'payments.subscription_checkout.completed',
+  installmentCheckoutCompleted: 'payments.installment_checkout.completed',
   subscriptionCreated: 'subscriptions.subscription.created',
   subscriptionRenewed: 'subscriptions.subscription.renewed',
   subscriptionPaymentFailed: 'subscriptions.subscription.payment_failed',
   subscriptionPaused: 'subscriptions.subscription.paused',
   subscriptionResumed: 'subscriptions.subscription.resumed',
   subscriptionCancelled: 'subscriptions.subscription.cancelled',
+  installmentPlanCreated: 'subscriptions.installment_plan.created',
+  installmentPlanCompleted: 'subscriptions.installment_plan.completed',
+  installmentPlanDefaulted: 'subscriptions.installment_plan.defaulted',
+  installmentPlanCancelled: 'subscriptions.installment_plan.cancelled',
   kycSubmissionUpdated: 'kyc.submission.updated',
   kycPayoutAccountUpdated: 'kyc.payout_account.updated',
   merchantDeletionRequested: 'deletions.merchant.requested',
@@ -82,6 +91,10 @@ export const SUBJECTS = {
   disputeClosed: 'payments.dispute.closed',
   disputeFundsWithdrawn: 'payments.dispute.funds_withdrawn',
   disputeFundsReinstated: 'payments.dispute.funds_reinstated',
+  orderCreated: 'payments.order.created',
+  orderFulfilled: 'payments.order.fulfilled',
+  orderDelivered: 'payments.order.delivered',
+  orderCancelled: 'payments.order.cancelled',
 } as const;
 
 export type Subject = (typeof SUBJECTS)[keyof typeof SUBJECTS];
@@ -110,16 +123,25 @@ export interface EventPayloads {
   'payments.dispute.closed': DisputeEvent;
   'payments.dispute.funds_withdrawn': DisputeEvent;
   'payments.dispute.funds_reinstated': DisputeEvent;
+  'payments.order.created': OrderEvent;
+  'payments.order.fulfilled': OrderEvent;
+  'payments.order.delivered': OrderEvent;
+  'payments.order.cancelled': OrderEvent;
   'merchants.marketplace_updated': MarketplaceUpdated;
   'merchants.relationship_changed': RelationshipChanged;
   'payments.subscription_checkout.created': SubscriptionCheckoutCreated;
   'payments.subscription_checkout.completed': SubscriptionCheckoutCompleted;
+  'payments.installment_checkout.completed': InstallmentCheckoutCompleted;
   'subscriptions.subscription.created': SubscriptionEvent;
   'subscriptions.subscription.renewed': SubscriptionEvent;
   'subscriptions.subscription.payment_failed': SubscriptionEvent;
   'subscriptions.subscription.paused': SubscriptionEvent;
   'subscriptions.subscription.resumed': SubscriptionEvent;
   'subscriptions.subscription.cancelled': SubscriptionEvent;
+  'subscriptions.installment_plan.created': InstallmentPlanEvent;
+  'subscriptions.installment_plan.completed': InstallmentPlanEvent;
+  'subscriptions.installment_plan.defaulted': InstallmentPlanEvent;
+  'subscriptions.installment_plan.cancelled': InstallmentPlanEvent;
   'kyc.submission.updated': KycSubmissionUpdated;
   'kyc.payout_account.updated': KycPayoutAccountUpdated;
   'deletions.merchant.requested': MerchantDeletionRequested;
@@ -134,7 +156,7 @@ export type StoredPayloads = {
   [S in Subject]: S extends 'merchants.created'
     ? MerchantCreatedV1 | MerchantCreatedV2
     : S extends 'payments.payment.succeeded' | 'payments.payment.failed'
-      ? PaymentOutcomeV1 | PaymentOutcomeV2
+      ? PaymentOutcomeV1 | PaymentOutcomeV2 | PaymentOutcomeV3 | PaymentOutcomeV4
       : S extends 'merchants.marketplace_updated'
         ? MarketplaceUpdatedV1 | MarketplaceUpdatedV2
         : S extends 'merchants.relationship_changed'
@@ -145,8 +167,14 @@ export type StoredPayloads = {
 const upcastMerchantCreated = (d: MerchantCreatedV1 | MerchantCreatedV2): MerchantCreated =>
   'business_name' in d ? d : { ...d, business_name: '', customer_pays_fees: false };
 
-const upcastPaymentOutcome = (d: PaymentOutcomeV1 | PaymentOutcomeV2): PaymentOutcome =>
-  'session_id' in d ? d : { ...d, session_id: null, product: null, subscription_frequency_key: null, metadata: {} };
+const upcastPaymentOutcome = (
+  d: PaymentOutcomeV1 | PaymentOutcomeV2 | PaymentOutcomeV3 | PaymentOutcomeV4,
+): PaymentOutcome => {
+  const v2: PaymentOutcomeV2 | PaymentOutcomeV3 | PaymentOutcomeV4 =
+    'session_id' in d ? d : { ...d, session_id: null, product: null, subscription_frequency_key: null, metadata: {} };
+  const v3: PaymentOutcomeV3 | PaymentOutcomeV4 = 'installment' in v2 ? (v2 as PaymentOutcomeV3) : { ...v2, installment: null };
+  return 'quantity' in v3 ? (v3 as PaymentOutcomeV4) : { ...v3, variation: null, quantity: null };
+};
 
 /**
  * Marketplace data written before modes existed was made while only sandbox could charge (no live

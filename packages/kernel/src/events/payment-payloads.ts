@@ -1,4 +1,5 @@
 import type { Money } from '../money';
+import type { InstallmentInterval } from '../installments';
 import type { SubscriptionFrequency } from '../subscriptions';
 
 // Payloads of the PAYMENTS stream (subjects in catalogue.ts).
@@ -28,7 +29,7 @@ export interface PaymentOutcomeV1 {
   transaction_id: string;
   merchant_id: number;
   status: 'succeeded' | 'failed';
-  payment_type: 'one_time' | 'subscription';
+  payment_type: 'one_time' | 'subscription' | 'installment';
   gateway: string;
   reference: string | null;
   /** What the customer was charged, in the charge currency (spec 4.1 `amount` plus any fee they pay). */
@@ -55,7 +56,33 @@ export interface PaymentOutcomeV2 extends PaymentOutcomeV1 {
   metadata: Record<string, string | number | boolean>;
 }
 
-export type PaymentOutcome = PaymentOutcomeV2;
+/**
+ * Since installment plans (issue 26): which part of which plan the payment is (spec 6.4 "installment
+ * fields"); null for every other payment.
+ */
+export interface PaymentOutcomeV3 extends PaymentOutcomeV2 {
+  installment: PaymentInstallment | null;
+}
+
+export interface PaymentInstallment {
+  plan_id: string;
+  /** 1 = the part paid on the hosted checkout page. */
+  number: number;
+  count: number;
+  /** What is left to pay on the plan after this payment: this part included when it failed. */
+  amount_remaining: MoneyAmount;
+}
+
+/**
+ * Since physical products (spec 6.4 "product object"): the variation bought and how many units; null
+ * for payments that are not of a physical product.
+ */
+export interface PaymentOutcomeV4 extends PaymentOutcomeV3 {
+  variation: { variation_id: string; name: string } | null;
+  quantity: number | null;
+}
+
+export type PaymentOutcome = PaymentOutcomeV4;
 
 /**
  * A hosted checkout session with `subscription_frequency_key` was created (payments → subscriptions,
@@ -167,6 +194,31 @@ export interface SettlementEvent {
   created_at: string;
 }
 
+/**
+ * The customer paid the first part of an installment checkout (payments → subscriptions, which creates
+ * the plan under `plan_id`, chosen when the session was created so the first payment.succeeded names it).
+ */
+export interface InstallmentCheckoutCompleted {
+  session_id: string;
+  plan_id: string;
+  merchant_id: number;
+  /** Spec 6.4 product object; `id` is null for a session sold by product_name. */
+  product: { id: number | null; title: string; type: string };
+  customer: { email: string; first_name: string; last_name: string; country: string };
+  /** What the parts add up to (customer currency, before any fee the customer pays per part). */
+  total: Money;
+  count: number;
+  interval: InstallmentInterval;
+  metadata: Record<string, string | number | boolean>;
+  /** The saved payment method (owned by payments) that the later parts are charged to. */
+  payment_method_id: string;
+  card: { brand: string; last4: string };
+  /** The first part's charge. */
+  charge_id: string;
+  transaction_id: string;
+  completed_at: string;
+}
+
 /** Why a customer's bank disputes a payment (Stripe's and Paystack's categories). */
 export const DISPUTE_REASONS = [
   'fraudulent',
@@ -243,4 +295,56 @@ export interface DisputeEvent {
   /** The charge's owner (the operator for a marketplace charge): who receives the webhooks. */
   merchant_id: number;
   dispute: DisputePayload;
+}
+
+/** Where a physical product ships (collected on the hosted checkout page). */
+export interface ShippingAddress {
+  name: string;
+  line1: string;
+  line2: string | null;
+  city: string;
+  state: string | null;
+  postal_code: string | null;
+  /** ISO 3166-1 alpha-2. */
+  country: string;
+  phone: string | null;
+}
+
+export const ORDER_STATUSES = ['paid', 'fulfilled', 'delivered', 'cancelled'] as const;
+export type OrderStatus = (typeof ORDER_STATUSES)[number];
+
+/** One shipment of an order: who carries it and how to track it. */
+export interface OrderFulfilment {
+  carrier: string;
+  tracking_number: string;
+  tracking_url: string | null;
+  fulfilled_at: string;
+}
+
+/** An order as partners see it (docs/decisions.md, Products and orders), in every order.* event. */
+export interface OrderPayload {
+  order_id: string;
+  status: OrderStatus;
+  product: { id: number | null; title: string; type: string };
+  variation: { variation_id: string; name: string } | null;
+  quantity: number;
+  /** Spec 6.5: what the customer paid and what the merchant is owed, as for the payment. */
+  amount: MulticurrencyBreakdown;
+  shipping_address: ShippingAddress;
+  customer: { email: string; first_name: string; last_name: string };
+  charge_id: string;
+  session_id: string;
+  fulfilments: OrderFulfilment[];
+  /** Set once cancelled: why, and the refund of the whole payment. */
+  cancellation: { reason: string; refund_id: string | null; cancelled_at: string } | null;
+  delivered_at: string | null;
+  is_live: boolean;
+  created_at: string;
+  updated_at: string;
+}
+
+/** payments.order.* (created, fulfilled, delivered, cancelled). */
+export interface OrderEvent {
+  merchant_id: number;
+  order: OrderPayload;
 }

@@ -31,6 +31,14 @@ export class RemoteCallError extends Error {
     readonly errorCode?: ErrorCode,
     readonly param?: string,
     readonly detail?: string,
+    /**
+     * The failure is this request's own, not the target's: its response was over the receive limit,
+     * or it ran out of a budget that this request set (its caller's short deadline, or a
+     * tenant-sized method). It never counts against the target's breaker.
+     */
+    readonly ownFailure = false,
+    /** The target's Retry-After for a quota it enforces (see PlatformErrorOptions.retryAfterSeconds). */
+    readonly retryAfterSeconds?: number,
   ) {
     super(message);
     this.name = 'RemoteCallError';
@@ -61,21 +69,31 @@ export class RemoteCallError extends Error {
     return new PlatformError(this.code, this.errorCode ? this.message : undefined, {
       param: this.errorCode ? this.param : undefined,
       detail: this.errorCode ? this.detail : `${this.target} ${this.method} failed`,
+      retryAfterSeconds: this.retryAfterSeconds,
     });
   }
 }
 
+function positiveSeconds(value: string | undefined): number | undefined {
+  const n = Number(value);
+  return value !== undefined && Number.isSafeInteger(n) && n > 0 ? n : undefined;
+}
+
 function countsAgainstTarget(err: RemoteCallError): boolean {
+  if (err.ownFailure) return false;
   return err.errorCode ? err.errorCode === 'INTERNAL' : INFRASTRUCTURE_FAILURES.has(err.grpcCode);
 }
 
-/** Failures that say the target is unhealthy, as opposed to a partner's mistake. */
+/**
+ * Failures that say the target is unhealthy, as opposed to a partner's mistake. RESOURCE_EXHAUSTED
+ * without a catalogue code is a message over a size limit: one request's size, never the target's
+ * health (a healthy target answering one tenant's large read must not open everyone's breaker).
+ */
 const INFRASTRUCTURE_FAILURES = new Set<grpc.status>([
   grpc.status.UNAVAILABLE,
   grpc.status.DEADLINE_EXCEEDED,
   grpc.status.INTERNAL,
   grpc.status.UNKNOWN,
-  grpc.status.RESOURCE_EXHAUSTED,
 ]);
 
 export interface BreakerOptions {
@@ -99,6 +117,14 @@ export interface ServiceClientOptions {
   deadlineMs: number;
   breaker?: BreakerOptions;
   metrics?: PlatformMetrics;
+  /**
+   * Methods whose work grows with one tenant's data (an event with its deliveries, a page of
+   * events): their deadline failures are that request's, not a sign that the target is down, so they
+   * never open the breaker every tenant shares. A target that is really down fails its other calls.
+   */
+  tenantSizedMethods?: readonly string[];
+  /** Extra channel options (e.g. a channel of its own, not shared with other clients of the address). */
+  channelOptions?: grpc.ChannelOptions;
 }
 
 /** Channel options: reconnect quickly after a restart instead of grpc-js's 120 s maximum backoff. */
@@ -130,7 +156,10 @@ export class ServiceClient<C extends grpc.Client> {
     address: string,
     private readonly options: ServiceClientOptions,
   ) {
-    this.client = new ctor(address, grpc.credentials.createInsecure(), CHANNEL_OPTIONS);
+    this.client = new ctor(address, grpc.credentials.createInsecure(), {
+      ...CHANNEL_OPTIONS,
+      ...options.channelOptions,
+    });
     if (options.breaker) this.breaker = this.createBreaker(options.breaker);
   }
 
@@ -154,13 +183,17 @@ export class ServiceClient<C extends grpc.Client> {
     metadata: grpc.Metadata = new grpc.Metadata(),
     options: { deadlineMs?: number; deadline?: Date } = {},
   ): Promise<ResOf<C[M]>> {
+    const ownBudgetMs = options.deadlineMs ?? this.options.deadlineMs;
     let deadlineMs: number;
     try {
-      deadlineMs = budgetMs(options.deadline, options.deadlineMs ?? this.options.deadlineMs);
+      deadlineMs = budgetMs(options.deadline, ownBudgetMs);
     } catch (err) {
       return Promise.reject(err);
     }
-    const attempt = () => this.rawCall(method, request, metadata, deadlineMs);
+    // A deadline this request shortened (its caller had less time left) or a tenant-sized method's
+    // deadline says nothing about the target's health.
+    const budgetIsRequests = deadlineMs < ownBudgetMs || (this.options.tenantSizedMethods?.includes(method) ?? false);
+    const attempt = () => this.rawCall(method, request, metadata, deadlineMs, budgetIsRequests);
     if (!this.breaker) return attempt() as Promise<ResOf<C[M]>>;
     return this.breaker.fire(attempt).catch((err: unknown) => {
       if (err instanceof Error && (err as { code?: string }).code === 'EOPENBREAKER') {
@@ -178,7 +211,13 @@ export class ServiceClient<C extends grpc.Client> {
     this.client.close();
   }
 
-  private rawCall(method: string, request: unknown, metadata: grpc.Metadata, deadlineMs: number): Promise<unknown> {
+  private rawCall(
+    method: string,
+    request: unknown,
+    metadata: grpc.Metadata,
+    deadlineMs: number,
+    budgetIsRequests: boolean,
+  ): Promise<unknown> {
     const metrics = this.options.metrics;
     const stop = metrics?.grpcClientDuration.startTimer({ grpc_target: this.target, grpc_method: method });
     return new Promise((resolve, reject) => {
@@ -197,18 +236,20 @@ export class ServiceClient<C extends grpc.Client> {
             grpc_code: grpc.status[code],
           });
           if (!err) return resolve(response);
-          reject(this.decodeError(method, err));
+          reject(this.decodeError(method, err, budgetIsRequests));
         },
       );
     });
   }
 
-  private decodeError(method: string, err: grpc.ServiceError): RemoteCallError {
+  private decodeError(method: string, err: grpc.ServiceError, budgetIsRequests: boolean): RemoteCallError {
     const trailer = (key: string) => {
       const v = err.metadata?.get(key)[0];
       return typeof v === 'string' && v !== '' ? v : undefined;
     };
     const code = trailer(ERROR_TRAILERS.code);
+    const ownFailure =
+      err.code === grpc.status.RESOURCE_EXHAUSTED || (err.code === grpc.status.DEADLINE_EXCEEDED && budgetIsRequests);
     return new RemoteCallError(
       this.target,
       method,
@@ -217,6 +258,8 @@ export class ServiceClient<C extends grpc.Client> {
       isErrorCode(code) ? code : undefined,
       trailer(ERROR_TRAILERS.param),
       trailer(ERROR_TRAILERS.detail),
+      ownFailure,
+      positiveSeconds(trailer(ERROR_TRAILERS.retryAfter)),
     );
   }
 

@@ -34,6 +34,7 @@ export function toServiceError(err: unknown, log: Logger): Partial<grpc.StatusOb
     metadata.set(ERROR_TRAILERS.code, err.code);
     if (err.param) metadata.set(ERROR_TRAILERS.param, err.param);
     if (err.detail) metadata.set(ERROR_TRAILERS.detail, err.detail);
+    if (err.retryAfterSeconds) metadata.set(ERROR_TRAILERS.retryAfter, String(err.retryAfterSeconds));
     return { code: err.grpcStatus, details: err.message, metadata };
   }
   log.error({ err }, 'unhandled error in gRPC handler');

@@ -1,18 +1,13 @@
-import { requireInternal, requireMerchant } from '@ppay/kernel';
+import { requireInternal } from '@ppay/kernel';
 import { toWire, type UnaryHandlers } from '@ppay/runtime';
 import type { types } from '@ppay/proto';
 import type { Catalogue } from './catalogue';
 
 type Handlers = UnaryHandlers<types.fxpricing.FxPricingServiceHandlers>;
 
-/** Products and price rules (listing for merchants, upserts for internal callers): decode, call, encode. */
-export function catalogueHandlers(catalogue: Catalogue): Handlers {
+/** Catalogue administration (upserts for internal callers): decode, call, encode. */
+export function catalogueHandlers(catalogue: Catalogue): Partial<Handlers> {
   return {
-    async ListProducts(req, { caller }) {
-      const { merchantId } = requireMerchant(caller);
-      const { items, pagination } = await catalogue.list(merchantId, req.page?.page ?? 1, req.page?.limit ?? 20);
-      return toWire({ products: items, pagination });
-    },
     async UpsertProduct(req, { caller }) {
       requireInternal(caller);
       return toWire(
@@ -22,6 +17,7 @@ export function catalogueHandlers(catalogue: Catalogue): Handlers {
           name: req.name,
           type: req.type,
           base_price: { amount: req.base_price?.amount ?? Number.NaN, currency: req.base_price?.currency ?? '' },
+          installments_allowed: req.installments_allowed,
         }),
       );
     },

@@ -1,39 +1,16 @@
 import { Schema, type Connection, type Model } from 'mongoose';
 import { PlatformError } from '@ppay/kernel';
 import { isDuplicateKeyError, nextSequence } from '@ppay/runtime';
-import type { CatalogueRepository } from './ports';
+import { productListKey } from '../products/products';
+import type { CatalogueRepository, SeededProduct } from './ports';
 import type { PriceRuleRecord } from './price-rule';
-import type { ProductRecord, ProductType } from './product';
-
-interface ProductDocument {
-  _id: number;
-  merchant_id: number;
-  name: string;
-  type: ProductType;
-  base_amount: number;
-  base_currency: string;
-  created_at: Date;
-  updated_at: Date;
-}
+import type { ProductRecord } from './product';
+import { NEW_PRODUCT_FIELDS, productSchema, toProduct, type ProductDocument } from './product-document.repo';
 
 interface PriceRuleDocument extends PriceRuleRecord {
   /** `<merchant>:<product or 0>:<country>` — one rule per key, so upserts are idempotent. */
   _id: string;
 }
-
-const productSchema = new Schema<ProductDocument>(
-  {
-    _id: { type: Number, required: true },
-    merchant_id: { type: Number, required: true, index: true },
-    name: { type: String, required: true },
-    type: { type: String, required: true },
-    base_amount: { type: Number, required: true },
-    base_currency: { type: String, required: true },
-    created_at: { type: Date, required: true },
-    updated_at: { type: Date, required: true },
-  },
-  { versionKey: false, collection: 'products' },
-);
 
 const priceRuleSchema = new Schema<PriceRuleDocument>(
   {
@@ -55,10 +32,6 @@ export function catalogueModels(conn: Connection) {
     products: conn.model<ProductDocument>('Product', productSchema),
     rules: conn.model<PriceRuleDocument>('PriceRule', priceRuleSchema),
   };
-}
-
-function toProduct({ _id, base_amount, base_currency, ...product }: ProductDocument): ProductRecord {
-  return { id: _id, ...product, base_price: { amount: base_amount, currency: base_currency } };
 }
 
 function toRule({ _id, ...rule }: PriceRuleDocument): PriceRuleRecord {
@@ -83,7 +56,7 @@ export class MongoCatalogueRepository implements CatalogueRepository {
       .updateOne({ _id: PRODUCT_SEQUENCE as never }, { $max: { seq: id } }, { upsert: true });
   }
 
-  async upsertProduct(product: Omit<ProductRecord, 'created_at' | 'updated_at'>, now: Date): Promise<ProductRecord> {
+  async upsertProduct(product: SeededProduct, now: Date): Promise<ProductRecord> {
     try {
       const doc = await this.products
         .findOneAndUpdate(
@@ -94,15 +67,22 @@ export class MongoCatalogueRepository implements CatalogueRepository {
               type: product.type,
               base_amount: product.base_price.amount,
               base_currency: product.base_price.currency,
+              installments_allowed: product.installments_allowed,
               updated_at: now,
             },
-            $setOnInsert: { created_at: now },
+            $setOnInsert: { ...NEW_PRODUCT_FIELDS, created_at: now },
           },
           { upsert: true, new: true },
         )
         .lean()
         .exec();
-      return toProduct(doc as ProductDocument);
+      const saved = doc as ProductDocument;
+      // A seeded product is listed (in sandbox) from its creation time, whenever it was first seeded.
+      if (!saved.list_key && !saved.archived_at) {
+        const list_key = productListKey({ id: saved._id, created_at: saved.created_at });
+        await this.products.updateOne({ _id: saved._id, list_key: null }, { $set: { list_key } }).exec();
+      }
+      return toProduct(saved);
     } catch (err) {
       // The id exists under another merchant: the upsert's insert hits the _id index.
       if (isDuplicateKeyError(err)) {
@@ -118,14 +98,6 @@ export class MongoCatalogueRepository implements CatalogueRepository {
   async findProduct(merchantId: number, productId: number): Promise<ProductRecord | null> {
     const doc = await this.products.findOne({ _id: productId, merchant_id: merchantId }).lean().exec();
     return doc ? toProduct(doc as ProductDocument) : null;
-  }
-
-  async listProducts(merchantId: number, skip: number, limit: number) {
-    const [docs, total] = await Promise.all([
-      this.products.find({ merchant_id: merchantId }).sort({ _id: 1 }).skip(skip).limit(limit).lean().exec(),
-      this.products.countDocuments({ merchant_id: merchantId }).exec(),
-    ]);
-    return { items: docs.map((d) => toProduct(d as ProductDocument)), total };
   }
 
   async upsertRule(rule: Omit<PriceRuleRecord, 'updated_at'>, now: Date): Promise<PriceRuleRecord> {

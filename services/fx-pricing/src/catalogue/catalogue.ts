@@ -44,13 +44,6 @@ export class Catalogue {
     return product;
   }
 
-  async list(merchantId: number, page: number, limit: number) {
-    const p = Math.max(1, Math.trunc(page || 1));
-    const l = Math.min(100, Math.max(1, Math.trunc(limit || 20)));
-    const { items, total } = await this.repo.listProducts(merchantId, (p - 1) * l, l);
-    return { items, pagination: { page: p, limit: l, total, pages: Math.ceil(total / l) } };
-  }
-
   /** The product's own rule for the country wins over the merchant-wide one. */
   async ruleFor(product: ProductRecord, country: string): Promise<PriceRuleRecord | undefined> {
     const rules = await this.repo.findRules(product.merchant_id, product.id, country);

@@ -1,7 +1,7 @@
 import { PlatformError } from '@ppay/kernel';
-import type { CatalogueRepository } from './ports';
+import type { CatalogueRepository, SeededProduct } from './ports';
 import type { PriceRuleRecord } from './price-rule';
-import type { ProductRecord } from './product';
+import { PRODUCT_DEFAULTS, type ProductRecord } from './product';
 
 /** In-memory CatalogueRepository with the Mongo repository's semantics, for unit tests. */
 export class MemoryCatalogueRepository implements CatalogueRepository {
@@ -15,20 +15,21 @@ export class MemoryCatalogueRepository implements CatalogueRepository {
   async reserveProductIds(id: number) {
     this.seq = Math.max(this.seq, id);
   }
-  async upsertProduct(p: Omit<ProductRecord, 'created_at' | 'updated_at'>, now: Date) {
+  async upsertProduct(p: SeededProduct, now: Date) {
     const existing = this.products.get(p.id);
     if (existing && existing.merchant_id !== p.merchant_id) throw new PlatformError('ALREADY_EXISTS');
-    const saved = { ...p, created_at: existing?.created_at ?? now, updated_at: now };
+    const saved: ProductRecord = {
+      ...(existing ?? PRODUCT_DEFAULTS),
+      ...p,
+      created_at: existing?.created_at ?? now,
+      updated_at: now,
+    };
     this.products.set(p.id, saved);
     return saved;
   }
   async findProduct(merchantId: number, id: number) {
     const p = this.products.get(id);
     return p && p.merchant_id === merchantId ? p : null;
-  }
-  async listProducts(merchantId: number, skip: number, limit: number) {
-    const all = [...this.products.values()].filter((p) => p.merchant_id === merchantId).sort((a, b) => a.id - b.id);
-    return { items: all.slice(skip, skip + limit), total: all.length };
   }
   async upsertRule(rule: Omit<PriceRuleRecord, 'updated_at'>, now: Date) {
     const saved = { ...rule, updated_at: now };

@@ -128,7 +128,7 @@ export function applyRule(base: Money, rule: PriceRuleRecord): { adjusted: Money
 }
 
 export interface ProductPricingResult {
-  product: { id: number; name: string; type: string };
+  product: { id: number; name: string; type: string; installments_allowed: boolean };
   base: FormattedMoney;
   local: FormattedMoney;
   conversion: Conversion;
@@ -175,7 +175,12 @@ export class PricingService {
     const localCurrency = conversion.result.currency;
     const paymentCurrency = isChargeableCurrency(localCurrency) ? localCurrency : base.currency;
     return {
-      product: { id: product.id, name: product.name, type: product.type },
+      product: {
+        id: product.id,
+        name: product.name,
+        type: product.type,
+        installments_allowed: product.installments_allowed,
+      },
       base: formatted(base, locale),
       local,
       conversion,

@@ -29,6 +29,9 @@ export function paymentOutcome(
     product: null,
     subscription_frequency_key: null,
     metadata: charge.metadata,
+    installment: null,
+    variation: null,
+    quantity: null,
   };
 }
 

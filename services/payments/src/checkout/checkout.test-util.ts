@@ -1,5 +1,6 @@
 import { DEFAULT_FEE_SCHEDULE } from '../charges/fees';
 import {
+  FakeFx,
   FakeMerchants,
   FakeProducts,
   MemoryCharges,
@@ -10,7 +11,34 @@ import { FakeCardProcessor, FakeProcessors } from '../processors/processors.test
 import { OffSessionChargeService } from '../payment-methods/off-session-charges';
 import { PaymentMethodService } from '../payment-methods/payment-methods';
 import type { SessionRequest } from './session-request';
+import { newOrder, type OrderDraft } from '../orders/order';
+import { GoodsCheckout } from './goods-checkout';
+import type { StockHolds, StockLine } from './ports';
 import { SessionService } from './sessions';
+
+/** Stock in memory with fx-pricing's rules: a hold per session, never below zero; no level: unlimited. */
+export class FakeStock implements StockHolds {
+  readonly levels = new Map<number, number>();
+  readonly holds = new Map<string, StockLine>();
+  down = false;
+  async hold(line: StockLine, sessionId: string) {
+    if (this.down) throw new Error('fx-pricing unavailable');
+    const level = this.levels.get(line.product_id);
+    if (level === undefined) return 'unlimited' as const;
+    if (this.holds.has(sessionId)) return 'held' as const;
+    if (level < line.quantity) return 'sold_out' as const;
+    this.levels.set(line.product_id, level - line.quantity);
+    this.holds.set(sessionId, line);
+    return 'held' as const;
+  }
+  async settle(productId: number, sessionId: string, sold: boolean) {
+    if (this.down) throw new Error('fx-pricing unavailable');
+    const held = this.holds.get(sessionId);
+    if (!held) return;
+    this.holds.delete(sessionId);
+    if (!sold) this.levels.set(productId, (this.levels.get(productId) ?? 0) + held.quantity);
+  }
+}
 
 /** Card form inputs for FakeCardProcessor, by what they do. */
 export const VISA = { number: '4242 4242 4242 4242', expiry: '12/34', cvc: '123' };
@@ -26,6 +54,15 @@ export const SUBSCRIPTION: SessionRequest = {
   product_name: 'Bread club',
   customer: { email: 'ada@example.com' },
   subscription_frequency_key: 'monthly',
+};
+
+/** ₦3,000.01 in 3 monthly parts, sold by name (the session's own `installments` allows the split). */
+export const INSTALLMENTS: SessionRequest = {
+  amount: 300_001,
+  currency: 'NGN',
+  product_name: 'Laptop',
+  customer: { email: 'ada@example.com' },
+  installments: { count: 3, interval: 'monthly' },
 };
 
 /**
@@ -47,15 +84,30 @@ export function checkoutSetup(options: { maxAttempts?: number } = {}) {
     { feeSchedule: DEFAULT_FEE_SCHEDULE },
     now,
   );
+  const products = new FakeProducts();
+  const stock = new FakeStock();
+  const orders: OrderDraft[] = [];
+  const goods = new GoodsCheckout({
+    fx: new FakeFx(),
+    stock,
+    orders: {
+      record: async (d) => {
+        if (!orders.some((o) => o.charge_id === d.charge_id)) orders.push(d);
+        return { ...newOrder(d, new Date(clock)) };
+      },
+    },
+    sessions,
+  });
   const service = new SessionService(
     {
       merchants,
       processors: new FakeProcessors(),
-      products: new FakeProducts(),
+      products,
       sessions,
       cards,
       paymentMethods,
       charges,
+      goods,
     },
     {
       feeSchedule: DEFAULT_FEE_SCHEDULE,
@@ -67,6 +119,11 @@ export function checkoutSetup(options: { maxAttempts?: number } = {}) {
   );
   return {
     service,
+    goods,
+    products,
+    stock,
+    orders,
+    merchants,
     sessions,
     charges,
     methods,

@@ -1,12 +1,14 @@
 import {
+  installmentTerms,
   isSubscriptionFrequency,
   money,
   PlatformError,
+  splitMoney,
   SUBSCRIPTION_FREQUENCIES,
   TRIAL_DAYS_MAX,
   TRIAL_DAYS_MIN,
 } from '@ppay/kernel';
-import { assertChargeable } from '../charges/fees';
+import { assertChargeable, CHARGE_LIMITS } from '../charges/fees';
 import { requirePaymentBasics, requirePositiveAmount, type PaymentRequestBasics } from '../charges/payment-request';
 import { processorGroupFor } from '../processors/processors';
 import { checkRedirectUrl } from './redirects';
@@ -20,6 +22,11 @@ export interface SessionRequest extends PaymentRequestBasics {
   subscription_frequency_key?: string;
   /** Beyond the spec: a free trial on a subscription session (the card is saved, nothing is charged). */
   trial_days?: number;
+  /** Pay the amount in parts (issue 26): the first on the hosted page, the others off-session. */
+  installments?: { count?: number; interval?: string };
+  /** A physical product: how many (1–100) and which variation. */
+  quantity?: number;
+  variation_id?: string;
   idempotency_key?: string;
 }
 
@@ -35,12 +42,15 @@ export function isEmailAddress(value: string): boolean {
   return domain.includes('.') && !domain.startsWith('.') && !domain.endsWith('.');
 }
 
-/** The spec 7.1 rules of a session request, in the order a partner would fix them. */
-export function validateSessionRequest(r: SessionRequest) {
+/**
+ * The spec 7.1 rules of a session request, in the order a partner would fix them. `priced`: the amount
+ * was computed from a physical product's line, so the charge limits speak of the order's total.
+ */
+export function validateSessionRequest(r: SessionRequest, priced = false) {
   const { amount, currency, email } = requirePaymentBasics(r);
   processorGroupFor(currency); // a session's currency must be one a processor group takes
   requirePositiveAmount(amount, 'amount');
-  assertChargeable(money(amount, currency), 'amount');
+  assertChargeable(money(amount, currency), priced ? 'quantity' : 'amount');
   const productName = r.product_name?.trim() ?? '';
   const productId = r.product_id ? r.product_id : undefined;
   if (productId === undefined && !productName) {
@@ -85,6 +95,25 @@ export function validateSessionRequest(r: SessionRequest) {
       );
     }
   }
+  let installments;
+  if (r.installments !== undefined) {
+    if (frequency) {
+      throw new PlatformError('VALIDATION_FAILED', 'installments cannot be combined with subscription_frequency_key', {
+        param: 'installments',
+      });
+    }
+    installments = installmentTerms(r.installments);
+    // Every part is a charge of its own: the smallest (the last) must be one the processor takes.
+    const smallest = splitMoney(money(amount, currency), installments.count).at(-1)!;
+    const min = CHARGE_LIMITS[currency]?.min ?? 1;
+    if (smallest.amount < min) {
+      throw new PlatformError(
+        'VALIDATION_FAILED',
+        `Each of ${installments.count} installments would be below the smallest ${currency} charge (${min}); use fewer installments`,
+        { param: 'installments.count' },
+      );
+    }
+  }
   return {
     amount,
     currency,
@@ -95,5 +124,6 @@ export function validateSessionRequest(r: SessionRequest) {
     cancelUrl: checkRedirectUrl(r.cancel_url, 'cancel_url'),
     frequency,
     trialDays,
+    installments,
   };
 }

@@ -1,6 +1,12 @@
 import { Schema, type Connection, type Model } from 'mongoose';
 import { type Mode, type OutboxEntry } from '@ppay/kernel';
-import { isDuplicateKeyError, moneySchema, outboxEntrySchema, updateEachMatching } from '@ppay/runtime';
+import {
+  FERRETDB_SQL_PUSHDOWN,
+  isDuplicateKeyError,
+  moneySchema,
+  outboxEntrySchema,
+  updateEachMatching,
+} from '@ppay/runtime';
 import type { FeeBreakdown } from '../charges/fees';
 import {
   chargeOf,
@@ -57,6 +63,10 @@ const sessionSchema = new Schema<SessionDocument>(
     payment_type: { type: String, required: true },
     subscription_frequency_key: { type: String, default: null },
     trial_days: { type: Number, default: null },
+    installments: { type: Schema.Types.Mixed, default: null },
+    goods: { type: Schema.Types.Mixed, default: null },
+    shipping_address: { type: Schema.Types.Mixed, default: null },
+    stock_state: { type: String, default: null },
     metadata: { type: Schema.Types.Mixed, default: {} },
     fee_details: { type: Schema.Types.Mixed, required: true },
     expires_at: { type: Date, required: true },
@@ -78,6 +88,8 @@ sessionSchema.index({ merchant_id: 1, mode: 1, idempotency_ref: 1 }, { unique: t
 // The expiry sweeper's query, and the ledger reconciler's.
 sessionSchema.index({ status: 1, expires_at: 1 });
 sessionSchema.index({ status: 1, ledger_checked_at: 1, completed_at: 1 });
+// The stock sweep: holds of paid sessions to keep, and of sessions that can no longer pay to give back.
+sessionSchema.index({ stock_state: 1, status: 1 });
 
 export type SessionModel = Model<SessionDocument>;
 
@@ -104,6 +116,10 @@ function toRecord(doc: SessionDocument): SessionRecord {
     payment: rest.payment ? { ...chargeOf(rest.payment), card: rest.payment.card } : null,
     in_flight: rest.in_flight ? { ...rest.in_flight, started_at: asDate(rest.in_flight.started_at) } : null,
     trial_days: rest.trial_days ?? null,
+    installments: rest.installments ?? null,
+    goods: rest.goods ?? null,
+    shipping_address: rest.shipping_address ?? null,
+    stock_state: rest.stock_state ?? null,
     attempts: rest.attempts ?? [],
     attempt_count: rest.attempt_count ?? 0,
   };
@@ -197,6 +213,8 @@ export class MongoSessionRepository implements SessionRepository {
       updated_at: change.now,
     };
     if (change.payment) set.payment = storedPayment(change.payment);
+    if (change.shipping_address) set.shipping_address = change.shipping_address;
+    if (change.stock_state) set.stock_state = change.stock_state;
     const push: Record<string, unknown> = { outbox: { $each: events } };
     if (change.attempt) push.attempts = change.attempt;
     const doc = (await this.model
@@ -218,6 +236,28 @@ export class MongoSessionRepository implements SessionRepository {
 
   markLedgerChecked(sessionId: string, at: Date): Promise<void> {
     return markLedgerChecked(this.model, sessionId, at);
+  }
+
+  async withStockToSettle(limit: number): Promise<SessionRecord[]> {
+    const found: SessionRecord[] = [];
+    for (const filter of [
+      { stock_state: 'commit' },
+      { stock_state: 'open', status: 'expired' },
+      { stock_state: 'open', status: 'failed' },
+    ]) {
+      const docs = (await this.model
+        .find(filter, NO_OUTBOX)
+        .limit(limit)
+        .comment(FERRETDB_SQL_PUSHDOWN) // equality on the {stock_state, status} index
+        .lean()
+        .exec()) as SessionDocument[];
+      found.push(...docs.map(toRecord));
+    }
+    return found;
+  }
+
+  async markStockSettled(id: string, from: 'open' | 'commit'): Promise<void> {
+    await this.model.updateOne({ _id: id, stock_state: from }, { $set: { stock_state: 'settled' } }).exec();
   }
 
   async expire(id: string, now: Date): Promise<void> {

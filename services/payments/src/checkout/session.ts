@@ -1,9 +1,18 @@
-import type { Mode, Money, PaymentOutcome } from '@ppay/kernel';
+import {
+  installmentSchedule,
+  subtractMoney,
+  type InstallmentInterval,
+  type Mode,
+  type Money,
+  type PaymentOutcome,
+  type ShippingAddress,
+} from '@ppay/kernel';
 import { newCharge, type ChargeRecord, type CustomerDetails, type MetadataValue } from '../charges/charge';
 import type { FeeBreakdown } from '../charges/fees';
 import { paymentOutcome } from '../charges/payment-outcome';
 import type { CardSummary, TestCard } from '../processors/cards';
 import type { ProcessorGroup } from '../processors/processors';
+import type { GoodsLine } from './physical-goods';
 import { redirectOrigins } from './redirects';
 
 /**
@@ -12,7 +21,22 @@ import { redirectOrigins } from './redirects';
  * payment.succeeded event" is one single-document write (docs/decisions.md, payment sessions 2).
  */
 export type SessionStatus = 'pending' | 'completed' | 'expired' | 'failed';
-export type PaymentType = 'one_time' | 'subscription';
+export type PaymentType = 'one_time' | 'subscription' | 'installment';
+
+/**
+ * An installment session's plan (issue 26): the partner's amount split into `count` parts, each with its
+ * own fee (spec 4.1), fixed when the session is created. The first part is what the page charges (the
+ * session's `amount` and `fee_details`); subscriptions charges the others, under `plan_id`.
+ */
+export interface SessionInstallments {
+  plan_id: string;
+  count: number;
+  interval: InstallmentInterval;
+  /** What the parts add up to: the amount the partner sent. */
+  total: Money;
+  /** Each part as the customer pays it: the part itself, its fee and what is charged. */
+  parts: { number: number; base: Money; fee: Money; total: Money }[];
+}
 
 /** A declined or failed attempt: its own charge id and transaction id, as payment.failed carries. */
 export interface SessionAttempt {
@@ -45,6 +69,19 @@ export interface SessionRecord {
   subscription_frequency_key: string | null;
   /** Beyond the spec: free trial days of a subscription session (null: the first period is charged now). */
   trial_days: number | null;
+  /** Installment sessions only (payment_type `installment`). */
+  installments: SessionInstallments | null;
+  /** A physical product's session: what it buys (the order it makes once paid). */
+  goods: GoodsLine | null;
+  /** Where the goods ship: typed by the customer on the page, stored with the payment. */
+  shipping_address: ShippingAddress | null;
+  /**
+   * The stock hold of a physical product's session (keyed by the session in fx-pricing): `open` while
+   * it may be taken or given back, `commit` once paid (the units stay sold), `settled` when fx-pricing
+   * has been told the end. The stock sweep finishes `commit`, and `open` on a session that can no
+   * longer be paid (expired, failed).
+   */
+  stock_state: 'open' | 'commit' | 'settled' | null;
   metadata: Record<string, MetadataValue>;
   /** Spec 2.3 fee_details (its base is the spec's base_product_price). */
   fee_details: FeeBreakdown;
@@ -75,6 +112,8 @@ export type SessionDraft = Pick<
   | 'cancel_url'
   | 'subscription_frequency_key'
   | 'trial_days'
+  | 'installments'
+  | 'goods'
   | 'metadata'
   | 'expires_at'
   | 'idempotency_key'
@@ -95,9 +134,13 @@ export function newSession(d: SessionDraft, now: Date): SessionRecord {
     customer: d.customer,
     success_url: d.success_url,
     cancel_url: d.cancel_url,
-    payment_type: d.subscription_frequency_key ? 'subscription' : 'one_time',
+    payment_type: d.installments ? 'installment' : d.subscription_frequency_key ? 'subscription' : 'one_time',
     subscription_frequency_key: d.subscription_frequency_key,
     trial_days: d.trial_days,
+    installments: d.installments,
+    goods: d.goods,
+    shipping_address: null,
+    stock_state: d.goods ? 'open' : null,
     metadata: d.metadata,
     fee_details: d.fee,
     expires_at: d.expires_at,
@@ -143,7 +186,40 @@ export function sessionOutcome(s: SessionRecord, charge: ChargeRecord, at: Date)
     product: { id: s.product.id, title: s.product.name, type: s.product.type },
     subscription_frequency_key: s.subscription_frequency_key,
     metadata: s.metadata,
+    variation: s.goods?.variation ?? null,
+    quantity: s.goods?.quantity ?? null,
+    installment: s.installments && {
+      plan_id: s.installments.plan_id,
+      number: 1,
+      count: s.installments.count,
+      // What is left once this part is paid; all of it when the first part failed.
+      amount_remaining:
+        status === 'succeeded'
+          ? subtractMoney(s.installments.total, s.installments.parts[0]!.base)
+          : s.installments.total,
+    },
   };
+}
+
+/**
+ * The schedule as the customer and the partner see it: each part's amounts and its due date, counted
+ * from the first payment (once paid) or, before that, from `now` (the dates if the customer paid now).
+ */
+export function installmentsResource(i: SessionInstallments | null, firstPaymentAt: Date) {
+  if (!i) return null;
+  const dates = installmentSchedule(i.total, i, firstPaymentAt);
+  return {
+    plan_id: i.plan_id,
+    count: i.count,
+    interval: i.interval,
+    total: i.total,
+    schedule: i.parts.map((p, n) => ({ ...p, due_at: dates[n]!.due_at })),
+  };
+}
+
+/** The wire PaymentSession: the record, its installment schedule dated from the payment or from `now`. */
+export function sessionResource(s: SessionRecord, now: Date) {
+  return { ...s, installments: installmentsResource(s.installments, s.completed_at ?? now) };
 }
 
 /**
@@ -162,6 +238,9 @@ export interface AttemptChange {
   completed_at: Date | null;
   payment: SessionPayment | null;
   attempt: SessionAttempt | null;
+  /** A paid physical product: where it ships, and its stock now sold (`commit`). */
+  shipping_address?: ShippingAddress;
+  stock_state?: 'commit';
   now: Date;
 }
 
@@ -175,9 +254,10 @@ export function effectiveStatus(s: SessionRecord, now: Date): SessionStatus {
 export function checkoutView(
   s: SessionRecord,
   page: { business_name: string; attempts_left: number; test_cards: TestCard[]; last_decline_message?: string },
+  now: Date,
 ) {
   return {
-    ...s,
+    ...sessionResource(s, now),
     customer_pays_fees: s.fee_details.customer_pays_fees,
     customer_email: s.customer.email,
     product_name: s.product.name,

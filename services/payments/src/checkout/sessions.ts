@@ -4,17 +4,23 @@ import {
   outboxEvent,
   PlatformError,
   prefixedId,
+  splitMoney,
   SUBJECTS,
+  type InstallmentTerms,
   type Mode,
+  type Money,
   type OutboxEntry,
 } from '@ppay/kernel';
 import { UNKNOWN_COUNTRY, type ChargeRecord } from '../charges/charge';
-import { feeBreakdown, type FeeSchedule } from '../charges/fees';
+import { feeBreakdown, type FeeBreakdown, type FeeSchedule } from '../charges/fees';
 import type { PaymentMethodService } from '../payment-methods/payment-methods';
 import type { ChargeRepository, MerchantDirectory, SessionRepository } from '../ports';
 import { validateCard, type CardInput, type CardResult, type TestCard } from '../processors/cards';
 import type { CardProcessor, ProcessorRegistry } from '../processors/ports';
 import { processorGroupFor } from '../processors/processors';
+import { installmentCheckoutCompleted } from './installment-checkout';
+import type { GoodsCheckout } from './goods-checkout';
+import { shippingAddressOf, type AddressInput } from './physical-goods';
 import type { ProductLookup } from './ports';
 import { redirectWithSession } from './redirects';
 import {
@@ -24,6 +30,7 @@ import {
   newSession,
   paidCharge,
   sessionOutcome,
+  type SessionInstallments,
   type SessionRecord,
 } from './session';
 import { validateSessionRequest, type SessionRequest } from './session-request';
@@ -40,7 +47,10 @@ export interface SessionServiceOptions {
 
 export type PayResult =
   | { result: 'succeeded'; session: SessionRecord }
-  | { result: 'declined'; session: SessionRecord; decline_code: string; message: string };
+  | { result: 'declined'; session: SessionRecord; decline_code: string; message: string }
+  | { result: 'sold_out'; session: SessionRecord; message: string };
+
+const SOLD_OUT = 'Sorry, this product is sold out. You have not been charged.';
 
 export class SessionService {
   constructor(
@@ -54,6 +64,8 @@ export class SessionService {
       paymentMethods: Pick<PaymentMethodService, 'saveFromCheckout'>;
       /** Where a paid session's charge is copied (paidCharge). */
       charges: Pick<ChargeRepository, 'insert'>;
+      /** Physical products: their price, stock and orders. */
+      goods: GoodsCheckout;
     },
     private readonly options: SessionServiceOptions,
     private readonly now: () => Date = () => new Date(),
@@ -64,22 +76,34 @@ export class SessionService {
     mode: Mode,
     r: SessionRequest,
   ): Promise<{ session: SessionRecord; replayed: boolean }> {
-    const input = validateSessionRequest(r);
+    // A physical product prices its own line (quantity, variation, shipping): the amount may be left out.
+    const found = await this.catalogueProduct(merchantId, mode, r.product_id);
+    const goods = found ? await this.deps.goods.price(found, r.product_id!, r, mode) : null;
+    const input = validateSessionRequest(
+      goods ? { ...r, amount: goods.amount.amount, currency: goods.amount.currency } : r,
+      goods !== null,
+    );
     const merchant = await this.deps.merchants.get(merchantId);
     const group = processorGroupFor(input.currency);
     // Live sessions need a live processor, exactly as live charges do (GATEWAY_NOT_CONFIGURED otherwise).
     const adapter = this.deps.processors.adapterFor(group, mode);
     let product = { id: null as number | null, name: input.productName, type: 'custom' };
-    if (input.productId !== undefined) {
-      const found = await this.deps.products.product(merchantId, mode, input.productId, input.currency);
+    if (found && input.productId !== undefined) {
       product = { id: input.productId, name: input.productName || found.name, type: found.type };
+      // A catalogue product is split only when the merchant allows it; an amount sold by name, by the
+      // session's own `installments` (docs/decisions.md, Installment plans).
+      if (input.installments && !found.installments_allowed) {
+        throw new PlatformError('INSTALLMENTS_NOT_ALLOWED', undefined, { param: 'installments' });
+      }
     }
-    const fee = feeBreakdown(
-      this.options.feeSchedule,
-      group,
-      money(input.amount, input.currency),
-      merchant.customer_pays_fees,
-    );
+    const priced = (base: Money) => feeBreakdown(this.options.feeSchedule, group, base, merchant.customer_pays_fees);
+    const installments = input.installments
+      ? installmentParts(money(input.amount, input.currency), input.installments, priced)
+      : null;
+    // An installment session charges its first part on the page; the others are charged by subscriptions.
+    const fee: FeeBreakdown = installments
+      ? priced(installments.parts[0]!.base)
+      : priced(money(input.amount, input.currency));
     const now = this.now();
     const id = prefixedId('cs', 32); // 32 base62 ≈ 190 bits: the id is the checkout page's capability
     const authorization = await adapter.initialise({
@@ -110,6 +134,8 @@ export class SessionService {
         cancel_url: input.cancelUrl,
         subscription_frequency_key: input.frequency ?? null,
         trial_days: input.trialDays ?? null,
+        installments,
+        goods: goods?.line ?? null,
         metadata: r.metadata ?? {},
         expires_at: new Date(now.getTime() + this.options.ttlMs),
         idempotency_key: r.idempotency_key?.trim() || null,
@@ -120,6 +146,15 @@ export class SessionService {
     const events = record.payment_type === 'subscription' ? [subscriptionCheckoutCreated(record)] : [];
     const saved = await this.deps.sessions.insertOrGetByIdempotencyKey(record, events);
     return { session: saved.session, replayed: !saved.created };
+  }
+
+  /** The session's catalogue product (after its id's own checks), or undefined when it names none. */
+  private async catalogueProduct(merchantId: number, mode: Mode, productId: number | undefined) {
+    if (productId === undefined || productId === 0) return undefined;
+    if (!Number.isSafeInteger(productId) || productId < 1) {
+      throw new PlatformError('VALIDATION_FAILED', 'product_id must be a positive integer', { param: 'product_id' });
+    }
+    return this.deps.products.product(merchantId, mode, productId);
   }
 
   /** A merchant sees only its own sessions, in the mode of its key; anything else is 404. */
@@ -147,12 +182,16 @@ export class SessionService {
   /** The hosted page's view of a session; the merchant's name falls back to its id on the page. */
   async view(s: SessionRecord, lastDeclineMessage = '') {
     const merchant = await this.deps.merchants.get(s.merchant_id).catch(() => undefined);
-    return checkoutView(s, {
-      business_name: merchant?.business_name ?? '',
-      attempts_left: this.attemptsLeft(s),
-      test_cards: this.testCards(s.mode),
-      last_decline_message: lastDeclineMessage,
-    });
+    return checkoutView(
+      s,
+      {
+        business_name: merchant?.business_name ?? '',
+        attempts_left: this.attemptsLeft(s),
+        test_cards: this.testCards(s.mode),
+        last_decline_message: lastDeclineMessage,
+      },
+      this.now(),
+    );
   }
 
   /**
@@ -160,11 +199,12 @@ export class SessionService {
    * Stripe Checkout does) until `maxAttempts` declines, which fail it. Success completes it. Either
    * way the charge's outcome event goes into the session's outbox in the same write.
    */
-  async pay(sessionId: string, cardInput: CardInput | undefined): Promise<PayResult> {
+  async pay(sessionId: string, cardInput: CardInput | undefined, addressInput?: AddressInput): Promise<PayResult> {
     const current = await this.checkout(sessionId);
     if (current.status === 'completed') return { result: 'succeeded', session: await this.recordCharge(current) };
     assertPayable(current);
     const card = validateCard(cardInput, this.now());
+    const address = current.goods ? shippingAddressOf(addressInput, current.goods) : null;
     if (current.mode !== 'sandbox') {
       throw new PlatformError('GATEWAY_NOT_CONFIGURED', undefined, { detail: 'live checkout is not enabled yet' });
     }
@@ -183,6 +223,17 @@ export class SessionService {
       throw new PlatformError('CONFLICT', 'A payment for this checkout session is already being processed', {
         param: 'session_id',
       });
+    }
+    if (claimed.goods) {
+      // The units are taken before the card is charged: sold out means no charge at all.
+      const held = await this.deps.goods.hold(claimed).catch(async (err: unknown) => {
+        await this.deps.sessions.releaseAttempt(sessionId, attemptId);
+        throw err;
+      });
+      if (held === 'sold_out') {
+        await this.deps.sessions.releaseAttempt(sessionId, attemptId);
+        return { result: 'sold_out', session: await this.checkout(sessionId), message: SOLD_OUT };
+      }
     }
     const charge = attemptCharge(claimed, this.now());
     let result: CardResult;
@@ -213,7 +264,7 @@ export class SessionService {
       const subject = result.approved ? SUBJECTS.paymentSucceeded : SUBJECTS.paymentFailed;
       events.push(outboxEvent(subject, sessionOutcome(claimed, finished, at), scope));
     }
-    if (result.approved && claimed.payment_type === 'subscription') {
+    if (result.approved && claimed.payment_type !== 'one_time') {
       // Saved before the session completes, so the completion event never names a method that does not exist;
       // a crash in between leaves an unused method that the next attempt on this session reuses.
       const method = await this.deps.paymentMethods.saveFromCheckout({
@@ -223,7 +274,11 @@ export class SessionService {
         customer_email: claimed.customer.email,
         card: this.deps.cards.saveCard(card),
       });
-      events.push(subscriptionCheckoutCompleted(claimed, method, trial ? null : finished, at));
+      events.push(
+        claimed.installments
+          ? installmentCheckoutCompleted(claimed, method, finished, at)
+          : subscriptionCheckoutCompleted(claimed, method, trial ? null : finished, at),
+      );
     }
     const attempts = claimed.attempt_count + 1;
     const saved = await this.deps.sessions.finishAttempt(
@@ -235,6 +290,7 @@ export class SessionService {
             completed_at: at,
             payment: trial ? null : { ...finished, card: result.card },
             attempt: null,
+            ...(address ? { shipping_address: address, stock_state: 'commit' as const } : {}),
             now: at,
           }
         : {
@@ -259,6 +315,10 @@ export class SessionService {
         param: 'session_id',
       });
     }
+    if (saved.goods) {
+      // Repeated by the stock sweep and the payment.succeeded consumer if this is lost to a crash.
+      await (result.approved ? this.deps.goods.paid(saved) : this.deps.goods.release(saved)).catch(() => undefined);
+    }
     if (result.approved) return { result: 'succeeded', session: await this.recordCharge(saved) };
     return { result: 'declined', session: saved, decline_code: result.decline_code, message: result.message };
   }
@@ -279,13 +339,21 @@ export class SessionService {
   }
 
   /** The customer pays on the page: the page after it, and where the customer goes next if it paid. */
-  async payOnPage(sessionId: string, card: CardInput) {
-    const r = await this.pay(sessionId, card);
+  async payOnPage(sessionId: string, card: CardInput, address?: AddressInput) {
+    const r = await this.pay(sessionId, card, address);
     if (r.result === 'succeeded') {
       return {
         result: r.result,
         checkout: await this.view(r.session),
         redirect_url: redirectWithSession(r.session.success_url, r.session.session_id),
+      };
+    }
+    if (r.result === 'sold_out') {
+      return {
+        result: r.result,
+        decline_code: 'sold_out',
+        message: r.message,
+        checkout: await this.view(r.session, r.message),
       };
     }
     const { result, decline_code, message } = r;
@@ -315,6 +383,23 @@ export class SessionService {
     }
     return s;
   }
+}
+
+/** The plan of an installment session: a fresh plan id, each part (remainder on the first) with its own fee. */
+function installmentParts(
+  total: Money,
+  terms: InstallmentTerms,
+  priced: (base: Money) => FeeBreakdown,
+): SessionInstallments {
+  return {
+    plan_id: prefixedId('ip'),
+    ...terms,
+    total,
+    parts: splitMoney(total, terms.count).map((base, i) => {
+      const { fee, total: charged } = priced(base);
+      return { number: i + 1, base, fee, total: charged };
+    }),
+  };
 }
 
 export function sessionNotFound(): PlatformError {

@@ -178,4 +178,36 @@ describe('OffSessionChargeService.charge', () => {
       expect(new Set(processor.offSession.map((p) => p.charge_id)).size).toBe(1);
     });
   });
+
+  it('an installment part: payment_type installment and the part in its events; a decline still owes it', async () => {
+    const { service, offSession, charges, methods } = setup();
+    const { session } = await service.create(1000, 'sandbox', SUBSCRIPTION);
+    await service.pay(session.session_id, RENEWS_THEN_DECLINES);
+    const [method] = [...methods.docs.values()];
+    const part = (number: number): OffSessionCharge => ({
+      ...renewal(method!.payment_method_id, `inst:ip_1:${number}:1`),
+      price: { amount: 100_000, currency: 'NGN' },
+      frequency: null,
+      installment: { plan_id: 'ip_1', number, count: 3, remaining_if_paid: { amount: 100_000, currency: 'NGN' } },
+    });
+    const declined = await offSession.charge(1000, 'sandbox', part(2));
+    expect(declined.charge.status).toBe('failed');
+    expect(charges.events[0]!.data).toMatchObject({
+      payment_type: 'installment',
+      subscription_frequency_key: null,
+      installment: { plan_id: 'ip_1', number: 2, count: 3, amount_remaining: { amount: 200_000, currency: 'NGN' } },
+    });
+    // A paying card: what is left once this part is paid.
+    await methods.insert({
+      ...method!,
+      payment_method_id: 'pm_visa',
+      card: { ...method!.card, off_session: { approved: true } },
+    });
+    const visa = await offSession.charge(1000, 'sandbox', { ...part(3), payment_method_id: 'pm_visa' });
+    expect(visa.charge.status).toBe('succeeded');
+    expect(charges.events[1]!.data).toMatchObject({
+      payment_type: 'installment',
+      installment: { number: 3, amount_remaining: { amount: 100_000, currency: 'NGN' } },
+    });
+  });
 });

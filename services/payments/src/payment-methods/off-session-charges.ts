@@ -1,4 +1,5 @@
 import {
+  addMoney,
   outboxEvent,
   PlatformError,
   requestFingerprint,
@@ -35,6 +36,14 @@ export interface OffSessionCharge {
   customer: Partial<CustomerDetails>;
   /** The customer is paying now (a first payment), so the card behaves as on the hosted page. */
   customer_present?: boolean;
+  /** An installment plan's later part (issue 26): its payment events say which part of which plan. */
+  installment?: {
+    plan_id: string;
+    number: number;
+    count: number;
+    /** What the plan still owes once this part is paid. */
+    remaining_if_paid: Money;
+  };
 }
 
 export interface OffSessionResult {
@@ -57,8 +66,8 @@ export function offSessionChargeResource({ charge, replayed }: OffSessionResult)
 const MAX_KEY = 200;
 
 /**
- * Charges of saved payment methods without the customer (subscription renewals), under the rules of
- * one-time charges (ChargeService).
+ * Charges of saved payment methods without the customer (subscription renewals, installment parts), under
+ * the rules of one-time charges (ChargeService).
  */
 export class OffSessionChargeService {
   constructor(
@@ -224,11 +233,21 @@ export class OffSessionChargeService {
     const at = this.now();
     const status = result.approved ? 'succeeded' : 'failed';
     const reason = result.approved ? null : result.decline_code;
+    const plan = r.installment;
     const outcome = {
       ...paymentOutcome(charge, status, reason, at),
-      payment_type: 'subscription' as const,
+      payment_type: plan ? ('installment' as const) : ('subscription' as const),
       product: r.product,
       subscription_frequency_key: r.frequency,
+      installment: plan
+        ? {
+            plan_id: plan.plan_id,
+            number: plan.number,
+            count: plan.count,
+            // A declined part is still owed.
+            amount_remaining: result.approved ? plan.remaining_if_paid : addMoney(plan.remaining_if_paid, r.price),
+          }
+        : null,
     };
     const event = outboxEvent(result.approved ? SUBJECTS.paymentSucceeded : SUBJECTS.paymentFailed, outcome, {
       merchantId: charge.merchant_id,

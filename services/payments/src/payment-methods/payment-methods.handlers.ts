@@ -22,6 +22,17 @@ function toOffSessionCharge(req: types.payments.ChargePaymentMethodRequest__Outp
     metadata: metadataOf(req.metadata),
     customer: customerOf(req.customer) ?? {},
     customer_present: req.customer_present,
+    ...(req.installment && {
+      installment: {
+        plan_id: req.installment.plan_id,
+        number: req.installment.number,
+        count: req.installment.count,
+        remaining_if_paid: money(
+          Number(req.installment.remaining_if_paid?.amount ?? 0),
+          req.installment.remaining_if_paid?.currency ?? req.price?.currency ?? '',
+        ),
+      },
+    }),
   };
 }
 

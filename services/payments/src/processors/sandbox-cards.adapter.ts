@@ -12,7 +12,7 @@ export const TEST_CARDS: readonly (TestCard & {
   decline_code?: string;
   message?: string;
   delayed?: boolean;
-  /** Saved for a subscription, then declined on every off-session renewal with this code. */
+  /** Saved for a subscription or a plan, then declined on every off-session charge (renewal, later part) with this code. */
   renewal_decline_code?: string;
   /** The payment succeeds, then the cardholder's bank disputes it for this reason (disputes/). */
   dispute_reason?: DisputeReason;
@@ -22,7 +22,7 @@ export const TEST_CARDS: readonly (TestCard & {
   {
     number: '4000 0000 0000 0341',
     outcome: 'succeeds',
-    description: 'Subscriptions — first payment succeeds, renewals decline (card_declined)',
+    description: 'Subscriptions and installments — first payment succeeds, later ones decline (card_declined)',
     renewal_decline_code: 'card_declined',
   },
   {

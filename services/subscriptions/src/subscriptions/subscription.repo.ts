@@ -1,6 +1,7 @@
 import { Schema, type Connection, type Model } from 'mongoose';
 import { type Mode, type OutboxEntry } from '@ppay/kernel';
-import { FERRETDB_SQL_PUSHDOWN, isDuplicateKeyError, moneySchema, outboxEntrySchema } from '@ppay/runtime';
+import { FERRETDB_SQL_PUSHDOWN, isDuplicateKeyError, moneySchema } from '@ppay/runtime';
+import { EPOCH, SCHEDULED_DOCUMENT_FIELDS, ScheduledDocuments } from '../renewals/leased-documents.repo';
 import type { ListQuery, SortSpec } from './list-query';
 import type { SubscriptionRepository } from './ports';
 import { nextActionAt, type SubscriptionRecord } from './subscription';
@@ -60,11 +61,7 @@ const subscriptionSchema = new Schema<SubscriptionDocument>(
     created_at: { type: Date, required: true },
     updated_at: { type: Date, required: true },
     origin_ref: { type: String, required: true },
-    next_action_at: { type: Date, default: null },
-    wake_at: { type: Date, default: null },
-    lease_owner: { type: String, default: null },
-    lease_until: { type: Date, required: true },
-    outbox: { type: [outboxEntrySchema], default: [] },
+    ...SCHEDULED_DOCUMENT_FIELDS,
   },
   { versionKey: false, collection: 'subscriptions', minimize: false },
 );
@@ -86,7 +83,6 @@ export function subscriptionModel(conn: Connection): SubscriptionModel {
   return conn.model<SubscriptionDocument>('Subscription', subscriptionSchema);
 }
 
-const EPOCH = new Date(0);
 const NO_OUTBOX = { outbox: 0 };
 
 function toRecord(doc: SubscriptionDocument): SubscriptionRecord {
@@ -124,12 +120,17 @@ function stateOf(rec: SubscriptionRecord) {
   return rest;
 }
 
-export class MongoSubscriptionRepository implements SubscriptionRepository {
-  /** `afterWrite` is told which subscription gained outbox events (the relay's fast path). */
-  constructor(
-    readonly model: SubscriptionModel,
-    private readonly afterWrite: (id: string) => void = () => undefined,
-  ) {}
+export class MongoSubscriptionRepository
+  extends ScheduledDocuments<SubscriptionDocument, SubscriptionRecord>
+  implements SubscriptionRepository
+{
+  protected toRecord(doc: SubscriptionDocument): SubscriptionRecord {
+    return toRecord(doc);
+  }
+
+  protected stored(rec: SubscriptionRecord) {
+    return { ...stateOf(rec), ...schedule(rec) };
+  }
 
   async insertOrGetBySession(rec: SubscriptionRecord, events: OutboxEntry[]) {
     const origin_ref = rec.checkout_session_id ? `session:${rec.checkout_session_id}` : `id:${rec.id}`;
@@ -160,77 +161,6 @@ export class MongoSubscriptionRepository implements SubscriptionRepository {
       .lean()
       .exec()) as SubscriptionDocument | null;
     return doc ? toRecord(doc) : null;
-  }
-
-  async findForMerchant(merchantId: number, mode: Mode, id: string) {
-    const doc = (await this.model
-      .findOne({ _id: id, merchant_id: merchantId, mode }, NO_OUTBOX)
-      .lean()
-      .exec()) as SubscriptionDocument | null;
-    return doc ? toRecord(doc) : null;
-  }
-
-  async findById(id: string) {
-    const doc = (await this.model.findOne({ _id: id }, NO_OUTBOX).lean().exec()) as SubscriptionDocument | null;
-    return doc ? toRecord(doc) : null;
-  }
-
-  async save(
-    next: SubscriptionRecord,
-    events: OutboxEntry[],
-    lease?: { owner: string; until: Date; release?: boolean },
-  ) {
-    const filter: Record<string, unknown> = { _id: next.id, version: next.version };
-    if (lease) filter.lease_owner = lease.owner;
-    const set: Record<string, unknown> = {
-      ...stateOf(next),
-      version: next.version + 1,
-      updated_at: new Date(),
-      ...schedule(next),
-    };
-    if (lease) set.lease_until = lease.release ? EPOCH : lease.until;
-    if (lease?.release) set.lease_owner = null;
-    const update: Record<string, unknown> = { $set: set };
-    if (events.length) update.$push = { outbox: { $each: events } };
-    // findAndModify cannot project on FerretDB: the outbox comes back and is dropped by toRecord.
-    const doc = (await this.model
-      .findOneAndUpdate(filter, update, { new: true })
-      .lean()
-      .exec()) as SubscriptionDocument | null;
-    if (!doc) return null;
-    if (events.length) this.afterWrite(next.id);
-    return toRecord(doc);
-  }
-
-  async dueIds(realNow: Date, limit: number): Promise<string[]> {
-    const docs = (await this.model
-      .find({ wake_at: { $lte: realNow }, lease_until: { $lte: realNow } }, { _id: 1 })
-      .sort({ wake_at: 1 })
-      .limit(limit)
-      .comment(FERRETDB_SQL_PUSHDOWN) // a range scan of the claim index instead of a read of every subscription
-      .lean()
-      .exec()) as { _id: string }[];
-    return docs.map((d) => d._id);
-  }
-
-  async claim(id: string, realNow: Date, owner: string, leaseMs: number, options: { dueOnly?: boolean } = {}) {
-    const filter: Record<string, unknown> = { _id: id, lease_until: { $lte: realNow } };
-    if (options.dueOnly) filter.wake_at = { $lte: realNow };
-    const doc = (await this.model
-      .findOneAndUpdate(
-        filter,
-        { $set: { lease_owner: owner, lease_until: new Date(realNow.getTime() + leaseMs) } },
-        { new: true },
-      )
-      .lean()
-      .exec()) as SubscriptionDocument | null;
-    return doc ? toRecord(doc) : null;
-  }
-
-  async release(id: string, owner: string, retryAt?: Date) {
-    await this.model
-      .updateOne({ _id: id, lease_owner: owner }, { $set: { lease_owner: null, lease_until: retryAt ?? EPOCH } })
-      .exec();
   }
 
   async list(merchantId: number, mode: Mode, query: ListQuery, sort: SortSpec) {

@@ -10,7 +10,7 @@ type Handlers = UnaryHandlers<types.subscriptions.SubscriptionsServiceHandlers>;
 /** Decode, call the use case, encode: the REST shape is subscriptionResource (subscription.ts). */
 export function serviceHandlers(
   subscriptions: SubscriptionService,
-  clock: SandboxClock,
+  clock: SandboxClock<SubscriptionRecord>,
   /** Publishes a subscription's pending outbox events now (the sandbox clock answers after its events are out). */
   flushEvents: (id: string) => Promise<void> = async () => undefined,
   realNow: () => Date = () => new Date(),

@@ -27,6 +27,7 @@ const apiKeySchema = new Schema<ApiKeyDocument>(
       type: new Schema({ secret: encryptedSecretSchema, rotated_at: Date }, { _id: false }),
       default: null,
     },
+    webhook_secret_version: { type: Number },
     api_version: { type: String, required: true },
     created_at: { type: Date, required: true },
     updated_at: { type: Date, required: true },
@@ -40,7 +41,12 @@ function toRecord(doc: ApiKeyDocument | null): ApiKeyRecord | null {
   if (!doc) return null;
   const { _id, outbox: _outbox, ...rest } = doc;
   // Keys written before rotation overlap existed have no such field.
-  return { id: _id, ...rest, previous_webhook_secret: rest.previous_webhook_secret ?? null };
+  return {
+    id: _id,
+    ...rest,
+    previous_webhook_secret: rest.previous_webhook_secret ?? null,
+    webhook_secret_version: rest.webhook_secret_version ?? 0,
+  };
 }
 
 export type ApiKeyModel = Model<ApiKeyDocument>;
@@ -102,10 +108,16 @@ export class MongoApiKeyRepository implements ApiKeyRepository {
     fromStatuses: ApiKeyStatus[],
     changes: ApiKeyChanges,
     event: OutboxEntry,
+    secretVersion?: number,
   ): Promise<ApiKeyRecord | null> {
+    // Version 0 is a key stored before versions existed: the field is absent.
+    const version =
+      secretVersion === undefined
+        ? {}
+        : { webhook_secret_version: secretVersion === 0 ? { $not: { $gt: 0 } } : secretVersion };
     const doc = await this.model
       .findOneAndUpdate(
-        { _id: keyId, merchant_id: merchantId, status: { $in: fromStatuses } },
+        { _id: keyId, merchant_id: merchantId, status: { $in: fromStatuses }, ...version },
         { $set: changes, $push: { outbox: event } },
         // No projection: FerretDB's findAndModify does not support one; toRecord drops the outbox.
         { new: true },

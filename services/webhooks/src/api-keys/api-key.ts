@@ -15,6 +15,8 @@ export interface ApiKeyRecord {
   webhook_secret_hint: string;
   /** The secret a rotation replaced, still signing (V2) for 24 h after `rotated_at`; null otherwise. */
   previous_webhook_secret: { secret: EncryptedSecret; rotated_at: Date } | null;
+  /** 1 at creation, one more per rotation: rotations compare-and-set on it (0: stored before it existed). */
+  webhook_secret_version: number;
   api_version: string;
   created_at: Date;
   updated_at: Date;
@@ -29,6 +31,7 @@ export type ApiKeyChanges = Partial<
     | 'webhook_secret'
     | 'webhook_secret_hint'
     | 'previous_webhook_secret'
+    | 'webhook_secret_version'
     | 'api_version'
     | 'revoked_at'
   >
@@ -36,6 +39,12 @@ export type ApiKeyChanges = Partial<
 
 /** The key management resource: everything but the hash and the sealed secret. */
 export function apiKeyResource(record: ApiKeyRecord) {
-  const { key_hash: _hash, webhook_secret: _secret, previous_webhook_secret: _previous, ...visible } = record;
+  const {
+    key_hash: _hash,
+    webhook_secret: _secret,
+    previous_webhook_secret: _previous,
+    webhook_secret_version: _version,
+    ...visible
+  } = record;
   return { ...visible, is_active: record.status === 'active' };
 }

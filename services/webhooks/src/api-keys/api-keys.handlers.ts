@@ -42,6 +42,7 @@ export function apiKeyHandlers(keys: ApiKeyService): Handlers {
       const { record, webhookSecret } = await keys.regenerateWebhookSecret(
         requireMerchant(caller).merchantId,
         req.key_id,
+        { expire_previous: req.expire_previous ?? false },
       );
       return { id: record.id, webhook_secret: webhookSecret, webhook_secret_hint: record.webhook_secret_hint };
     },

@@ -28,6 +28,12 @@ export interface CreateApiKeyInput {
 }
 
 const MAX_URL_LENGTH = 2048;
+
+/**
+ * Per-merchant quotas of key management (docs/decisions.md, H2-3), counted per mode over keys that are
+ * not revoked: keys, and keys with a webhook URL (every one of them receives each of the mode's events).
+ */
+export const KEY_QUOTAS = { keysPerMode: 20, webhookUrlsPerMode: 16 } as const;
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 
 /** Absolute http(s) URL; live keys need https (loopback excepted, for local receivers). */
@@ -98,6 +104,15 @@ export class ApiKeyService {
       throw new PlatformError('VALIDATION_FAILED', 'mode must be sandbox or live', { param: 'mode' });
     }
     const mode: Mode = input.mode;
+    // Checked before the insert: concurrent creations can pass together, as many as the gateway's
+    // rate limit lets through at once; the fan-out never sends one event to more keys anyway.
+    const keys = await this.unrevoked(merchantId, mode);
+    if (keys.length >= KEY_QUOTAS.keysPerMode) {
+      throw new PlatformError('API_KEY_LIMIT_REACHED', undefined, {
+        detail: `at most ${KEY_QUOTAS.keysPerMode} active or disabled ${mode} keys per merchant`,
+      });
+    }
+    if (input.webhook_url) this.assertWebhookUrlRoom(keys, mode);
     const webhookUrl = input.webhook_url ? await this.checkUrl(input.webhook_url, mode) : null;
     const apiVersion = input.api_version ? validateApiVersion(input.api_version) : LATEST_API_VERSION;
     const apiKey = generateApiKey(mode);
@@ -115,6 +130,7 @@ export class ApiKeyService {
       webhook_secret: this.secrets.seal(webhookSecret),
       webhook_secret_hint: secretHint(webhookSecret),
       previous_webhook_secret: null,
+      webhook_secret_version: 1,
       api_version: apiVersion,
       created_at: now,
       updated_at: now,
@@ -156,6 +172,8 @@ export class ApiKeyService {
     const key = await this.get(merchantId, keyId);
     this.assertNotRevoked(key);
     const changes: ApiKeyChanges = {};
+    if (input.webhook_url && !key.webhook_url)
+      this.assertWebhookUrlRoom(await this.unrevoked(merchantId, key.mode), key.mode);
     if (input.webhook_url !== undefined) {
       changes.webhook_url = input.webhook_url === '' ? null : await this.checkUrl(input.webhook_url, key.mode);
     }
@@ -163,7 +181,12 @@ export class ApiKeyService {
     return this.apply(key, ['active', 'disabled'], changes, SUBJECTS.apiKeyWebhookUpdated);
   }
 
-  async regenerateWebhookSecret(merchantId: number, keyId: string) {
+  /**
+   * A new secret, compare-and-set on the secret version: of two concurrent rotations one wins and
+   * the other is 409 CONFLICT, so every secret a caller is given is the current one until the next
+   * rotation makes it the previous one. `expire_previous` ends the 24 h overlap at once (a leak).
+   */
+  async regenerateWebhookSecret(merchantId: number, keyId: string, options: { expire_previous?: boolean } = {}) {
     const key = await this.get(merchantId, keyId);
     this.assertNotRevoked(key);
     const webhookSecret = generateWebhookSecret();
@@ -174,9 +197,13 @@ export class ApiKeyService {
         webhook_secret: this.secrets.seal(webhookSecret),
         webhook_secret_hint: secretHint(webhookSecret),
         // Receivers get 24 h to switch: V2 signatures carry both secrets until then (signing.ts).
-        previous_webhook_secret: { secret: key.webhook_secret, rotated_at: this.now() },
+        previous_webhook_secret: options.expire_previous
+          ? null
+          : { secret: key.webhook_secret, rotated_at: this.now() },
+        webhook_secret_version: key.webhook_secret_version + 1,
       },
       SUBJECTS.apiKeySecretRotated,
+      key.webhook_secret_version,
     );
     return { record, webhookSecret };
   }
@@ -195,6 +222,20 @@ export class ApiKeyService {
     return key;
   }
 
+  private async unrevoked(merchantId: number, mode: Mode): Promise<ApiKeyRecord[]> {
+    return (await this.repo.listByMerchant(merchantId)).filter((k) => k.mode === mode && k.status !== 'revoked');
+  }
+
+  /** One more key of the mode may get a webhook URL. */
+  private assertWebhookUrlRoom(keys: ApiKeyRecord[], mode: Mode): void {
+    if (keys.filter((k) => k.webhook_url).length >= KEY_QUOTAS.webhookUrlsPerMode) {
+      throw new PlatformError('WEBHOOK_URL_LIMIT_REACHED', undefined, {
+        param: 'webhook_url',
+        detail: `at most ${KEY_QUOTAS.webhookUrlsPerMode} ${mode} keys per merchant with a webhook URL`,
+      });
+    }
+  }
+
   private assertNotRevoked(key: ApiKeyRecord): void {
     if (key.status === 'revoked') throw new PlatformError('API_KEY_REVOKED');
   }
@@ -204,6 +245,7 @@ export class ApiKeyService {
     fromStatuses: ApiKeyStatus[],
     changes: ApiKeyChanges,
     subject: Subject,
+    secretVersion?: number,
   ): Promise<ApiKeyRecord> {
     const withTimestamp = { ...changes, updated_at: this.now() } as ApiKeyChanges;
     const updated = await this.repo.update(
@@ -212,8 +254,9 @@ export class ApiKeyService {
       fromStatuses,
       withTimestamp,
       changeEvent(subject, key, changes),
+      secretVersion,
     );
-    // Someone changed the key's status between our read and write.
+    // Someone changed the key's status (or rotated its secret) between our read and write.
     if (!updated) throw new PlatformError('CONFLICT');
     return updated;
   }

@@ -6,6 +6,9 @@ import { FakeClock, settled } from './fake-clock.test-util';
 import type { ClaimedDelivery, ClaimOptions } from './ports';
 import { SendSlots } from './send-slots';
 
+/** A key of merchant 1 as the send slots see it. */
+const k = (keyId: string) => ({ keyId, merchantId: 1 });
+
 const claimedFor = (id: string, keyId: string): ClaimedDelivery => ({
   delivery: { ...newDelivery(pingEvent(id), keyId, pingEvent(id).created_at), delivery_id: id },
   claim_token: `t_${id}`,
@@ -45,12 +48,12 @@ function loopWith(policy: Partial<DeliveryPolicy> = {}) {
     clock,
     'w_test',
     (c, reserved) => {
-      slots.occupy(c.delivery.key_id, reserved);
+      slots.occupy(k(c.delivery.key_id), reserved);
       return new Promise<void>((finish) =>
         started.push({
           id: c.delivery.delivery_id,
           reserved,
-          answer: () => slots.release(c.delivery.key_id, true),
+          answer: () => slots.release(k(c.delivery.key_id), true),
           finish,
         }),
       );
@@ -72,8 +75,8 @@ async function nextClaimAfter(t: ReturnType<typeof loopWith>, ms: number) {
 describe('ClaimLoop', () => {
   it('claims what the pool has room for, within each busy key, under a lease from the clock', async () => {
     const t = loopWith();
-    t.slots.occupy('a', false);
-    t.slots.occupy('a', false);
+    t.slots.occupy(k('a'), false);
+    t.slots.occupy(k('a'), false);
     t.loop.start();
     await settled();
     const now = t.clock.now();
@@ -84,6 +87,8 @@ describe('ClaimLoop', () => {
       limit: 2,
       keyRoom: new Map([['a', 0]]),
       perKeyLimit: 2,
+      merchantRoom: new Map([[1, 2]]),
+      perMerchantLimit: 4,
     });
     await t.loop.stop();
   });
@@ -111,10 +116,10 @@ describe('ClaimLoop', () => {
     for (const s of t.started) s.answer(); // receivers done, outcomes not written
     await t.clock.advance(1_000);
     expect(t.claims).toHaveLength(1);
-    expect(t.loop.mayClaim('c')).toBe(false);
+    expect(t.loop.mayClaim(k('c'))).toBe(false);
     t.started[0]!.finish();
     await settled();
-    expect(t.loop.mayClaim('c')).toBe(true);
+    expect(t.loop.mayClaim(k('c'))).toBe(true);
     await t.clock.advance(500);
     expect(t.claims.map((c) => c.limit)).toEqual([2, 1]);
     await t.loop.stop();
@@ -125,8 +130,8 @@ describe('ClaimLoop', () => {
     t.loop.start();
     await settled();
     expect(t.claims).toHaveLength(1); // found nothing
-    t.slots.occupy('a', false);
-    t.slots.release('a', true);
+    t.slots.occupy(k('a'), false);
+    t.slots.release(k('a'), true);
     await settled();
     expect(t.claims).toHaveLength(1);
 
@@ -153,16 +158,16 @@ describe('ClaimLoop', () => {
 
   it('claims a due retry by id in a slot reserved for it, and gives the slot back when another replica had it', async () => {
     const t = loopWith({ concurrency: 2, perKeyConcurrency: 1 });
-    t.loop.claim({ deliveryId: 'd1', keyId: 'a' });
-    expect([t.slots.hasRoom('a'), t.slots.room()]).toEqual([false, 1]);
+    t.loop.claim({ deliveryId: 'd1', keyId: 'a', merchantId: 1 });
+    expect([t.slots.hasRoom(k('a')), t.slots.room()]).toEqual([false, 1]);
     await settled();
-    expect([t.slots.hasRoom('a'), t.slots.room(), t.freed(), t.started]).toEqual([true, 2, 1, []]);
+    expect([t.slots.hasRoom(k('a')), t.slots.room(), t.freed(), t.started]).toEqual([true, 2, 1, []]);
 
     t.byId.push(claimedFor('d1', 'a'));
-    t.loop.claim({ deliveryId: 'd1', keyId: 'a' });
+    t.loop.claim({ deliveryId: 'd1', keyId: 'a', merchantId: 1 });
     await settled();
     expect(t.started.map((s) => [s.id, s.reserved])).toEqual([['d1', true]]);
-    expect([t.slots.sendsInFlight, t.slots.room(), t.loop.mayClaim('a'), t.loop.mayClaim('b')]).toEqual([
+    expect([t.slots.sendsInFlight, t.slots.room(), t.loop.mayClaim(k('a')), t.loop.mayClaim(k('b'))]).toEqual([
       1,
       1,
       false,

@@ -1,7 +1,7 @@
 import type { DeliveryPolicy } from './delivery-policy';
 import type { AttemptStore, ClaimedDelivery, Clock } from './ports';
 import type { DueRetry, RetryClaimer } from './retry-timers';
-import type { SendSlots } from './send-slots';
+import type { SendSlots, SlotHolder } from './send-slots';
 
 type ClaimPolicy = Pick<
   DeliveryPolicy,
@@ -69,23 +69,23 @@ export class ClaimLoop implements RetryClaimer {
     if (this.lastClaimFound) this.resume();
   }
 
-  mayClaim(keyId: string): boolean {
-    return this.slots.hasRoom(keyId) && this.unfinished < this.policy.concurrency;
+  mayClaim(holder: SlotHolder): boolean {
+    return this.slots.hasRoom(holder) && this.unfinished < this.policy.concurrency;
   }
 
   /** Claims a retry by id in a slot of its key; if another replica claimed it first, the slot is given back. */
   claim(retry: DueRetry): void {
-    this.slots.reserve(retry.keyId);
+    this.slots.reserve(retry);
     const now = this.clock.now();
     this.ports.deliveries.claimOne(retry.deliveryId, { now, owner: this.owner, leaseUntil: this.leaseFrom(now) }).then(
       (claimed) => {
-        if (!claimed) return this.slots.unreserve(retry.keyId);
+        if (!claimed) return this.slots.unreserve(retry);
         this.launch(claimed, true);
       },
       (err: unknown) => {
         // Still due in the store: the loop takes it at a later claim.
         this.ports.onError?.(err);
-        this.slots.unreserve(retry.keyId);
+        this.slots.unreserve(retry);
       },
     );
   }
@@ -119,6 +119,8 @@ export class ClaimLoop implements RetryClaimer {
             limit: room,
             keyRoom: this.slots.keyRoom(),
             perKeyLimit: this.policy.perKeyConcurrency,
+            merchantRoom: this.slots.merchantRoom(),
+            perMerchantLimit: this.slots.perMerchantLimit,
           });
           claimed = batch.length;
           this.lastClaimFound = claimed > 0;

@@ -19,6 +19,7 @@ function key(over: Partial<ApiKeyRecord> = {}): ApiKeyRecord {
     webhook_secret: box.seal('whsec_one'),
     webhook_secret_hint: 'one',
     previous_webhook_secret: null,
+    webhook_secret_version: 1,
     api_version: '2026-03-27',
     created_at: new Date(),
     updated_at: new Date(),

@@ -7,6 +7,8 @@ export interface DeliveryPolicy {
   concurrency: number;
   /** Sends in flight in this process to one key (one receiver endpoint). */
   perKeyConcurrency: number;
+  /** Sends in flight in this process to one merchant's keys together (default `concurrency`). */
+  perMerchantConcurrency?: number;
   /** How long a claim lives: longer than one attempt, so only a dead worker's claim expires. */
   leaseMs: number;
   /** How often an idle worker looks for work other replicas created or crashed workers left. */

@@ -6,6 +6,9 @@ import { DeliveryWorker } from './delivery-worker';
 import { FakeClock, settled } from './fake-clock.test-util';
 import { hangingAndFastReceivers, paymentEvent, setup, until } from '../memory-world.test-util';
 
+/** A key of merchant 1 as the send slots see it. */
+const k = (keyId: string) => ({ keyId, merchantId: 1 });
+
 describe('DeliveryWorker', () => {
   it('sends signed bodies with the spec headers, rendered per key version', async () => {
     const t = setup();
@@ -99,12 +102,17 @@ describe('DeliveryWorker', () => {
     const delivery = () => [...t.deliveries.rows.values()][0]!;
     t.worker.start();
     const rounds = MAX_ATTEMPTS_PER_DELIVERY / 3;
+    // Each resend an hour after the last (the hourly resend quota, H2-3, is not what is tested here).
+    const anHourLater = () => t.events.resends.delete(event.event_id);
     for (let round = 1; round <= rounds; round++) {
       await until(() => delivery().status === 'failed' && delivery().attempt_count === round * 3);
+      anHourLater();
       if (round < rounds) await t.log.resend(1, 'sandbox', event.event_id);
     }
     const limit = await t.log.resend(1, 'sandbox', event.event_id).catch((e: unknown) => e);
     expect(limit).toMatchObject({ code: 'WEBHOOK_ATTEMPT_LIMIT_REACHED', param: 'event_id' });
+    // Refused before the quota was spent.
+    expect(t.events.resends.has(event.event_id)).toBe(false);
     expect(await t.log.recover(1, 'sandbox', { since: new Date(0) })).toEqual({ count: 0, dry_run: false });
     await new Promise((r) => setTimeout(r, 50));
     await t.worker.stop();
@@ -176,6 +184,8 @@ describe('DeliveryWorker', () => {
       limit: 10,
       keyRoom: new Map(),
       perKeyLimit: 8,
+      merchantRoom: new Map(),
+      perMerchantLimit: 64,
     });
     expect(dead).toHaveLength(1);
     t.worker.start();
@@ -267,6 +277,8 @@ describe('DeliveryWorker', () => {
       limit: 10,
       keyRoom: new Map(),
       perKeyLimit: 8,
+      merchantRoom: new Map(),
+      perMerchantLimit: 64,
     });
     expect(other.map((c) => c.delivery.attempt_count)).toEqual([2]);
     await new Promise((r) => setTimeout(r, 100)); // the timer fired, the claim by id found nothing
@@ -323,15 +335,15 @@ describe('DeliveryWorker on a fake clock', () => {
     await settled();
     const a = pingEvent('A');
     await t.events.insert(a);
-    expect(await t.w.acquire('k')).toBe(true);
+    expect(await t.w.acquire(k('k'))).toBe(true);
     const firstA = t.w.sendFirst(a, t.key);
     await settled();
     await t.answer('A', 500); // recorded pending: a retry 2 s later
     await firstA;
-    expect(await t.w.acquire('k')).toBe(true);
+    expect(await t.w.acquire(k('k'))).toBe(true);
     const firstB = t.w.sendFirst(pingEvent('B'), t.key);
     let cGranted: boolean | undefined;
-    const cSlot = t.w.acquire('k').then((granted) => (cGranted = granted));
+    const cSlot = t.w.acquire(k('k')).then((granted) => (cGranted = granted));
     await t.clock.advance(2_005); // A's retry is due; B still holds the key's only slot
     expect(t.sentIds()).toEqual(['A', 'B']);
     await t.answer('B', 200);
@@ -356,9 +368,9 @@ describe('DeliveryWorker on a fake clock', () => {
   it('stop denies first attempts waiting for a slot and waits for the sends in flight', async () => {
     const t = worker();
     t.w.start();
-    expect(await t.w.acquire('k')).toBe(true);
+    expect(await t.w.acquire(k('k'))).toBe(true);
     const sending = t.w.sendFirst(pingEvent('A'), t.key);
-    const waiting = t.w.acquire('k');
+    const waiting = t.w.acquire(k('k'));
     let stopped = false;
     const stop = t.w.stop().then(() => (stopped = true));
     expect(await waiting).toBe(false);
@@ -367,6 +379,6 @@ describe('DeliveryWorker on a fake clock', () => {
     await t.answer('A', 200);
     await Promise.all([sending, stop]);
     expect(stopped).toBe(true);
-    expect(await t.w.acquire('k')).toBe(false);
+    expect(await t.w.acquire(k('k'))).toBe(false);
   });
 });

@@ -7,7 +7,7 @@ import type { LocalDispatch } from './fan-out';
 import type { AttemptStore, ClaimedDelivery, Clock, DeliveryMetricsPort } from './ports';
 import { RetryTimers } from './retry-timers';
 import { AttemptRunner, firstAttemptClaim, type FirstAttempt } from './send-attempt';
-import { SendSlots } from './send-slots';
+import { SendSlots, type SlotHolder } from './send-slots';
 import { systemClock } from './system-clock';
 
 /**
@@ -68,9 +68,9 @@ export class DeliveryWorker implements LocalDispatch {
    * A send slot for the first attempt of a new delivery (see EventFanOut and SendSlots.wait). Every
    * true must be followed by `sendFirst`.
    */
-  async acquire(keyId: string): Promise<boolean> {
-    const waited = !this.slots.hasRoom(keyId);
-    const granted = await this.slots.wait(keyId);
+  async acquire(holder: SlotHolder): Promise<boolean> {
+    const waited = !this.slots.hasRoom(holder);
+    const granted = await this.slots.wait(holder);
     this.ports.metrics?.firstAttempt(granted ? (waited ? 'after_wait' : 'at_once') : 'stored');
     return granted;
   }
@@ -94,7 +94,7 @@ export class DeliveryWorker implements LocalDispatch {
    * waits for the recording (`inflight`).
    */
   private launch(c: ClaimedDelivery, reserved: boolean, first?: FirstAttempt): Promise<void> {
-    const key = c.delivery.key_id;
+    const key: SlotHolder = { keyId: c.delivery.key_id, merchantId: c.delivery.merchant_id };
     this.slots.occupy(key, reserved);
     let slotHeld = true;
     const freeSlot = (responded: boolean) => {

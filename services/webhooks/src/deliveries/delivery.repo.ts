@@ -91,15 +91,23 @@ export class MongoDeliveryStore implements DeliveryStore, AttemptStore {
     return this.outcomes.complete(deliveryId, claimToken, outcome, now);
   }
 
-  async forEvent(eventId: string): Promise<DeliveryRecord[]> {
+  async forEvent(eventId: string, limit = 0): Promise<DeliveryRecord[]> {
     const [docs, due] = await Promise.all([
-      this.model.find({ event_id: eventId }).sort({ created_at: 1, _id: 1 }).lean().exec() as Promise<
+      this.model.find({ event_id: eventId }).sort({ created_at: 1, _id: 1 }).limit(limit).lean().exec() as Promise<
         DeliveryDocument[]
       >,
       this.due.find({ event_id: eventId }).lean().exec() as Promise<DueDocument[]>,
     ]);
     const byId = new Map(due.map((d) => [d._id, d]));
     return docs.map((d) => overlay(d, byId.get(d._id)));
+  }
+
+  async get(deliveryId: string): Promise<DeliveryRecord | null> {
+    const [doc, due] = await Promise.all([
+      this.model.findById(deliveryId).lean().exec() as Promise<DeliveryDocument | null>,
+      this.due.findById(deliveryId).lean().exec() as Promise<DueDocument | null>,
+    ]);
+    return doc ? overlay(doc, due ?? undefined) : null;
   }
 
   async eventIdsWithStatus(merchantId: number, mode: Mode, status: DeliveryStatus, limit: number): Promise<string[]> {

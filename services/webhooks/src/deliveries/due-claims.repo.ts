@@ -1,3 +1,4 @@
+import { roomPicker } from './claim-room';
 import { claimToken } from './claim-token';
 import type { DeliveryRecord } from './delivery';
 import {
@@ -24,22 +25,19 @@ export class MongoDueClaims {
 
   async claim(o: ClaimOptions): Promise<ClaimedDelivery[]> {
     const full = [...o.keyRoom].filter(([, room]) => room <= 0).map(([key]) => key);
+    const fullMerchants = [...o.merchantRoom].filter(([, room]) => room <= 0).map(([merchant]) => merchant);
     // Pending and due, or delivering with an expired lease: both have next_attempt_at <= now.
     const candidates = (await this.due
-      .find({ next_attempt_at: { $lte: o.now }, ...(full.length ? { key_id: { $nin: full } } : {}) })
+      .find({
+        next_attempt_at: { $lte: o.now },
+        ...(full.length ? { key_id: { $nin: full } } : {}),
+        ...(fullMerchants.length ? { merchant_id: { $nin: fullMerchants } } : {}),
+      })
       .sort({ next_attempt_at: 1 })
       .limit(o.limit * 4)
       .lean()
       .exec()) as DueDocument[];
-    const room = new Map(o.keyRoom);
-    const picked: DueDocument[] = [];
-    for (const c of candidates) {
-      if (picked.length >= o.limit) break;
-      const left = room.get(c.key_id) ?? o.perKeyLimit;
-      if (left <= 0) continue;
-      room.set(c.key_id, left - 1);
-      picked.push(c);
-    }
+    const picked = candidates.filter(roomPicker(o));
     if (!picked.length) return [];
     const token = claimToken(o.owner, o.leaseUntil);
     // Conditional on still being due: of two replicas racing for an entry, only one matches.

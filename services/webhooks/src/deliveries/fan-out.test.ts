@@ -241,4 +241,18 @@ describe('EventFanOut batching and the hand-off to the local worker', () => {
     expect(again!.created).toBe(0);
     expect(t.sender.sent).toHaveLength(1);
   });
+
+  it('gives one event at most 20 deliveries: keys added since a resend fill only the room left', async () => {
+    const t = setup();
+    for (let i = 0; i < 15; i++) t.keys.add({ key_id: `k${String(i).padStart(2, '0')}` });
+    const { event } = (await t.ingest(paymentEvent('src_1')))!;
+    for (const d of t.deliveries.rows.values()) d.status = 'failed';
+    for (let i = 15; i < 30; i++) t.keys.add({ key_id: `k${i}` });
+    await t.log.resend(1, 'sandbox', event.event_id);
+    const keys = [...t.deliveries.rows.values()].map((d) => d.key_id);
+    expect(keys).toHaveLength(20);
+    expect(new Set(keys).size).toBe(20);
+    await t.log.resend(1, 'sandbox', event.event_id);
+    expect(t.deliveries.rows.size).toBe(20);
+  });
 });

@@ -1,8 +1,10 @@
 import { WriteBatcher, type EventEnvelope } from '@ppay/kernel';
 import { sourceFor } from '../webhook-events/event-sources';
 import type { DeliveryKey, DeliveryKeys, DeliveryStore, EventStore } from '../ports';
+import { EVENT_VIEW_LIMITS } from '../webhook-events/attempt-views';
 import { deliverableTo } from '../webhook-events/renderers';
 import { interruptedAttempt, newDelivery, type DeliveryRecord } from './delivery';
+import type { SlotHolder } from './send-slots';
 import { webhookEventId, type WebhookEventRecord } from '../webhook-events/webhook-event';
 
 /**
@@ -81,7 +83,9 @@ export class EventFanOut {
     // Each key on its own: one waiting for a slot does not hold back another's send.
     const outcomes = await Promise.allSettled(
       keys.map(async (k) =>
-        (await dispatch.acquire(k.key_id)) ? dispatch.sendFirst(event, k) : this.storeDue(event, [k], false),
+        (await dispatch.acquire({ keyId: k.key_id, merchantId: k.merchant_id }))
+          ? dispatch.sendFirst(event, k)
+          : this.storeDue(event, [k], false),
       ),
     );
     const failed = outcomes.find((o) => o.status === 'rejected');
@@ -96,13 +100,19 @@ export class EventFanOut {
    */
   async fanOut(event: WebhookEventRecord): Promise<number> {
     const recent = this.now().getTime() - event.created_at.getTime() < FIRST_ATTEMPT_WINDOW_MS;
-    return this.storeDue(event, await this.receivers(event), recent && this.ports.dispatch !== undefined);
+    // An event has at most `deliveriesPerEvent` deliveries (its answers stay bounded): keys added
+    // since get one while there is room.
+    const max = EVENT_VIEW_LIMITS.deliveriesPerEvent;
+    const stored = new Set((await this.ports.deliveries.forEvent(event.event_id, max)).map((d) => d.key_id));
+    let room = max - stored.size;
+    const keys = (await this.receivers(event)).filter((k) => stored.has(k.key_id) || room-- > 0);
+    return this.storeDue(event, keys, recent && this.ports.dispatch !== undefined);
   }
 
   private async receivers(event: WebhookEventRecord): Promise<DeliveryKey[]> {
-    return (await this.ports.keys.receivers(event.merchant_id, event.mode)).filter((k) =>
-      deliverableTo(event.event_type, k.api_version),
-    );
+    return (await this.ports.keys.receivers(event.merchant_id, event.mode))
+      .filter((k) => deliverableTo(event.event_type, k.api_version))
+      .slice(0, EVENT_VIEW_LIMITS.deliveriesPerEvent);
   }
 
   /** Stores missing deliveries pending and due now (a possibly sent first attempt as interrupted); returns how many were new. */
@@ -148,7 +158,7 @@ const FIRST_ATTEMPT_WINDOW_MS = 60_000;
 
 /** The local delivery worker as the fan-out sees it (see DeliveryWorker.acquire and sendFirst). */
 export interface LocalDispatch {
-  acquire(keyId: string): Promise<boolean>;
+  acquire(holder: SlotHolder): Promise<boolean>;
   sendFirst(event: WebhookEventRecord, key: DeliveryKey): Promise<void>;
 }
 

@@ -1,4 +1,4 @@
-import { hangingAndFastReceivers, paymentEvent, setup, until } from '../memory-world.test-util';
+import { hangingAndFastReceivers, hangingReceivers, paymentEvent, setup, until } from '../memory-world.test-util';
 
 describe('first attempts waiting for a send slot', () => {
   it("gives a key's slot back once its receiver has answered, not once the outcome is written", async () => {
@@ -138,5 +138,31 @@ describe('first attempts waiting for a send slot', () => {
     await until(() => t.sender.sent.length === 9);
     await t.worker.stop();
     expect(maxSlow()).toBe(2);
+  });
+
+  it('one merchant’s nine keys at hanging receivers take only its share of the pool (H2-3)', async () => {
+    const t = setup(
+      { concurrency: 8, perKeyConcurrency: 2, perMerchantConcurrency: 4, slotWaitMs: 50, pollIntervalMs: 20 },
+      { handOff: true },
+    );
+    for (let i = 0; i < 9; i++) t.keys.add({ key_id: `hang${i}`, webhook_url: `http://127.0.0.1:1/hang${i}` });
+    t.keys.add({ key_id: 'other', merchant_id: 2, webhook_url: 'http://127.0.0.1:1/other' });
+    const { release, inFlight, maxInFlight } = hangingReceivers(t, (url) => url.includes('/hang'));
+    t.worker.start();
+    const stuck = Array.from({ length: 3 }, (_, i) => t.ingest(paymentEvent(`m1_${i}`, { charge_id: `m1_${i}` })));
+    await until(() => inFlight() === 4);
+    await new Promise((r) => setTimeout(r, 100)); // the claim loop has polled the due work meanwhile
+    // Merchant 2 still finds slots: its events go out while merchant 1's receivers hang.
+    const other = await Promise.all(
+      Array.from({ length: 4 }, (_, i) => t.ingest(paymentEvent(`m2_${i}`, { merchant_id: 2, charge_id: `m2_${i}` }))),
+    );
+    expect(other.map((r) => r!.created)).toEqual([1, 1, 1, 1]);
+    await until(() => t.sender.sent.filter((s) => s.url.endsWith('/other')).length === 4, 1_000);
+    expect(maxInFlight()).toBe(4);
+    release();
+    await Promise.all(stuck);
+    await until(() => t.sender.sent.length === 27 + 4, 3_000);
+    await t.worker.stop();
+    expect(maxInFlight()).toBe(4);
   });
 });

@@ -5,6 +5,7 @@ import { performance } from 'node:perf_hooks';
 import { StringDecoder } from 'node:string_decoder';
 import type { SendInput, SendResult, WebhookSender } from '../ports';
 import { USER_AGENT } from './signed-request';
+import { webhookDns, type AsyncDnsResolver } from './dns-resolver.adapter';
 import { BlockedTargetError, classifyAddress, guardedLookup, isAllowedTarget } from './ssrf';
 
 export interface SendWebhookInput {
@@ -18,6 +19,8 @@ export interface SendWebhookInput {
   allowPrivateTargets: boolean;
   /** For tests. It must not set its own `lookup`, which would bypass the SSRF guard. */
   agent?: http.Agent;
+  /** For tests (with `agent`: a pooled agent resolves with the process's resolver). */
+  dns?: AsyncDnsResolver;
 }
 
 export const DELIVERY_TIMEOUT_MS = 10_000;
@@ -45,7 +48,7 @@ function agentFor(protocol: string, allowPrivateTargets: boolean): http.Agent {
       maxSockets: MAX_SOCKETS_PER_HOST,
       maxFreeSockets: MAX_SOCKETS_PER_HOST,
       timeout: IDLE_SOCKET_TIMEOUT_MS,
-      lookup: guardedLookup({ allowPrivateTargets }),
+      lookup: guardedLookup({ allowPrivateTargets, lookup: webhookDns.lookupAll }),
     };
     agent = protocol === 'https:' ? new https.Agent(options) : new http.Agent(options);
     agents.set(key, agent);
@@ -131,7 +134,10 @@ export function sendWebhook(input: SendWebhookInput): Promise<SendResult> {
       {
         method: 'POST',
         agent: input.agent ?? agentFor(url.protocol, input.allowPrivateTargets),
-        lookup: guardedLookup({ allowPrivateTargets: input.allowPrivateTargets }),
+        lookup: guardedLookup({
+          allowPrivateTargets: input.allowPrivateTargets,
+          lookup: (input.dns ?? webhookDns).lookupAll,
+        }),
         headers: requestHeaders(input),
       },
       onResponse,

@@ -29,6 +29,9 @@ export interface ClaimOptions {
   /** How many more deliveries each busy key may take (0 = none); keys not listed take up to `perKeyLimit`. */
   keyRoom: ReadonlyMap<string, number>;
   perKeyLimit: number;
+  /** The same per merchant (all its keys together); merchants not listed take up to `perMerchantLimit`. */
+  merchantRoom: ReadonlyMap<number, number>;
+  perMerchantLimit: number;
 }
 
 export interface ClaimedDelivery {

@@ -1,15 +1,15 @@
 import type { Clock } from './ports';
+import type { SlotHolder } from './send-slots';
 
 /** A retry of one delivery to one key. */
-export interface DueRetry {
+export interface DueRetry extends SlotHolder {
   deliveryId: string;
-  keyId: string;
 }
 
 /** Who claims a retry whose time came (see ClaimLoop). */
 export interface RetryClaimer {
   /** Whether the key has a free slot and a claim may be made now. */
-  mayClaim(keyId: string): boolean;
+  mayClaim(holder: SlotHolder): boolean;
   /** Takes the key's slot and claims the retry by id. */
   claim(retry: DueRetry): void;
 }
@@ -61,7 +61,7 @@ export class RetryTimers {
     for (let i = 0; i < this.ready.length;) {
       if (!this.running) return;
       const retry = this.ready[i]!;
-      if (!this.claimer.mayClaim(retry.keyId)) {
+      if (!this.claimer.mayClaim(retry)) {
         i++;
         continue;
       }

@@ -45,6 +45,8 @@ async function runnerWith(policy: { allowPrivateTargets?: boolean } = {}) {
       limit: 1,
       keyRoom: new Map(),
       perKeyLimit: 8,
+      merchantRoom: new Map(),
+      perMerchantLimit: 64,
     });
     return claimed!;
   };
@@ -100,7 +102,7 @@ describe('AttemptRunner', () => {
       if (i < 2) {
         const due = new Date(t.clock.now().getTime() + 2_000);
         expect(t.row().next_attempt_at).toEqual(due);
-        expect(t.retries[i]).toEqual([due, { deliveryId: t.row().delivery_id, keyId: 'k' }]);
+        expect(t.retries[i]).toEqual([due, { deliveryId: t.row().delivery_id, keyId: 'k', merchantId: 1 }]);
         await t.clock.advance(2_000);
       }
     }

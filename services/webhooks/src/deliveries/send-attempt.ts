@@ -143,7 +143,8 @@ export class AttemptRunner {
       finishedAt,
     );
     if (!recorded) return; // our lease expired and someone else owns it now: their record wins
-    if (outcome === 'pending') this.retryAt(nextAt, { deliveryId: d.delivery_id, keyId: d.key_id });
+    if (outcome === 'pending')
+      this.retryAt(nextAt, { deliveryId: d.delivery_id, keyId: d.key_id, merchantId: d.merchant_id });
     else this.ports.metrics?.finished(d.event_type, outcome === 'succeeded' ? 'delivered' : 'failed', completedInRound);
   }
 

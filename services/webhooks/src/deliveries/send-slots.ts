@@ -11,17 +11,27 @@ const DEFAULT_SLOT_WAIT_MS = 1_000;
  */
 const BUSY_SPELL_GRACE_MS = 250;
 
-type SlotPolicy = Pick<DeliveryPolicy, 'concurrency' | 'perKeyConcurrency' | 'slotWaitMs' | 'maxWaiting'>;
+type SlotPolicy = Pick<
+  DeliveryPolicy,
+  'concurrency' | 'perKeyConcurrency' | 'perMerchantConcurrency' | 'slotWaitMs' | 'maxWaiting'
+>;
+
+/** Whose send takes a slot: a key (one receiver endpoint) of a merchant. */
+export interface SlotHolder {
+  keyId: string;
+  merchantId: number;
+}
 
 interface SlotWaiter {
-  keyId: string;
+  holder: SlotHolder;
   grant: () => void;
   deny: () => void;
 }
 
 /**
- * The worker's send slots: a global pool bounds the sends in flight, and a per-key cap keeps one slow
- * receiver from taking the whole pool. A slot is either reserved ahead of its send (`reserve`, `wait`:
+ * The worker's send slots: a global pool bounds the sends in flight, a per-key cap keeps one slow
+ * receiver from taking the whole pool, and a per-merchant cap keeps one merchant's many keys (hanging
+ * receivers, each within its key's cap) from taking it either (docs/decisions.md, H2-3). A slot is either reserved ahead of its send (`reserve`, `wait`:
  * a new delivery's first attempt, or a retry before its claim) or taken as a claimed attempt starts
  * (`occupy`); reserved slots count like sends in flight. It is given back once the receiver has
  * answered (`release`) or when its attempt never starts (`unreserve`), and `freed` is told.
@@ -32,6 +42,7 @@ export class SendSlots {
   /** Slots reserved for attempts that have not started yet. */
   private reserved = 0;
   private readonly perKey = new Map<string, number>();
+  private readonly perMerchant = new Map<number, number>();
   /** First attempts waiting for a slot (see `wait`), oldest first. */
   private readonly waiters: SlotWaiter[] = [];
   /** Since when (ms) each key has had slots taken without a break (see `mayWait`). */
@@ -60,12 +71,18 @@ export class SendSlots {
     for (const w of this.waiters.splice(0)) w.deny();
   }
 
-  /** Whether the pool and the key's cap have room for one more send now. */
-  hasRoom(keyId: string): boolean {
+  /** Whether the pool, the key's cap and its merchant's cap have room for one more send now. */
+  hasRoom(holder: SlotHolder): boolean {
     return (
       this.sending + this.reserved < this.policy.concurrency &&
-      (this.perKey.get(keyId) ?? 0) < this.policy.perKeyConcurrency
+      (this.perKey.get(holder.keyId) ?? 0) < this.policy.perKeyConcurrency &&
+      (this.perMerchant.get(holder.merchantId) ?? 0) < this.perMerchantLimit
     );
+  }
+
+  /** Sends in flight one merchant's keys may have together (default: the pool). */
+  get perMerchantLimit(): number {
+    return this.policy.perMerchantConcurrency ?? this.policy.concurrency;
   }
 
   /** Sends the pool could start now, all keys together. */
@@ -80,36 +97,43 @@ export class SendSlots {
     return room;
   }
 
+  /** How many more sends each merchant with slots taken could start now (merchants not listed: their whole cap). */
+  merchantRoom(): Map<number, number> {
+    const room = new Map<number, number>();
+    for (const [merchant, n] of this.perMerchant) room.set(merchant, this.perMerchantLimit - n);
+    return room;
+  }
+
   /** Attempts whose receiver has not answered yet. */
   get sendsInFlight(): number {
     return this.sending;
   }
 
   /** Takes a slot of the key for an attempt that starts later (the caller checked `hasRoom`). */
-  reserve(keyId: string): void {
+  reserve(holder: SlotHolder): void {
     this.reserved++;
-    this.addKeySlot(keyId);
+    this.addKeySlot(holder);
   }
 
   /** A reserved slot whose attempt will not start after all. */
-  unreserve(keyId: string): void {
+  unreserve(holder: SlotHolder): void {
     this.reserved--;
-    this.freeKeySlot(keyId);
+    this.freeKeySlot(holder);
     this.freed();
   }
 
   /** An attempt starts sending: in the slot reserved for it, or in one of its key taken now. */
-  occupy(keyId: string, reserved: boolean): void {
+  occupy(holder: SlotHolder, reserved: boolean): void {
     if (reserved) this.reserved--;
-    else this.addKeySlot(keyId);
+    else this.addKeySlot(holder);
     this.sending++;
   }
 
   /** The receiver of an attempt in `occupy`'s slot is done with it (`responded`: it gave an HTTP response). */
-  release(keyId: string, responded: boolean): void {
-    if (responded) this.responses.responded(keyId);
+  release(holder: SlotHolder, responded: boolean): void {
+    if (responded) this.responses.responded(holder.keyId);
     this.sending--;
-    this.freeKeySlot(keyId);
+    this.freeKeySlot(holder);
     this.freed();
   }
 
@@ -119,19 +143,19 @@ export class SendSlots {
    * due work and claimed like a retry, several times the database work). How many may wait for one
    * key: see `mayWait`; `maxWaiting` in all. A true is a reserved slot.
    */
-  wait(keyId: string): Promise<boolean> {
+  wait(holder: SlotHolder): Promise<boolean> {
     if (!this.open) return Promise.resolve(false);
-    if (this.hasRoom(keyId)) {
-      this.reserve(keyId);
+    if (this.hasRoom(holder)) {
+      this.reserve(holder);
       return Promise.resolve(true);
     }
-    const waitingForKey = this.waiters.reduce((n, w) => n + (w.keyId === keyId ? 1 : 0), 0);
+    const waitingForKey = this.waiters.reduce((n, w) => n + (w.holder.keyId === holder.keyId ? 1 : 0), 0);
     const waitMs = this.slotWaitMs;
-    if (waitMs <= 0 || waitingForKey >= this.mayWait(keyId) || this.waiters.length >= this.maxWaiting)
+    if (waitMs <= 0 || waitingForKey >= this.mayWait(holder.keyId) || this.waiters.length >= this.maxWaiting)
       return Promise.resolve(false);
     return new Promise((resolve) => {
       const waiter: SlotWaiter = {
-        keyId,
+        holder,
         grant: () => {
           cancel();
           resolve(true);
@@ -153,12 +177,12 @@ export class SendSlots {
   serveWaiters(): void {
     for (let i = 0; i < this.waiters.length;) {
       const w = this.waiters[i]!;
-      if (!this.hasRoom(w.keyId)) {
+      if (!this.hasRoom(w.holder)) {
         i++;
         continue;
       }
       this.waiters.splice(i, 1);
-      this.reserve(w.keyId);
+      this.reserve(w.holder);
       w.grant();
     }
   }
@@ -191,18 +215,22 @@ export class SendSlots {
     return Math.min(maxWaiting, Math.max(this.policy.perKeyConcurrency, servable));
   }
 
-  private addKeySlot(keyId: string): void {
+  private addKeySlot({ keyId, merchantId }: SlotHolder): void {
     const taken = (this.perKey.get(keyId) ?? 0) + 1;
     this.perKey.set(keyId, taken);
     if (taken === 1) this.busySince.set(keyId, this.clock.now().getTime());
+    this.perMerchant.set(merchantId, (this.perMerchant.get(merchantId) ?? 0) + 1);
   }
 
-  private freeKeySlot(keyId: string): void {
+  private freeKeySlot({ keyId, merchantId }: SlotHolder): void {
     const left = (this.perKey.get(keyId) ?? 1) - 1;
     if (left > 0) this.perKey.set(keyId, left);
     else {
       this.perKey.delete(keyId);
       this.busySince.delete(keyId);
     }
+    const merchantLeft = (this.perMerchant.get(merchantId) ?? 1) - 1;
+    if (merchantLeft > 0) this.perMerchant.set(merchantId, merchantLeft);
+    else this.perMerchant.delete(merchantId);
   }
 }

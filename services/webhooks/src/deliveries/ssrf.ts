@@ -1,4 +1,4 @@
-import { lookup as dnsLookup, type LookupAddress, type LookupAllOptions } from 'node:dns';
+import type { LookupAddress, LookupAllOptions } from 'node:dns';
 import { BlockList, isIP, isIPv4, type LookupFunction } from 'node:net';
 import { PlatformError, type Mode } from '@ppay/kernel';
 
@@ -265,13 +265,14 @@ export type LookupAll = (
 ) => void;
 
 /**
- * A `lookup` for `http.request`/`net.connect` that resolves like `dns.lookup` and then refuses
- * the connection if any address is not allowed. Sockets only ever connect to what it returns, so
- * the check applies to the address actually used. IP-literal URLs skip `lookup` in Node, so
- * callers must check those with `classifyAddress` first (the HTTP sender does).
+ * A `lookup` for `http.request`/`net.connect` that resolves with `options.lookup` (the webhooks'
+ * async resolver, dns-resolver.adapter.ts) and then refuses the connection if any address is not
+ * allowed. Sockets only ever connect to what it returns, so the check applies to the address
+ * actually used. IP-literal URLs skip `lookup` in Node, so callers must check those with
+ * `classifyAddress` first (the HTTP sender does).
  */
-export function guardedLookup(options: { allowPrivateTargets: boolean; lookup?: LookupAll }): LookupFunction {
-  const resolveAll: LookupAll = options.lookup ?? dnsLookup;
+export function guardedLookup(options: { allowPrivateTargets: boolean; lookup: LookupAll }): LookupFunction {
+  const resolveAll = options.lookup;
   return (hostname, lookupOptions, callback) => {
     resolveAll(hostname, { ...lookupOptions, all: true }, (err, addresses) => {
       if (err) return callback(err, []);

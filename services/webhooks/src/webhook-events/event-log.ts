@@ -4,12 +4,15 @@ import { sendSigned } from '../deliveries/signed-request';
 import type { EventFanOut } from '../deliveries/fan-out';
 import type { DeliveryKeys, DeliveryStore, EventStore, SendResult, WebhookSender } from '../ports';
 import { renderEvent } from './renderers';
+import { attemptOf, attemptPage, deliveryResource, EVENT_VIEW_LIMITS, withinBytes } from './attempt-views';
 import { MAX_ATTEMPTS_PER_DELIVERY, type DeliveryRecord, type DeliveryStatus } from '../deliveries/delivery';
 import type { WebhookEventRecord } from './webhook-event';
 
 /** Spec: partners see 30 days of events (the retention job deletes older ones). */
 export const EVENT_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
 export const MAX_PAGE_SIZE = 100;
+/** Resends of one event per hour (a window opens at the first resend after the last one ended; H2-3). */
+export const RESEND_QUOTA = { max: 5, windowMs: 60 * 60 * 1000 } as const;
 export const DEFAULT_PAGE_SIZE = 20;
 /** How many matching deliveries a delivery-status filter looks at (newest first). */
 const STATUS_FILTER_SCAN = 1000;
@@ -48,20 +51,6 @@ export function summaryStatus(deliveries: Pick<DeliveryRecord, 'status'>[]): Eve
   if (deliveries.length === 0) return 'no_deliveries';
   for (const s of ['failed', 'delivering', 'pending'] as const) if (deliveries.some((d) => d.status === s)) return s;
   return 'succeeded';
-}
-
-export function deliveryResource(d: DeliveryRecord) {
-  return {
-    delivery_id: d.delivery_id,
-    key_id: d.key_id,
-    status: d.status,
-    attempt_count: d.attempt_count,
-    next_attempt_at: d.status === 'pending' ? d.next_attempt_at : null,
-    last_error_class: d.last_error_class,
-    created_at: d.created_at,
-    updated_at: d.updated_at,
-    attempts: d.attempts,
-  };
 }
 
 function encodeCursor(e: WebhookEventRecord): string {
@@ -117,19 +106,48 @@ export class EventLog {
       before,
       limit: limit + 1,
     });
-    const items = page.slice(0, limit);
-    const deliveries = await Promise.all(items.map((e) => this.ports.deliveries.forEvent(e.event_id)));
+    const deliveries = await Promise.all(
+      page.slice(0, limit).map((e) => this.ports.deliveries.forEvent(e.event_id, EVENT_VIEW_LIMITS.deliveriesPerEvent)),
+    );
+    const all = page.slice(0, limit).map((e, i) => eventResource(e, deliveries[i]!));
+    // A page carries `limit` events or about 1 MiB of their data, whichever comes first.
+    const items = withinBytes(all, (e) => Buffer.byteLength(e.data, 'utf8'), EVENT_VIEW_LIMITS.eventPageDataBytes);
+    const hasMore = page.length > items.length;
     return {
-      events: items.map((e, i) => eventResource(e, deliveries[i]!)),
-      has_more: page.length > limit,
-      next_cursor: page.length > limit ? encodeCursor(items[items.length - 1]!) : null,
+      events: items,
+      has_more: hasMore,
+      next_cursor: hasMore ? encodeCursor(page[items.length - 1]!) : null,
     };
   }
 
   async get(merchantId: number, mode: Mode, eventId: string) {
     const event = await this.find(merchantId, mode, eventId);
-    const deliveries = await this.ports.deliveries.forEvent(event.event_id);
+    const deliveries = await this.ports.deliveries.forEvent(event.event_id, EVENT_VIEW_LIMITS.deliveriesPerEvent);
     return { ...eventResource(event, deliveries), deliveries: deliveries.map(deliveryResource) };
+  }
+
+  /** A page of one delivery's attempts, oldest first (an event shows only the newest). */
+  async attempts(
+    merchantId: number,
+    mode: Mode,
+    ref: { event_id: string; delivery_id: string },
+    page: { limit?: number; cursor?: string },
+  ) {
+    return attemptPage(await this.delivery(merchantId, mode, ref), page);
+  }
+
+  /** One attempt with the whole body it sent. */
+  async attempt(merchantId: number, mode: Mode, ref: { event_id: string; delivery_id: string; number: number }) {
+    return attemptOf(await this.delivery(merchantId, mode, ref), ref.number);
+  }
+
+  private async delivery(merchantId: number, mode: Mode, ref: { event_id: string; delivery_id: string }) {
+    const event = await this.find(merchantId, mode, ref.event_id);
+    const delivery = await this.ports.deliveries.get(ref.delivery_id);
+    if (!delivery || delivery.event_id !== event.event_id) {
+      throw new PlatformError('DELIVERY_NOT_FOUND', undefined, { param: 'delivery_id' });
+    }
+    return delivery;
   }
 
   /**
@@ -138,7 +156,7 @@ export class EventLog {
    */
   async resend(merchantId: number, mode: Mode, eventId: string) {
     const event = await this.find(merchantId, mode, eventId);
-    await this.ports.fanOut.fanOut(event);
+    // Every delivery made all its attempts (H2-2): refused before the resend quota is spent.
     const deliveries = await this.ports.deliveries.forEvent(eventId);
     if (deliveries.length && deliveries.every((d) => d.attempt_count >= MAX_ATTEMPTS_PER_DELIVERY)) {
       throw new PlatformError('WEBHOOK_ATTEMPT_LIMIT_REACHED', undefined, {
@@ -146,6 +164,16 @@ export class EventLog {
         detail: `Every delivery of this event has made ${MAX_ATTEMPTS_PER_DELIVERY} attempts`,
       });
     }
+    const now = this.now();
+    const slot = await this.ports.events.takeResend(event.event_id, now, RESEND_QUOTA);
+    if (!slot.taken) {
+      const retryAfterSeconds = Math.max(1, Math.ceil((slot.windowEndsAt.getTime() - now.getTime()) / 1000));
+      throw new PlatformError('RESEND_LIMIT_REACHED', undefined, {
+        detail: `at most ${RESEND_QUOTA.max} resends of one event per hour; retry in ${retryAfterSeconds} s`,
+        retryAfterSeconds,
+      });
+    }
+    await this.ports.fanOut.fanOut(event);
     await this.ports.deliveries.requeue(
       {
         merchant_id: merchantId,

@@ -11,7 +11,9 @@ describe('webhook sources', () => {
       amount: { amount: 1, currency: 'NGN' },
       subscription_id: 'sub_1',
       payout_request_id: 1,
+      plan_id: 'ip_1',
       dispute: { dispute_id: 'dp_1', updated_at: '2026-11-01T00:00:00.000Z' },
+      order: { order_id: 'ord_1', updated_at: '2026-11-01T00:00:00.000Z' },
     };
     const streams = new Map<string, Set<string>>();
     for (const source of WEBHOOK_SOURCES) {
@@ -22,7 +24,9 @@ describe('webhook sources', () => {
     expect([...streams.keys()].sort()).toEqual([
       'charge',
       'dispute',
+      'installment_plan',
       'kyc_case',
+      'order',
       'payout_request',
       'subscription',
       'wallet',

@@ -84,6 +84,23 @@ const kycSource = (
     occurredAt: (e) => e.occurred_at,
   });
 
+type InstallmentPlanSubject =
+  | typeof SUBJECTS.installmentPlanCreated
+  | typeof SUBJECTS.installmentPlanCompleted
+  | typeof SUBJECTS.installmentPlanDefaulted
+  | typeof SUBJECTS.installmentPlanCancelled;
+
+const installmentPlanSource = (subject: InstallmentPlanSubject, type: string) =>
+  source({
+    subject,
+    event_type: type,
+    merchant: (e) => e.data.merchant_id,
+    // One counter per plan, shared by its four event types (its parts' payments are the charges' own).
+    object: (e) => ({ type: 'installment_plan', id: e.data.plan_id }),
+    // The plan's own clock (sandbox plans can be advanced).
+    occurredAt: (e) => e.data.effective_at || e.occurred_at,
+  });
+
 type SettlementSubject =
   | typeof SUBJECTS.settlementRequested
   | typeof SUBJECTS.settlementApproved
@@ -122,6 +139,22 @@ const disputeSource = (subject: DisputeSubject, type: string) =>
     occurredAt: (e) => e.data.dispute.updated_at || e.occurred_at,
   });
 
+type OrderSubject =
+  | typeof SUBJECTS.orderCreated
+  | typeof SUBJECTS.orderFulfilled
+  | typeof SUBJECTS.orderDelivered
+  | typeof SUBJECTS.orderCancelled;
+
+const orderSource = (subject: OrderSubject, type: string) =>
+  source({
+    subject,
+    event_type: type,
+    merchant: (e) => e.data.merchant_id,
+    // One counter per order, shared by its four event types.
+    object: (e) => ({ type: 'order', id: e.data.order.order_id }),
+    occurredAt: (e) => e.data.order.updated_at || e.occurred_at,
+  });
+
 export const WEBHOOK_SOURCES: readonly WebhookSource[] = [
   paymentSource(SUBJECTS.paymentSucceeded, 'payment.succeeded'),
   paymentSource(SUBJECTS.paymentFailed, 'payment.failed'),
@@ -141,11 +174,19 @@ export const WEBHOOK_SOURCES: readonly WebhookSource[] = [
   settlementSource(SUBJECTS.settlementRejected, 'settlement.rejected'),
   settlementSource(SUBJECTS.settlementPaid, 'settlement.paid'),
   settlementSource(SUBJECTS.settlementFailed, 'settlement.failed'),
+  installmentPlanSource(SUBJECTS.installmentPlanCreated, 'installment_plan.created'),
+  installmentPlanSource(SUBJECTS.installmentPlanCompleted, 'installment_plan.completed'),
+  installmentPlanSource(SUBJECTS.installmentPlanDefaulted, 'installment_plan.defaulted'),
+  installmentPlanSource(SUBJECTS.installmentPlanCancelled, 'installment_plan.cancelled'),
   disputeSource(SUBJECTS.disputeCreated, 'dispute.created'),
   disputeSource(SUBJECTS.disputeUpdated, 'dispute.updated'),
   disputeSource(SUBJECTS.disputeClosed, 'dispute.closed'),
   disputeSource(SUBJECTS.disputeFundsWithdrawn, 'dispute.funds_withdrawn'),
   disputeSource(SUBJECTS.disputeFundsReinstated, 'dispute.funds_reinstated'),
+  orderSource(SUBJECTS.orderCreated, 'order.created'),
+  orderSource(SUBJECTS.orderFulfilled, 'order.fulfilled'),
+  orderSource(SUBJECTS.orderDelivered, 'order.delivered'),
+  orderSource(SUBJECTS.orderCancelled, 'order.cancelled'),
 ];
 
 export function sourceFor(subject: string): WebhookSource | undefined {

@@ -1,5 +1,6 @@
 import { PlatformError, type Mode } from '@ppay/kernel';
 import type { DeliveryKeys, EventStore } from '../ports';
+import { EVENT_VIEW_LIMITS, withinBytes } from './attempt-views';
 import { deliverableTo, renderEvent } from './renderers';
 import type { WebhookEventRecord } from './webhook-event';
 
@@ -89,6 +90,9 @@ export class EventStream {
         cursor: positionOf(event),
       });
     }
+    // About 1 MiB of bodies per answer: the rest comes with the next poll, from the last one sent.
+    const kept = withinBytes(events, (e) => Buffer.byteLength(e.body, 'utf8'), EVENT_VIEW_LIMITS.eventPageDataBytes);
+    if (kept.length < events.length) return { events: kept, cursor: kept[kept.length - 1]!.cursor };
     const last = page[page.length - 1];
     return { events, cursor: last ? positionOf(last) : input.cursor };
   }

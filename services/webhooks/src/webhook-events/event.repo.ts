@@ -1,7 +1,7 @@
 import { Schema, type Connection, type FilterQuery, type Model } from 'mongoose';
 import { type Mode } from '@ppay/kernel';
 import { isDuplicateKeyError } from '@ppay/runtime';
-import type { CreatedAfterQuery, EventQuery, EventStore } from '../ports';
+import type { CreatedAfterQuery, EventQuery, EventStore, ResendSlot } from '../ports';
 import { aboutMerchant, type WebhookEventRecord } from './webhook-event';
 import { deleteBatch, insertIgnoringDuplicates } from '../bulk-writes.repo';
 
@@ -15,6 +15,9 @@ interface EventDocument extends Omit<WebhookEventRecord, 'event_id' | 'data'> {
   data: string | Record<string, unknown>;
   /** The payload's `merchant_id` (the merchant the event is about), for delete merchant: see merchant-data. */
   about_merchant_id?: number | null;
+  /** The resend quota's window (EventStore.takeResend); absent until the first resend. */
+  resend_window_start?: Date | null;
+  resend_count?: number;
 }
 
 const eventSchema = new Schema<EventDocument>(
@@ -31,6 +34,8 @@ const eventSchema = new Schema<EventDocument>(
     source_event_id: { type: String, required: true },
     created_at: { type: Date, required: true },
     about_merchant_id: { type: Number, default: null },
+    resend_window_start: { type: Date },
+    resend_count: { type: Number },
   },
   { versionKey: false, collection: 'webhook_events', minimize: false },
 );
@@ -46,7 +51,7 @@ export function eventModel(conn: Connection): EventModel {
 }
 
 function toEvent(doc: EventDocument): WebhookEventRecord {
-  const { _id, data, about_merchant_id: _about, ...rest } = doc;
+  const { _id, data, about_merchant_id: _about, resend_window_start: _window, resend_count: _count, ...rest } = doc;
   return {
     event_id: _id,
     ...rest,
@@ -146,5 +151,28 @@ export class MongoEventStore implements EventStore {
 
   deleteOlderThan(before: Date, limit: number): Promise<number> {
     return deleteBatch(this.model, before, limit);
+  }
+
+  /** Two conditional writes by `_id` (each a key lookup): a place in the open window, or a new window. */
+  async takeResend(eventId: string, now: Date, quota: { max: number; windowMs: number }): Promise<ResendSlot> {
+    const opened = new Date(now.getTime() - quota.windowMs);
+    const inWindow = await this.model
+      .updateOne(
+        { _id: eventId, resend_window_start: { $gt: opened }, resend_count: { $lt: quota.max } },
+        { $inc: { resend_count: 1 } },
+      )
+      .exec();
+    if (inWindow.modifiedCount) return { taken: true };
+    const fresh = await this.model
+      .updateOne(
+        { _id: eventId, resend_window_start: { $not: { $gt: opened } } },
+        { $set: { resend_window_start: now, resend_count: 1 } },
+      )
+      .exec();
+    if (fresh.modifiedCount) return { taken: true };
+    const doc = (await this.model.findById(eventId, { resend_window_start: 1 }).lean().exec()) as {
+      resend_window_start?: Date | null;
+    } | null;
+    return { taken: false, windowEndsAt: new Date((doc?.resend_window_start ?? now).getTime() + quota.windowMs) };
   }
 }

@@ -35,6 +35,18 @@ export function eventHandlers(log: EventLog, stream: EventStream): Handlers {
     async ResendEvent(req, { caller }) {
       return toWire(await log.resend(requireMerchant(caller).merchantId, requireMode(caller), req.event_id));
     },
+    async ListEventAttempts(req, { caller }) {
+      const page = await log.attempts(
+        requireMerchant(caller).merchantId,
+        requireMode(caller),
+        { event_id: req.event_id, delivery_id: req.delivery_id },
+        { limit: req.limit, cursor: req.cursor },
+      );
+      return toWire(page);
+    },
+    async GetEventAttempt(req, { caller }) {
+      return toWire(await log.attempt(requireMerchant(caller).merchantId, requireMode(caller), req));
+    },
     async RecoverDeliveries(req, { caller }) {
       return log.recover(requireMerchant(caller).merchantId, requireMode(caller), {
         since: dateParam(req.since, 'since')!,

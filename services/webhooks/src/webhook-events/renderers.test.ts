@@ -2,6 +2,7 @@ import { isSupportedApiVersion } from './api-versions';
 import { deliverableTo, renderEvent, usesCurrentShape } from './renderers';
 import type { WebhookEventRecord } from './webhook-event';
 import { REFUNDED_DATA } from '../memory-ports.test-util';
+import { paymentEvent } from '../memory-world.test-util';
 
 const event = (event_type: string, data: Record<string, unknown> = REFUNDED_DATA): WebhookEventRecord => ({
   event_id: 'evt_00000000-0000-5000-8000-000000000000',
@@ -88,6 +89,32 @@ describe('api versions', () => {
     expect(deliverableTo('unknown.type', '2026-03-27')).toBe(false);
   });
 
+  it('renders payment.succeeded with the product object, and a physical product’s variation and quantity', () => {
+    const data = {
+      ...REFUNDED_DATA,
+      breakdown: { merchant_gross: { amount: 1, currency: 'NGN' }, customer_paid: { amount: 1, currency: 'NGN' } },
+      customer: { email: 'a@example.com', first_name: 'A', last_name: 'B' },
+      product: { id: 9, title: 'Shirt', type: 'physical' },
+      variation: { variation_id: 'var_xl', name: 'XL' },
+      quantity: 2,
+    };
+    const current = JSON.parse(renderEvent(event('payment.succeeded', data), '2026-03-27').body).data;
+    expect(current).toMatchObject({ product: data.product, variation: data.variation, quantity: 2 });
+    const legacy = JSON.parse(renderEvent(event('payment.succeeded', data), '2026-01-01').body).data;
+    expect(legacy.transaction_details).toMatchObject({ product_title: 'Shirt', product_type: 'physical' });
+    expect(legacy).not.toHaveProperty('quantity');
+  });
+
+  it('renders order.* as the order, for 2026-03-27 keys only', () => {
+    const order = { order_id: 'ord_1', status: 'fulfilled', fulfilments: [{ carrier: 'DHL' }] };
+    const rendered = renderEvent(event('order.fulfilled', { merchant_id: 42, order }), '2026-03-27');
+    expect(JSON.parse(rendered.body)).toMatchObject({ event_type: 'order.fulfilled', business_id: '42', data: order });
+    expect([deliverableTo('order.created', '2026-03-27'), deliverableTo('order.created', '2026-01-01')]).toEqual([
+      true,
+      false,
+    ]);
+  });
+
   it('renders dispute.* as the charge id and the dispute object, for 2026-03-27 keys only', () => {
     const dispute = {
       dispute_id: 'dp_1',
@@ -115,6 +142,54 @@ describe('api versions', () => {
       'dispute.funds_reinstated',
     ]) {
       expect([type, deliverableTo(type, '2026-03-27'), deliverableTo(type, '2026-03-26')]).toEqual([type, true, false]);
+    }
+  });
+});
+
+describe('installments (issue 26)', () => {
+  const part = paymentEvent('evt_src', {
+    payment_type: 'installment',
+    installment: { plan_id: 'ip_1', number: 2, count: 3, amount_remaining: { amount: 100_000, currency: 'NGN' } },
+  }).data as unknown as Record<string, unknown>;
+
+  it('payment.* carries the installment (2026-03-27), or its three values flat in transaction_details (6.6)', () => {
+    const current = JSON.parse(renderEvent(event('payment.succeeded', part), '2026-03-27').body).data;
+    expect(current).toMatchObject({
+      payment_type: 'installment',
+      installment: { plan_id: 'ip_1', number: 2, count: 3, amount_remaining: { amount: 100_000, currency: 'NGN' } },
+    });
+    const legacy = JSON.parse(renderEvent(event('payment.failed', part), '2025-06-01').body).data;
+    expect(legacy.transaction_details).toEqual({
+      payment_type: 'installment',
+      product_type: null,
+      product_title: null,
+      payment_gateway: 'cardgateway',
+      created_at: '2026-05-01T10:00:00.000Z',
+      installment_plan_id: 'ip_1',
+      installment_number: 2,
+      installment_count: 3,
+    });
+  });
+
+  it('other payments say installment: null (2026-03-27) and keep their 6.6 details as they were', () => {
+    const oneTime = paymentEvent('evt_src').data as unknown as Record<string, unknown>;
+    expect(JSON.parse(renderEvent(event('payment.succeeded', oneTime), '2026-03-27').body).data.installment).toBeNull();
+    expect(
+      Object.keys(
+        JSON.parse(renderEvent(event('payment.succeeded', oneTime), '2025-06-01').body).data.transaction_details,
+      ),
+    ).toEqual(['payment_type', 'product_type', 'product_title', 'payment_gateway', 'created_at']);
+  });
+
+  it('installment_plan.* are sent in their resource shape to 2026-03-27 keys only', () => {
+    const plan = { plan_id: 'ip_1', status: 'completed', amount_remaining: { amount: 0, currency: 'NGN' } };
+    for (const type of ['created', 'completed', 'defaulted', 'cancelled'].map((t) => `installment_plan.${t}`)) {
+      expect(deliverableTo(type, '2026-03-27')).toBe(true);
+      expect(deliverableTo(type, '2026-03-26')).toBe(false);
+      expect(JSON.parse(renderEvent(event(type, plan), '2026-03-27').body)).toMatchObject({
+        event_type: type,
+        data: plan,
+      });
     }
   });
 });

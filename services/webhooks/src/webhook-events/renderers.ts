@@ -1,4 +1,4 @@
-import type { DisputeEvent, PaymentOutcome, PaymentRefunded, WalletEntryEvent } from '@ppay/kernel';
+import type { DisputeEvent, OrderEvent, PaymentOutcome, PaymentRefunded, WalletEntryEvent } from '@ppay/kernel';
 import { LATEST_API_VERSION } from './api-versions';
 import type { WebhookEventRecord } from './webhook-event';
 
@@ -30,6 +30,9 @@ function paymentCurrent(raw: Record<string, unknown>) {
     // 6.4/9.6: flat amount + currency become a MulticurrencyBreakdown.
     amount: p.breakdown,
     product: p.product,
+    // Physical products: the variation bought and how many (null otherwise).
+    variation: p.variation ?? null,
+    quantity: p.quantity ?? null,
     customer: { email: p.customer.email, first_name: p.customer.first_name, last_name: p.customer.last_name },
     session_id: p.session_id,
     subscription_frequency_key: p.subscription_frequency_key,
@@ -37,6 +40,8 @@ function paymentCurrent(raw: Record<string, unknown>) {
     failure_reason: p.failure_reason,
     metadata: p.metadata,
     completed_at: p.completed_at,
+    // Spec 6.4 "installment fields": which part of which plan (issue 26); null for other payments.
+    installment: p.installment ?? null,
   };
 }
 
@@ -61,6 +66,12 @@ function paymentLegacy(raw: Record<string, unknown>) {
       product_title: p.product?.title ?? null,
       payment_gateway: p.gateway,
       created_at: p.completed_at,
+      // Installment payments only (issue 26): the same values flat, as 6.6 keeps its details.
+      ...(p.installment && {
+        installment_plan_id: p.installment.plan_id,
+        installment_number: p.installment.number,
+        installment_count: p.installment.count,
+      }),
     },
   };
 }
@@ -123,6 +134,9 @@ function disputeCurrent(raw: Record<string, unknown>) {
   return { charge_id: d.charge_id, dispute: d.dispute };
 }
 
+/** order.* (docs/decisions.md, Products and orders): the order, its amount a MulticurrencyBreakdown. */
+const orderCurrent = (raw: Record<string, unknown>) => ({ ...(raw as unknown as OrderEvent).order });
+
 export const RENDERERS: Record<string, Renderer> = {
   ping: { current: (d) => d, legacy: { data: (d) => d } },
   'payment.succeeded': { current: paymentCurrent, legacy: { data: paymentLegacy } },
@@ -147,12 +161,22 @@ export const RENDERERS: Record<string, Renderer> = {
   'settlement.rejected': { current: (d) => d },
   'settlement.paid': { current: (d) => d },
   'settlement.failed': { current: (d) => d },
+  // Installment plans (issue 26) in their resource shape with the schedule, since 2026-03-27 only.
+  'installment_plan.created': { current: (d) => d },
+  'installment_plan.completed': { current: (d) => d },
+  'installment_plan.defaulted': { current: (d) => d },
+  'installment_plan.cancelled': { current: (d) => d },
   // Disputes arrived after 2026-03-27's shapes: like wallet.*, no 6.6 shape and no delivery to earlier keys.
   'dispute.created': { current: disputeCurrent },
   'dispute.updated': { current: disputeCurrent },
   'dispute.closed': { current: disputeCurrent },
   'dispute.funds_withdrawn': { current: disputeCurrent },
   'dispute.funds_reinstated': { current: disputeCurrent },
+  // Orders arrived with 2026-03-27 (spec 9.6): no 6.6 shape.
+  'order.created': { current: orderCurrent },
+  'order.fulfilled': { current: orderCurrent },
+  'order.delivered': { current: orderCurrent },
+  'order.cancelled': { current: orderCurrent },
 };
 
 /** Dates compare as strings (YYYY-MM-DD). */

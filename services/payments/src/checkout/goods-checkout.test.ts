@@ -1,0 +1,134 @@
+import { PlatformError, type PaymentOutcome } from '@ppay/kernel';
+import { checkoutSetup as setup, DECLINED, VISA } from './checkout.test-util';
+import type { SessionRequest } from './session-request';
+
+const SHIRT: SessionRequest = {
+  product_id: 9,
+  variation_id: 'var_xl',
+  quantity: 2,
+  customer: { email: 'ada@example.com', first_name: 'Ada', last_name: 'Obi' },
+};
+const ADDRESS = { name: 'Ada Obi', line1: '1 Marina', city: 'Lagos', country: 'ng' };
+
+async function errorOf(p: Promise<unknown>): Promise<[string, string | undefined]> {
+  const err = await p.then(
+    () => new Error('expected an error'),
+    (e: unknown) => e,
+  );
+  if (!(err instanceof PlatformError)) throw err;
+  return [err.code, err.param];
+}
+
+describe('checkout of physical products (GoodsCheckout with SessionService)', () => {
+  it('prices the line: price × quantity + shipping, in the product currency or converted once', async () => {
+    const { service } = setup();
+    const { session } = await service.create(1000, 'sandbox', SHIRT);
+    // 2 × ₦4,500.00 (the XL's own price) + ₦1,500.00 shipping
+    expect(session.amount).toEqual({ amount: 1_050_000, currency: 'NGN' });
+    expect(session.goods).toEqual({
+      product_id: 9,
+      variation: { variation_id: 'var_xl', name: 'XL' },
+      quantity: 2,
+      unit_price: { amount: 450_000, currency: 'NGN' },
+      shipping_fee: { amount: 150_000, currency: 'NGN' },
+      ships_to: ['NG'],
+    });
+    const usd = await service.create(1000, 'sandbox', { ...SHIRT, currency: 'USD' });
+    expect(usd.session.amount).toEqual({ amount: 700, currency: 'USD' }); // ₦10,500 at 1,500 per dollar
+    expect(
+      (await service.create(1000, 'sandbox', { ...SHIRT, amount: 1_050_000, currency: 'NGN' })).session.amount.amount,
+    ).toBe(1_050_000);
+  });
+
+  it('refuses what the product cannot sell, naming the field', async () => {
+    const { service, products } = setup();
+    const create = (over: Partial<SessionRequest>) => errorOf(service.create(1000, 'sandbox', { ...SHIRT, ...over }));
+    expect(await create({ amount: 1 })).toEqual(['AMOUNT_MISMATCH', 'amount']);
+    expect(await create({ variation_id: undefined })).toEqual(['VALIDATION_FAILED', 'variation_id']);
+    expect(await create({ variation_id: 'var_m' })).toEqual(['VALIDATION_FAILED', 'variation_id']);
+    expect(await create({ quantity: 0 })).toEqual(['VALIDATION_FAILED', 'quantity']);
+    expect(await create({ quantity: 101 })).toEqual(['VALIDATION_FAILED', 'quantity']);
+    expect(
+      await create({ product_id: 7, quantity: 2, variation_id: undefined, amount: 5_000, currency: 'NGN' }),
+    ).toEqual(['VALIDATION_FAILED', 'quantity']);
+    products.products.get(9)!.for_sale = false;
+    expect(await create({})).toEqual(['PRODUCT_UNAVAILABLE', 'product_id']);
+  });
+
+  it('takes the shipping address, keeps the units sold and makes one order with the payment', async () => {
+    const { service, sessions, stock, orders } = setup();
+    stock.levels.set(9, 5);
+    const { session } = await service.create(1000, 'sandbox', SHIRT);
+    expect(await errorOf(service.pay(session.session_id, VISA))).toEqual(['VALIDATION_FAILED', 'shipping.name']);
+    const abroad = service.pay(session.session_id, VISA, { ...ADDRESS, country: 'GH' });
+    expect(await errorOf(abroad)).toEqual(['VALIDATION_FAILED', 'shipping.country']);
+    const paid = await service.pay(session.session_id, VISA, ADDRESS);
+    expect(paid.result).toBe('succeeded');
+    expect(await sessions.findById(session.session_id)).toMatchObject({
+      shipping_address: { name: 'Ada Obi', line1: '1 Marina', line2: null, city: 'Lagos', country: 'NG' },
+      stock_state: 'settled',
+    });
+    expect([stock.levels.get(9), stock.holds.size]).toEqual([3, 0]);
+    expect(orders).toEqual([
+      expect.objectContaining({
+        product: { id: 9, title: 'Shirt', type: 'physical' },
+        variation: { variation_id: 'var_xl', name: 'XL' },
+        quantity: 2,
+        session_id: session.session_id,
+        charge_id: paid.session.payment!.charge_id,
+      }),
+    ]);
+    const succeeded = sessions.events.find((e) => e.subject === 'payments.payment.succeeded')!.data as PaymentOutcome;
+    expect(succeeded).toMatchObject({
+      product: { id: 9, title: 'Shirt', type: 'physical' },
+      variation: { variation_id: 'var_xl', name: 'XL' },
+      quantity: 2,
+    });
+  });
+
+  it('answers sold out without charging when the units are gone, and gives back a declined card’s', async () => {
+    const { service, stock, cards, orders } = setup();
+    stock.levels.set(9, 1);
+    const { session } = await service.create(1000, 'sandbox', SHIRT);
+    const sold = await service.pay(session.session_id, VISA, ADDRESS);
+    expect(sold).toMatchObject({ result: 'sold_out', message: expect.stringContaining('sold out') });
+    expect([cards.payments.length, sold.session.status, sold.session.in_flight]).toEqual([0, 'pending', null]);
+    stock.levels.set(9, 2);
+    expect((await service.pay(session.session_id, DECLINED, ADDRESS)).result).toBe('declined');
+    expect([stock.levels.get(9), stock.holds.size]).toEqual([2, 0]);
+    expect((await service.pay(session.session_id, VISA, ADDRESS)).result).toBe('succeeded');
+    expect([stock.levels.get(9), orders.length]).toEqual([0, 1]);
+  });
+
+  it('never oversells: 20 customers paying at once for the last 5 units', async () => {
+    const { service, stock, cards, orders } = setup();
+    stock.levels.set(9, 5);
+    const ids: string[] = [];
+    for (let i = 0; i < 20; i++)
+      ids.push((await service.create(1000, 'sandbox', { ...SHIRT, quantity: 1 })).session.session_id);
+    const results = await Promise.all(ids.map((id) => service.pay(id, VISA, ADDRESS)));
+    expect(results.filter((r) => r.result === 'succeeded')).toHaveLength(5);
+    expect(results.filter((r) => r.result === 'sold_out')).toHaveLength(15);
+    expect([cards.payments.length, orders.length, stock.levels.get(9)]).toEqual([5, 5, 0]);
+  });
+
+  it('gives back the units of a session that can no longer pay, and keeps those a crash left sold (the sweep)', async () => {
+    const { service, goods, stock, sessions, advance } = setup();
+    stock.levels.set(9, 5);
+    const { session: abandoned } = await service.create(1000, 'sandbox', SHIRT);
+    await goods.hold(abandoned); // the customer submitted, then the process died before the card was charged
+    expect(stock.levels.get(9)).toBe(3);
+    const { session: paid } = await service.create(1000, 'sandbox', SHIRT);
+    stock.down = true; // fx-pricing unreachable right after the payment
+    await expect(service.pay(paid.session_id, VISA, ADDRESS)).rejects.toThrow('fx-pricing unavailable');
+    stock.down = false;
+    await service.pay(paid.session_id, VISA, ADDRESS);
+    expect((await sessions.findById(paid.session_id))!.stock_state).toBe('settled');
+    advance(31 * 60_000);
+    await service.sweepExpired();
+    expect(await goods.settleStock()).toBe(1);
+    // 5 − the 2 sold; the abandoned session's 2 came back.
+    expect([stock.levels.get(9), stock.holds.size]).toEqual([3, 0]);
+    expect(await goods.settleStock()).toBe(0);
+  });
+});

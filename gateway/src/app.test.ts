@@ -446,8 +446,13 @@ describe('gateway HTTP behaviour over fake services (app.inject)', () => {
       kyc_status: 'not_started',
       payouts_enabled: false,
     };
+    const registered = { ...invitation, invite_token: 'inv_y', merchant_id: undefined };
     const t = await testGateway({
-      marketplace: { InviteMerchant: () => invitation, LinkMerchant: () => relationship },
+      marketplace: {
+        InviteMerchant: () => invitation,
+        CreateSubMerchant: (req: { email: string }) =>
+          req.email === 'taken@x.co' ? { invitation: registered } : { relationship },
+      },
     });
     const headers = { 'x-api-key': SANDBOX_KEY };
     const url = partner('/marketplace/merchants');
@@ -462,5 +467,20 @@ describe('gateway HTTP behaviour over fake services (app.inject)', () => {
     });
     expect([created.statusCode, created.json().message]).toEqual([201, 'Merchant created']);
     expect(created.json().data).toEqual({ ...relationship, invite_token: null, invited_at: null });
+    // A registered e-mail is invited (Hardening 2 item 11): 202, and the business's id stays unknown.
+    const taken = await t.app.inject({
+      method: 'POST',
+      url,
+      headers,
+      payload: { email: 'taken@x.co', country: 'NG', baseline_currency: 'NGN' },
+    });
+    expect([taken.statusCode, taken.json().message]).toEqual([202, 'Invitation sent']);
+    expect(taken.json().data).toEqual({
+      ...invitation,
+      invite_token: 'inv_y',
+      merchant_id: null,
+      commission_rate: null,
+      responded_at: null,
+    });
   });
 });

@@ -11,6 +11,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import { Counter, Histogram } from 'prom-client';
 import { newRequestId, PlatformError, type CallerInfo } from '@ppay/kernel';
 import { adminTokenAuth, apiKeyAuth, sandboxKeysOnly, userTokenAuth } from './auth/hooks';
+import { operatorDenial } from './auth/operator-access';
 import { trustProxyOption } from './config';
 import { ADMIN_PREFIX, DASHBOARD_PREFIX, PARTNER_PREFIX, type GatewayDeps } from './deps';
 import { toHttpError } from './http/errors';
@@ -211,14 +212,15 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
     );
   });
 
-  app.setErrorHandler((err: FastifyError, req: FastifyRequest, reply: FastifyReply) => {
-    const general: unknown = err.validation
-      ? validationError(err, req.routeOptions.url)
-      : (platformErrorForFastify(err) ?? err);
+  app.setErrorHandler(async (err: FastifyError, req: FastifyRequest, reply: FastifyReply) => {
+    // On an operator route, who may ask is settled before what was asked (operator-access.ts).
+    const denial = err.validation ? await operatorDenial(deps, req).catch((failure: unknown) => failure) : undefined;
+    const general: unknown =
+      denial ?? (err.validation ? validationError(err, req.routeOptions.url) : (platformErrorForFastify(err) ?? err));
     const error = req.routeOptions.url === APPROVE_PAYOUT_ROUTE ? asApprovalFailure(general) : general;
     const http = toHttpError(error, req.id, () => Math.ceil(config.BREAKER_RESET_TIMEOUT_MS / 1000));
     if (http.statusCode >= 500 && http.statusCode !== 501) {
-      req.log.error({ err, status: http.statusCode, code: http.body.error.code }, 'request failed');
+      req.log.error({ err: denial ?? err, status: http.statusCode, code: http.body.error.code }, 'request failed');
     }
     if (http.retryAfterSeconds) reply.header('retry-after', String(http.retryAfterSeconds));
     return reply.status(http.statusCode).send(http.body);
@@ -248,7 +250,8 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
             type: 'apiKey',
             in: 'header',
             name: 'x-id-key',
-            description: 'A user token carrying the role claim platform_admin',
+            description:
+              'A platform administrator token: audience ppay-admin, MFA (acr), at most an hour old, role platform_admin',
           },
         },
       },

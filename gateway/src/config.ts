@@ -21,6 +21,15 @@ export const gatewayConfigSchema = Type.Object({
   AUTH_JWKS_URL: Type.Optional(Type.String({ minLength: 1 })),
   AUTH_JWT_ISSUER: Type.String({ default: 'ppay-local' }),
   AUTH_JWT_AUDIENCE: Type.String({ default: 'ppay-dashboard' }),
+  /** Audience of platform administrators' tokens (the admin API): never the dashboard's. */
+  AUTH_ADMIN_AUDIENCE: Type.String({ default: 'ppay-admin', minLength: 1 }),
+  /**
+   * The authentication contexts that prove MFA on an admin token, comma-separated: its `acr` is one of
+   * them or its `amr` lists one (the identity provider's names, e.g. `mfa` or `urn:example:loa:mfa`).
+   */
+  AUTH_ADMIN_REQUIRED_ACR: Type.String({ default: 'mfa', minLength: 1, maxLength: 1000 }),
+  /** Oldest admin token accepted (seconds since its `iat`): an hour at most. */
+  AUTH_ADMIN_MAX_AGE_SECONDS: Type.Integer({ default: 3600, minimum: 60, maximum: 3600 }),
   APIKEY_CACHE_TTL_MS: Type.Integer({ default: 30_000, minimum: 0 }),
   APIKEY_CACHE_NEGATIVE_TTL_MS: Type.Integer({ default: 1_000, minimum: 0 }),
   APIKEY_CACHE_MAX_ENTRIES: Type.Integer({ default: 50_000, minimum: 1 }),
@@ -42,6 +51,11 @@ export const gatewayConfigSchema = Type.Object({
   /** AES-256-GCM key (base64 of 32 bytes) for the answers kept in the Idempotency-Key bucket. */
   SECRETS_ENCRYPTION_KEY: Type.String({ minLength: 44, maxLength: 44 }),
   SECRETS_ENCRYPTION_KEY_ID: Type.String({ default: 'k1', minLength: 1 }),
+  /**
+   * Older keys that still open what they sealed, `id:base64key` comma-separated (rotation: the new key
+   * becomes SECRETS_ENCRYPTION_KEY, the old one moves here until nothing is sealed under it).
+   */
+  SECRETS_ENCRYPTION_PREVIOUS_KEYS: Type.String({ default: '', maxLength: 10_000 }),
   /** Size bound of the Idempotency-Key bucket, so it can never starve the PAYMENTS stream of storage. */
   IDEMPOTENCY_MAX_BYTES: Type.Integer({ default: 1024 * 1024 * 1024, minimum: 1024 * 1024 }),
   /** Largest answer kept for replay; a larger one is served but not kept. */
@@ -80,4 +94,15 @@ export function trustProxyOption(value: string): false | string | ((address: str
     return (_address, hop) => hop < hops;
   }
   return v;
+}
+
+/** The admin token policy of the config (AUTH_ADMIN_*). */
+export function adminTokenPolicy(config: GatewayConfig) {
+  return {
+    audience: config.AUTH_ADMIN_AUDIENCE,
+    acceptedAcr: config.AUTH_ADMIN_REQUIRED_ACR.split(',')
+      .map((v) => v.trim())
+      .filter(Boolean),
+    maxAgeSeconds: config.AUTH_ADMIN_MAX_AGE_SECONDS,
+  };
 }

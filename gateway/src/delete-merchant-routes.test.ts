@@ -1,5 +1,5 @@
 import { PlatformError } from '@ppay/kernel';
-import { SANDBOX_KEY, testGateway } from './gateway-kit.test-util';
+import { operatorOf, SANDBOX_KEY, testGateway } from './gateway-kit.test-util';
 
 const url = (id: string) => `/api/v1/partner/marketplace/merchants/${id}/delete`;
 const headers = { 'x-api-key': SANDBOX_KEY };
@@ -47,16 +47,19 @@ describe('DELETE /marketplace/merchants/{merchantId}/delete over a fake marketpl
   it.each([
     ['400 Invalid merchant ID (not a number)', 'abc', 400, 'Invalid merchant ID'],
     ['400 Invalid merchant ID (zero)', '0', 400, 'Invalid merchant ID'],
-  ])('%s: refused before any service is called', async (_name, id, status, message) => {
-    const t = await testGateway();
-    const res = await t.app.inject({ method: 'DELETE', url: url(id), headers });
-    expect([res.statusCode, res.json().message, res.json().error.code]).toEqual([
-      status,
-      message,
-      'INVALID_MERCHANT_ID',
-    ]);
-    expect(t.calls).toEqual([]);
-  });
+  ])(
+    '%s: refused before the deletion is asked for (only the operator check is)',
+    async (_name, id, status, message) => {
+      const t = await testGateway({ marketplace: operatorOf(1001) });
+      const res = await t.app.inject({ method: 'DELETE', url: url(id), headers });
+      expect([res.statusCode, res.json().message, res.json().error.code]).toEqual([
+        status,
+        message,
+        'INVALID_MERCHANT_ID',
+      ]);
+      expect(t.calls.map((c) => c.method)).toEqual(['GetAccount']);
+    },
+  );
 
   it('401 Unauthorized without a key or with an unknown one', async () => {
     const t = await testGateway();

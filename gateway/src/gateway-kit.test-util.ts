@@ -3,13 +3,14 @@ import type { FastifyInstance } from 'fastify';
 import { SignJWT } from 'jose';
 import type { KV, KvEntry } from 'nats';
 import { PlatformError, SecretBox } from '@ppay/kernel';
-import { PlatformMetrics, createLogger, loadConfig, type Logger } from '@ppay/runtime';
+import { status as grpcStatus } from '@grpc/grpc-js';
+import { PlatformMetrics, RemoteCallError, createLogger, loadConfig, type Logger } from '@ppay/runtime';
 import { buildGateway } from './app';
 import { ApiKeyCache, type ApiKeyPrincipal } from './auth/api-key-cache';
 import { AuthFailureLimiter } from './auth/failure-limiter';
 import { UserTokenVerifier } from './auth/user-token';
 import type { Clients } from './clients';
-import { gatewayConfigSchema, type GatewayConfig } from './config';
+import { adminTokenPolicy, gatewayConfigSchema, type GatewayConfig } from './config';
 import type { GatewayDeps } from './deps';
 import { IdempotencyStore } from './http/idempotency';
 
@@ -104,8 +105,16 @@ export interface TestGateway {
   metrics: PlatformMetrics;
   /** A valid dashboard user token (x-id-key) for `merchantId`. */
   userToken(merchantId: number): Promise<string>;
-  /** A valid token with these claims (e.g. `{ role: 'platform_admin' }` for the admin API). */
+  /** A valid dashboard token with these claims. */
   tokenWith(claims: Record<string, unknown>, subject?: string): Promise<string>;
+  /**
+   * A valid platform administrator's token (admin audience, `acr: mfa`, role platform_admin, issued now
+   * for an hour); `claims` replace or add claims (`acr: undefined` drops it), `audience` replaces it.
+   */
+  adminToken(
+    claims?: Record<string, unknown>,
+    options?: { subject?: string; audience?: string; issuedAt?: number },
+  ): Promise<string>;
 }
 
 /** API keys the fake key lookup knows: `pk_sandbox_…` of merchant 1000 and `pk_live_…` of 1000. */
@@ -154,6 +163,7 @@ export async function testGateway(
       issuer: config.AUTH_JWT_ISSUER,
       audience: config.AUTH_JWT_AUDIENCE,
       maxAgeSeconds: config.AUTH_JWT_MAX_AGE_SECONDS,
+      admin: adminTokenPolicy(config),
     }),
     authFailures: new AuthFailureLimiter(config.AUTH_FAILURES_PER_WINDOW, config.AUTH_FAILURE_WINDOW_MS, metrics),
     readiness: () => ({ ready: true, reasons: [] }),
@@ -180,6 +190,19 @@ export async function testGateway(
         .setIssuedAt()
         .setExpirationTime('1h')
         .sign(createSecretKey(Buffer.from(secret, 'utf8'))),
+    adminToken: (claims = {}, options = {}) =>
+      new SignJWT(
+        Object.fromEntries(
+          Object.entries({ role: 'platform_admin', acr: 'mfa', ...claims }).filter(([, v]) => v !== undefined),
+        ),
+      )
+        .setProtectedHeader({ alg: 'HS256' })
+        .setSubject(options.subject ?? 'usr_admin')
+        .setIssuer(config.AUTH_JWT_ISSUER)
+        .setAudience(options.audience ?? config.AUTH_ADMIN_AUDIENCE)
+        .setIssuedAt(options.issuedAt)
+        .setExpirationTime((options.issuedAt ?? Math.floor(Date.now() / 1000)) + 3600)
+        .sign(createSecretKey(Buffer.from(secret, 'utf8'))),
     tokenWith: (claims, subject = 'usr_admin') =>
       new SignJWT(claims)
         .setProtectedHeader({ alg: 'HS256' })
@@ -189,5 +212,34 @@ export async function testGateway(
         .setIssuedAt()
         .setExpirationTime('1h')
         .sign(createSecretKey(Buffer.from(secret, 'utf8'))),
+  };
+}
+
+/**
+ * marketplace's answers for the fake key's merchant (1000) as a marketplace operator whose active
+ * sub-merchants are `subMerchantIds`: what an operator route asks before judging a request it refused
+ * (auth/operator-access.ts). Any other id is RELATIONSHIP_NOT_FOUND, as marketplace answers it.
+ */
+export function operatorOf(...subMerchantIds: number[]): Record<string, FakeHandler> {
+  return {
+    GetAccount: () => ({ merchant_id: 1000, is_marketplace_operator: true }),
+    DescribeSubMerchant: (req: { sub_merchant_id: number }) => {
+      if (!subMerchantIds.includes(req.sub_merchant_id)) {
+        throw new RemoteCallError(
+          'marketplace',
+          'DescribeSubMerchant',
+          grpcStatus.NOT_FOUND,
+          'Active merchant relationship not found',
+          'RELATIONSHIP_NOT_FOUND',
+        );
+      }
+      return {
+        active: true,
+        status: 'active',
+        relationship_id: 1,
+        marketplace_id: 1000,
+        merchant: { id: req.sub_merchant_id, country: 'NG', baseline_currency: 'NGN', business_name: 'Sub' },
+      };
+    },
   };
 }

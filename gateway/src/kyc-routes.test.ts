@@ -1,7 +1,7 @@
 import { status } from '@grpc/grpc-js';
 import { PlatformError } from '@ppay/kernel';
 import { RemoteCallError } from '@ppay/runtime';
-import { LIVE_KEY, SANDBOX_KEY, testGateway } from './gateway-kit.test-util';
+import { LIVE_KEY, operatorOf, SANDBOX_KEY, testGateway } from './gateway-kit.test-util';
 
 const partner = (url: string) => `/api/v1/partner${url}`;
 const headers = { 'x-api-key': SANDBOX_KEY };
@@ -100,7 +100,7 @@ describe('KYC and payout routes over a fake kyc service (app.inject)', () => {
   });
 
   it('describes and refuses unknown fields, over-long strings and numbers where strings belong', async () => {
-    const t = await testGateway();
+    const t = await testGateway({ marketplace: operatorOf(1001) });
     for (const [payload, param] of [
       [{ id_country: 'NG', colour: 'red' }, 'colour'],
       [{ owner: { first_name: 'x'.repeat(201) } }, 'owner.first_name'],
@@ -115,7 +115,8 @@ describe('KYC and payout routes over a fake kyc service (app.inject)', () => {
       });
       expect([res.statusCode, res.json().error.param]).toEqual([400, param]);
     }
-    expect(t.calls).toEqual([]);
+    // Only the operator's access was asked (before the 400); kyc never was.
+    expect(t.calls.every((c) => c.service === 'marketplace' && c.method === 'DescribeSubMerchant')).toBe(true);
   });
 
   it('words a missing or invalid key as spec 7.2 / 7.3 do: 401 Unauthorized', async () => {
@@ -185,21 +186,36 @@ describe('KYC and payout routes over a fake kyc service (app.inject)', () => {
       institution_id: '5b49f15e-3763-41b5-afbf-7360d9fb67f3',
       account_number_type: 'bank_account_number',
       settlement_currency: 'NGN',
+      change_status: 'applied',
     };
     const t = await testGateway({
       kyc: {
         SetupPayout: () => bank,
-        UpdatePayout: () => ({
-          kind: 'connected_account',
-          merchant_id: 1002,
-          baseline_currency: 'USD',
-          country: 'US',
-          settlement_currency: 'USD',
-          client_secret: 's',
-          onboarding_token: token,
-        }),
+        UpdatePayout: (req: { merchant_id: number }) =>
+          req.merchant_id === 1001
+            ? { ...bank, bank_account_name: 'SOMEONE ELSE', change_status: 'pending_review' }
+            : {
+                kind: 'connected_account',
+                merchant_id: 1002,
+                baseline_currency: 'USD',
+                country: 'US',
+                settlement_currency: 'USD',
+                client_secret: 's',
+                onboarding_token: token,
+              },
       },
     });
+    // A holder name that needs a reviewer says so (Hardening 2 item 5).
+    const pending = await t.app.inject({
+      method: 'PATCH',
+      url: partner('/marketplace/merchants/1001/payout'),
+      headers,
+      payload: { account_name: 'Someone Else' },
+    });
+    expect([pending.json().data.change_status, pending.json().message]).toEqual([
+      'pending_review',
+      'Payout account change submitted for review: the account name does not match the KYC legal name',
+    ]);
     const setup = await t.app.inject({
       method: 'POST',
       url: partner('/marketplace/merchants/1001/payout'),
@@ -251,6 +267,7 @@ describe('KYC and payout routes over a fake kyc service (app.inject)', () => {
           payouts_enabled: false,
         }),
       },
+      marketplace: operatorOf(1001),
     });
     const res = await t.app.inject({
       method: 'POST',
@@ -271,12 +288,12 @@ describe('KYC and payout routes over a fake kyc service (app.inject)', () => {
       headers: { 'x-api-key': LIVE_KEY },
       payload: {},
     });
-    expect([live.statusCode, t.calls.length]).toEqual([403, 1]);
+    expect([live.statusCode, t.calls.filter((c) => c.service === 'kyc').length]).toEqual([403, 1]);
   });
 });
 
 describe('admin API authentication', () => {
-  it('needs a token with the platform_admin role: none is 401, a merchant user is 403', async () => {
+  it('needs an admin token: none, a merchant user and a token without MFA are 401, one without the role 403', async () => {
     const t = await testGateway({
       kyc: { ListKycReviews: () => ({ submissions: [], pagination: { page: 1, limit: 20, total: 0, pages: 0 } }) },
     });
@@ -285,22 +302,30 @@ describe('admin API authentication', () => {
     expect([none.statusCode, none.json().error.code]).toEqual([401, 'UNAUTHORIZED']);
     const apiKey = await t.app.inject({ method: 'GET', url, headers });
     expect(apiKey.statusCode).toBe(401);
-    const merchantUser = await t.app.inject({ method: 'GET', url, headers: { 'x-id-key': await t.userToken(1000) } });
-    expect([merchantUser.statusCode, merchantUser.json().message]).toEqual([
-      403,
-      'This endpoint is restricted to platform administrators',
-    ]);
+    // A dashboard token, even with the role, is not an admin token (its audience): Hardening 2 item 8.
+    for (const token of [
+      await t.userToken(1000),
+      await t.tokenWith({ role: 'platform_admin', acr: 'mfa' }),
+      await t.adminToken({ acr: undefined }),
+      await t.adminToken({}, { issuedAt: Math.floor(Date.now() / 1000) - 3700 }),
+    ]) {
+      const res = await t.app.inject({ method: 'GET', url, headers: { 'x-id-key': token } });
+      expect([res.statusCode, res.json().error.code]).toEqual([401, 'UNAUTHORIZED']);
+    }
     const wrongRole = await t.app.inject({
       method: 'GET',
       url,
-      headers: { 'x-id-key': await t.tokenWith({ role: 'support' }) },
+      headers: { 'x-id-key': await t.adminToken({ role: 'support' }) },
     });
-    expect(wrongRole.statusCode).toBe(403);
+    expect([wrongRole.statusCode, wrongRole.json().message]).toEqual([
+      403,
+      'This endpoint is restricted to platform administrators',
+    ]);
     expect(t.calls).toEqual([]);
     const admin = await t.app.inject({
       method: 'GET',
       url: `${url}?status=rejected&limit=5`,
-      headers: { 'x-id-key': await t.tokenWith({ role: 'platform_admin' }, 'usr_ada') },
+      headers: { 'x-id-key': await t.adminToken({}, { subject: 'usr_ada' }) },
     });
     expect(admin.json()).toEqual({
       success: true,
@@ -313,7 +338,7 @@ describe('admin API authentication', () => {
     const roles = await t.app.inject({
       method: 'GET',
       url,
-      headers: { 'x-id-key': await t.tokenWith({ roles: ['platform_admin'] }) },
+      headers: { 'x-id-key': await t.adminToken({ role: undefined, roles: ['platform_admin'] }) },
     });
     expect(roles.statusCode).toBe(200);
   });
@@ -335,7 +360,12 @@ describe('admin API authentication', () => {
       settlement_currency: 'NGN',
       country_mismatch: false,
       submitted_at: '2026-11-23T10:00:00.000Z',
-      review: { decision: 'manual_review', reasons: ['name_mismatch:0.40'], name_match_score: 0.4 },
+      review: {
+        decision: 'manual_review',
+        reasons: ['name_mismatch:0.40'],
+        name_match_score: 0.4,
+        name_enquiry: { provider: 'sandbox', outcome: 'found', account_name: 'NGOZI EZE' },
+      },
       owner: {
         first_name: 'John',
         last_name: 'Adebayo',
@@ -347,12 +377,13 @@ describe('admin API authentication', () => {
       history: [
         { action: 'submit', from_status: 'not_started', to_status: 'pending_review', actor: 'operator', at: 'now' },
       ],
+      personal_data_unavailable: false,
     };
     const t = await testGateway({ kyc: { GetKycReview: () => review } });
     const res = await t.app.inject({
       method: 'GET',
       url: '/api/v1/admin/kyc/submissions/7',
-      headers: { 'x-id-key': await t.tokenWith({ role: 'platform_admin' }) },
+      headers: { 'x-id-key': await t.adminToken() },
     });
     expect(res.statusCode).toBe(200);
     expect(res.json().data).toMatchObject({
@@ -361,6 +392,7 @@ describe('admin API authentication', () => {
       owner: { phone_number: null, email: null, id_document_url: null, selfie_url: null },
       business: null,
       history: [{ actor_id: null, reason: null }],
+      review: { name_enquiry: { provider: 'sandbox', outcome: 'found', account_name: 'NGOZI EZE' } },
     });
   });
 });

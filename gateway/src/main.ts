@@ -1,5 +1,5 @@
 import './instrument';
-import { SecretBox } from '@ppay/kernel';
+import { parsePreviousKeys, SecretBox } from '@ppay/kernel';
 import {
   connectNats,
   createLogger,
@@ -15,7 +15,7 @@ import { AuthFailureLimiter } from './auth/failure-limiter';
 import { KeyChangeFeed } from './auth/key-change-feed';
 import { UserTokenVerifier } from './auth/user-token';
 import { apiKeyLookup, createClients } from './clients';
-import { gatewayConfigSchema, type GatewayConfig } from './config';
+import { adminTokenPolicy, gatewayConfigSchema, type GatewayConfig } from './config';
 import { IDEMPOTENCY_BUCKET, IDEMPOTENCY_TTL_MS, IdempotencyStore } from './http/idempotency';
 
 async function main(): Promise<void> {
@@ -44,6 +44,7 @@ async function main(): Promise<void> {
     issuer: config.AUTH_JWT_ISSUER,
     audience: config.AUTH_JWT_AUDIENCE,
     maxAgeSeconds: config.AUTH_JWT_MAX_AGE_SECONDS,
+    admin: adminTokenPolicy(config),
   });
 
   const nats = await connectNats(config.NATS_URL, 'ppay-gateway', log);
@@ -58,7 +59,11 @@ async function main(): Promise<void> {
   });
   const idempotency = new IdempotencyStore(
     kv,
-    new SecretBox(Buffer.from(config.SECRETS_ENCRYPTION_KEY, 'base64'), config.SECRETS_ENCRYPTION_KEY_ID),
+    new SecretBox(
+      Buffer.from(config.SECRETS_ENCRYPTION_KEY, 'base64'),
+      config.SECRETS_ENCRYPTION_KEY_ID,
+      parsePreviousKeys(config.SECRETS_ENCRYPTION_PREVIOUS_KEYS),
+    ),
     log,
     metrics,
   );

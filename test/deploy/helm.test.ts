@@ -188,7 +188,88 @@ describe('helm chart', () => {
     const [ing] = byKind(production, 'Ingress');
     const backends = ing.spec.rules.flatMap((r: any) => r.http.paths.map((p: any) => p.backend.service));
     const gwService = named(production, 'Service', 'gateway')!;
-    expect(backends).toEqual([{ name: gwService.metadata.name, port: { name: 'http' } }]);
+    expect(new Set(backends.map((b: unknown) => JSON.stringify(b)))).toEqual(
+      new Set([JSON.stringify({ name: gwService.metadata.name, port: { name: 'http' } })]),
+    );
+  });
+
+  it('keeps the admin API off the public ingress: public prefixes only, a covering path fails, an internal one on request (Hardening 2 item 8)', async () => {
+    const ADMIN = '/api/v1/admin/kyc/submissions';
+    // How nginx (and the Ingress spec) match a Prefix path: by whole path elements.
+    const covers = (p: { path: string; pathType: string }) => {
+      const path = p.path.replace(/\/$/, '');
+      return p.pathType === 'Exact' ? path === ADMIN : path === '' || ADMIN === path || ADMIN.startsWith(`${path}/`);
+    };
+    const [ing] = byKind(production, 'Ingress');
+    const paths = ing.spec.rules.flatMap((r: any) => r.http.paths);
+    expect(paths.map((p: any) => p.path)).toEqual([
+      '/api/v1/partner',
+      '/api/v1/marketplace',
+      '/checkout',
+      '/onboarding',
+      '/docs',
+    ]);
+    expect(paths.filter(covers)).toEqual([]);
+    for (const path of ['/', '/api', '/api/v1/', '/api/v1/admin']) {
+      const res = await helm([
+        'template',
+        'ppay',
+        CHART,
+        '--kube-version',
+        '1.33.0',
+        '-f',
+        PRODUCTION_VALUES,
+        '--set',
+        `ingress.hosts[0].paths[0].path=${path}`,
+      ]);
+      expect([path, res.code, res.stderr]).toEqual([path, 1, expect.stringContaining('platform admin API')]);
+    }
+    const withAdmin = await renderChart([
+      '-f',
+      PRODUCTION_VALUES,
+      '--set',
+      'ingress.admin.enabled=true',
+      '--set',
+      'ingress.admin.className=nginx-internal',
+      '--set',
+      'ingress.admin.host=admin.payments.internal',
+    ]);
+    const admin = byKind(withAdmin, 'Ingress').find((i) => i.metadata.name.endsWith('-admin'))!;
+    expect(validate(admin)).toMatchObject({ ok: true });
+    expect(admin.spec.ingressClassName).toBe('nginx-internal');
+    expect(admin.spec.rules).toEqual([
+      {
+        host: 'admin.payments.internal',
+        http: {
+          paths: [
+            {
+              path: '/api/v1/admin',
+              pathType: 'Prefix',
+              backend: {
+                service: { name: named(production, 'Service', 'gateway')!.metadata.name, port: { name: 'http' } },
+              },
+            },
+          ],
+        },
+      },
+    ]);
+    // The gateway is told the admin token policy.
+    const config = named(production, 'ConfigMap', 'gateway')!.data;
+    expect(config).toMatchObject({
+      AUTH_ADMIN_AUDIENCE: 'ppay-admin',
+      AUTH_ADMIN_REQUIRED_ACR: 'mfa',
+      AUTH_ADMIN_MAX_AGE_SECONDS: '3600',
+    });
+    const tooLong = await helm([
+      'template',
+      'ppay',
+      CHART,
+      '--kube-version',
+      '1.33.0',
+      '--set',
+      'gateway.auth.adminMaxAgeSeconds=7200',
+    ]);
+    expect([tooLong.code, tooLong.stderr]).toEqual([1, expect.stringContaining('adminMaxAgeSeconds')]);
   });
 
   it('creates the Secret only without existingSecret; every secret reference points at the right Secret', async () => {
@@ -222,23 +303,37 @@ describe('helm chart', () => {
         .filter((r) => r[0] === 'webhooks')
         .map((r) => r[1])
         .sort(),
-    ).toEqual(['API_KEY_PEPPER', 'MONGODB_URI', 'SECRETS_ENCRYPTION_KEY']);
+    ).toEqual(['API_KEY_PEPPER', 'MONGODB_URI', 'SECRETS_ENCRYPTION_KEY', 'SECRETS_ENCRYPTION_PREVIOUS_KEYS']);
     expect(
       refs(defaults)
         .filter((r) => r[0] === 'kyc')
         .map((r) => r[1])
         .sort(),
-    ).toEqual(['MONGODB_URI', 'SECRETS_ENCRYPTION_KEY']);
+    ).toEqual(['MONGODB_URI', 'SECRETS_ENCRYPTION_KEY', 'SECRETS_ENCRYPTION_PREVIOUS_KEYS']);
     expect(
       refs(defaults)
         .filter((r) => r[0] === 'gateway')
         .map((r) => r[1])
         .sort(),
-    ).toEqual(['AUTH_JWT_SECRET', 'SECRETS_ENCRYPTION_KEY']);
+    ).toEqual(['AUTH_JWT_SECRET', 'SECRETS_ENCRYPTION_KEY', 'SECRETS_ENCRYPTION_PREVIOUS_KEYS']);
     // Given values are used as they are.
     const key = Buffer.alloc(32, 7).toString('base64');
     const given = await renderChart(['--set', `secrets.encryptionKey=${key}`, '--show-only', 'templates/secret.yaml']);
     expect(Buffer.from(given[0].data.SECRETS_ENCRYPTION_KEY, 'base64').toString()).toBe(key);
+    // After a rotation the older keys travel in the Secret too (Hardening 2 item 9); never without one.
+    expect(given[0].data.SECRETS_ENCRYPTION_PREVIOUS_KEYS).toBeUndefined();
+    const ring = `k0:${Buffer.alloc(32, 3).toString('base64')}`;
+    const rotated = await renderChart([
+      '--set',
+      `secrets.previousEncryptionKeys=${ring}`,
+      '--show-only',
+      'templates/secret.yaml',
+    ]);
+    expect(Buffer.from(rotated[0].data.SECRETS_ENCRYPTION_PREVIOUS_KEYS, 'base64').toString()).toBe(ring);
+    const optional = byKind(defaults, 'Deployment')
+      .flatMap((d) => d.spec.template.spec.containers[0].env ?? [])
+      .filter((e: any) => e.name === 'SECRETS_ENCRYPTION_PREVIOUS_KEYS');
+    expect(optional.map((e: any) => e.valueFrom.secretKeyRef.optional)).toEqual([true, true, true]);
   });
 
   it('NOTES.txt renders for the default and the production values', async () => {

@@ -270,6 +270,81 @@ describe('delete merchant: every document of the business, in every service', ()
     expect(await scan(sub.merchant_id)).toEqual({});
   }, 120_000);
 
+  it('a business that joins again is deleted again, by its new operator too: a fresh deletion each time (Hardening 2 item 7)', async () => {
+    // A business that signed up itself: a sandbox deletion removes its sandbox data and leaves the business.
+    const biz = await t.merchant({ country: 'US', currency: 'USD' });
+    const other = await t.merchant({ marketplace: true, country: 'US', currency: 'USD' });
+    expect((await api(other.api_key, 'POST', '/marketplace/setup', { marketplace_name: 'Other' })).status).toBe(200);
+    const join = async (operatorKey: string, key: string) => {
+      const inv = await api(operatorKey, 'POST', '/marketplace/merchants', { merchant_id: biz.merchant_id });
+      return api(key, 'POST', '/marketplace/invitations/accept', { invite_token: inv.body.data.invite_token });
+    };
+    /** What the services' tombstone windows and the deletion look like 11 minutes later. */
+    const later = async (collections: [ComponentName, string, string][]) => {
+      const past = new Date(Date.now() - 11 * 60_000);
+      for (const [service, name, field] of collections) {
+        await (
+          await t.db(service)
+        )
+          .db!.collection(name)
+          .updateMany({ merchant_id: biz.merchant_id }, { $set: { [field]: past } });
+      }
+    };
+    const tombstones = COMPONENTS.map((c): [ComponentName, string, string] => [c, 'merchant_tombstones', 'deleted_at']);
+    const newSandboxKey = async () => {
+      const res = await http(t.url, 'POST', '/api/v1/partner/create-api-key', {
+        headers: { 'x-id-key': biz.user_token },
+        body: { type: 'sandbox' },
+      });
+      expect(res.status).toBe(201);
+      return res.body.data.api_key as string;
+    };
+
+    expect((await join(op.api_key, biz.api_key)).status).toBe(200);
+    const first = await deleteMerchant(op.api_key, biz.merchant_id);
+    expect([first.status, first.body.error]).toEqual([200, undefined]);
+    // Another marketplace invites it; it may join once the deletion's window has passed.
+    await later(tombstones);
+    const key = await newSandboxKey();
+    const early = await join(other.api_key, key);
+    expect([early.status, early.body.error.code]).toEqual([409, 'MERCHANT_RECENTLY_DELETED']);
+    await later([['marketplace', 'merchant_deletions', 'requested_at']]);
+    expect((await join(other.api_key, key)).status).toBe(200);
+    // The first operator's repeat still answers its own deletion and touches nothing.
+    const repeat = await deleteMerchant(op.api_key, biz.merchant_id);
+    expect([repeat.status, repeat.body.data]).toEqual([200, first.body.data]);
+    expect((await api(key, 'GET', '/account')).status).toBe(200);
+    // The new operator deletes its own relationship: a fresh deletion, acknowledged again by all six.
+    const second = await deleteMerchant(other.api_key, biz.merchant_id);
+    expect([second.status, second.body.error]).toEqual([200, undefined]);
+    const deletions = await (
+      await t.db('marketplace')
+    )
+      .db!.collection('merchant_deletions')
+      .find({ merchant_id: biz.merchant_id })
+      .sort({ requested_at: 1 })
+      .toArray();
+    expect(deletions.map((d) => [d.requested_by, d.acknowledged.length])).toEqual([
+      [op.merchant_id, COMPONENTS.length],
+      [other.merchant_id, COMPONENTS.length],
+    ]);
+    expect(new Set(deletions.map((d) => d.deletion_id)).size).toBe(2);
+    expect((await api(key, 'GET', '/account')).status).toBe(401);
+    expect((await api(other.api_key, 'GET', '/marketplace/merchants?limit=100')).body.data.merchants).toEqual([]);
+    // And back with the first operator: deleted a third time.
+    await later([...tombstones, ['marketplace', 'merchant_deletions', 'requested_at']]);
+    expect((await join(op.api_key, await newSandboxKey())).status).toBe(200);
+    const third = await deleteMerchant(op.api_key, biz.merchant_id);
+    expect([third.status, third.body.error]).toEqual([200, undefined]);
+    expect(
+      await (
+        await t.db('marketplace')
+      )
+        .db!.collection('merchant_deletions')
+        .countDocuments({ merchant_id: biz.merchant_id }),
+    ).toBe(3);
+  }, 120_000);
+
   it('spec 7.6 rows through the stack: another operator’s merchant and an unknown id are 404, a non-operator 403', async () => {
     const sub = await t.merchant({ operator: op.merchant_id, country: 'US', currency: 'USD' });
     const other = await t.merchant({ marketplace: true, country: 'US', currency: 'USD' });

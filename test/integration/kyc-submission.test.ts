@@ -38,9 +38,21 @@ describe('sub-merchant onboarding: KYC submission and review', () => {
       expect([res.status, res.body.message, res.body.error.code]).toEqual([400, message, 'VALIDATION_FAILED']);
     });
 
-    it('a body error comes before the operator and relationship checks', async () => {
+    it('the operator and relationship checks come before a body error (Hardening 2 item 12)', async () => {
       const plain = await w.t.merchant();
-      expect(error(await submit(plain.api_key, 999_999, {}))).toEqual([400, 'country or id_country is required']);
+      const sub = await subMerchant(w.op.api_key);
+      const incomplete = { id_country: 'NG', account_type: 'individual', owner: { first_name: 'Ada' } };
+      for (const body of [{}, incomplete, { ...incomplete, colour: 'red' }]) {
+        expect(error(await submit(plain.api_key, sub, body))).toEqual([
+          403,
+          'This endpoint is restricted to marketplace operators',
+        ]);
+        expect(error(await submit(w.op.api_key, 999_999, body))).toEqual([
+          404,
+          'Active merchant relationship not found',
+        ]);
+      }
+      expect(error(await submit(w.op.api_key, sub, incomplete))).toEqual([400, 'owner.last_name is required']);
     });
 
     it('401 Unauthorized without a valid key', async () => {
@@ -122,21 +134,24 @@ describe('sub-merchant onboarding: KYC submission and review', () => {
       ]);
     });
 
-    it('refuses auto-approval, with the evidence kept for the reviewer (live queue)', async () => {
+    it('refuses auto-approval, with the evidence kept for the reviewer (live queue: no name-enquiry provider)', async () => {
+      const unconfigured = { provider: null, outcome: 'unconfigured', account_name: null };
       const cases: [string, Record<string, unknown>, Record<string, unknown>, string[]][] = [
+        // Valid in every other way: live is never approved on the typed name (Hardening 2 item 6).
+        ['valid bank details', {}, {}, ['name_enquiry_unconfigured']],
         [
           'bad check digit at a microfinance bank',
           { bank_name: 'Kuda Microfinance Bank', account_number: wrongCheckDigit(KUDA) },
           {},
-          ['invalid_nuban'],
+          ['invalid_nuban', 'name_enquiry_unconfigured'],
         ],
         [
           'country mismatch',
           { account_name: 'ADEBAYO JOHN' },
           { id_country: 'GH', owner: ghOwner },
-          ['country_mismatch'],
+          ['country_mismatch', 'name_enquiry_unconfigured'],
         ],
-        ['name mismatch', { account_name: 'Chinedu Okafor' }, {}, ['name_mismatch:0.00']],
+        ['name mismatch', { account_name: 'Chinedu Okafor' }, {}, ['name_enquiry_unconfigured', 'name_mismatch:0.00']],
       ];
       for (const [what, bank, extra, reasons] of cases) {
         const sub = await subMerchant(w.opLive);
@@ -145,9 +160,19 @@ describe('sub-merchant onboarding: KYC submission and review', () => {
         const review = await adminApi('GET', `/kyc/submissions/${res.body.data.id}`);
         expect([what, review.body.data.review]).toEqual([
           what,
-          { decision: 'manual_review', reasons, name_match_score: expect.any(Number) },
+          { decision: 'manual_review', reasons, name_match_score: expect.any(Number), name_enquiry: unconfigured },
         ]);
         if (what === 'country mismatch') expect(res.body.data.country_mismatch).toBe(true);
+      }
+    });
+
+    it("sandbox's name enquiry answers from its table: another holder, no account, no answer go to review", async () => {
+      // The reasons (name_mismatch, account_not_found, name_enquiry_unavailable) are kept with the
+      // review; sandbox reviews are decided with the sandbox helper, not the admin queue.
+      for (const number of ['0000000017', '0000000024', '0000000031']) {
+        const sub = await subMerchant(w.op.api_key);
+        const res = await submit(w.op.api_key, sub, kycBody({ account_number: number }));
+        expect([number, res.status, res.body.data.status]).toEqual([number, 200, 'pending_review']);
       }
     });
 
@@ -313,10 +338,11 @@ describe('sub-merchant onboarding: KYC submission and review', () => {
       expect(await status(w.opLive, subs[2])).toMatchObject({ additional_info_request: 'Proof of address' });
     });
 
-    it('admin API refuses merchant user tokens (403) and missing tokens (401); the CLI mints an admin token', async () => {
+    it('admin API refuses merchant user tokens and missing tokens (401); the CLI mints an admin token of an hour at most', async () => {
+      // A dashboard token is not an admin token (its own audience, Hardening 2 item 8).
       expect(error(await adminApi('GET', '/kyc/submissions', undefined, w.op.user_token))).toEqual([
-        403,
-        'This endpoint is restricted to platform administrators',
+        401,
+        'Unauthorized',
       ]);
       expect((await http(w.t.url, 'GET', '/api/v1/admin/kyc/submissions')).status).toBe(401);
       const cli = await w.t.merchantCli(['admin-token', '--user', 'usr_cli_admin']);
@@ -324,6 +350,12 @@ describe('sub-merchant onboarding: KYC submission and review', () => {
       const minted = JSON.parse(cli.stdout) as { admin_token: string; role: string };
       expect(minted.role).toBe('platform_admin');
       expect((await adminApi('GET', '/kyc/submissions', undefined, minted.admin_token)).status).toBe(200);
+      // …nor on the dashboard: the admin token does not reach merchant routes either.
+      const dashboard = await http(w.t.url, 'GET', '/api/v1/partner/api-keys', {
+        headers: { 'x-id-key': minted.admin_token },
+      });
+      expect(dashboard.status).toBe(401);
+      expect((await w.t.merchantCli(['admin-token', '--expires', '12h'])).code).toBe(64);
     });
   });
 });

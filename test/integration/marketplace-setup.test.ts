@@ -68,6 +68,12 @@ describe('marketplace: setup and create-or-link', () => {
         ['GET', '/marketplace/merchants', undefined],
         ['PATCH', '/marketplace/merchants/1000/commission', { commission_rate: 5 }],
         ['DELETE', '/marketplace/merchants/1000', undefined],
+        // Whatever it sent (Hardening 2 item 12): a bad body, query or path parameter is still 403.
+        ['POST', '/marketplace/setup', {}],
+        ['POST', '/marketplace/merchants', { colour: 'red' }],
+        ['GET', '/marketplace/merchants?limit=500', undefined],
+        ['PATCH', '/marketplace/merchants/abc/commission', { commission_rate: 'ten' }],
+        ['DELETE', '/marketplace/merchants/abc/delete', undefined],
       ] as const) {
         const res = await call(m.api_key, method, url, body);
         expect([url, res.status, res.body.error.code, res.body.message]).toEqual([
@@ -136,14 +142,35 @@ describe('marketplace: setup and create-or-link', () => {
           async () => (await db.collection('relationships').findOne({ _id: rel.id }))?.outbox?.length === 0,
         ),
       ).toBe(true);
-      // The same e-mail again is a conflict that points at linking.
+      // The same request again (a retry after a lost answer) answers the same sub-merchant.
       const dup = await call(op.api_key, 'POST', '/marketplace/merchants', {
         email: address,
         country: 'GH',
         baseline_currency: 'GHS',
       });
-      expect(dup.status).toBe(409);
-      expect(dup.body.error).toMatchObject({ code: 'ALREADY_EXISTS', param: 'email' });
+      expect([dup.status, dup.body.data.id, dup.body.data.merchant_id]).toEqual([201, rel.id, rel.merchant_id]);
+    });
+
+    it('an e-mail registered to another business invites it: 202 without its id, never 409 (Hardening 2 item 11)', async () => {
+      const op = await operatorWithMarketplace();
+      const address = `reg${Date.now()}@example.com`;
+      const registered = await w.t.merchant({ email: address });
+      const res = await call(op.api_key, 'POST', '/marketplace/merchants', {
+        email: address.toUpperCase(),
+        country: 'NG',
+        baseline_currency: 'NGN',
+      });
+      expect([res.status, res.body.message]).toEqual([202, 'Invitation sent']);
+      expect(res.body.data).toMatchObject({ merchant_id: null, status: 'pending', marketplace_id: op.merchant_id });
+      expect(JSON.stringify(res.body)).not.toContain(String(registered.merchant_id));
+      const sent = await call(op.api_key, 'GET', '/marketplace/invitations?direction=sent');
+      expect(sent.body.data.invitations.map((i: { merchant_id: unknown }) => i.merchant_id)).toEqual([null]);
+      // The business sees the invitation addressed to it, and joins only by accepting it.
+      const received = await call(registered.api_key, 'GET', '/marketplace/invitations');
+      const token = received.body.data.invitations[0].invite_token;
+      expect(token).toBe(res.body.data.invite_token);
+      const joined = await call(registered.api_key, 'POST', '/marketplace/invitations/accept', { invite_token: token });
+      expect([joined.status, joined.body.data.merchant_id]).toEqual([200, registered.merchant_id]);
     });
 
     it('invites an existing business: an invitation without its e-mail; it joins only when it accepts', async () => {

@@ -317,6 +317,66 @@ describe('wallets and staged payouts', () => {
     });
   });
 
+  describe('a payout goes where KYC said (Hardening 2 item 5)', () => {
+    const payout = (sub: NewMerchant, body: unknown) =>
+      api(op.api_key, 'PATCH', `/marketplace/merchants/${sub.merchant_id}/payout`, body);
+
+    it('keeps the destination with the request; approve and pay refuse once the account or KYC changed', async () => {
+      const sub = await payableSubMerchant();
+      await fund(sub);
+      const requested = await initiate(sub, 'po-dest-1', 10_000);
+      expect(requested.body.data.destination).toEqual({
+        kind: 'bank_account',
+        bank_name: 'Access Bank',
+        institution_id: expect.any(String),
+        account_number_masked: '******3456',
+        account_name: 'ADEBAYO JOHN',
+        gateway_account_id: null,
+        fingerprint: expect.stringMatching(/^pdf_/),
+      });
+      // The operator points the payouts at another account of the same holder: applied at once.
+      const moved = await payout(sub, { account_number: '0690123999' });
+      expect([moved.status, moved.body.data.change_status]).toEqual([200, 'applied']);
+      const refused = await dashboard(op.user_token, 'sandbox', sub.merchant_id, 'po-dest-1', 'approve');
+      expect([refused.status, refused.body.error.code]).toEqual([409, 'PAYOUT_DESTINATION_CHANGED']);
+      // A request made now carries the new destination and is approved; then KYC is revoked before payment.
+      expect((await initiate(sub, 'po-dest-2', 10_000)).body.data.destination.account_number_masked).toBe('******3999');
+      expect((await dashboard(op.user_token, 'sandbox', sub.merchant_id, 'po-dest-2', 'approve')).status).toBe(200);
+      const { id } = (await api(op.api_key, 'GET', `/marketplace/merchants/${sub.merchant_id}/kyc`)).body.data;
+      const revoked = await api(op.api_key, 'POST', `/sandbox/kyc/${id}/revoke`, { reason: 'Document expired' });
+      expect(revoked.status).toBe(200);
+      const unpaid = await api(sub.api_key, 'POST', '/sandbox/payouts/po-dest-2/paid');
+      expect([unpaid.status, unpaid.body.error.code]).toEqual([409, 'PAYOUT_KYC_NOT_APPROVED']);
+      // A failure is still recorded, and releases the reservation.
+      expect((await api(sub.api_key, 'POST', '/sandbox/payouts/po-dest-2/failed')).status).toBe(200);
+      // And no change while KYC is not approved.
+      const change = await payout(sub, { account_name: 'John Adebayo' });
+      expect([change.status, change.body.error.code]).toEqual([409, 'PAYOUT_CHANGE_NEEDS_APPROVED_KYC']);
+    });
+
+    it('a holder name that does not match the KYC legal name goes to review, not live', async () => {
+      const sub = await payableSubMerchant();
+      await fund(sub);
+      const before = (await initiate(sub, 'po-dest-3', 10_000)).body.data.destination;
+      const pending = await payout(sub, { account_number: '0690123999', account_name: 'Chinedu Okafor' });
+      expect([pending.status, pending.body.data.change_status, pending.body.message]).toEqual([
+        200,
+        'pending_review',
+        'Payout account change submitted for review: the account name does not match the KYC legal name',
+      ]);
+      // Payouts still go to the approved account: the request is approved as it was made.
+      expect((await initiate(sub, 'po-dest-4', 10_000)).body.data.destination).toEqual(before);
+      expect((await dashboard(op.user_token, 'sandbox', sub.merchant_id, 'po-dest-3', 'approve')).status).toBe(200);
+      // A reviewer approves the change (the sandbox helper here, the admin queue in live): now it is live.
+      const { id } = (await api(op.api_key, 'GET', `/marketplace/merchants/${sub.merchant_id}/kyc`)).body.data;
+      expect((await api(op.api_key, 'POST', `/sandbox/kyc/${id}/approve_payout_change`, {})).status).toBe(200);
+      const after = (await initiate(sub, 'po-dest-5', 10_000)).body.data.destination;
+      expect([after.account_name, after.fingerprint === before.fingerprint]).toEqual(['Chinedu Okafor', false]);
+      const stale = await dashboard(op.user_token, 'sandbox', sub.merchant_id, 'po-dest-4', 'approve');
+      expect([stale.status, stale.body.error.code]).toEqual([409, 'PAYOUT_DESTINATION_CHANGED']);
+    });
+  });
+
   describe('reconciliation', () => {
     it('reports a wallet whose totals were changed behind the ledger (ppay_wallet_drift), and clears when repaired', async () => {
       const drift = async () => {

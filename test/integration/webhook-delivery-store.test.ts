@@ -1,6 +1,6 @@
 import mongoose, { type Connection } from 'mongoose';
 import { randomBytes } from 'node:crypto';
-import { newDelivery } from '../../services/webhooks/src/deliveries/delivery';
+import { MAX_ATTEMPTS_PER_DELIVERY, newDelivery } from '../../services/webhooks/src/deliveries/delivery';
 import { MongoDeliveryStore } from '../../services/webhooks/src/deliveries/delivery.repo';
 import { deliveryModels } from '../../services/webhooks/src/deliveries/delivery-documents.repo';
 import { ensureDueEntries } from '../../services/webhooks/src/deliveries/due-migration.repo';
@@ -87,6 +87,17 @@ describe('webhook delivery store: due work rebuilt from the log never resends or
     expect(requeued).toBe(1);
     await models.due.deleteOne({ _id: delivery_id });
     expect(await ensureDueEntries(models)).toBe(0);
+  });
+
+  it('a resend leaves a delivery that made every attempt it may (Hardening 2 item 2)', async () => {
+    const e = event();
+    const spent = { ...newDelivery(e, 'key_d', new Date()), status: 'failed' as const };
+    await store.insertMany([{ ...spent, attempt_count: MAX_ATTEMPTS_PER_DELIVERY }]);
+    await store.insertMany([{ ...spent, delivery_id: `${spent.delivery_id}x`, key_id: 'key_e', attempt_count: 3 }]);
+    const filter = { merchant_id: 4242, mode: 'sandbox' as const, statuses: ['failed' as const], event_id: e.event_id };
+    expect(await store.count({ ...filter, attempts_below: MAX_ATTEMPTS_PER_DELIVERY })).toBe(1);
+    expect(await store.requeue({ ...filter, attempts_below: MAX_ATTEMPTS_PER_DELIVERY }, new Date())).toBe(1);
+    expect((await models.deliveries.findById(spent.delivery_id).lean())?.status).toBe('failed');
   });
 
   const claimNow = () =>

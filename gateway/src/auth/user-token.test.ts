@@ -7,7 +7,8 @@ const verifier = new UserTokenVerifier({
   secret,
   issuer: 'ppay-local',
   audience: 'ppay-dashboard',
-  maxAgeSeconds: 3600,
+  maxAgeSeconds: 86_400,
+  admin: { audience: 'ppay-admin', acceptedAcr: ['mfa', 'urn:idp:loa:mfa'], maxAgeSeconds: 3600 },
 });
 const sign = (
   claims: Record<string, unknown>,
@@ -39,7 +40,7 @@ describe('UserTokenVerifier', () => {
     ['not stamped when issued', () => sign({ merchant_id: 1 }, { iat: null }), 'token claim invalid: iat'],
     [
       'older than the maximum token age',
-      () => sign({ merchant_id: 1 }, { iat: Math.floor(Date.now() / 1000) - 7200, exp: '1h' }),
+      () => sign({ merchant_id: 1 }, { iat: Math.floor(Date.now() / 1000) - 90_000, exp: '1h' }),
       'token has expired',
     ],
     ['expired', () => sign({ merchant_id: 1 }, { exp: '-10s' }), 'token has expired'],
@@ -55,6 +56,63 @@ describe('UserTokenVerifier', () => {
       code: 'UNAUTHORIZED',
       message: 'Unauthorized',
       detail,
+    });
+  });
+
+  describe('admin tokens (Hardening 2 item 8)', () => {
+    const admin = { role: 'platform_admin', acr: 'mfa' };
+    const now = () => Math.floor(Date.now() / 1000);
+
+    it('accepts the admin audience with MFA (acr, or amr) and the role', async () => {
+      await expect(verifier.verifyAdmin(await sign(admin, { aud: 'ppay-admin' }))).resolves.toEqual({
+        userId: 'usr_1',
+      });
+      const viaAmr = await sign({ roles: ['platform_admin'], amr: ['pwd', 'urn:idp:loa:mfa'] }, { aud: 'ppay-admin' });
+      await expect(verifier.verifyAdmin(viaAmr)).resolves.toEqual({ userId: 'usr_1' });
+    });
+
+    it.each([
+      ['a dashboard token (its audience)', () => sign(admin), 'token claim invalid: aud'],
+      [
+        'no MFA',
+        () => sign({ role: 'platform_admin' }, { aud: 'ppay-admin' }),
+        expect.stringContaining('multi-factor'),
+      ],
+      [
+        'a weaker acr',
+        () => sign({ role: 'platform_admin', acr: 'pwd', amr: ['pwd'] }, { aud: 'ppay-admin' }),
+        expect.stringContaining('multi-factor'),
+      ],
+      [
+        'older than an hour, whatever its exp',
+        () => sign(admin, { aud: 'ppay-admin', iat: now() - 3601, exp: '12h' }),
+        'token has expired',
+      ],
+    ])('refuses %s: 401', async (_n, make, detail) => {
+      await expect(verifier.verifyAdmin(await make())).rejects.toMatchObject({ code: 'UNAUTHORIZED', detail });
+    });
+
+    it('a valid admin token without the role is 403; an admin token is no dashboard token', async () => {
+      await expect(verifier.verifyAdmin(await sign({ acr: 'mfa' }, { aud: 'ppay-admin' }))).rejects.toMatchObject({
+        code: 'ADMIN_ROLE_REQUIRED',
+      });
+      await expect(
+        verifier.verify(await sign({ ...admin, merchant_id: 1 }, { aud: 'ppay-admin' })),
+      ).rejects.toMatchObject({ code: 'UNAUTHORIZED', detail: 'token claim invalid: aud' });
+    });
+
+    it('refuses a configuration whose admin audience is the dashboard one, or without an MFA value', () => {
+      const base = { secret, issuer: 'i', audience: 'ppay-dashboard', maxAgeSeconds: 60 };
+      expect(
+        () =>
+          new UserTokenVerifier({
+            ...base,
+            admin: { audience: 'ppay-dashboard', acceptedAcr: ['mfa'], maxAgeSeconds: 60 },
+          }),
+      ).toThrow('AUTH_ADMIN_AUDIENCE');
+      expect(
+        () => new UserTokenVerifier({ ...base, admin: { audience: 'ppay-admin', acceptedAcr: [], maxAgeSeconds: 60 } }),
+      ).toThrow('AUTH_ADMIN_REQUIRED_ACR');
     });
   });
 

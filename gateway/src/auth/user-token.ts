@@ -14,7 +14,24 @@ export interface UserTokenOptions {
   audience: string;
   /** Oldest token accepted (since its `iat`), whatever its own `exp` says. */
   maxAgeSeconds: number;
+  /** Platform administrators' tokens (admin API): their own audience, MFA and a short life. */
+  admin: AdminTokenPolicy;
 }
+
+export interface AdminTokenPolicy {
+  /** The admin API's audience (`ppay-admin`): a dashboard token is never an admin token. */
+  audience: string;
+  /**
+   * Values of the authentication context that prove MFA: the token's `acr` is one of them, or its `amr`
+   * lists one (e.g. `mfa`, or an identity provider's `urn:…:mfa` level).
+   */
+  acceptedAcr: readonly string[];
+  /** Oldest admin token accepted, since its `iat` (at most an hour). */
+  maxAgeSeconds: number;
+}
+
+/** The longest an admin token may live (Hardening 2 item 8). */
+export const ADMIN_TOKEN_MAX_AGE_SECONDS = 3600;
 
 const unauthorized = (detail: string) => new PlatformError('UNAUTHORIZED', undefined, { detail });
 const MAX_TOKEN_LENGTH = 8192;
@@ -32,6 +49,12 @@ export class UserTokenVerifier {
   private readonly algorithms: string[];
 
   constructor(private readonly options: UserTokenOptions) {
+    if (options.admin.audience === options.audience) {
+      throw new Error(
+        'AUTH_ADMIN_AUDIENCE must differ from AUTH_JWT_AUDIENCE: a dashboard token must never be an admin token',
+      );
+    }
+    if (options.admin.acceptedAcr.length === 0) throw new Error('AUTH_ADMIN_REQUIRED_ACR names no value');
     if (options.jwksUrl) {
       this.key = createRemoteJWKSet(new URL(options.jwksUrl));
       this.algorithms = ['RS256', 'ES256', 'PS256', 'EdDSA'];
@@ -51,28 +74,40 @@ export class UserTokenVerifier {
   }
 
   /**
-   * A platform administrator's token: the same verification, plus the role claim `platform_admin`
-   * (`role: "platform_admin"`, or listed in `roles`). No merchant: admins act on the platform. A valid
-   * token without the role is 403 ADMIN_ROLE_REQUIRED, not 401.
+   * A platform administrator's token: issued for the admin API's own audience (a dashboard token is
+   * 401 here), at most an hour old, with MFA in its authentication context (`acr`, or `amr`), and the
+   * role claim `platform_admin` (`role: "platform_admin"`, or listed in `roles`). No merchant: admins act
+   * on the platform. A valid admin token without the role is 403 ADMIN_ROLE_REQUIRED, not 401.
    */
   async verifyAdmin(token: string | string[] | undefined): Promise<{ userId: string }> {
-    const payload = await this.payloadOf(token);
+    const { admin } = this.options;
+    const payload = await this.payloadOf(token, {
+      audience: admin.audience,
+      maxAgeSeconds: Math.min(admin.maxAgeSeconds, ADMIN_TOKEN_MAX_AGE_SECONDS),
+    });
+    const amr = Array.isArray(payload.amr) ? payload.amr : [];
+    const mfa = admin.acceptedAcr.some((level) => payload.acr === level || amr.includes(level));
+    if (!mfa)
+      throw unauthorized(`an admin token needs multi-factor authentication (acr: ${admin.acceptedAcr.join(' | ')})`);
     const roles = Array.isArray(payload.roles) ? payload.roles : [];
     if (payload.role !== ADMIN_ROLE && !roles.includes(ADMIN_ROLE)) throw new PlatformError('ADMIN_ROLE_REQUIRED');
     return { userId: payload.sub };
   }
 
-  private async payloadOf(token: string | string[] | undefined): Promise<JWTPayload & { sub: string }> {
+  private async payloadOf(
+    token: string | string[] | undefined,
+    expect: { audience: string; maxAgeSeconds: number } = this.options,
+  ): Promise<JWTPayload & { sub: string }> {
     if (typeof token !== 'string' || token.trim() === '') throw unauthorized('x-id-key header is missing');
     try {
       if (token.length > MAX_TOKEN_LENGTH) throw unauthorized('token is too long');
       const { payload } = await jwtVerify(token.trim(), this.key as KeyObject, {
         issuer: this.options.issuer,
-        audience: this.options.audience,
+        audience: expect.audience,
         algorithms: this.algorithms,
         // A token that never expires, or was not stamped when issued, is not a session token.
         requiredClaims: ['exp', 'iat', 'sub'],
-        maxTokenAge: this.options.maxAgeSeconds,
+        maxTokenAge: expect.maxAgeSeconds,
       });
       if (typeof payload.sub !== 'string' || !payload.sub) throw unauthorized('token has no subject');
       return payload as JWTPayload & { sub: string };

@@ -52,14 +52,19 @@ export async function registerAdminRoutes(app: FastifyInstance, deps: GatewayDep
       schema: {
         tags,
         security,
-        summary: 'Live KYC submissions by status (default pending_review), oldest first',
+        summary:
+          'Live KYC submissions by status (default pending_review), oldest first; payout_change=pending lists the payout account changes waiting for review',
         querystring: ReviewQuery,
         response: response(KycReviewList),
       },
     },
     async (req) => {
-      const { status, page, limit } = req.query;
-      const res = await kyc.call('ListKycReviews', { status, page: { page, limit } }, callerMetadata(req));
+      const { status, page, limit, payout_change } = req.query;
+      const res = await kyc.call(
+        'ListKycReviews',
+        { status, page: { page, limit }, payout_change_pending: payout_change === 'pending' },
+        callerMetadata(req),
+      );
       return ok(fillNulls(KycReviewList, res));
     },
   );
@@ -85,7 +90,7 @@ export async function registerAdminRoutes(app: FastifyInstance, deps: GatewayDep
         tags,
         security,
         summary:
-          'Decide a live KYC submission: approve, reject (reason), request_info (message) or revoke an approved one (reason)',
+          'Decide a live KYC submission: approve, reject (reason), request_info (message) or revoke an approved one (reason); approve_payout_change or reject_payout_change (reason) a payout account change waiting for review',
         params: KycParams,
         body: DecisionBody,
         response: response(KycReview),

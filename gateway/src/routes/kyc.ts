@@ -1,5 +1,5 @@
 import type { Static } from '@sinclair/typebox';
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyContextConfig, FastifyInstance, FastifyReply } from 'fastify';
 import type { types } from '@ppay/proto';
 import type { GatewayDeps } from '../deps';
 import { callerMetadata } from '../http/caller';
@@ -29,6 +29,13 @@ export const onboardingUrl = (deps: GatewayDeps, token: string) =>
 
 /** Spec 7.2 and 7.3 word a missing or invalid key "Unauthorized". */
 const config = { authFailureMessage: 'Unauthorized' };
+/** Operator routes: their 403 and 404 come before any 400 about the request (operator-access.ts). */
+const operatorOnly = { ...config, operatorAccess: {} } satisfies FastifyContextConfig;
+const onActiveSubMerchant = (portfolio = false) =>
+  ({
+    ...config,
+    operatorAccess: { subMerchantParam: 'merchantId', activeOnly: true, portfolio },
+  }) satisfies FastifyContextConfig;
 
 /** Responses carrying a client_secret are shown once: never cached, never kept as an idempotent answer. */
 const noStore = (reply: FastifyReply) => reply.header('cache-control', 'no-store');
@@ -44,7 +51,7 @@ export async function registerKycRoutes(app: FastifyInstance, deps: GatewayDeps)
   app.post<{ Params: Static<typeof MerchantIdParams>; Body: Static<typeof KycBody> }>(
     '/marketplace/merchants/:merchantId/kyc',
     {
-      config,
+      config: onActiveSubMerchant(),
       schema: {
         tags,
         security,
@@ -87,7 +94,7 @@ export async function registerKycRoutes(app: FastifyInstance, deps: GatewayDeps)
   app.get<{ Params: Static<typeof MerchantIdParams> }>(
     '/marketplace/merchants/:merchantId/kyc',
     {
-      config,
+      config: onActiveSubMerchant(),
       schema: {
         tags,
         security,
@@ -102,7 +109,7 @@ export async function registerKycRoutes(app: FastifyInstance, deps: GatewayDeps)
   app.post<{ Params: Static<typeof KycParams>; Body: Static<typeof DecisionBody> }>(
     '/sandbox/kyc/:submission_id/:action',
     {
-      config,
+      config: operatorOnly,
       schema: {
         tags: ['Sandbox'],
         security,
@@ -127,7 +134,7 @@ export async function registerKycRoutes(app: FastifyInstance, deps: GatewayDeps)
   app.get<{ Querystring: Static<typeof BanksQuery> }>(
     '/marketplace/payout/banks',
     {
-      config,
+      config: operatorOnly,
       schema: {
         tags,
         security,
@@ -151,7 +158,7 @@ export async function registerKycRoutes(app: FastifyInstance, deps: GatewayDeps)
     app.route<{ Params: Static<typeof MerchantIdParams>; Body: Static<typeof PayoutBody> }>({
       method,
       url: '/marketplace/merchants/:merchantId/payout',
-      config,
+      config: onActiveSubMerchant(true),
       schema: { tags, security, summary, params: MerchantIdParams, body: PayoutBody, response: response(PayoutData) },
       handler: async (req, reply) => {
         const res = await kyc.call(rpc, { ...req.body, merchant_id: req.params.merchantId }, callerMetadata(req));
@@ -177,8 +184,11 @@ export async function registerKycRoutes(app: FastifyInstance, deps: GatewayDeps)
             settlement_currency: res.settlement_currency,
             institution_id: res.institution_id,
             account_number_type: res.account_number_type,
+            change_status: res.change_status,
           },
-          done,
+          res.change_status === 'pending_review'
+            ? 'Payout account change submitted for review: the account name does not match the KYC legal name'
+            : done,
         );
       },
     });

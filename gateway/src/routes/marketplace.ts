@@ -1,5 +1,6 @@
 import type { Static } from '@sinclair/typebox';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyContextConfig, FastifyInstance, FastifyRequest } from 'fastify';
+import type { OperatorAccess } from '../auth/operator-access';
 import type { GatewayDeps } from '../deps';
 import { callerMetadata } from '../http/caller';
 import { ok } from '../http/envelope';
@@ -28,15 +29,23 @@ const schema = (summary: string, data: Parameters<typeof successOf>[0], extra: R
   schema: { tags, security, summary, response: { 200: successOf(data), ...COMMON_ERRORS }, ...extra },
 });
 
+/** Operator routes (spec 4.9): their 403 and 404 come before any 400 about the request (operator-access.ts). */
+const operatorOnly = { operatorAccess: {} } satisfies FastifyContextConfig;
+const onSubMerchant = (access: OperatorAccess = {}) =>
+  ({ operatorAccess: { subMerchantParam: 'merchantId', ...access } }) satisfies FastifyContextConfig;
+
 /** Spec 4.9 (marketplace operators) and the operations it names without shapes; KYC and payouts: routes/kyc.ts. */
 export async function registerMarketplaceRoutes(app: FastifyInstance, deps: GatewayDeps): Promise<void> {
   const { marketplace } = deps.clients;
 
   app.post<{ Body: Static<typeof SetupBody> }>(
     '/marketplace/setup',
-    schema('Enable marketplace mode (repeatable: updates the name and default commission)', Marketplace, {
-      body: SetupBody,
-    }),
+    {
+      config: operatorOnly,
+      ...schema('Enable marketplace mode (repeatable: updates the name and default commission)', Marketplace, {
+        body: SetupBody,
+      }),
+    },
     async (req) =>
       ok(await marketplace.call('SetupMarketplace', req.body, callerMetadata(req)), 'Marketplace mode enabled'),
   );
@@ -44,6 +53,7 @@ export async function registerMarketplaceRoutes(app: FastifyInstance, deps: Gate
   app.post<{ Body: Static<typeof LinkBody> }>(
     '/marketplace/merchants',
     {
+      config: operatorOnly,
       schema: {
         tags,
         security,
@@ -51,7 +61,9 @@ export async function registerMarketplaceRoutes(app: FastifyInstance, deps: Gate
           'Create or link merchant: new business fields create an active sub-merchant; merchant_id invites an existing business',
         description:
           'With merchant_id the answer is 202 with an invitation, the same whatever the id (unknown, an operator, or ' +
-          "already someone's sub-merchant): the business's e-mail is shown only once it accepts with its own key.",
+          "already someone's sub-merchant): the business's e-mail is shown only once it accepts with its own key. " +
+          'With new business fields whose e-mail is already registered to a business, that business is invited ' +
+          'instead (202, merchant_id null until it accepts): no answer says which e-mails have accounts.',
         body: LinkBody,
         response: {
           201: successOf(Relationship, 'Created: the new business is an active sub-merchant'),
@@ -65,8 +77,9 @@ export async function registerMarketplaceRoutes(app: FastifyInstance, deps: Gate
         const invitation = await marketplace.call('InviteMerchant', req.body, callerMetadata(req));
         return reply.status(202).send(ok(invitation, 'Invitation sent'));
       }
-      const rel = await marketplace.call('LinkMerchant', req.body, callerMetadata(req));
-      return reply.status(201).send(ok(rel, 'Merchant created'));
+      const created = await marketplace.call('CreateSubMerchant', req.body, callerMetadata(req));
+      if (created.invitation) return reply.status(202).send(ok(created.invitation, 'Invitation sent'));
+      return reply.status(201).send(ok(created.relationship, 'Merchant created'));
     },
   );
 
@@ -106,14 +119,17 @@ export async function registerMarketplaceRoutes(app: FastifyInstance, deps: Gate
 
   app.post<{ Body: Static<typeof InvitationTokenBody> }>(
     '/marketplace/invitations/cancel',
-    schema('Operator: cancel a pending invitation it sent', Invitation, { body: InvitationTokenBody }),
+    {
+      config: operatorOnly,
+      ...schema('Operator: cancel a pending invitation it sent', Invitation, { body: InvitationTokenBody }),
+    },
     async (req) =>
       ok(await marketplace.call('CancelInvitation', req.body, callerMetadata(req)), 'Invitation cancelled'),
   );
 
   app.get<{ Querystring: Static<typeof ListQuery> }>(
     '/marketplace/merchants',
-    schema('List sub-merchants', RelationshipList, { querystring: ListQuery }),
+    { config: operatorOnly, ...schema('List sub-merchants', RelationshipList, { querystring: ListQuery }) },
     async (req) => {
       const { status, page, limit } = req.query;
       return ok(await marketplace.call('ListMerchants', { status, page: { page, limit } }, callerMetadata(req)));
@@ -123,6 +139,7 @@ export async function registerMarketplaceRoutes(app: FastifyInstance, deps: Gate
   app.delete(
     '/marketplace/merchants/:merchantId',
     {
+      config: onSubMerchant(),
       schema: {
         tags,
         security,
@@ -139,7 +156,10 @@ export async function registerMarketplaceRoutes(app: FastifyInstance, deps: Gate
 
   app.post(
     '/marketplace/merchants/:merchantId/reactivate',
-    schema('Reactivate merchant: restores a suspended sub-merchant', Relationship, { params: MerchantIdParams }),
+    {
+      config: onSubMerchant(),
+      ...schema('Reactivate merchant: restores a suspended sub-merchant', Relationship, { params: MerchantIdParams }),
+    },
     async (req: MerchantRequest) =>
       ok(await marketplace.call('ReactivateMerchant', { merchant_id: req.params.merchantId }, callerMetadata(req))),
   );
@@ -148,7 +168,7 @@ export async function registerMarketplaceRoutes(app: FastifyInstance, deps: Gate
     '/marketplace/merchants/:merchantId/delete',
     {
       // Spec 7.6 words a missing or invalid key "Unauthorized".
-      config: { authFailureMessage: 'Unauthorized' },
+      config: { authFailureMessage: 'Unauthorized', ...onSubMerchant({ notFound: 'MERCHANT_RELATIONSHIP_NOT_FOUND' }) },
       schema: {
         tags,
         security,
@@ -174,10 +194,13 @@ export async function registerMarketplaceRoutes(app: FastifyInstance, deps: Gate
 
   app.patch<{ Params: Static<typeof MerchantIdParams>; Body: Static<typeof CommissionBody> }>(
     '/marketplace/merchants/:merchantId/commission',
-    schema("Update commission: set a sub-merchant's own rate, or null for the marketplace default", Relationship, {
-      params: MerchantIdParams,
-      body: CommissionBody,
-    }),
+    {
+      config: onSubMerchant(),
+      ...schema("Update commission: set a sub-merchant's own rate, or null for the marketplace default", Relationship, {
+        params: MerchantIdParams,
+        body: CommissionBody,
+      }),
+    },
     async (req) => {
       // null (fall back to the default) travels as an absent proto3 optional.
       const rate = req.body.commission_rate ?? undefined;
@@ -193,13 +216,14 @@ export async function registerMarketplaceRoutes(app: FastifyInstance, deps: Gate
 
   app.get(
     '/marketplace/merchants/:merchantId/balance',
-    schema(
-      "A sub-merchant's wallet balances, one per currency (constant time: one wallet document each)",
-      MerchantBalance,
-      {
-        params: MerchantIdParams,
-      },
-    ),
+    {
+      config: onSubMerchant({ activeOnly: true }),
+      ...schema(
+        "A sub-merchant's wallet balances, one per currency (constant time: one wallet document each)",
+        MerchantBalance,
+        { params: MerchantIdParams },
+      ),
+    },
     async (req: MerchantRequest) =>
       ok(await marketplace.call('GetMerchantBalance', { merchant_id: req.params.merchantId }, callerMetadata(req))),
   );

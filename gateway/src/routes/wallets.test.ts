@@ -38,6 +38,12 @@ const wirePayout = {
   request_status: 'pending',
   payment_gateway: 'naira_gateway',
   payout_method: 'bank_transfer',
+  destination: {
+    kind: 'bank_account',
+    bank_name: 'Access Bank',
+    account_number_masked: '******3456',
+    fingerprint: 'pdf_1',
+  },
   created_at: '2026-11-23T10:00:00.000Z',
   status: 'pending',
 };
@@ -102,6 +108,16 @@ describe('wallet and payout routes over fake services', () => {
       withdrawal_status: null,
       payment_gateway: 'naira_gateway',
       payout_method: 'bank_transfer',
+      // Where it pays (Hardening 2 item 5), its absent proto3 optionals as null.
+      destination: {
+        kind: 'bank_account',
+        bank_name: 'Access Bank',
+        institution_id: null,
+        account_number_masked: '******3456',
+        account_name: null,
+        gateway_account_id: null,
+        fingerprint: 'pdf_1',
+      },
       approved_at: null,
       rejected_at: null,
       rejection_reason: null,
@@ -255,7 +271,7 @@ describe('wallet and payout routes over fake services', () => {
     expect(
       (await t.app.inject({ method: 'POST', url: partner('/sandbox/payouts/po-1/refunded'), headers })).statusCode,
     ).toBe(400);
-    const admin = { 'x-id-key': await t.tokenWith({ role: 'platform_admin' }, 'usr_admin') };
+    const admin = { 'x-id-key': await t.adminToken() };
     const res = await t.app.inject({ method: 'POST', url: '/api/v1/admin/payouts/2000/po-1/failed', headers: admin });
     expect(res.statusCode).toBe(200);
     expect(t.calls[1]!.request).toMatchObject({ merchant_id: 2000, reference: 'po-1', outcome: 'failed' });

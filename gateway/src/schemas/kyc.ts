@@ -180,7 +180,10 @@ export const KycStatusData = Type.Object({
 
 export const KycParams = Type.Object({
   submission_id: Type.Integer({ minimum: 1, maximum: MAX_ID }),
-  action: StringEnum(['approve', 'reject', 'request_info', 'revoke'] as const),
+  action: StringEnum(
+    ['approve', 'reject', 'request_info', 'revoke', 'approve_payout_change', 'reject_payout_change'] as const,
+    { description: 'approve_payout_change / reject_payout_change decide a payout account change waiting for review' },
+  ),
 });
 
 export const DecisionBody = Type.Object(
@@ -236,6 +239,10 @@ export const BankPayout = Type.Object(
     settlement_currency: Type.String(),
     institution_id: Type.String(),
     account_number_type: StringEnum(['bank_account_number', 'phone_number'] as const),
+    change_status: StringEnum(['applied', 'pending_review'] as const, {
+      description:
+        'pending_review: the holder name does not match the KYC legal name; payouts keep the current account until a reviewer approves it',
+    }),
   },
   { title: 'Bank payout (NG, GH, ZA, KE)' },
 );
@@ -266,6 +273,11 @@ export const ReviewQuery = Type.Object({
   ),
   page: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1 })),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
+  payout_change: Type.Optional(
+    StringEnum(['pending'] as const, {
+      description: 'pending: instead of a status, the cases whose payout account change waits for review',
+    }),
+  ),
 });
 
 export const ReviewParams = Type.Object({ submission_id: Type.Integer({ minimum: 1, maximum: MAX_ID }) });
@@ -303,14 +315,23 @@ export const KycReview = Type.Object({
     Type.Object({
       decision: StringEnum(['auto_approve', 'manual_review'] as const),
       reasons: Type.Array(Type.String(), { description: 'every failed auto-approval condition' }),
-      name_match_score: Type.Number({ description: 'legal name vs bank account name, 0 to 1 (0.85 passes)' }),
+      name_match_score: Type.Number({
+        description: "legal name vs the holder's name (the name enquiry's when it found one), 0 to 1 (0.85 passes)",
+      }),
+      name_enquiry: Nullable(
+        Type.Object({
+          provider: Nullable(Type.String({ description: 'the verification provider asked; null when none was' })),
+          outcome: StringEnum(['found', 'not_found', 'unavailable', 'unconfigured', 'not_asked'] as const),
+          account_name: Nullable(Type.String({ description: 'the holder as the bank has it (found only)' })),
+        }),
+      ),
     }),
   ),
   owner: Nullable(
     Type.Object({
       first_name: Type.String(),
       last_name: Type.String(),
-      date_of_birth: Type.String(),
+      date_of_birth: Nullable(Type.String()),
       phone_number: Nullable(Type.String()),
       email: Nullable(Type.String()),
       id_type: Type.String(),
@@ -322,11 +343,29 @@ export const KycReview = Type.Object({
   business: Nullable(
     Type.Object({
       registered_name: Type.String(),
-      registration_number: Type.String(),
+      registration_number: Nullable(Type.String()),
       tax_id: Nullable(Type.String()),
     }),
   ),
   history: Type.Array(HistoryEntry),
+  personal_data_unavailable: Type.Boolean({
+    description:
+      'Personal fields (stored encrypted) sealed under a key the platform no longer holds: they read null until restored',
+  }),
+  payout_change: Nullable(
+    Type.Object(
+      {
+        bank_name: Nullable(Type.String()),
+        account_number_masked: Nullable(Type.String()),
+        account_name: Nullable(Type.String()),
+        name_match_score: Nullable(Type.Number()),
+        reason: Type.String({ description: 'name_mismatch:<score>' }),
+        requested_at: Type.String(),
+        requested_by: Type.String(),
+      },
+      { description: 'A payout account change waiting for review (approve_payout_change / reject_payout_change)' },
+    ),
+  ),
 });
 
 export const KycReviewList = Type.Object({ submissions: Type.Array(KycReview), pagination: Pagination });

@@ -42,7 +42,13 @@ export const Invitation = Type.Object({
   invite_token: Type.String({ description: 'identifies the invitation (accept, decline, cancel)' }),
   marketplace_id: Type.Integer({ description: "the inviting operator's business ID" }),
   marketplace_name: Type.String(),
-  merchant_id: Type.Integer({ description: 'the invited business ID, as sent by the operator' }),
+  merchant_id: Nullable(
+    Type.Integer({
+      description:
+        'the invited business ID as the operator sent it; null to the operator when it named the business by an ' +
+        'e-mail (create-or-link with a registered e-mail), until the business accepts',
+    }),
+  ),
   mode: ModeEnum,
   commission_rate: Nullable(
     Type.String({ description: 'proposed decimal rate, e.g. 0.0800; null = the marketplace default' }),

@@ -51,6 +51,25 @@ export const PayoutRequest = Type.Object({
   withdrawal_status: Nullable(StringEnum(['payout_pending', 'paid', 'failed'] as const)),
   payment_gateway: Type.String(),
   payout_method: Type.String(),
+  destination: Type.Optional(
+    Type.Object(
+      {
+        kind: StringEnum(['bank_account', 'connected_account'] as const),
+        bank_name: Nullable(Type.String()),
+        institution_id: Nullable(Type.String()),
+        account_number_masked: Nullable(Type.String()),
+        account_name: Nullable(Type.String()),
+        gateway_account_id: Nullable(Type.String()),
+        fingerprint: Nullable(
+          Type.String({ description: "changes whenever the payout account's destination does (bank, number, holder)" }),
+        ),
+      },
+      {
+        description:
+          'Where the payout pays, as the payout account was when it was requested; approval and payment are refused (409) once it changed or KYC is no longer approved. Absent on requests made before destinations were recorded.',
+      },
+    ),
+  ),
   approved_at: Timestamp(),
   rejected_at: Timestamp(),
   rejection_reason: Nullable(Type.String()),

@@ -123,6 +123,9 @@ Non-secret environment of one component (ConfigMap data). Args: (dict "root" $ "
 {{- $_ := set $env "TRUST_PROXY" (toString $gw.trustProxy) -}}
 {{- $_ := set $env "AUTH_JWT_ISSUER" $gw.auth.issuer -}}
 {{- $_ := set $env "AUTH_JWT_AUDIENCE" $gw.auth.audience -}}
+{{- $_ := set $env "AUTH_ADMIN_AUDIENCE" $gw.auth.adminAudience -}}
+{{- $_ := set $env "AUTH_ADMIN_REQUIRED_ACR" $gw.auth.adminRequiredAcr -}}
+{{- $_ := set $env "AUTH_ADMIN_MAX_AGE_SECONDS" (toString (int $gw.auth.adminMaxAgeSeconds)) -}}
 {{- if $gw.auth.jwksUrl -}}
 {{- $_ := set $env "AUTH_JWKS_URL" $gw.auth.jwksUrl -}}
 {{- end -}}

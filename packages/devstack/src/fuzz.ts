@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import { createMerchant } from './merchants';
 import { REPO_ROOT } from './paths';
 import { infraDown, infraUp, Platform, type InfraOptions } from './platform';
-import { mintUserToken } from './tokens';
+import { ADMIN_AUDIENCE, DASHBOARD_AUDIENCE, mintUserToken } from './tokens';
 
 /**
  * `npm run test:fuzz`: starts the real platform on its own ports and fresh data, creates a marketplace
@@ -81,9 +81,13 @@ async function main(): Promise<void> {
       },
       { email: 'fuzz-dashboard@example.com', country: 'NG', currency: 'NGN' },
     );
+    // Both audiences (a JWT may name several), the admin API's MFA and role: one header for both scopes.
     const userAndAdmin = await mintUserToken('fuzz-admin', dashboard.merchant_id, {
       secret: secrets.AUTH_JWT_SECRET,
+      audience: [DASHBOARD_AUDIENCE, ADMIN_AUDIENCE],
       role: 'platform_admin',
+      acr: 'mfa',
+      expiresIn: '1h',
     });
     const args = [
       '--config-file',

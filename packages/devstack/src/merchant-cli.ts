@@ -9,7 +9,7 @@ import { mintAdminToken } from './tokens';
 
 const USAGE = `Usage: npm run merchant -- create --email EMAIL --country CC --currency CUR [--name NAME] [--marketplace] [--live]
                                    [--customer-pays-fees] [--operator OPERATOR_MERCHANT_ID [--commission PERCENT]]
-       npm run merchant -- admin-token [--user USER_ID] [--expires 12h]
+       npm run merchant -- admin-token [--user USER_ID] [--expires 30m]
        npm run merchant -- listen --api-key pk_sandbox_… --forward-to http://localhost:3000/webhooks
                                    [--gateway http://localhost:8080] [--events payment.succeeded,…]
 
@@ -22,7 +22,8 @@ marketplace default). The line then carries marketplace_id (null otherwise).
 customer pays (PATCH /api/v1/partner/account/settings changes it later).
 
 admin-token prints one JSON line with admin_token: a platform administrator's token (x-id-key with
-the role claim platform_admin) for the admin API, e.g. GET /api/v1/admin/kyc/submissions.
+the admin audience ppay-admin, acr mfa and the role claim platform_admin) for the admin API, e.g.
+GET /api/v1/admin/kyc/submissions. It lives at most an hour (the gateway refuses older ones).
 
 listen streams the key's events as they happen (GET /api/v1/partner/events/stream) and forwards
 each to --forward-to with the headers and signatures of a real delivery, signed with a secret made
@@ -31,6 +32,10 @@ latency. Stop with Ctrl-C.
 
 Environment: MARKETPLACE_GRPC_ADDR, WEBHOOKS_GRPC_ADDR (default: the local platform's ports),
 AUTH_JWT_SECRET (default: the local platform's generated secret in PPAY_STATE_DIR, default .infra/).`;
+
+const ADMIN_TOKEN_LIFETIMES = /^\d{1,5}[smh]$/;
+const seconds = (lifetime: string) =>
+  Number(lifetime.slice(0, -1)) * { s: 1, m: 60, h: 3600 }[lifetime.slice(-1) as 's' | 'm' | 'h'];
 
 async function main(): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -60,9 +65,11 @@ async function main(): Promise<number> {
     const user = values.user ?? 'usr_platform_admin';
     if (
       !/^[A-Za-z0-9_.:@-]{1,128}$/.test(user) ||
-      (values.expires !== undefined && !/^\d+[smhd]$/.test(values.expires))
+      (values.expires !== undefined && !(ADMIN_TOKEN_LIFETIMES.test(values.expires) && seconds(values.expires) <= 3600))
     ) {
-      process.stderr.write(`--user must be 1 to 128 of [A-Za-z0-9_.:@-]; --expires like 30m, 12h, 7d\n\n${USAGE}\n`);
+      process.stderr.write(
+        `--user must be 1 to 128 of [A-Za-z0-9_.:@-]; --expires like 15m, 1h (an hour at most)\n\n${USAGE}\n`,
+      );
       return 64;
     }
     const token = await mintAdminToken(user, { secret: jwtSecret(), expiresIn: values.expires });

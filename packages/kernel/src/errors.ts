@@ -189,6 +189,15 @@ export const ERROR_CATALOGUE = {
   PRODUCT_UNAVAILABLE: conflict('This product is not for sale (inactive or archived)'),
   ORDER_STATUS_CONFLICT: conflict('The order is not in a status that allows this'),
   ORDER_REFUND_FAILED: conflict('The refund of this order was declined; the order stays paid'),
+  // hardening 2, part B (docs/decisions.md, Hardening 2 (part B))
+  MERCHANT_RECENTLY_DELETED: conflict(
+    'This business was deleted from a marketplace in this mode moments ago; it can join again once that deletion is complete',
+  ),
+  WEBHOOK_ATTEMPT_LIMIT_REACHED: conflict('This event has been sent as many times as it may be; it cannot be resent'),
+  PAYOUT_CHANGE_NEEDS_APPROVED_KYC: conflict('The payout account can only be changed while KYC is approved'),
+  PAYOUT_CHANGE_NOT_PENDING: conflict('No payout account change is waiting for review'),
+  PAYOUT_KYC_NOT_APPROVED: conflict('KYC is no longer approved for this merchant in this mode'),
+  PAYOUT_DESTINATION_CHANGED: conflict('The payout account changed since this payout was requested'),
 
   // --- rate_limit (429) -----------------------------------------------------------------------
   RATE_LIMITED: entry('rate_limit', 429, Grpc.RESOURCE_EXHAUSTED, 'Too many requests'),

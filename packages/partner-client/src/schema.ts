@@ -9423,7 +9423,7 @@ export interface paths {
         put?: never;
         /**
          * Create or link merchant: new business fields create an active sub-merchant; merchant_id invites an existing business
-         * @description With merchant_id the answer is 202 with an invitation, the same whatever the id (unknown, an operator, or already someone's sub-merchant): the business's e-mail is shown only once it accepts with its own key.
+         * @description With merchant_id the answer is 202 with an invitation, the same whatever the id (unknown, an operator, or already someone's sub-merchant): the business's e-mail is shown only once it accepts with its own key. With new business fields whose e-mail is already registered to a business, that business is invited instead (202, merchant_id null until it accepts): no answer says which e-mails have accounts.
          */
         post: {
             parameters: {
@@ -9526,8 +9526,11 @@ export interface paths {
                                 /** @description the inviting operator's business ID */
                                 marketplace_id: number;
                                 marketplace_name: string;
-                                /** @description the invited business ID, as sent by the operator */
-                                merchant_id: number;
+                                /**
+                                 * @description the invited business ID as the operator sent it; null to the operator when it named the business by an e-mail (create-or-link with a registered e-mail), until the business accepts
+                                 * @default null
+                                 */
+                                merchant_id: number | null;
                                 /** @enum {string} */
                                 mode: "sandbox" | "live";
                                 /**
@@ -9708,8 +9711,11 @@ export interface paths {
                                     /** @description the inviting operator's business ID */
                                     marketplace_id: number;
                                     marketplace_name: string;
-                                    /** @description the invited business ID, as sent by the operator */
-                                    merchant_id: number;
+                                    /**
+                                     * @description the invited business ID as the operator sent it; null to the operator when it named the business by an e-mail (create-or-link with a registered e-mail), until the business accepts
+                                     * @default null
+                                     */
+                                    merchant_id: number | null;
                                     /** @enum {string} */
                                     mode: "sandbox" | "live";
                                     /**
@@ -10101,8 +10107,11 @@ export interface paths {
                                 /** @description the inviting operator's business ID */
                                 marketplace_id: number;
                                 marketplace_name: string;
-                                /** @description the invited business ID, as sent by the operator */
-                                merchant_id: number;
+                                /**
+                                 * @description the invited business ID as the operator sent it; null to the operator when it named the business by an e-mail (create-or-link with a registered e-mail), until the business accepts
+                                 * @default null
+                                 */
+                                merchant_id: number | null;
                                 /** @enum {string} */
                                 mode: "sandbox" | "live";
                                 /**
@@ -10284,8 +10293,11 @@ export interface paths {
                                 /** @description the inviting operator's business ID */
                                 marketplace_id: number;
                                 marketplace_name: string;
-                                /** @description the invited business ID, as sent by the operator */
-                                merchant_id: number;
+                                /**
+                                 * @description the invited business ID as the operator sent it; null to the operator when it named the business by an e-mail (create-or-link with a registered e-mail), until the business accepts
+                                 * @default null
+                                 */
+                                merchant_id: number | null;
                                 /** @enum {string} */
                                 mode: "sandbox" | "live";
                                 /**
@@ -11372,6 +11384,26 @@ export interface paths {
                                 withdrawal_status: "payout_pending" | "paid" | "failed" | null;
                                 payment_gateway: string;
                                 payout_method: string;
+                                /** @description Where the payout pays, as the payout account was when it was requested; approval and payment are refused (409) once it changed or KYC is no longer approved. Absent on requests made before destinations were recorded. */
+                                destination?: {
+                                    /** @enum {string} */
+                                    kind: "bank_account" | "connected_account";
+                                    /** @default null */
+                                    bank_name: string | null;
+                                    /** @default null */
+                                    institution_id: string | null;
+                                    /** @default null */
+                                    account_number_masked: string | null;
+                                    /** @default null */
+                                    account_name: string | null;
+                                    /** @default null */
+                                    gateway_account_id: string | null;
+                                    /**
+                                     * @description changes whenever the payout account's destination does (bank, number, holder)
+                                     * @default null
+                                     */
+                                    fingerprint: string | null;
+                                };
                                 /**
                                  * Format: date-time
                                  * @default null
@@ -11737,6 +11769,26 @@ export interface paths {
                                 withdrawal_status: "payout_pending" | "paid" | "failed" | null;
                                 payment_gateway: string;
                                 payout_method: string;
+                                /** @description Where the payout pays, as the payout account was when it was requested; approval and payment are refused (409) once it changed or KYC is no longer approved. Absent on requests made before destinations were recorded. */
+                                destination?: {
+                                    /** @enum {string} */
+                                    kind: "bank_account" | "connected_account";
+                                    /** @default null */
+                                    bank_name: string | null;
+                                    /** @default null */
+                                    institution_id: string | null;
+                                    /** @default null */
+                                    account_number_masked: string | null;
+                                    /** @default null */
+                                    account_name: string | null;
+                                    /** @default null */
+                                    gateway_account_id: string | null;
+                                    /**
+                                     * @description changes whenever the payout account's destination does (bank, number, holder)
+                                     * @default null
+                                     */
+                                    fingerprint: string | null;
+                                };
                                 /**
                                  * Format: date-time
                                  * @default null
@@ -12416,7 +12468,8 @@ export interface paths {
                 header?: never;
                 path: {
                     submission_id: number;
-                    action: "approve" | "reject" | "request_info" | "revoke";
+                    /** @description approve_payout_change / reject_payout_change decide a payout account change waiting for review */
+                    action: "approve" | "reject" | "request_info" | "revoke" | "approve_payout_change" | "reject_payout_change";
                 };
                 cookie?: never;
             };
@@ -12848,6 +12901,11 @@ export interface paths {
                                 institution_id: string;
                                 /** @enum {string} */
                                 account_number_type: "bank_account_number" | "phone_number";
+                                /**
+                                 * @description pending_review: the holder name does not match the KYC legal name; payouts keep the current account until a reviewer approves it
+                                 * @enum {string}
+                                 */
+                                change_status: "applied" | "pending_review";
                             } | {
                                 merchant_id: number;
                                 baseline_currency: string;
@@ -13023,6 +13081,11 @@ export interface paths {
                                 institution_id: string;
                                 /** @enum {string} */
                                 account_number_type: "bank_account_number" | "phone_number";
+                                /**
+                                 * @description pending_review: the holder name does not match the KYC legal name; payouts keep the current account until a reviewer approves it
+                                 * @enum {string}
+                                 */
+                                change_status: "applied" | "pending_review";
                             } | {
                                 merchant_id: number;
                                 baseline_currency: string;
@@ -16420,6 +16483,26 @@ export interface paths {
                                 withdrawal_status: "payout_pending" | "paid" | "failed" | null;
                                 payment_gateway: string;
                                 payout_method: string;
+                                /** @description Where the payout pays, as the payout account was when it was requested; approval and payment are refused (409) once it changed or KYC is no longer approved. Absent on requests made before destinations were recorded. */
+                                destination?: {
+                                    /** @enum {string} */
+                                    kind: "bank_account" | "connected_account";
+                                    /** @default null */
+                                    bank_name: string | null;
+                                    /** @default null */
+                                    institution_id: string | null;
+                                    /** @default null */
+                                    account_number_masked: string | null;
+                                    /** @default null */
+                                    account_name: string | null;
+                                    /** @default null */
+                                    gateway_account_id: string | null;
+                                    /**
+                                     * @description changes whenever the payout account's destination does (bank, number, holder)
+                                     * @default null
+                                     */
+                                    fingerprint: string | null;
+                                };
                                 /**
                                  * Format: date-time
                                  * @default null
@@ -16574,13 +16657,15 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Live KYC submissions by status (default pending_review), oldest first */
+        /** Live KYC submissions by status (default pending_review), oldest first; payout_change=pending lists the payout account changes waiting for review */
         get: {
             parameters: {
                 query?: {
                     status?: "pending_review" | "approved" | "rejected" | "additional_info_requested" | "revoked" | "pending_onboarding";
                     page?: number;
                     limit?: number;
+                    /** @description pending: instead of a status, the cases whose payout account change waits for review */
+                    payout_change?: "pending";
                 };
                 header?: never;
                 path?: never;
@@ -16638,14 +16723,30 @@ export interface paths {
                                         decision: "auto_approve" | "manual_review";
                                         /** @description every failed auto-approval condition */
                                         reasons: string[];
-                                        /** @description legal name vs bank account name, 0 to 1 (0.85 passes) */
+                                        /** @description legal name vs the holder's name (the name enquiry's when it found one), 0 to 1 (0.85 passes) */
                                         name_match_score: number;
+                                        /** @default null */
+                                        name_enquiry: {
+                                            /**
+                                             * @description the verification provider asked; null when none was
+                                             * @default null
+                                             */
+                                            provider: string | null;
+                                            /** @enum {string} */
+                                            outcome: "found" | "not_found" | "unavailable" | "unconfigured" | "not_asked";
+                                            /**
+                                             * @description the holder as the bank has it (found only)
+                                             * @default null
+                                             */
+                                            account_name: string | null;
+                                        } | null;
                                     } | null;
                                     /** @default null */
                                     owner: {
                                         first_name: string;
                                         last_name: string;
-                                        date_of_birth: string;
+                                        /** @default null */
+                                        date_of_birth: string | null;
                                         /** @default null */
                                         phone_number: string | null;
                                         /** @default null */
@@ -16661,7 +16762,8 @@ export interface paths {
                                     /** @default null */
                                     business: {
                                         registered_name: string;
-                                        registration_number: string;
+                                        /** @default null */
+                                        registration_number: string | null;
                                         /** @default null */
                                         tax_id: string | null;
                                     } | null;
@@ -16679,6 +16781,26 @@ export interface paths {
                                         reason: string | null;
                                         at: string;
                                     }[];
+                                    /** @description Personal fields (stored encrypted) sealed under a key the platform no longer holds: they read null until restored */
+                                    personal_data_unavailable: boolean;
+                                    /**
+                                     * @description A payout account change waiting for review (approve_payout_change / reject_payout_change)
+                                     * @default null
+                                     */
+                                    payout_change: {
+                                        /** @default null */
+                                        bank_name: string | null;
+                                        /** @default null */
+                                        account_number_masked: string | null;
+                                        /** @default null */
+                                        account_name: string | null;
+                                        /** @default null */
+                                        name_match_score: number | null;
+                                        /** @description name_mismatch:<score> */
+                                        reason: string;
+                                        requested_at: string;
+                                        requested_by: string;
+                                    } | null;
                                 }[];
                                 pagination: {
                                     page: number;
@@ -16877,14 +16999,30 @@ export interface paths {
                                     decision: "auto_approve" | "manual_review";
                                     /** @description every failed auto-approval condition */
                                     reasons: string[];
-                                    /** @description legal name vs bank account name, 0 to 1 (0.85 passes) */
+                                    /** @description legal name vs the holder's name (the name enquiry's when it found one), 0 to 1 (0.85 passes) */
                                     name_match_score: number;
+                                    /** @default null */
+                                    name_enquiry: {
+                                        /**
+                                         * @description the verification provider asked; null when none was
+                                         * @default null
+                                         */
+                                        provider: string | null;
+                                        /** @enum {string} */
+                                        outcome: "found" | "not_found" | "unavailable" | "unconfigured" | "not_asked";
+                                        /**
+                                         * @description the holder as the bank has it (found only)
+                                         * @default null
+                                         */
+                                        account_name: string | null;
+                                    } | null;
                                 } | null;
                                 /** @default null */
                                 owner: {
                                     first_name: string;
                                     last_name: string;
-                                    date_of_birth: string;
+                                    /** @default null */
+                                    date_of_birth: string | null;
                                     /** @default null */
                                     phone_number: string | null;
                                     /** @default null */
@@ -16900,7 +17038,8 @@ export interface paths {
                                 /** @default null */
                                 business: {
                                     registered_name: string;
-                                    registration_number: string;
+                                    /** @default null */
+                                    registration_number: string | null;
                                     /** @default null */
                                     tax_id: string | null;
                                 } | null;
@@ -16918,6 +17057,26 @@ export interface paths {
                                     reason: string | null;
                                     at: string;
                                 }[];
+                                /** @description Personal fields (stored encrypted) sealed under a key the platform no longer holds: they read null until restored */
+                                personal_data_unavailable: boolean;
+                                /**
+                                 * @description A payout account change waiting for review (approve_payout_change / reject_payout_change)
+                                 * @default null
+                                 */
+                                payout_change: {
+                                    /** @default null */
+                                    bank_name: string | null;
+                                    /** @default null */
+                                    account_number_masked: string | null;
+                                    /** @default null */
+                                    account_name: string | null;
+                                    /** @default null */
+                                    name_match_score: number | null;
+                                    /** @description name_mismatch:<score> */
+                                    reason: string;
+                                    requested_at: string;
+                                    requested_by: string;
+                                } | null;
                             };
                         };
                     };
@@ -17050,14 +17209,15 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Decide a live KYC submission: approve, reject (reason), request_info (message) or revoke an approved one (reason) */
+        /** Decide a live KYC submission: approve, reject (reason), request_info (message) or revoke an approved one (reason); approve_payout_change or reject_payout_change (reason) a payout account change waiting for review */
         post: {
             parameters: {
                 query?: never;
                 header?: never;
                 path: {
                     submission_id: number;
-                    action: "approve" | "reject" | "request_info" | "revoke";
+                    /** @description approve_payout_change / reject_payout_change decide a payout account change waiting for review */
+                    action: "approve" | "reject" | "request_info" | "revoke" | "approve_payout_change" | "reject_payout_change";
                 };
                 cookie?: never;
             };
@@ -17121,14 +17281,30 @@ export interface paths {
                                     decision: "auto_approve" | "manual_review";
                                     /** @description every failed auto-approval condition */
                                     reasons: string[];
-                                    /** @description legal name vs bank account name, 0 to 1 (0.85 passes) */
+                                    /** @description legal name vs the holder's name (the name enquiry's when it found one), 0 to 1 (0.85 passes) */
                                     name_match_score: number;
+                                    /** @default null */
+                                    name_enquiry: {
+                                        /**
+                                         * @description the verification provider asked; null when none was
+                                         * @default null
+                                         */
+                                        provider: string | null;
+                                        /** @enum {string} */
+                                        outcome: "found" | "not_found" | "unavailable" | "unconfigured" | "not_asked";
+                                        /**
+                                         * @description the holder as the bank has it (found only)
+                                         * @default null
+                                         */
+                                        account_name: string | null;
+                                    } | null;
                                 } | null;
                                 /** @default null */
                                 owner: {
                                     first_name: string;
                                     last_name: string;
-                                    date_of_birth: string;
+                                    /** @default null */
+                                    date_of_birth: string | null;
                                     /** @default null */
                                     phone_number: string | null;
                                     /** @default null */
@@ -17144,7 +17320,8 @@ export interface paths {
                                 /** @default null */
                                 business: {
                                     registered_name: string;
-                                    registration_number: string;
+                                    /** @default null */
+                                    registration_number: string | null;
                                     /** @default null */
                                     tax_id: string | null;
                                 } | null;
@@ -17162,6 +17339,26 @@ export interface paths {
                                     reason: string | null;
                                     at: string;
                                 }[];
+                                /** @description Personal fields (stored encrypted) sealed under a key the platform no longer holds: they read null until restored */
+                                personal_data_unavailable: boolean;
+                                /**
+                                 * @description A payout account change waiting for review (approve_payout_change / reject_payout_change)
+                                 * @default null
+                                 */
+                                payout_change: {
+                                    /** @default null */
+                                    bank_name: string | null;
+                                    /** @default null */
+                                    account_number_masked: string | null;
+                                    /** @default null */
+                                    account_name: string | null;
+                                    /** @default null */
+                                    name_match_score: number | null;
+                                    /** @description name_mismatch:<score> */
+                                    reason: string;
+                                    requested_at: string;
+                                    requested_by: string;
+                                } | null;
                             };
                         };
                     };

@@ -1,5 +1,11 @@
 import type { Connection } from 'mongoose';
-import { deletionAckEventId, MerchantTombstones, scopedFilter, type MerchantDataTarget } from './merchant-deletion';
+import {
+  deletionAckEventId,
+  MerchantTombstones,
+  scopedFilter,
+  TOMBSTONE_WINDOW_MS,
+  type MerchantDataTarget,
+} from './merchant-deletion';
 
 const perMode: MerchantDataTarget = { collection: 'charges', filter: (id) => ({ merchant_id: id }), modeField: 'mode' };
 const modeless: MerchantDataTarget = { collection: 'products', filter: (id) => ({ merchant_id: id }), modeField: null };
@@ -30,17 +36,42 @@ describe('merchant data purge scope', () => {
 describe('MerchantTombstones', () => {
   /** A connection whose tombstone collection is an array, counting the reads. */
   function store() {
-    const docs: { _id: string; deleted_at: Date }[] = [];
+    const docs: { _id: string; deletion_id: string; deleted_at: Date }[] = [];
     let reads = 0;
     const collection = {
       find: ({ _id }: { _id: { $in: string[] } }) => ({
         toArray: async () => (reads++, docs.filter((d) => _id.$in.includes(d._id))),
       }),
-      updateOne: async ({ _id }: { _id: string }, update: { $setOnInsert: { deleted_at: Date } }) =>
-        void docs.push({ _id, deleted_at: update.$setOnInsert.deleted_at }),
+      // MongoDB's upsert: a filter that matches updates; one that does not inserts, and meets the key.
+      updateOne: async (
+        filter: { _id: string; deletion_id: { $ne: string } },
+        update: { $set: { deletion_id: string; deleted_at: Date } },
+      ) => {
+        const doc = docs.find((d) => d._id === filter._id);
+        if (doc && doc.deletion_id !== filter.deletion_id.$ne) return void Object.assign(doc, update.$set);
+        if (doc) throw Object.assign(new Error('E11000 duplicate key'), { code: 11000 });
+        docs.push({ _id: filter._id, ...update.$set });
+      },
     };
-    return { conn: { collection: () => collection } as unknown as Connection, reads: () => reads };
+    return { conn: { collection: () => collection } as unknown as Connection, reads: () => reads, docs };
   }
+
+  it('a repeat of one deletion keeps its time; a later deletion of the same merchant and mode starts the window again', async () => {
+    const s = store();
+    let now = Date.parse('2026-11-23T10:00:00Z');
+    const tombstones = new MerchantTombstones(s.conn, () => new Date(now));
+    await tombstones.record({ deletion_id: 'del_1', merchant_id: 9, mode: 'sandbox', every_mode: false });
+    now += 60_000;
+    await tombstones.record({ deletion_id: 'del_1', merchant_id: 9, mode: 'sandbox', every_mode: false });
+    expect(s.docs).toEqual([
+      expect.objectContaining({ _id: '9:sandbox', deletion_id: 'del_1', deleted_at: new Date('2026-11-23T10:00:00Z') }),
+    ]);
+    now += TOMBSTONE_WINDOW_MS;
+    expect(await tombstones.isDeleted(9, 'sandbox')).toBe(false); // the window is over: it may start again
+    await tombstones.record({ deletion_id: 'del_2', merchant_id: 9, mode: 'sandbox', every_mode: false });
+    expect(s.docs).toEqual([expect.objectContaining({ deletion_id: 'del_2', deleted_at: new Date(now) })]);
+    expect(await tombstones.isDeleted(9, 'sandbox')).toBe(true);
+  });
 
   it('keeps a "not deleted" answer for aliveTtlMs, and forgets it when this process records a deletion', async () => {
     const s = store();

@@ -1,6 +1,7 @@
 import type { Connection } from 'mongoose';
 import { SUBJECTS, TtlCache, type ComponentName, type MerchantDeletionScope, type Mode } from '@ppay/kernel';
 import type { Logger } from './logger';
+import { isDuplicateKeyError } from './mongo';
 import { defineConsumer, publishEvent, type ConsumerSpec, type NatsContext } from './nats';
 
 /**
@@ -97,19 +98,18 @@ export class MerchantTombstones {
     const now = this.now();
     const mode = scope.every_mode ? '*' : scope.mode;
     const _id = tombstoneId(scope.merchant_id, mode);
-    await this.collection.updateOne(
-      { _id },
-      {
-        $setOnInsert: {
-          _id,
-          merchant_id: scope.merchant_id,
-          mode,
-          deletion_id: scope.deletion_id,
-          deleted_at: now,
-        },
-      },
-      { upsert: true },
-    );
+    // Written once per deletion: a repeat of the same deletion keeps its time (the filter misses and the
+    // upsert meets the key), a later deletion of the same merchant and mode (it joined again, Hardening 2
+    // item 7) starts the window, and the sweep's repeated purge, again.
+    await this.collection
+      .updateOne(
+        { _id, deletion_id: { $ne: scope.deletion_id } },
+        { $set: { merchant_id: scope.merchant_id, mode, deletion_id: scope.deletion_id, deleted_at: now } },
+        { upsert: true },
+      )
+      .catch((err: unknown) => {
+        if (!isDuplicateKeyError(err)) throw err;
+      });
     if (mode === '*') this.known.add(_id);
     this.generation++;
     this.alive.clear();

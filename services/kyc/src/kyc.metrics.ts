@@ -1,4 +1,5 @@
-import { Counter, type Registry } from 'prom-client';
+import { Counter, Gauge, type Registry } from 'prom-client';
+import type { ReencryptionMetrics } from './cases/reencryption';
 import type { KycMetrics } from './ports';
 
 /** KYC metrics the use cases count: submissions by route and outcome, decisions, payout accounts. */
@@ -21,9 +22,42 @@ export function kycMetrics(registry: Registry): KycMetrics {
     labelNames: ['change', 'mode'],
     registers: [registry],
   });
+  const nameEnquiries = new Counter({
+    name: 'ppay_kyc_name_enquiries_total',
+    help: 'Bank-account name enquiries of in-house KYC, by outcome (found, not_found, unavailable, unconfigured) and mode',
+    labelNames: ['outcome', 'mode'],
+    registers: [registry],
+  });
   return {
+    nameEnquiry: (outcome, mode) => nameEnquiries.inc({ outcome, mode }),
     submitted: (route, status, mode) => submissions.inc({ route, status, mode }),
     decided: (action, actor, mode) => decisions.inc({ action, actor, mode }),
     payoutAccount: (change, mode) => payoutAccounts.inc({ change, mode }),
+  };
+}
+
+/** The re-encryption job's counts (Hardening 2 item 9): values moved to the current key, and what is left. */
+export function reencryptionMetrics(registry: Registry): ReencryptionMetrics {
+  const resealed = new Counter({
+    name: 'ppay_kyc_sealed_values_resealed_total',
+    help: 'KYC values moved to the current encryption key (or sealed from clear) by the re-encryption job',
+    registers: [registry],
+  });
+  const outdated = new Gauge({
+    name: 'ppay_kyc_sealed_values_outdated',
+    help: 'KYC values still under an older key or in clear at the end of the last full re-encryption pass',
+    registers: [registry],
+  });
+  const unreadable = new Gauge({
+    name: 'ppay_kyc_sealed_values_unreadable',
+    help: 'KYC values sealed under a key the ring does not hold, at the end of the last full re-encryption pass',
+    registers: [registry],
+  });
+  return {
+    resealed: (count) => resealed.inc(count),
+    passFinished: (left) => {
+      outdated.set(left.outdated);
+      unreadable.set(left.unreadable);
+    },
   };
 }

@@ -1,15 +1,16 @@
 import './instrument';
-import { SecretBox } from '@ppay/kernel';
+import { parsePreviousKeys, SecretBox } from '@ppay/kernel';
 import { ensureIndexes, OutboxRelay, runService } from '@ppay/runtime';
 import type { types } from '@ppay/proto';
 import { kycCaseModel, MongoKycCaseRepository } from './cases/kyc-case.repo';
 import { KycReviewService } from './cases/kyc-reviews';
+import { ReencryptionJob } from './cases/reencryption';
 import { kycReviewHandlers } from './cases/kyc-reviews.handlers';
 import { reviewQueueMetrics } from './cases/review-queue.metrics';
 import { serviceConfig } from './config';
 import { GatewayAccountService } from './gateway-accounts/gateway-accounts';
 import { gatewayAccountHandlers } from './gateway-accounts/gateway-accounts.handlers';
-import { kycMetrics } from './kyc.metrics';
+import { kycMetrics, reencryptionMetrics } from './kyc.metrics';
 import { GrpcSubMerchantDirectory } from './marketplace-directory.adapter';
 import { MERCHANT_DATA } from './merchant-data.repo';
 import { HostedOnboardingService } from './onboarding/hosted-onboarding';
@@ -19,6 +20,7 @@ import { BankDirectory } from './payout-accounts/banks';
 import { PayoutAccountService } from './payout-accounts/payout-accounts';
 import { payoutAccountHandlers } from './payout-accounts/payout-accounts.handlers';
 import { KycSubmissionService, submissionRoutes } from './submissions/kyc-submissions';
+import { SandboxNameEnquiry } from './submissions/sandbox-name-enquiry.adapter';
 import { submissionHandlers } from './submissions/submissions.handlers';
 
 void runService<types.kyc.KycServiceHandlers, (typeof serviceConfig)['properties']>({
@@ -35,13 +37,19 @@ void runService<types.kyc.KycServiceHandlers, (typeof serviceConfig)['properties
     const sealer = new SecretBox(
       Buffer.from(config.SECRETS_ENCRYPTION_KEY, 'base64'),
       config.SECRETS_ENCRYPTION_KEY_ID,
+      parsePreviousKeys(config.SECRETS_ENCRYPTION_PREVIOUS_KEYS),
     );
     const deps = { cases, directory, sealer, banks, metrics: kycMetrics(metrics.registry) };
     const linkTtl = { linkTtlMs: config.ONBOARDING_LINK_TTL_MS };
     // Sandbox only: no live connected-account gateway exists yet (live answers GATEWAY_NOT_CONFIGURED).
     const providers = { sandbox: new SandboxConnectedAccountProvider() };
-    const routes = submissionRoutes({ ...deps, providers }, linkTtl);
+    // Sandbox only as well: no live name-enquiry provider is configured, so live in-house submissions
+    // all go to manual review (docs/decisions.md H2-6).
+    const nameEnquiry = { sandbox: new SandboxNameEnquiry() };
+    const routes = submissionRoutes({ ...deps, providers, nameEnquiry }, linkTtl);
 
+    // Moves sealed values to the current key (and seals personal data stored in clear before it was sealed).
+    const reencryption = new ReencryptionJob({ cases, ring: sealer, metrics: reencryptionMetrics(metrics.registry) });
     const reviewQueue = reviewQueueMetrics(metrics.registry, cases);
     // Set once at boot so the gauges exist before the first interval (dashboards, alert rule).
     await reviewQueue.refresh().catch((err: unknown) => log.warn({ err }, 'review queue metrics failed'));
@@ -58,6 +66,7 @@ void runService<types.kyc.KycServiceHandlers, (typeof serviceConfig)['properties
       merchantData: { targets: MERCHANT_DATA },
       jobs: [
         { name: 'review-queue-metrics', intervalMs: config.REVIEW_QUEUE_METRICS_INTERVAL_MS, run: reviewQueue.refresh },
+        { name: 'kyc-reencryption', intervalMs: config.REENCRYPT_INTERVAL_MS, run: () => reencryption.run() },
       ],
       onShutdown: async () => directory.close(),
     };

@@ -13,11 +13,14 @@ import { KycReviewService } from './cases/kyc-reviews';
 import { GatewayAccountService } from './gateway-accounts/gateway-accounts';
 import { HostedOnboardingService } from './onboarding/hosted-onboarding';
 import { KycSubmissionService, submissionRoutes } from './submissions/kyc-submissions';
+import type { NameEnquiryProviders } from './submissions/ports';
+import { SandboxNameEnquiry } from './submissions/sandbox-name-enquiry.adapter';
 import { PayoutAccountService } from './payout-accounts/payout-accounts';
 import type {
   ConnectedAccountProvider,
   KycCaseRepository,
   OperatorCaller,
+  Opener,
   Sealer,
   SubMerchant,
   SubMerchantDirectory,
@@ -72,10 +75,23 @@ export class MemoryCases implements KycCaseRepository {
     return true;
   }
   async list(mode: Mode, status: KycStatus, page: number, limit: number) {
+    return this.page((c) => c.mode === mode && c.status === status, page, limit);
+  }
+  async listPayoutChanges(mode: Mode, page: number, limit: number) {
+    return this.page((c) => c.mode === mode && !!c.payout?.pending_change, page, limit);
+  }
+  private page(match: (c: KycCaseRecord) => boolean, page: number, limit: number) {
     const all = [...this.docs.values()]
-      .filter((c) => c.mode === mode && c.status === status)
+      .filter(match)
       .sort((a, b) => a.submitted_at.getTime() - b.submitted_at.getTime() || a.id - b.id);
     return { items: all.slice((page - 1) * limit, page * limit).map(clone), total: all.length };
+  }
+  async scanAfter(afterId: number, limit: number) {
+    return [...this.docs.values()]
+      .filter((c) => c.id > afterId)
+      .sort((a, b) => a.id - b.id)
+      .slice(0, limit)
+      .map(clone);
   }
   async queueStats(mode: Mode) {
     const waiting = [...this.docs.values()].filter((c) => c.mode === mode && c.status === 'pending_review');
@@ -120,11 +136,15 @@ export class MemoryDirectory implements SubMerchantDirectory {
 }
 
 /** Reversible and obviously not clear text: enough to prove what is sealed and that it is not stored in clear. */
-export class FakeSealer implements Sealer {
+export class FakeSealer implements Sealer, Opener {
   readonly sealed: string[] = [];
   seal(plaintext: string): EncryptedSecret {
     this.sealed.push(plaintext);
     return { key_id: 'test', iv: 'iv', tag: 'tag', data: Buffer.from(plaintext).toString('base64') };
+  }
+  open(sealed: EncryptedSecret): string {
+    if (sealed.key_id !== 'test') throw new Error(`unknown key ${sealed.key_id}`);
+    return Buffer.from(sealed.data, 'base64').toString();
   }
 }
 
@@ -166,16 +186,17 @@ export function asDecoded(method: 'SubmitKyc' | 'SetupPayout' | 'UpdatePayout', 
 
 export const LINK_TTL_MS = 10 * 60_000;
 
-export function kycWorld() {
+/** The use cases over in-memory ports; `sealer` is a FakeSealer unless a test brings a real key ring. */
+export function kycWorld<S extends Sealer & Opener = FakeSealer>(sealer: S = new FakeSealer() as unknown as S) {
   const cases = new MemoryCases();
   const directory = new MemoryDirectory();
-  const sealer = new FakeSealer();
   const gateway = new FakeConnectedAccounts();
   const clock = new Clock();
   const banks = BankDirectory.bundled();
   const providers = { sandbox: gateway };
+  const nameEnquiry: NameEnquiryProviders = { sandbox: new SandboxNameEnquiry() };
   const deps = { cases, directory, sealer, banks, now: clock.now };
-  const routes = submissionRoutes({ ...deps, providers }, { linkTtlMs: LINK_TTL_MS });
+  const routes = submissionRoutes({ ...deps, providers, nameEnquiry }, { linkTtlMs: LINK_TTL_MS });
   const submissions = new KycSubmissionService({ ...deps, routes });
   const reviews = new KycReviewService(deps);
   const onboarding = new HostedOnboardingService(deps);
@@ -193,6 +214,7 @@ export function kycWorld() {
     onboarding,
     payoutAccounts,
     gatewayAccounts,
+    nameEnquiry,
   };
 }
 
@@ -203,8 +225,8 @@ export const sandbox: OperatorCaller = { operatorId: OPERATOR, mode: 'sandbox' }
 export const live: OperatorCaller = { operatorId: OPERATOR, mode: 'live' };
 
 /** kycWorld with OPERATOR and its active sub-merchant SUB. */
-export function operatorWorld() {
-  const w = kycWorld();
+export function operatorWorld<S extends Sealer & Opener = FakeSealer>(sealer?: S) {
+  const w = kycWorld<S>(sealer);
   w.directory.addOperator(OPERATOR);
   w.directory.addSub(OPERATOR, SUB);
   return w;

@@ -28,6 +28,10 @@ export interface KycCaseRepository {
   save(expectedVersion: number, next: KycCaseRecord, events: OutboxEntry[]): Promise<boolean>;
   /** Cases of one mode and status, oldest submission first (the review queue). */
   list(mode: Mode, status: KycStatus, page: number, limit: number): Promise<{ items: KycCaseRecord[]; total: number }>;
+  /** Cases of one mode whose payout account change waits for review, oldest submission first. */
+  listPayoutChanges(mode: Mode, page: number, limit: number): Promise<{ items: KycCaseRecord[]; total: number }>;
+  /** Cases with an id above `afterId`, by id (the re-encryption job's walk). */
+  scanAfter(afterId: number, limit: number): Promise<KycCaseRecord[]>;
   /** Size and oldest submission of the review queue of one mode (metrics). */
   queueStats(mode: Mode): Promise<{ count: number; oldest: Date | null }>;
 }
@@ -72,9 +76,21 @@ export interface ConnectedAccountProvider {
 /** Per mode; a mode without a provider answers GATEWAY_NOT_CONFIGURED (sandbox never reaches live). */
 export type ConnectedAccountProviders = Partial<Record<Mode, ConnectedAccountProvider>>;
 
-/** Encryption at rest for account and ID numbers (the kernel SecretBox). */
+/** Encryption at rest for account and ID numbers and personal data (the kernel SecretBox). */
 export interface Sealer {
   seal(plaintext: string): EncryptedSecret;
+}
+
+/** Opens what any key of the ring sealed; throws for a key it does not hold (the admin review reads). */
+export interface Opener {
+  open(sealed: EncryptedSecret): string;
+}
+
+/** The whole key ring, as the re-encryption job uses it. */
+export interface KeyRing extends Sealer, Opener {
+  isCurrent(sealed: EncryptedSecret): boolean;
+  canOpen(sealed: EncryptedSecret): boolean;
+  reseal(sealed: EncryptedSecret): EncryptedSecret;
 }
 
 /** What the use cases count (prom-client in main.ts; nothing in unit tests). */
@@ -82,9 +98,11 @@ export interface KycMetrics {
   submitted(route: string, outcome: string, mode: Mode): void;
   decided(action: string, actor: string, mode: Mode): void;
   payoutAccount(change: string, mode: Mode): void;
+  /** A bank-account name enquiry's outcome (found, not_found, unavailable, unconfigured). */
+  nameEnquiry(outcome: string, mode: Mode): void;
 }
 
-export const NO_METRICS: KycMetrics = { submitted() {}, decided() {}, payoutAccount() {} };
+export const NO_METRICS: KycMetrics = { submitted() {}, decided() {}, payoutAccount() {}, nameEnquiry() {} };
 
 /** What a use case may be given and otherwise does without: its metrics, and a clock (tests set one). */
 export interface UseCaseExtras {

@@ -1,4 +1,5 @@
 import type { Mode } from '@ppay/kernel';
+import { CreateOrLink } from './invitations/create-or-link';
 import { MemoryInvitations } from './invitations/memory-invitations.test-util';
 import { InvitationService } from './invitations/invitations';
 import { KycProjection } from './kyc-projection/kyc-projection';
@@ -41,6 +42,7 @@ export async function inMemoryMarketplace() {
     membership,
     relationships,
     invitations,
+    createOrLink: new CreateOrLink(relationships, invitations),
     lookups: new SubMerchantLookups(merchants, relationships),
     kyc: new KycProjection(merchantRepo, merchants),
     operator,

@@ -1,11 +1,12 @@
 import './instrument';
-import { ensureIndexes, MerchantTombstones, OutboxRelay, runService } from '@ppay/runtime';
+import { ensureIndexes, MerchantTombstones, OutboxRelay, runService, TOMBSTONE_WINDOW_MS } from '@ppay/runtime';
 import type { types } from '@ppay/proto';
 import { marketplaceConfig } from './config';
 import { deletionAckConsumer } from './deletions/deletion-acks.consumer';
 import { MerchantDeletionService } from './deletions/deletions';
 import { deletionHandlers } from './deletions/deletions.handlers';
 import { deletionModel, MongoDeletionRepository } from './deletions/merchant-deletion.repo';
+import { CreateOrLink } from './invitations/create-or-link';
 import { invitationModel, MongoInvitationRepository } from './invitations/invitation.repo';
 import { InvitationService } from './invitations/invitations';
 import { invitationHandlers } from './invitations/invitations.handlers';
@@ -23,6 +24,7 @@ import { migrateLegacyMarketplaceData } from './relationships/legacy-migration.r
 import { MembershipSync } from './relationships/membership-sync';
 import { relationshipSyncConsumer } from './relationships/relationship-sync.consumer';
 import { MongoRelationshipRepository, relationshipModel } from './relationships/relationship.repo';
+import { rejoinRule } from './relationships/rejoin-rule';
 import { RelationshipService } from './relationships/relationships';
 import { relationshipHandlers } from './relationships/relationships.handlers';
 import { SubMerchantLookups } from './sub-merchant-lookups/sub-merchant-lookups';
@@ -49,12 +51,16 @@ void runService<types.marketplace.MarketplaceServiceHandlers, (typeof marketplac
     const membership = new MembershipSync(merchants, relationshipRepo, (err, merchantId) =>
       log.warn({ err, merchantId }, 'sub-merchant sync deferred to the relationship consumer'),
     );
-    const relationshipService = new RelationshipService(merchants, relationshipRepo, membership);
+    const deletionRepo = new MongoDeletionRepository(deletionDocs, (id) => deletionRelay.relaySoon(id));
+    // A deleted business joins that mode again only after every service's tombstone window.
+    const rejoin = rejoinRule(deletionRepo, TOMBSTONE_WINDOW_MS);
+    const relationshipService = new RelationshipService(merchants, relationshipRepo, membership, undefined, rejoin);
     const invitationService = new InvitationService({
       merchants,
       relationships: relationshipRepo,
       invitations: new MongoInvitationRepository(invitations),
       membership,
+      rejoin,
     });
     const kycProjection = new KycProjection(new MongoPayoutEligibilityRepository(model), merchants);
     const walletPayouts = new GrpcWalletPayouts(config.PAYMENTS_GRPC_ADDR, metrics);
@@ -64,7 +70,7 @@ void runService<types.marketplace.MarketplaceServiceHandlers, (typeof marketplac
       {
         merchants,
         relationships: relationshipRepo,
-        deletions: new MongoDeletionRepository(deletionDocs, (id) => deletionRelay.relaySoon(id)),
+        deletions: deletionRepo,
         gatewayAccounts: kyc,
       },
       { waitMs: config.DELETE_MERCHANT_WAIT_MS, pollMs: 100 },
@@ -74,7 +80,7 @@ void runService<types.marketplace.MarketplaceServiceHandlers, (typeof marketplac
       handlers: {
         ...merchantHandlers(merchants, relationshipService),
         ...relationshipHandlers(relationshipService),
-        ...invitationHandlers(invitationService),
+        ...invitationHandlers(invitationService, new CreateOrLink(relationshipService, invitationService)),
         ...subMerchantLookupHandlers(new SubMerchantLookups(merchants, relationshipService)),
         ...payoutHandlers(payouts),
         ...deletionHandlers(deletions),

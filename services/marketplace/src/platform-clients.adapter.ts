@@ -1,5 +1,5 @@
 import { newRequestId, type Mode } from '@ppay/kernel';
-import { callerToMetadata, RemoteCallError, ServiceClient, type PlatformMetrics } from '@ppay/runtime';
+import { callerToMetadata, RemoteCallError, ServiceClient, toWire, type PlatformMetrics } from '@ppay/runtime';
 import { loadPlatformProto, type types } from '@ppay/proto';
 import type { GatewayAccountOutcome } from './deletions/merchant-deletion';
 import type { GatewayAccounts } from './deletions/ports';
@@ -42,7 +42,7 @@ export class GrpcWalletPayouts implements WalletPayouts {
   }
 
   createPayout(input: Parameters<WalletPayouts['createPayout']>[0]): Promise<PayoutView> {
-    return remote(() => this.client.call('CreatePayout', input, internal(input.mode)));
+    return remote(() => this.client.call('CreatePayout', toWire(input), internal(input.mode)));
   }
 
   approvePayout(merchantId: number, mode: Mode, reference: string, operatorId: number): Promise<PayoutView> {
@@ -100,6 +100,15 @@ export class GrpcKyc implements PayoutAccounts, GatewayAccounts {
       currency: res.currency,
       payment_gateway: res.payment_gateway,
       payout_method: res.payout_method,
+      destination: {
+        kind: res.payout_method === 'connected_account' ? 'connected_account' : 'bank_account',
+        bank_name: res.bank_name ?? null,
+        institution_id: res.institution_id ?? null,
+        account_number_masked: res.account_number_masked ?? null,
+        account_name: res.account_name ?? null,
+        gateway_account_id: res.gateway_account_id ?? null,
+        fingerprint: res.destination_fingerprint ?? null,
+      },
     };
   }
 

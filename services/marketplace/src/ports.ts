@@ -1,4 +1,5 @@
 import type { Mode, OutboxEntry } from '@ppay/kernel';
+import type { MerchantDeletionRecord } from './deletions/merchant-deletion';
 import type { RelationshipChanges, RelationshipRecord, RelationshipStatus } from './relationships/relationship';
 
 /**
@@ -33,4 +34,10 @@ export interface RelationshipRepository {
     changes: RelationshipChanges,
     event: OutboxEntry,
   ): Promise<RelationshipRecord | null>;
+}
+
+/** A business's deletions (the deletions subdomain's documents), read before it joins a marketplace again. */
+export interface MerchantDeletionHistory {
+  /** Its most recent deletion in this mode, by any operator. */
+  latestFor(merchantId: number, mode: Mode): Promise<MerchantDeletionRecord | null>;
 }

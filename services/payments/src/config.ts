@@ -5,6 +5,8 @@ import { DEFAULT_PORTS } from '@ppay/runtime';
 export const paymentsConfig = Type.Object({
   FX_PRICING_GRPC_ADDR: Type.String({ default: `127.0.0.1:${DEFAULT_PORTS['fx-pricing'].grpc}` }),
   MARKETPLACE_GRPC_ADDR: Type.String({ default: `127.0.0.1:${DEFAULT_PORTS.marketplace.grpc}` }),
+  /** kyc: a payout's approval and payment check the payout account and KYC status it has now. */
+  KYC_GRPC_ADDR: Type.String({ default: `127.0.0.1:${DEFAULT_PORTS.kyc.grpc}` }),
   /** Fee schedule per processor group as JSON (see src/charges/fees.ts); the defaults when empty. */
   FEE_SCHEDULE_JSON: Type.Optional(Type.String()),
   /** Allowed difference between the partner's conversion and ours (spec 8: 1%). */

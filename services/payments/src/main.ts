@@ -41,7 +41,13 @@ import { OrderService } from './orders/orders';
 import { orderHandlers } from './orders/orders.handlers';
 import { orderMetrics } from './orders/orders.metrics';
 import { paidGoodsConsumer } from './checkout/goods.consumer';
-import { GrpcFxConverter, GrpcProductLookup, GrpcSplitResolver, GrpcStock } from './platform-clients.adapter';
+import {
+  GrpcFxConverter,
+  GrpcPayoutDestinations,
+  GrpcProductLookup,
+  GrpcSplitResolver,
+  GrpcStock,
+} from './platform-clients.adapter';
 import { SandboxCardProcessor, sandboxDisputeReason } from './processors/sandbox-cards.adapter';
 import { StaticProcessorRegistry } from './processors/sandbox-processors.adapter';
 import { RefundLedger } from './refunds/refund-ledger';
@@ -93,10 +99,12 @@ void runService<types.payments.PaymentsServiceHandlers, (typeof paymentsConfig)[
     const wallets = new MongoWalletStore(walletDocs);
     const ledger = new WalletLedger(new MongoLedgerEntries(entries, (id) => ledgerRelay.relaySoon(id)), wallets);
     const payoutRelay = new OutboxRelay(payoutDocs, nats, log, metrics);
+    const payoutDestinations = new GrpcPayoutDestinations(config.KYC_GRPC_ADDR, metrics);
     const payouts = new PayoutService({
       payouts: new MongoPayoutRepository(payoutDocs, (id) => payoutRelay.relaySoon(id)),
       wallets,
       ledger,
+      destinations: payoutDestinations,
     });
     const walletCounters = walletMetrics(metrics.registry);
     const walletReconciler = new WalletReconciler(new MongoLedgerEntries(entries), wallets);
@@ -281,6 +289,7 @@ void runService<types.payments.PaymentsServiceHandlers, (typeof paymentsConfig)[
       onShutdown: async () => {
         fx.close();
         splits.close();
+        payoutDestinations.close();
         products.close();
         stock.close();
       },

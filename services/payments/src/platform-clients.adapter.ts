@@ -3,12 +3,13 @@ import { callerToMetadata, RemoteCallError, ServiceClient, type PlatformMetrics 
 import { loadPlatformProto, type types } from '@ppay/proto';
 import type { FxConverter, FxQuote } from './charges/ports';
 import type { CatalogueProduct, ProductLookup, StockHolds, StockLine } from './checkout/ports';
+import type { CurrentDestination, PayoutDestinations } from './payouts/ports';
 import type { StockReturns } from './orders/ports';
 import type { SplitResolver, SplitTerms } from './ports';
 
 /**
- * The gRPC clients of payments' sibling services: fx-pricing (conversions, catalogue products) and
- * marketplace (splits). One client per port, each with its own breaker.
+ * The gRPC clients of payments' sibling services: fx-pricing (conversions, catalogue products, stock),
+ * marketplace (splits) and kyc (payout accounts). One client per port, each with its own breaker.
  */
 
 /** fx-pricing's answers that mean "this conversion cannot be made" (a 400 for the partner). */
@@ -202,3 +203,30 @@ const wireLine = (l: StockLine) => ({
   variation_id: l.variation_id ?? '',
   quantity: l.quantity,
 });
+
+/** kyc's GetPayoutAccount: the payout account and KYC status now, which a payout's approval and payment check. */
+export class GrpcPayoutDestinations implements PayoutDestinations {
+  private readonly client: ServiceClient<types.kyc.KycServiceClient>;
+
+  constructor(address: string, metrics: PlatformMetrics, deadlineMs = 3_000) {
+    const service = loadPlatformProto().ppay.kyc.v1.KycService;
+    this.client = new ServiceClient('kyc', service, address, { deadlineMs, breaker, metrics });
+  }
+
+  async current(merchantId: number, mode: Mode): Promise<CurrentDestination> {
+    try {
+      const account = await this.client.call('GetPayoutAccount', { merchant_id: merchantId, mode }, internalCall(mode));
+      return { found: true, kyc_status: account.kyc_status, fingerprint: account.destination_fingerprint ?? null };
+    } catch (err) {
+      const code = err instanceof RemoteCallError ? err.errorCode : undefined;
+      if (code === 'KYC_NOT_SUBMITTED' || code === 'PAYOUT_NOT_SET_UP' || code === 'PAYOUT_ACCOUNT_NOT_FOUND') {
+        return { found: false, why: code };
+      }
+      throw asPlatformError(err);
+    }
+  }
+
+  close(): void {
+    this.client.close();
+  }
+}

@@ -8,6 +8,11 @@ export const webhooksConfig = Type.Object({
   SECRETS_ENCRYPTION_KEY: Type.String({ minLength: 44, maxLength: 44 }),
   SECRETS_ENCRYPTION_KEY_ID: Type.String({ default: 'k1', minLength: 1 }),
   /**
+   * Older keys that still open what they sealed, `id:base64key` comma-separated (rotation: the new key
+   * becomes SECRETS_ENCRYPTION_KEY, the old one moves here until nothing is sealed under it).
+   */
+  SECRETS_ENCRYPTION_PREVIOUS_KEYS: Type.String({ default: '', maxLength: 10_000 }),
+  /**
    * Sandbox keys may target loopback, private (RFC 1918), ULA and CGNAT addresses: on for the local
    * launcher and tests, off in Helm and compose. Live keys never may; metadata and link-local never.
    */

@@ -1,5 +1,5 @@
 import './instrument';
-import { SecretBox } from '@ppay/kernel';
+import { parsePreviousKeys, SecretBox } from '@ppay/kernel';
 import { ensureIndexes, MerchantTombstones, OutboxRelay, runService } from '@ppay/runtime';
 import type { types } from '@ppay/proto';
 import { apiKeyModel, MongoApiKeyRepository } from './api-keys/api-key.repo';
@@ -47,7 +47,11 @@ void runService<types.webhooks.WebhooksServiceHandlers, (typeof webhooksConfig)[
       deliveryKeys.keysChanged();
       relay.relaySoon(id);
     });
-    const box = new SecretBox(Buffer.from(config.SECRETS_ENCRYPTION_KEY, 'base64'), config.SECRETS_ENCRYPTION_KEY_ID);
+    const box = new SecretBox(
+      Buffer.from(config.SECRETS_ENCRYPTION_KEY, 'base64'),
+      config.SECRETS_ENCRYPTION_KEY_ID,
+      parsePreviousKeys(config.SECRETS_ENCRYPTION_PREVIOUS_KEYS),
+    );
     const allowPrivateTargets = config.WEBHOOKS_ALLOW_PRIVATE_TARGETS;
     const keys = new ApiKeyService(
       repo,

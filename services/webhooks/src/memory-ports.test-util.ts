@@ -155,6 +155,7 @@ export class MemoryDeliveryStore implements DeliveryStore, AttemptStore {
         d.mode === f.mode &&
         f.statuses.includes(d.status) &&
         (!f.event_id || d.event_id === f.event_id) &&
+        (f.attempts_below === undefined || d.attempt_count < f.attempts_below) &&
         (!f.created_from || d.created_at >= f.created_from) &&
         (!f.created_to || d.created_at <= f.created_to),
     );

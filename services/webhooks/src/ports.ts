@@ -77,6 +77,8 @@ export interface RequeueFilter {
   statuses: DeliveryStatus[];
   created_from?: Date;
   created_to?: Date;
+  /** Only deliveries that made fewer attempts than this (MAX_ATTEMPTS_PER_DELIVERY). */
+  attempts_below?: number;
 }
 
 /** The key as the worker needs it at send time (URL, version and secrets may change any time). */

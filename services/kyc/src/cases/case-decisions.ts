@@ -7,8 +7,20 @@ import { nextStatus, type KycAction, type KycActionType } from './kyc-status';
  * connected-account gateway's verdict at the end of hosted onboarding.
  */
 
-export type ReviewAction = 'approve' | 'reject' | 'request_info' | 'revoke';
-export const REVIEW_ACTIONS: readonly ReviewAction[] = ['approve', 'reject', 'request_info', 'revoke'];
+export type ReviewAction =
+  'approve' | 'reject' | 'request_info' | 'revoke' | 'approve_payout_change' | 'reject_payout_change';
+export const REVIEW_ACTIONS: readonly ReviewAction[] = [
+  'approve',
+  'reject',
+  'request_info',
+  'revoke',
+  'approve_payout_change',
+  'reject_payout_change',
+];
+
+/** Decisions on a payout account change waiting for review, not on the KYC status (Hardening 2 item 5). */
+export const isPayoutChangeAction = (a: ReviewAction): a is 'approve_payout_change' | 'reject_payout_change' =>
+  a === 'approve_payout_change' || a === 'reject_payout_change';
 
 export interface Decision {
   action: ReviewAction;

@@ -1,6 +1,7 @@
 import { Schema, type Connection, type Model } from 'mongoose';
 import type { KycStatus, Mode, OutboxEntry } from '@ppay/kernel';
 import {
+  FERRETDB_SQL_PUSHDOWN,
   isDuplicateKeyError,
   nextSequence,
   outboxEntrySchema,
@@ -13,6 +14,8 @@ import type { KycCaseRepository } from '../ports';
 interface KycCaseDocument extends Omit<KycCaseRecord, 'id'> {
   _id: number;
   outbox: OutboxEntry[];
+  /** A payout account change waits for review (a scalar, so the admin list is one index range). */
+  payout_change_pending?: boolean;
 }
 
 const mixed = { type: Schema.Types.Mixed, default: null };
@@ -51,6 +54,7 @@ const kycCaseSchema = new Schema<KycCaseDocument>(
     rejection_reason: { type: String, default: null },
     additional_info_request: { type: String, default: null },
     history: { type: Schema.Types.Mixed, default: [] },
+    payout_change_pending: { type: Boolean, default: false },
     version: { type: Number, required: true },
     created_at: { type: Date, required: true },
     updated_at: { type: Date, required: true },
@@ -62,6 +66,8 @@ const kycCaseSchema = new Schema<KycCaseDocument>(
 kycCaseSchema.index({ merchant_id: 1, mode: 1 }, { unique: true });
 // The review queue: one mode and status, oldest first.
 kycCaseSchema.index({ mode: 1, status: 1, submitted_at: 1 });
+// Payout account changes waiting for review, oldest submission first.
+kycCaseSchema.index({ mode: 1, payout_change_pending: 1, submitted_at: 1 });
 // The hosted onboarding page finds its case by the hash of the link token.
 kycCaseSchema.index({ 'link.token_hash': 1 });
 kycCaseSchema.index({ 'superseded_links.token_hash': 1 });
@@ -74,13 +80,13 @@ export function kycCaseModel(conn: Connection): KycCaseModel {
 
 function toRecord(doc: KycCaseDocument | null): KycCaseRecord | null {
   if (!doc) return null;
-  const { _id, ...rest } = withoutRelayFields(doc as KycCaseDocument & RelayFields);
+  const { _id, payout_change_pending: _pending, ...rest } = withoutRelayFields(doc as KycCaseDocument & RelayFields);
   return { id: _id, ...rest, superseded_links: rest.superseded_links ?? [], history: rest.history ?? [] };
 }
 
 function fields(record: KycCaseRecord): Omit<KycCaseDocument, '_id' | 'outbox'> {
   const { id: _id, ...rest } = record;
-  return rest;
+  return { ...rest, payout_change_pending: !!record.payout?.pending_change };
 }
 
 export class MongoKycCaseRepository implements KycCaseRepository {
@@ -135,13 +141,19 @@ export class MongoKycCaseRepository implements KycCaseRepository {
     return true;
   }
 
-  async list(
-    mode: Mode,
-    status: KycStatus,
+  list(mode: Mode, status: KycStatus, page: number, limit: number): Promise<{ items: KycCaseRecord[]; total: number }> {
+    return this.page({ mode, status }, page, limit);
+  }
+
+  listPayoutChanges(mode: Mode, page: number, limit: number): Promise<{ items: KycCaseRecord[]; total: number }> {
+    return this.page({ mode, payout_change_pending: true }, page, limit);
+  }
+
+  private async page(
+    filter: Record<string, unknown>,
     page: number,
     limit: number,
   ): Promise<{ items: KycCaseRecord[]; total: number }> {
-    const filter = { mode, status };
     const [docs, total] = await Promise.all([
       this.model
         .find(filter, { outbox: 0 })
@@ -153,6 +165,17 @@ export class MongoKycCaseRepository implements KycCaseRepository {
       this.model.countDocuments(filter).exec(),
     ]);
     return { items: docs.map((d) => toRecord(d as KycCaseDocument)!), total };
+  }
+
+  async scanAfter(afterId: number, limit: number): Promise<KycCaseRecord[]> {
+    const docs = await this.model
+      .find({ _id: { $gt: afterId } }, { outbox: 0 })
+      .sort({ _id: 1 })
+      .limit(limit)
+      .comment(FERRETDB_SQL_PUSHDOWN)
+      .lean()
+      .exec();
+    return docs.map((d) => toRecord(d as KycCaseDocument)!);
   }
 
   async queueStats(mode: Mode): Promise<{ count: number; oldest: Date | null }> {

@@ -12,8 +12,18 @@ import {
 } from '@ppay/kernel';
 import type { AccountNumberType } from '../payout-accounts/banks';
 import { isPayoutEligible, type KycActionType } from './kyc-status';
+import type { NameEnquiryEvidence } from '../submissions/auto-approval';
 import type { KycRoute } from '../submissions/routing';
-import type { AccountType, BankAccount, Business, Owner } from '../submissions/submission';
+import type { AccountType, BankAccount } from '../submissions/submission';
+import {
+  openBusiness,
+  openOwner,
+  type BusinessIdentifiers,
+  type OpensText,
+  type OwnerPersonal,
+  type StoredBusiness,
+  type StoredOwner,
+} from './personal-data';
 
 /**
  * A sub-merchant's KYC case in one mode: one document per (merchant, mode) holding the current
@@ -29,19 +39,19 @@ import type { AccountType, BankAccount, Business, Owner } from '../submissions/s
 export type Actor = 'operator' | 'auto' | 'admin' | 'sandbox' | 'gateway';
 
 export interface HistoryEntry {
-  action: KycActionType | 'payout_account_created' | 'payout_account_updated' | 'payout_account_detached';
+  action:
+    | KycActionType
+    | 'payout_account_created'
+    | 'payout_account_updated'
+    | 'payout_account_detached'
+    | 'payout_change_pending'
+    | 'payout_change_rejected';
   from_status: KycStatus;
   to_status: KycStatus;
   actor: Actor;
   actor_id: string | null;
   reason: string | null;
   at: Date;
-}
-
-/** The submission's owner as stored: the ID number sealed, next to its masked form. */
-export interface StoredOwner extends Omit<Owner, 'id_number'> {
-  id_number_sealed: EncryptedSecret;
-  id_number_masked: string;
 }
 
 /** The submission's bank account as stored: the account number sealed, next to its masked form. */
@@ -55,6 +65,8 @@ export interface ReviewEvidence {
   /** Every failed auto-approval condition (auto-approval.ts); empty when auto-approved. */
   reasons: string[];
   name_match_score: number;
+  /** The verification provider's name enquiry; null on submissions stored before it existed. */
+  name_enquiry?: NameEnquiryEvidence | null;
 }
 
 export interface ConnectedAccount {
@@ -110,8 +122,24 @@ export interface PayoutAccountRecord {
   gateway_account_id: string | null;
   /** nameMatchScore(KYC legal name, account name): evidence for whoever pays out; null for connected. */
   name_match_score: number | null;
+  /** The account number's salted digest (payout-destination.ts); null for connected accounts. */
+  account_number_digest?: string | null;
+  /** Changes whenever the destination does (payout-destination.ts); absent on accounts stored before it. */
+  fingerprint?: string | null;
   created_at: Date;
   updated_at: Date;
+}
+
+/**
+ * An operator's change of the payout account whose holder name does not match the KYC legal name: it
+ * waits for a reviewer instead of going live (Hardening 2 item 5).
+ */
+export interface PendingPayoutChange {
+  account: PayoutAccountRecord;
+  requested_at: Date;
+  requested_by: string;
+  /** `name_mismatch:<score>`. */
+  reason: string;
 }
 
 export interface PayoutRecord {
@@ -119,6 +147,10 @@ export interface PayoutRecord {
   updated_at: Date;
   /** Null when detached: a KYC resubmission moved the settlement currency or route away from it. */
   account: PayoutAccountRecord | null;
+  /** The secret salt of this case's destination fingerprints (made at the first payout write since). */
+  fingerprint_salt?: string;
+  /** A change waiting for review; null or absent when there is none. */
+  pending_change?: PendingPayoutChange | null;
 }
 
 export interface KycCaseRecord {
@@ -140,8 +172,9 @@ export interface KycCaseRecord {
   settlement_currency: string;
   country_mismatch: boolean;
   format: 'structured' | 'flat' | 'connected';
+  /** Names in clear; the ID number and every personal field sealed (personal-data.ts). */
   owner: StoredOwner | null;
-  business: Business | null;
+  business: StoredBusiness | null;
   bank_account: StoredBankAccount | null;
   review: ReviewEvidence | null;
   connected: ConnectedAccount | null;
@@ -207,31 +240,58 @@ export function submissionResource(c: KycCaseRecord | null, merchantId: number) 
   };
 }
 
+/**
+ * The personal data a reviewer reads, opened from the case; `unavailable` when any of it is sealed under
+ * a key no longer in the ring (it shows null then, never a failed read).
+ */
+export function personalDataOf(c: KycCaseRecord, opener: OpensText) {
+  const owner: OwnerPersonal | null = c.owner && openOwner(c.owner, opener);
+  const business: BusinessIdentifiers | null = c.business && openBusiness(c.business, opener);
+  return { owner, business, unavailable: (!!c.owner && !owner) || (!!c.business && !business) };
+}
+
 /** The platform reviewer's view: the submission, its evidence (numbers masked) and its history. */
-export function reviewResource(c: KycCaseRecord) {
+export function reviewResource(c: KycCaseRecord, personal: ReturnType<typeof personalDataOf>) {
   return {
     ...submissionResource(c, c.merchant_id),
     marketplace_id: c.marketplace_id,
     institution_id: c.bank_account?.institution_id ?? null,
-    review: c.review,
+    review: c.review && { ...c.review, name_enquiry: c.review.name_enquiry ?? null },
     owner: c.owner && {
       first_name: c.owner.first_name,
       last_name: c.owner.last_name,
-      date_of_birth: c.owner.date_of_birth,
-      phone_number: c.owner.phone_number,
-      email: c.owner.email,
+      date_of_birth: personal.owner?.date_of_birth ?? null,
+      phone_number: personal.owner?.phone_number ?? null,
+      email: personal.owner?.email ?? null,
       id_type: c.owner.id_type,
       id_number: c.owner.id_number_masked,
-      id_document_url: c.owner.id_document_url,
-      selfie_url: c.owner.selfie_url,
+      id_document_url: personal.owner?.id_document_url ?? null,
+      selfie_url: personal.owner?.selfie_url ?? null,
     },
     business: c.business && {
       registered_name: c.business.registered_name,
-      registration_number: c.business.registration_number,
-      tax_id: c.business.tax_id,
+      registration_number: personal.business?.registration_number ?? null,
+      tax_id: personal.business?.tax_id ?? null,
     },
+    personal_data_unavailable: personal.unavailable,
     history: c.history.map((h) => ({ ...h, from_status: h.from_status, to_status: h.to_status })),
+    payout_change: pendingChangeResource(c.payout?.pending_change ?? null),
   };
+}
+
+/** A payout account change waiting for review, as the reviewer sees it (the number masked). */
+function pendingChangeResource(p: PendingPayoutChange | null) {
+  return (
+    p && {
+      bank_name: p.account.bank_name,
+      account_number_masked: p.account.account_number_masked,
+      account_name: p.account.account_name,
+      name_match_score: p.account.name_match_score,
+      reason: p.reason,
+      requested_at: p.requested_at,
+      requested_by: p.requested_by,
+    }
+  );
 }
 
 function facts(c: KycCaseRecord): KycCaseFacts {

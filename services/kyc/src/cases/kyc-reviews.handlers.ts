@@ -3,7 +3,7 @@ import { toWire, type UnaryHandlers } from '@ppay/runtime';
 import type { types } from '@ppay/proto';
 import { operator, positive } from '../grpc-requests.adapter';
 import { REVIEW_ACTIONS, type ReviewAction } from './case-decisions';
-import { reviewResource, submissionResource } from './kyc-case';
+import { submissionResource } from './kyc-case';
 import type { KycReviewService } from './kyc-reviews';
 import { isKycStatus } from './kyc-status';
 
@@ -43,15 +43,17 @@ export function kycReviewHandlers(
       if (page < 1 || limit < 1 || limit > 100) {
         throw new PlatformError('VALIDATION_FAILED', 'page must be ≥ 1 and limit 1 to 100', { param: 'limit' });
       }
-      const { items, total } = await reviews.listForReview(status, page, limit);
+      const { items, total } = req.payout_change_pending
+        ? await reviews.listPayoutChanges(page, limit)
+        : await reviews.listForReview(status, page, limit);
       return {
-        submissions: items.map((c) => toWire(reviewResource(c))),
+        submissions: items.map((c) => toWire(reviews.reviewOf(c))),
         pagination: { page, limit, total, pages: Math.ceil(total / limit) },
       };
     },
     async GetKycReview(req, { caller }) {
       requireAdmin(caller);
-      return toWire(reviewResource(await reviews.getForReview(positive(req.submission_id, 'submission_id'))));
+      return toWire(reviews.reviewOf(await reviews.getForReview(positive(req.submission_id, 'submission_id'))));
     },
     async DecideKyc(req, { caller }) {
       const admin = requireAdmin(caller);
@@ -60,7 +62,7 @@ export function kycReviewHandlers(
         reason: req.reason,
         message: req.message,
       });
-      return toWire(reviewResource(c));
+      return toWire(reviews.reviewOf(c));
     },
   };
 }

@@ -1,10 +1,14 @@
 import { PlatformError, type KycStatus, type Mode } from '@ppay/kernel';
-import { withDefaults, type OperatorCaller, type OperatorUseCaseDeps } from '../ports';
-import { decidedCase, reviewActionType, type Decision } from './case-decisions';
-import { submissionUpdated, type Actor, type KycCaseRecord } from './kyc-case';
+import { withDefaults, type Opener, type OperatorCaller, type OperatorUseCaseDeps } from '../ports';
+import { payoutChangeDecided } from '../payout-accounts/payout-account';
+import { decidedCase, isPayoutChangeAction, reviewActionType, type Decision } from './case-decisions';
+import { personalDataOf, reviewResource, submissionUpdated, type Actor, type KycCaseRecord } from './kyc-case';
 import { retryLostWrites } from './lost-writes';
 
-export type KycReviewServiceDeps = OperatorUseCaseDeps;
+export interface KycReviewServiceDeps extends OperatorUseCaseDeps {
+  /** Opens the personal data the reviewer reads (the key ring). */
+  sealer: Opener;
+}
 
 export const SANDBOX_ONLY = 'Sandbox test helpers are only available with sandbox keys';
 
@@ -50,6 +54,16 @@ export class KycReviewService {
     return this.deps.cases.list('live', status, page, limit);
   }
 
+  /** Live cases whose payout account change waits for review, oldest first. */
+  listPayoutChanges(page: number, limit: number) {
+    return this.deps.cases.listPayoutChanges('live', page, limit);
+  }
+
+  /** The reviewer's view of a case, its personal data opened (null where a key is missing, never a failure). */
+  reviewOf(c: KycCaseRecord) {
+    return reviewResource(c, personalDataOf(c, this.deps.sealer));
+  }
+
   async getForReview(submissionId: number): Promise<KycCaseRecord> {
     const found = await this.deps.cases.findById(submissionId);
     if (!found || found.mode !== 'live') throw new PlatformError('KYC_SUBMISSION_NOT_FOUND');
@@ -66,6 +80,12 @@ export class KycReviewService {
     return retryLostWrites(async () => {
       const c = await this.deps.cases.findById(submissionId);
       if (!c || c.mode !== mode) throw new PlatformError('KYC_SUBMISSION_NOT_FOUND');
+      if (isPayoutChangeAction(decision.action)) {
+        const decided = payoutChangeDecided(c, decision.action, { actor, actorId }, decision.reason, this.deps.now());
+        if (!(await this.deps.cases.save(c.version, decided.kyc, decided.events))) return undefined;
+        this.deps.metrics.decided(decision.action, actor, mode);
+        return decided.kyc;
+      }
       const type = reviewActionType(decision, c.status);
       const next = decidedCase({ ...c, version: c.version + 1, updated_at: this.deps.now() }, type, actor, actorId, {
         reason: type === 'reject' || type === 'revoke' ? (decision.reason ?? '').trim() : null,

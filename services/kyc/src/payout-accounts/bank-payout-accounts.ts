@@ -6,6 +6,7 @@ import { isAbsent, readString } from '../submissions/fields';
 import { nameMatchScore } from '../submissions/name-match';
 import type { BankDirectory, PayoutInstitution } from './banks';
 import { payoutGatewayFor } from './payout-account';
+import { destinationFingerprint, numberDigest, sealedNumberDigest } from './payout-destination';
 
 /** The bank fields of a payout request (African merchants); the partner's field names. */
 export interface BankAccountFields {
@@ -18,7 +19,9 @@ export interface BankAccountFields {
 const MAX_ACCOUNT_NAME = 200;
 const present = (v: unknown) => !isAbsent(v);
 
-type SealedNumber = Pick<PayoutAccountRecord, 'account_number_sealed' | 'account_number_masked'>;
+type SealedNumber = Pick<PayoutAccountRecord, 'account_number_sealed' | 'account_number_masked'> & {
+  account_number_digest: string | null;
+};
 
 /** Whether a request names any part of a bank account. */
 export function namesBankAccount(body: BankAccountFields): boolean {
@@ -34,18 +37,18 @@ export class BankPayoutAccounts {
   constructor(private readonly deps: { banks: BankDirectory; sealer: Sealer }) {}
 
   /** A complete new account: settlement_bank (or institution_id), account_number and account_name. */
-  fromRequest(body: BankAccountFields, c: KycCaseRecord, now: Date): PayoutAccountRecord {
+  fromRequest(body: BankAccountFields, c: KycCaseRecord, salt: string, now: Date): PayoutAccountRecord {
     if (!present(body.settlement_bank) && !present(body.institution_id)) {
       throw new PlatformError('VALIDATION_FAILED', 'settlement_bank is required', { param: 'settlement_bank' });
     }
     const institution = this.lockedInstitution(body, c);
-    const number = this.sealed(institution, present(body.account_number) ? body.account_number : undefined);
+    const number = this.sealed(institution, present(body.account_number) ? body.account_number : undefined, salt);
     const name = readString(body.account_name, 'account_name', MAX_ACCOUNT_NAME, true);
-    return this.record(institution, number, name, c, now, now);
+    return this.record(institution, number, name, c, salt, now, now);
   }
 
   /** An empty first-time setup adopts the bank account of the KYC submission (already validated). */
-  fromKycSubmission(c: KycCaseRecord, now: Date): PayoutAccountRecord {
+  fromKycSubmission(c: KycCaseRecord, salt: string, now: Date): PayoutAccountRecord {
     const kyc = c.bank_account;
     const institution = kyc && this.deps.banks.findById(kyc.institution_id);
     if (!kyc || !institution) {
@@ -58,12 +61,19 @@ export class BankPayoutAccounts {
     const number = {
       account_number_sealed: kyc.account_number_sealed,
       account_number_masked: kyc.account_number_masked,
+      account_number_digest: sealedNumberDigest(salt, kyc.account_number_sealed),
     };
-    return this.record(institution, number, kyc.account_name, c, now, now);
+    return this.record(institution, number, kyc.account_name, c, salt, now, now);
   }
 
   /** `current` with what the request sends changed and the rest kept; a new bank needs its account number. */
-  changed(body: BankAccountFields, current: PayoutAccountRecord, c: KycCaseRecord, now: Date): PayoutAccountRecord {
+  changed(
+    body: BankAccountFields,
+    current: PayoutAccountRecord,
+    c: KycCaseRecord,
+    salt: string,
+    now: Date,
+  ): PayoutAccountRecord {
     const bankGiven = present(body.settlement_bank) || present(body.institution_id);
     const institution = bankGiven
       ? this.lockedInstitution(body, c)
@@ -81,12 +91,19 @@ export class BankPayoutAccounts {
       });
     }
     const number = present(body.account_number)
-      ? this.sealed(institution, body.account_number)
-      : { account_number_sealed: current.account_number_sealed, account_number_masked: current.account_number_masked };
+      ? this.sealed(institution, body.account_number, salt)
+      : {
+          account_number_sealed: current.account_number_sealed,
+          account_number_masked: current.account_number_masked,
+          // An account stored before digests existed: its sealed value stands for the number.
+          account_number_digest:
+            current.account_number_digest ??
+            (current.account_number_sealed ? sealedNumberDigest(salt, current.account_number_sealed) : null),
+        };
     const name = present(body.account_name)
       ? readString(body.account_name, 'account_name', MAX_ACCOUNT_NAME, true)
       : (current.account_name ?? '');
-    return this.record(institution, number, name, c, current.created_at, now);
+    return this.record(institution, number, name, c, salt, current.created_at, now);
   }
 
   /** The institution a request names, which must pay out in the currency the KYC submission locked. */
@@ -107,12 +124,13 @@ export class BankPayoutAccounts {
     return institution;
   }
 
-  private sealed(institution: PayoutInstitution, raw: unknown): SealedNumber {
+  private sealed(institution: PayoutInstitution, raw: unknown, salt: string): SealedNumber {
     const number = validateAccountNumber(institution, raw, 'account_number');
     if (!number.ok) throw number.error;
     return {
       account_number_sealed: this.deps.sealer.seal(number.value),
       account_number_masked: maskNumber(number.value),
+      account_number_digest: numberDigest(salt, number.value),
     };
   }
 
@@ -121,10 +139,11 @@ export class BankPayoutAccounts {
     sealedNumber: SealedNumber,
     accountName: string,
     c: KycCaseRecord,
+    salt: string,
     createdAt: Date,
     now: Date,
   ): PayoutAccountRecord {
-    return {
+    const account: PayoutAccountRecord = {
       kind: 'bank_account',
       currency: institution.currency,
       country: institution.country_iso_code,
@@ -140,5 +159,6 @@ export class BankPayoutAccounts {
       created_at: createdAt,
       updated_at: now,
     };
+    return { ...account, fingerprint: destinationFingerprint(salt, { ...account, ...sealedNumber }) };
   }
 }

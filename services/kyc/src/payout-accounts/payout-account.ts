@@ -1,12 +1,16 @@
-import { PlatformError, processorGroupOf } from '@ppay/kernel';
+import { PlatformError, processorGroupOf, type OutboxEntry } from '@ppay/kernel';
 import {
+  payoutAccountUpdated,
   payoutEligible,
+  type Actor,
   type HistoryEntry,
   type KycCaseRecord,
   type PayoutAccountRecord,
   type PayoutRecord,
 } from '../cases/kyc-case';
 import type { OperatorCaller } from '../ports';
+import { NAME_MATCH_THRESHOLD } from '../submissions/name-match';
+import { destinationFingerprint, newFingerprintSalt } from './payout-destination';
 import type { KycRoute } from '../submissions/routing';
 
 /**
@@ -20,9 +24,18 @@ export interface MerchantFacts {
   baseline_currency: string;
 }
 
-/** What a payout set-up or update answers: the bank account, or the connected account's onboarding link. */
+/**
+ * What a payout set-up or update answers: the bank account (live, or `pending_review` when its holder name
+ * needs a reviewer), or the connected account's onboarding link.
+ */
 export type PayoutAccountResult =
-  | { kind: 'bank_account'; kyc: KycCaseRecord; account: PayoutAccountRecord; merchant: MerchantFacts }
+  | {
+      kind: 'bank_account';
+      kyc: KycCaseRecord;
+      account: PayoutAccountRecord;
+      merchant: MerchantFacts;
+      change_status: 'applied' | 'pending_review';
+    }
   | {
       kind: 'connected_account';
       kyc: KycCaseRecord;
@@ -41,7 +54,7 @@ export function payoutGatewayFor(currency: string): string {
  * The payout account of a connected-account case: its gateway account, in the locked settlement currency.
  * A case that went through in-house review has none (its payouts go to a bank account).
  */
-export function connectedPayoutAccount(c: KycCaseRecord, now: Date): PayoutAccountRecord {
+export function connectedPayoutAccount(c: KycCaseRecord, salt: string, now: Date): PayoutAccountRecord {
   if (c.route !== 'connected_account' || !c.connected) {
     throw new PlatformError(
       'VALIDATION_FAILED',
@@ -50,7 +63,7 @@ export function connectedPayoutAccount(c: KycCaseRecord, now: Date): PayoutAccou
       { param: 'callback_url' },
     );
   }
-  return {
+  const account: PayoutAccountRecord = {
     kind: 'connected_account',
     currency: c.settlement_currency,
     country: c.connected.country,
@@ -64,7 +77,62 @@ export function connectedPayoutAccount(c: KycCaseRecord, now: Date): PayoutAccou
     account_name: null,
     gateway_account_id: c.connected.gateway_account_id,
     name_match_score: null,
+    account_number_digest: null,
     created_at: now,
+    updated_at: now,
+  };
+  return { ...account, fingerprint: destinationFingerprint(salt, { ...account, account_number_digest: null }) };
+}
+
+/** The operator of a partner call, as history records it. */
+export const operatorActor = (caller: OperatorCaller) => ({
+  actor: 'operator' as const,
+  actorId: `operator:${caller.operatorId}`,
+});
+
+/** The case's fingerprint salt, made at its first payout write since fingerprints exist. */
+export const fingerprintSaltOf = (c: Pick<KycCaseRecord, 'payout'>) =>
+  c.payout?.fingerprint_salt ?? newFingerprintSalt();
+
+/** An operator-named bank account whose holder does not match the KYC legal name goes to review. */
+export function needsNameReview(account: PayoutAccountRecord): string | null {
+  const score = account.name_match_score;
+  if (score === null || score >= NAME_MATCH_THRESHOLD) return null;
+  return `name_mismatch:${(Math.floor(Math.max(0, score) * 100) / 100).toFixed(2)}`;
+}
+
+/** The case with `account` waiting for review (the live account, if any, unchanged). */
+export function withPendingChange(
+  c: KycCaseRecord,
+  account: PayoutAccountRecord,
+  salt: string,
+  reason: string,
+  now: Date,
+  caller: OperatorCaller,
+): KycCaseRecord {
+  const requestedBy = `operator:${caller.operatorId}`;
+  return {
+    ...c,
+    payout: {
+      set_up_at: c.payout?.set_up_at ?? now,
+      updated_at: now,
+      account: c.payout?.account ?? null,
+      fingerprint_salt: salt,
+      pending_change: { account, requested_at: now, requested_by: requestedBy, reason },
+    },
+    history: [
+      ...c.history,
+      {
+        action: 'payout_change_pending',
+        from_status: c.status,
+        to_status: c.status,
+        actor: 'operator',
+        actor_id: requestedBy,
+        reason,
+        at: now,
+      },
+    ],
+    version: c.version + 1,
     updated_at: now,
   };
 }
@@ -75,19 +143,27 @@ export function withPayoutAccount(
   account: PayoutAccountRecord,
   now: Date,
   action: 'payout_account_created' | 'payout_account_updated',
-  caller: OperatorCaller,
+  by: { actor: Actor; actorId: string },
+  salt: string,
 ): KycCaseRecord {
   return {
     ...c,
-    payout: { set_up_at: c.payout?.set_up_at ?? now, updated_at: now, account },
+    // A change that goes live replaces whatever was waiting for review.
+    payout: {
+      set_up_at: c.payout?.set_up_at ?? now,
+      updated_at: now,
+      account,
+      fingerprint_salt: salt,
+      pending_change: null,
+    },
     history: [
       ...c.history,
       {
         action,
         from_status: c.status,
         to_status: c.status,
-        actor: 'operator',
-        actor_id: `operator:${caller.operatorId}`,
+        actor: by.actor,
+        actor_id: by.actorId,
         reason: null,
         at: now,
       },
@@ -146,6 +222,7 @@ export function payoutAccountResource(c: KycCaseRecord, account: PayoutAccountRe
     account_number_type: account.account_number_type,
     gateway_account_id: account.gateway_account_id,
     updated_at: account.updated_at,
+    destination_fingerprint: account.fingerprint ?? null,
   };
 }
 
@@ -168,5 +245,47 @@ export function payoutSettingsResource(r: PayoutAccountResult) {
     bank_account_name: r.account.account_name,
     institution_id: r.account.institution_id,
     account_number_type: r.account.account_number_type,
+    change_status: r.change_status,
   };
+}
+
+/**
+ * A reviewer's decision on the payout account change waiting for review: approved, it becomes the live
+ * account (with its event, as an operator's change would); rejected, it is dropped (the reason in
+ * history). 409 PAYOUT_CHANGE_NOT_PENDING when nothing waits.
+ */
+export function payoutChangeDecided(
+  c: KycCaseRecord,
+  action: 'approve_payout_change' | 'reject_payout_change',
+  by: { actor: Actor; actorId: string },
+  reason: string | undefined,
+  now: Date,
+): { kyc: KycCaseRecord; events: OutboxEntry[] } {
+  const pending = c.payout?.pending_change;
+  if (!c.payout || !pending) throw new PlatformError('PAYOUT_CHANGE_NOT_PENDING');
+  if (action === 'approve_payout_change') {
+    const change = c.payout.account ? 'updated' : 'created';
+    const account = { ...pending.account, updated_at: now };
+    const kyc = withPayoutAccount(c, account, now, `payout_account_${change}`, by, fingerprintSaltOf(c));
+    return { kyc, events: [payoutAccountUpdated(kyc, change)] };
+  }
+  const kyc: KycCaseRecord = {
+    ...c,
+    payout: { ...c.payout, pending_change: null, updated_at: now },
+    history: [
+      ...c.history,
+      {
+        action: 'payout_change_rejected',
+        from_status: c.status,
+        to_status: c.status,
+        actor: by.actor,
+        actor_id: by.actorId,
+        reason: reason?.trim() || pending.reason,
+        at: now,
+      },
+    ],
+    version: c.version + 1,
+    updated_at: now,
+  };
+  return { kyc, events: [] };
 }

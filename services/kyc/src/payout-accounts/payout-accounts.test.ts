@@ -8,7 +8,7 @@ import {
   inHouseBody,
   nuban,
 } from '../submissions/submission-bodies.test-util';
-import { payoutSettingsResource } from './payout-account';
+import { payoutAccountResource, payoutSettingsResource } from './payout-account';
 import { AT_LEAST_ONE_FIELD, NON_AFRICAN_CALLBACK } from './payout-accounts';
 
 const US_SUB = 1002;
@@ -37,6 +37,10 @@ describe('payout banks', () => {
       'currency must be one of GHS, KES, NGN, ZAR',
     );
     await expect(w.payoutAccounts.listBanks(NG_SUB)).rejects.toMatchObject({ code: 'MARKETPLACE_OPERATOR_REQUIRED' });
+    // A non-operator hears 403 whatever currency it asked for (Hardening 2 item 12).
+    await expect(w.payoutAccounts.listBanks(NG_SUB, 'USD')).rejects.toMatchObject({
+      code: 'MARKETPLACE_OPERATOR_REQUIRED',
+    });
   });
 
   it("passes the caller's deadline on to every marketplace lookup", async () => {
@@ -69,6 +73,7 @@ describe('first-time payout setup (POST)', () => {
       bank_account_name: 'ADEBAYO JOHN',
       institution_id: w.banks.findByName('Access Bank')!.institution_id,
       account_number_type: 'bank_account_number',
+      change_status: 'applied',
     });
     expect(payoutEligible(res.kyc)).toBe(true);
     expect(payoutEvents(w)).toEqual([
@@ -269,5 +274,100 @@ describe('payout update (PATCH) — spec 7.4', () => {
     ).rejects.toMatchObject({
       code: 'PAYOUT_NOT_SET_UP',
     });
+  });
+});
+
+describe('payout destination and its changes (Hardening 2 item 5)', () => {
+  const fingerprintOf = async (w: ReturnType<typeof setup>) =>
+    (await w.payoutAccounts.account(NG_SUB, 'sandbox')).account.fingerprint;
+
+  it('fingerprints the destination: the same while it stays, another once bank, number or holder change', async () => {
+    const w = setup();
+    await w.submissions.submit(sandbox, NG_SUB, kycBody);
+    await w.payoutAccounts.setup(sandbox, NG_SUB, {});
+    const adopted = await fingerprintOf(w);
+    expect(adopted).toMatch(/^pdf_[0-9a-f]{40}$/);
+    const { kyc, account } = await w.payoutAccounts.account(NG_SUB, 'sandbox');
+    expect(payoutAccountResource(kyc, account).destination_fingerprint).toBe(adopted);
+    // Same holder in other letters: the same destination.
+    await w.payoutAccounts.update(sandbox, NG_SUB, { account_name: 'adebayo john' });
+    expect(await fingerprintOf(w)).toBe(adopted);
+    await w.payoutAccounts.update(sandbox, NG_SUB, { account_name: 'Adebayo John O.' });
+    const renamed = await fingerprintOf(w);
+    expect(renamed).not.toBe(adopted);
+    await w.payoutAccounts.update(sandbox, NG_SUB, { settlement_bank: 'Zenith Bank', account_number: ZENITH });
+    const moved = await fingerprintOf(w);
+    await w.payoutAccounts.update(sandbox, NG_SUB, { account_number: ZENITH });
+    expect(await fingerprintOf(w)).toBe(moved); // the same number again
+    expect(new Set([adopted, renamed, moved]).size).toBe(3);
+    // Never the number itself, nor anything derived from it without the case's secret salt.
+    const stored = JSON.stringify((await w.cases.findByMerchant(NG_SUB, 'sandbox'))!.payout!.account);
+    expect(stored).not.toContain(ZENITH);
+  });
+
+  it('changes a bank account only while KYC is approved', async () => {
+    const w = setup();
+    // A holder name that does not match: the submission waits for a reviewer.
+    await w.submissions.submit(sandbox, NG_SUB, inHouseBody({ account_name: 'Ngozi Eze' }));
+    await w.payoutAccounts.setup(sandbox, NG_SUB, {});
+    const refused = await w.payoutAccounts
+      .update(sandbox, NG_SUB, { account_number: nuban('044', '069012399') })
+      .catch((e) => e);
+    expect(refused).toMatchObject({
+      code: 'PAYOUT_CHANGE_NEEDS_APPROVED_KYC',
+      detail: 'The KYC submission is pending_review',
+    });
+  });
+
+  it('a holder name that does not match the legal name waits for review: approved it goes live, rejected it is dropped', async () => {
+    const w = setup();
+    await w.submissions.submit(sandbox, NG_SUB, kycBody);
+    await w.payoutAccounts.setup(sandbox, NG_SUB, {});
+    const live = await fingerprintOf(w);
+    const res = await w.payoutAccounts.update(sandbox, NG_SUB, {
+      settlement_bank: 'Zenith Bank',
+      account_number: ZENITH,
+      account_name: 'Chinedu Okafor',
+    });
+    expect(payoutSettingsResource(res)).toMatchObject({ change_status: 'pending_review', bank_name: 'Zenith Bank' });
+    // Payouts still go to the approved account; nothing was announced.
+    const c = (await w.cases.findByMerchant(NG_SUB, 'sandbox'))!;
+    expect([c.payout!.account!.bank_name, await fingerprintOf(w), payoutEvents(w).length]).toEqual([
+      'Access Bank',
+      live,
+      1,
+    ]);
+    expect(c.payout!.pending_change).toMatchObject({
+      reason: 'name_mismatch:0.00',
+      requested_by: `operator:${OPERATOR}`,
+    });
+    expect(c.history.at(-1)).toMatchObject({ action: 'payout_change_pending', reason: 'name_mismatch:0.00' });
+    expect(w.reviews.reviewOf(c).payout_change).toMatchObject({
+      bank_name: 'Zenith Bank',
+      account_number_masked: `******${ZENITH.slice(-4)}`,
+      account_name: 'Chinedu Okafor',
+    });
+    expect((await w.cases.listPayoutChanges('sandbox', 1, 20)).items.map((i) => i.id)).toEqual([c.id]);
+    // The reviewer approves it: it goes live, announced like any change.
+    const approved = await w.reviews.decideInSandbox(sandbox, c.id, { action: 'approve_payout_change' });
+    expect([approved.payout!.account!.bank_name, approved.payout!.pending_change, approved.status]).toEqual([
+      'Zenith Bank',
+      null,
+      'approved',
+    ]);
+    expect(await fingerprintOf(w)).not.toBe(live);
+    expect(payoutEvents(w).map((e) => e.change)).toEqual(['created', 'updated']);
+    await expect(
+      w.reviews.decideInSandbox(sandbox, c.id, { action: 'reject_payout_change', reason: 'Not theirs' }),
+    ).rejects.toMatchObject({ code: 'PAYOUT_CHANGE_NOT_PENDING' });
+    // Another one, rejected: dropped, with the reviewer's reason in history.
+    await w.payoutAccounts.update(sandbox, NG_SUB, { account_name: 'Someone Else' });
+    const rejected = await w.reviews.decideInSandbox(sandbox, c.id, {
+      action: 'reject_payout_change',
+      reason: 'Not the owner',
+    });
+    expect([rejected.payout!.account!.account_name, rejected.payout!.pending_change]).toEqual(['Chinedu Okafor', null]);
+    expect(rejected.history.at(-1)).toMatchObject({ action: 'payout_change_rejected', reason: 'Not the owner' });
+    expect((await w.cases.listPayoutChanges('sandbox', 1, 20)).total).toBe(0);
   });
 });

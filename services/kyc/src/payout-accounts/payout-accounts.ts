@@ -9,7 +9,11 @@ import { BankPayoutAccounts, namesBankAccount, type BankAccountFields } from './
 import type { BankDirectory, PayoutBank } from './banks';
 import {
   connectedPayoutAccount,
+  fingerprintSaltOf,
+  needsNameReview,
+  operatorActor,
   withPayoutAccount,
+  withPendingChange,
   type MerchantFacts,
   type PayoutAccountResult,
 } from './payout-account';
@@ -54,10 +58,9 @@ export class PayoutAccountService {
    * endpoint (spec 4.9) it is for operators (403 otherwise); that answer is cached briefly.
    */
   async listBanks(operatorId: number, currency?: string, deadline?: Date): Promise<readonly PayoutBank[]> {
-    const banks = this.deps.banks.list(currency);
     if (!(await this.deps.directory.isOperator(operatorId, deadline)))
       throw new PlatformError('MARKETPLACE_OPERATOR_REQUIRED');
-    return banks;
+    return this.deps.banks.list(currency);
   }
 
   /**
@@ -74,13 +77,23 @@ export class PayoutAccountService {
       if (!c) throw new PlatformError('KYC_NOT_SUBMITTED');
       if (c.payout?.account) throw new PlatformError('PAYOUT_ALREADY_SET_UP');
       const now = this.deps.now();
+      const salt = fingerprintSaltOf(c);
       if (african) {
-        const account = namesBankAccount(body)
-          ? this.bankAccounts.fromRequest(body, c, now)
-          : this.bankAccounts.fromKycSubmission(c, now);
-        return this.saveBankAccount(caller, c, account, 'created', merchant, now);
+        // The KYC submission's own account was reviewed with it; one the operator names is checked here.
+        const named = namesBankAccount(body);
+        const account = named
+          ? this.bankAccounts.fromRequest(body, c, salt, now)
+          : this.bankAccounts.fromKycSubmission(c, salt, now);
+        return this.saveBankAccount(caller, c, account, 'created', merchant, { salt, now, review: named });
       }
-      const withAccount = withPayoutAccount(c, connectedPayoutAccount(c, now), now, 'payout_account_created', caller);
+      const withAccount = withPayoutAccount(
+        c,
+        connectedPayoutAccount(c, salt, now),
+        now,
+        'payout_account_created',
+        operatorActor(caller),
+        salt,
+      );
       const result = this.withLink(withAccount, callbackUrl!, now);
       if (!(await this.deps.cases.save(c.version, result.kyc, [payoutAccountUpdated(result.kyc, 'created')]))) {
         return undefined;
@@ -93,7 +106,9 @@ export class PayoutAccountService {
   /**
    * PATCH …/payout. African merchants: at least one of settlement_bank (or institution_id),
    * account_number, account_name; the others are kept (a new bank needs its account_number). Other
-   * countries: callback_url, and a fresh onboarding link to change the details at the gateway.
+   * countries: callback_url, and a fresh onboarding link to change the details at the gateway. A bank
+   * account changes only while the KYC case is approved (409 otherwise), and a holder name that does
+   * not match the KYC legal name waits for a reviewer instead of going live (Hardening 2 item 5).
    */
   async update(caller: OperatorCaller, merchantId: number, body: PayoutAccountInput): Promise<PayoutAccountResult> {
     const merchant = await this.merchant(caller, merchantId);
@@ -109,12 +124,22 @@ export class PayoutAccountService {
       if (!c?.payout) throw new PlatformError('PAYOUT_NOT_SET_UP');
       const current = c.payout.account;
       const now = this.deps.now();
-      if (african) {
-        if (current?.kind !== 'bank_account') throw new PlatformError('PAYOUT_ACCOUNT_NOT_FOUND');
-        const account = this.bankAccounts.changed(body, current, c, now);
-        return this.saveBankAccount(caller, c, account, 'updated', merchant, now);
+      if (current?.kind !== (african ? 'bank_account' : 'connected_account')) {
+        throw new PlatformError('PAYOUT_ACCOUNT_NOT_FOUND');
       }
-      if (current?.kind !== 'connected_account') throw new PlatformError('PAYOUT_ACCOUNT_NOT_FOUND');
+      if (african) {
+        const salt = fingerprintSaltOf(c);
+        const account = this.bankAccounts.changed(body, current, c, salt, now);
+        // The spec 7.4 answers and the fields' own 400s first; then no bank account change while the KYC
+        // case is not approved (a connected account's PATCH only hands the merchant a link: the gateway
+        // holds its details).
+        if (c.status !== 'approved') {
+          throw new PlatformError('PAYOUT_CHANGE_NEEDS_APPROVED_KYC', undefined, {
+            detail: `The KYC submission is ${c.status}`,
+          });
+        }
+        return this.saveBankAccount(caller, c, account, 'updated', merchant, { salt, now, review: true });
+      }
       const result = this.withLink({ ...c, version: c.version + 1, updated_at: now }, callbackUrl!, now);
       if (!(await this.deps.cases.save(c.version, result.kyc, []))) return undefined;
       return { ...result, merchant };
@@ -148,19 +173,30 @@ export class PayoutAccountService {
     return readUrl(body.callback_url, 'callback_url', { required: true, allowLocalHttp: true })!;
   }
 
-  /** Writes a created or changed bank account with its event; undefined when the write lost a race. */
+  /**
+   * Writes a created or changed bank account with its event, or, when `review` asks for it and the holder
+   * name does not match the KYC legal name, keeps it waiting for a reviewer (no event: nothing changed
+   * for payouts). Undefined when the write lost a race.
+   */
   private async saveBankAccount(
     caller: OperatorCaller,
     c: KycCaseRecord,
     account: PayoutAccountRecord,
     change: 'created' | 'updated',
     merchant: MerchantFacts,
-    now: Date,
+    o: { salt: string; now: Date; review: boolean },
   ): Promise<PayoutAccountResult | undefined> {
-    const next = withPayoutAccount(c, account, now, `payout_account_${change}`, caller);
+    const mismatch = o.review ? needsNameReview(account) : null;
+    if (mismatch) {
+      const next = withPendingChange(c, account, o.salt, mismatch, o.now, caller);
+      if (!(await this.deps.cases.save(c.version, next, []))) return undefined;
+      this.deps.metrics.payoutAccount('pending_review', caller.mode);
+      return { kind: 'bank_account', kyc: next, account, merchant, change_status: 'pending_review' };
+    }
+    const next = withPayoutAccount(c, account, o.now, `payout_account_${change}`, operatorActor(caller), o.salt);
     if (!(await this.deps.cases.save(c.version, next, [payoutAccountUpdated(next, change)]))) return undefined;
     this.deps.metrics.payoutAccount(change, caller.mode);
-    return { kind: 'bank_account', kyc: next, account, merchant };
+    return { kind: 'bank_account', kyc: next, account, merchant, change_status: 'applied' };
   }
 
   /**

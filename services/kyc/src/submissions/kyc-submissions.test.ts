@@ -29,9 +29,10 @@ function spiedService(w: ReturnType<typeof kycWorld>) {
     submitted: (route, status) => submitted.push(`${route}:${status}`),
     decided() {},
     payoutAccount() {},
+    nameEnquiry() {},
   };
   const routes = submissionRoutes(
-    { cases: w.cases, banks: w.banks, sealer: w.sealer, providers: { sandbox: w.gateway } },
+    { cases: w.cases, banks: w.banks, sealer: w.sealer, providers: { sandbox: w.gateway }, nameEnquiry: w.nameEnquiry },
     { linkTtlMs: LINK_TTL_MS },
   );
   const spy = <S extends KycSubmissionInput>(name: string, route: SubmissionRoute<S>): SubmissionRoute<S> => ({
@@ -97,7 +98,7 @@ describe('KycSubmissionService', () => {
     expect(attempts).toHaveLength(4);
   });
 
-  it('checks the body (spec 7.2 order) before the operator and the relationship', async () => {
+  it('checks the operator and the relationship before the body, then the body in spec 7.2 order (Hardening 2 item 12)', async () => {
     const w = operatorWorld();
     const cases: [Record<string, unknown>, string][] = [
       [{}, 'country or id_country is required'],
@@ -108,28 +109,31 @@ describe('KycSubmissionService', () => {
         'business object is required for registered businesses',
       ],
       [{ country: 'FR' }, 'return_url and refresh_url are required for connected-account onboarding'],
+      [{ id_country: 'NG', account_type: 'individual', owner: { first_name: 'Ada' } }, 'owner.last_name is required'],
     ];
+    w.directory.addOperator(20);
+    w.directory.addSub(OPERATOR, 1002, 'NG', 'NGN', false);
     for (const [body, message] of cases) {
       // As decoded by the gRPC contract: absent strings are '' and absent messages null.
-      await expect(
-        w.submissions.submit({ operatorId: 999, mode: 'sandbox' }, 424242, asDecoded('SubmitKyc', body)),
-      ).rejects.toMatchObject({
+      const decoded = asDecoded('SubmitKyc', body);
+      await expect(w.submissions.submit({ operatorId: 999, mode: 'sandbox' }, SUB, decoded)).rejects.toMatchObject({
+        code: 'MARKETPLACE_OPERATOR_REQUIRED',
+      });
+      for (const [operatorId, merchantId] of [
+        [20, SUB], // another operator's sub-merchant
+        [OPERATOR, 424242], // nobody's
+        [OPERATOR, 1002], // suspended
+      ]) {
+        await expect(w.submissions.submit({ operatorId, mode: 'sandbox' }, merchantId, decoded)).rejects.toMatchObject({
+          code: 'RELATIONSHIP_NOT_FOUND',
+        });
+      }
+      await expect(w.submissions.submit(sandbox, SUB, decoded)).rejects.toMatchObject({
         code: 'VALIDATION_FAILED',
         message,
       });
     }
-    expect(w.directory.calls).toBe(0);
-    await expect(w.submissions.submit({ operatorId: 999, mode: 'sandbox' }, SUB, inHouseBody())).rejects.toMatchObject({
-      code: 'MARKETPLACE_OPERATOR_REQUIRED',
-    });
-    w.directory.addOperator(20);
-    await expect(w.submissions.submit({ operatorId: 20, mode: 'sandbox' }, SUB, inHouseBody())).rejects.toMatchObject({
-      code: 'RELATIONSHIP_NOT_FOUND',
-    });
-    w.directory.addSub(OPERATOR, 1002, 'NG', 'NGN', false);
-    await expect(w.submissions.submit(sandbox, 1002, inHouseBody())).rejects.toMatchObject({
-      code: 'RELATIONSHIP_NOT_FOUND',
-    });
+    expect(await w.cases.findByMerchant(SUB, 'sandbox')).toBeNull();
   });
 });
 
@@ -151,7 +155,7 @@ describe('in-house submissions through the service', () => {
     expect(c.reviewed_at).toEqual(w.clock.now());
     expect(c.review!.name_match_score).toBeGreaterThanOrEqual(0.85);
     // Account and ID numbers are stored sealed, shown masked.
-    expect(w.sealer.sealed).toEqual(['12345678901', ACCESS_NUBAN]);
+    expect([w.sealer.sealed[0], w.sealer.sealed.at(-1)]).toEqual(['12345678901', ACCESS_NUBAN]);
     expect(JSON.stringify(w.cases.docs.get(c.id))).not.toContain(ACCESS_NUBAN);
     expect(JSON.stringify(w.cases.docs.get(c.id))).not.toContain('12345678901');
     expect(submissionResource(c, SUB)).toMatchObject({
@@ -244,8 +248,15 @@ describe('in-house submissions through the service', () => {
       format: 'flat',
       business_type: 'registered_business',
       legal_name: 'Adebayo Foods Ltd',
-      business: { registered_name: 'Adebayo Foods Ltd', registration_number: 'RC123456' },
+      business: { registered_name: 'Adebayo Foods Ltd' },
       status: 'approved',
+    });
+    // The registration number is sealed (Hardening 2 item 9); the reviewer reads it opened.
+    expect(JSON.stringify(res.kyc)).not.toContain('RC123456');
+    expect(w.reviews.reviewOf(res.kyc).business).toEqual({
+      registered_name: 'Adebayo Foods Ltd',
+      registration_number: 'RC123456',
+      tax_id: null,
     });
   });
 });

@@ -40,17 +40,18 @@ export class KycSubmissionService {
   }
 
   /**
-   * POST /marketplace/merchants/{id}/kyc. Body errors first (spec 7.2 order), then the operator (403)
-   * and the active relationship (404), then the status machine (409 with the current status).
+   * POST /marketplace/merchants/{id}/kyc. The operator (403) and the active relationship (404) first,
+   * then the body's errors (spec 7.2's 400s in their order), then the status machine (409 with the
+   * current status): who may ask is settled before what was asked (Hardening 2 item 12).
    */
   async submit(caller: OperatorCaller, merchantId: number, body: unknown): Promise<SubmitResult> {
-    const input = normaliseKycSubmission(body, { banks: this.deps.banks, now: this.deps.now() });
     const sub = await this.deps.directory.activeSubMerchant(
       caller.operatorId,
       merchantId,
       caller.mode,
       caller.deadline,
     );
+    const input = normaliseKycSubmission(body, { banks: this.deps.banks, now: this.deps.now() });
     let previous: RouteOutcome | null = null;
     return retryLostWrites(async () => {
       const existing = await this.deps.cases.findByMerchant(merchantId, caller.mode);

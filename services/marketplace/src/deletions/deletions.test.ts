@@ -18,9 +18,19 @@ class MemoryDeletions implements MerchantDeletionRepository {
     this.published(record.id, event);
     return record;
   }
-  async find(merchantId: number, mode: Mode) {
-    const d = this.docs.get(`${merchantId}:${mode}`);
+  async findById(id: string) {
+    const d = this.docs.get(id);
     return d ? { ...d, acknowledged: [...d.acknowledged] } : null;
+  }
+  async latestBy(operatorId: number, merchantId: number, mode: Mode) {
+    return this.latest((d) => d.merchant_id === merchantId && d.mode === mode && d.requested_by === operatorId);
+  }
+  async latestFor(merchantId: number, mode: Mode) {
+    return this.latest((d) => d.merchant_id === merchantId && d.mode === mode);
+  }
+  private latest(match: (d: MerchantDeletionRecord) => boolean) {
+    const found = [...this.docs.values()].filter(match).sort((a, b) => +b.requested_at - +a.requested_at)[0];
+    return Promise.resolve(found ? { ...found, acknowledged: [...found.acknowledged] } : null);
   }
   async acknowledge(deletionId: string, service: ComponentName) {
     const d = [...this.docs.values()].find((r) => r.deletion_id === deletionId);
@@ -205,6 +215,66 @@ describe('delete merchant (spec 3.5, 4.9, 7.6)', () => {
     await w.svc.delete(w.operator.id, S, w.sub.id);
     await expect(w.svc.delete(w.other.id, S, w.sub.id)).rejects.toMatchObject({
       code: 'MERCHANT_RELATIONSHIP_NOT_FOUND',
+    });
+  });
+
+  describe('a deletion belongs to the relationship it deleted (Hardening 2 item 7)', () => {
+    /** A business the operator did not create: a sandbox deletion leaves it, free to join again. */
+    async function independent(w: Awaited<ReturnType<typeof world>>) {
+      return new MerchantService(w.repo).create({ email: 'own@x.co', country: 'US', baseline_currency: 'USD' });
+    }
+
+    it('a business that joins again is deleted again: a fresh deletion with fresh acknowledgements', async () => {
+      const w = await world();
+      const biz = await independent(w);
+      await w.link(biz.id, w.operator.id, S);
+      await w.svc.delete(w.operator.id, S, biz.id);
+      await w.link(biz.id, w.operator.id, S);
+      // Only the first deletion's services answer at first: the second one is not done by the first one's acks.
+      w.deletions.respondingServices = [];
+      const pending = await w.svc.delete(w.operator.id, S, biz.id).catch((e: PlatformError) => e);
+      expect(pending).toMatchObject({ code: 'MERCHANT_DELETION_INCOMPLETE' });
+      const [first, second] = [...w.deletions.docs.values()];
+      expect(second!.deletion_id).not.toBe(first!.deletion_id);
+      expect([first!.acknowledged.length, second!.acknowledged]).toEqual([6, []]);
+      expect(second!.relationship_id).not.toBe(first!.relationship_id);
+      expect(w.deletions.events.map((e) => (e.data as { deletion_id: string }).deletion_id)).toEqual([
+        first!.deletion_id,
+        second!.deletion_id,
+      ]);
+      expect(await w.relationships.findByMerchant(biz.id, S)).toBeNull();
+      w.deletions.respondingServices = [...DELETION_PARTICIPANTS];
+      expect(await w.svc.delete(w.operator.id, S, biz.id)).toMatchObject({ gateway_skipped: false });
+      expect(w.deletions.docs.get(second!.id)!.acknowledged).toHaveLength(6);
+      expect(w.gatewayAccounts.calls).toBe(2); // each relationship's account was read once
+    });
+
+    it("another operator's later relationship is not blocked by the old deletion; the old operator's repeat answers its own", async () => {
+      const w = await world();
+      const biz = await independent(w);
+      await w.link(biz.id, w.operator.id, S);
+      const mine = await w.svc.delete(w.operator.id, S, biz.id);
+      await w.link(biz.id, w.other.id, S);
+      // The first operator repeating its call hears its own finished deletion, and touches nothing.
+      expect(await w.svc.delete(w.operator.id, S, biz.id)).toEqual(mine);
+      expect(await w.relationships.findByMerchant(biz.id, S)).not.toBeNull();
+      expect(w.deletions.events).toHaveLength(1);
+      // The new operator deletes its own relationship.
+      await w.svc.delete(w.other.id, S, biz.id);
+      expect(w.deletions.events).toHaveLength(2);
+      expect(w.deletions.events[1]!.data).toMatchObject({ merchant_id: biz.id, mode: S });
+      expect(await w.relationships.findByMerchant(biz.id, S)).toBeNull();
+    });
+
+    it('the same relationship resumes its deletion (a crash before the relationship was removed)', async () => {
+      const w = await world();
+      await w.link(w.sub.id, w.operator.id, S);
+      const rel = (await w.relationships.findByMerchant(w.sub.id, S))!;
+      w.relationships.remove = async () => undefined; // the crash: the relationship stays
+      await w.svc.delete(w.operator.id, S, w.sub.id);
+      await w.svc.delete(w.operator.id, S, w.sub.id);
+      expect(w.deletions.docs.size).toBe(1);
+      expect([...w.deletions.docs.keys()]).toEqual([`${w.sub.id}:sandbox:r${rel.id}`]);
     });
   });
 

@@ -2,6 +2,7 @@ import { PlatformError, prefixedId, type ComponentName, type Mode } from '@ppay/
 import type { MerchantService } from '../merchants/merchants';
 import type { RelationshipRepository } from '../ports';
 import {
+  deletionKeyOf,
   deletionRequestedEvent,
   deletionResult,
   pendingServices,
@@ -45,15 +46,19 @@ export class MerchantDeletionService {
       throw new PlatformError('INVALID_MERCHANT_ID', undefined, { param: 'merchantId' });
     }
     await this.deps.merchants.requireOperator(operatorId);
-    const earlier = await this.deps.deletions.find(merchantId, mode);
-    if (earlier) {
-      // Another operator's deletion is indistinguishable from no merchant at all (spec 7.6).
-      if (earlier.requested_by !== operatorId) throw new PlatformError('MERCHANT_RELATIONSHIP_NOT_FOUND');
+    // 1. The relationship, in the key's mode, whatever its status (3.5: "active or any"). A deletion
+    // belongs to the relationship it deletes: the same relationship resumes its deletion, a later one
+    // (the business joined again, here or in another marketplace) gets a fresh one.
+    const rel = await this.deps.relationships.findByMerchant(merchantId, mode);
+    if (!rel || rel.marketplace_id !== operatorId) {
+      // No relationship of this operator's: a retry of its own deletion (the relationship is gone by
+      // now) answers from that deletion; anything else is 404 like any other merchant (spec 7.6).
+      const earlier = await this.deps.deletions.latestBy(operatorId, merchantId, mode);
+      if (!earlier) throw new PlatformError('MERCHANT_RELATIONSHIP_NOT_FOUND');
       return this.finish(earlier, true, deadline);
     }
-    // 1. The relationship, in the key's mode, whatever its status (3.5: "active or any").
-    const rel = await this.deps.relationships.findByMerchant(merchantId, mode);
-    if (!rel || rel.marketplace_id !== operatorId) throw new PlatformError('MERCHANT_RELATIONSHIP_NOT_FOUND');
+    const earlier = await this.deps.deletions.findById(deletionKeyOf(merchantId, mode, rel.id));
+    if (earlier) return this.finish(earlier, true, deadline);
     const merchant = await this.deps.merchants.freshOrNull(merchantId);
     // Unreachable through the API (an operator cannot join a marketplace); refused rather than
     // leaving its own sub-merchants pointing at a deleted marketplace.
@@ -67,10 +72,11 @@ export class MerchantDeletionService {
       !(await this.deps.relationships.findByMerchant(merchantId, other)) &&
       (mode === 'live' || merchant === null || merchant.created_by_marketplace_id === operatorId);
     const record: MerchantDeletionRecord = {
-      id: `${merchantId}:${mode}`,
+      id: deletionKeyOf(merchantId, mode, rel.id),
       deletion_id: prefixedId('del', 24),
       merchant_id: merchantId,
       mode,
+      relationship_id: rel.id,
       every_mode: everyMode,
       requested_by: operatorId,
       gateway,
@@ -78,7 +84,6 @@ export class MerchantDeletionService {
       requested_at: this.now(),
     };
     const stored = await this.deps.deletions.create(record, deletionRequestedEvent(record));
-    if (stored.requested_by !== operatorId) throw new PlatformError('MERCHANT_RELATIONSHIP_NOT_FOUND');
     // 4–5. Relationship and marketplace references now (the spec's order); marketplace's own
     // deletion consumer repeats both, so a crash right here loses nothing.
     await this.deps.relationships.remove(rel.id);
@@ -114,7 +119,7 @@ export class MerchantDeletionService {
         });
       }
       await this.sleep(this.options.pollMs);
-      current = (await this.deps.deletions.find(record.merchant_id, record.mode)) ?? current;
+      current = (await this.deps.deletions.findById(record.id)) ?? current;
     }
     return deletionResult(current);
   }

@@ -1,8 +1,15 @@
 import { Schema, type Connection, type Model } from 'mongoose';
 import { type ComponentName, type Mode, type OutboxEntry } from '@ppay/kernel';
-import { isDuplicateKeyError, outboxEntrySchema, withoutRelayFields, type RelayFields } from '@ppay/runtime';
+import {
+  FERRETDB_SQL_PUSHDOWN,
+  isDuplicateKeyError,
+  outboxEntrySchema,
+  withoutRelayFields,
+  type RelayFields,
+} from '@ppay/runtime';
 import type { MerchantDeletionRecord } from './merchant-deletion';
 import type { MerchantDeletionRepository } from './ports';
+import type { MerchantDeletionHistory } from '../ports';
 
 interface DeletionDocument extends Omit<MerchantDeletionRecord, 'id'> {
   _id: string;
@@ -15,6 +22,7 @@ const deletionSchema = new Schema<DeletionDocument>(
     deletion_id: { type: String, required: true, unique: true },
     merchant_id: { type: Number, required: true },
     mode: { type: String, required: true },
+    relationship_id: { type: Number, default: null },
     every_mode: { type: Boolean, required: true },
     requested_by: { type: Number, required: true },
     gateway: { type: Schema.Types.Mixed, required: true },
@@ -24,6 +32,9 @@ const deletionSchema = new Schema<DeletionDocument>(
   },
   { versionKey: false, collection: 'merchant_deletions', minimize: false },
 );
+// A business's deletions in one mode, newest first: the operator's retry, and whether it may join again.
+deletionSchema.index({ merchant_id: 1, mode: 1, requested_at: -1 });
+deletionSchema.index({ merchant_id: 1, mode: 1, requested_by: 1, requested_at: -1 });
 
 export type DeletionModel = Model<DeletionDocument>;
 
@@ -34,10 +45,15 @@ export function deletionModel(conn: Connection): DeletionModel {
 function toRecord(doc: DeletionDocument | null): MerchantDeletionRecord | null {
   if (!doc) return null;
   const { _id, ...rest } = withoutRelayFields(doc as DeletionDocument & RelayFields);
-  return { id: _id, ...rest, acknowledged: (rest.acknowledged ?? []) as ComponentName[] };
+  return {
+    id: _id,
+    ...rest,
+    relationship_id: rest.relationship_id ?? null,
+    acknowledged: (rest.acknowledged ?? []) as ComponentName[],
+  };
 }
 
-export class MongoDeletionRepository implements MerchantDeletionRepository {
+export class MongoDeletionRepository implements MerchantDeletionRepository, MerchantDeletionHistory {
   /** `afterWrite` is told which document gained outbox events (the relay's fast path). */
   constructor(
     readonly model: DeletionModel,
@@ -51,7 +67,7 @@ export class MongoDeletionRepository implements MerchantDeletionRepository {
     } catch (err) {
       if (!isDuplicateKeyError(err)) throw err;
       // A concurrent call recorded it first: that one is the deletion.
-      const existing = await this.find(record.merchant_id, record.mode);
+      const existing = await this.findById(id);
       if (existing) return existing;
       throw err;
     }
@@ -59,10 +75,28 @@ export class MongoDeletionRepository implements MerchantDeletionRepository {
     return record;
   }
 
-  async find(merchantId: number, mode: Mode): Promise<MerchantDeletionRecord | null> {
-    return toRecord(
-      (await this.model.findById(`${merchantId}:${mode}`, { outbox: 0 }).lean().exec()) as DeletionDocument | null,
-    );
+  async findById(id: string): Promise<MerchantDeletionRecord | null> {
+    return toRecord((await this.model.findById(id, { outbox: 0 }).lean().exec()) as DeletionDocument | null);
+  }
+
+  latestBy(operatorId: number, merchantId: number, mode: Mode): Promise<MerchantDeletionRecord | null> {
+    return this.latest({ merchant_id: merchantId, mode, requested_by: operatorId });
+  }
+
+  latestFor(merchantId: number, mode: Mode): Promise<MerchantDeletionRecord | null> {
+    return this.latest({ merchant_id: merchantId, mode });
+  }
+
+  /** Scalar equality and a sort on the index: one index range (SQL on the local FerretDB). */
+  private async latest(filter: Record<string, unknown>): Promise<MerchantDeletionRecord | null> {
+    const [doc] = await this.model
+      .find(filter, { outbox: 0 })
+      .sort({ requested_at: -1 })
+      .limit(1)
+      .comment(FERRETDB_SQL_PUSHDOWN)
+      .lean()
+      .exec();
+    return toRecord((doc ?? null) as DeletionDocument | null);
   }
 
   async acknowledge(deletionId: string, service: ComponentName): Promise<boolean> {

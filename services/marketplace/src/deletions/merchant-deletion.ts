@@ -21,16 +21,22 @@ export interface GatewayAccountOutcome {
 }
 
 /**
- * One delete-merchant request (spec 3.5, 4.9): a single document per (merchant, mode) that carries
- * the request event in its outbox and collects every service's acknowledgement. It is the
- * deletion's own bookkeeping (ids, the gateway outcome, who acknowledged), none of the business's data.
+ * One delete-merchant request (spec 3.5, 4.9): a single document per deleted relationship that carries
+ * the request event in its outbox and collects every service's acknowledgement. It is the deletion's
+ * own bookkeeping (ids, the gateway outcome, who acknowledged), none of the business's data. A business
+ * that joins a marketplace again after a deletion is a new relationship, deleted by a new deletion.
  */
 export interface MerchantDeletionRecord {
-  /** `<merchant_id>:<mode>`: one deletion per merchant and mode, so concurrent calls share it. */
+  /**
+   * `<merchant_id>:<mode>:r<relationship_id>`: one deletion per relationship, so concurrent calls share
+   * it (deletionKeyOf). Deletions stored before Hardening 2 have `<merchant_id>:<mode>`.
+   */
   id: string;
   deletion_id: string;
   merchant_id: number;
   mode: Mode;
+  /** The relationship it deleted; null on deletions stored before Hardening 2 (item 7). */
+  relationship_id: number | null;
   /** Whole business (every mode and the data with no mode), or only `mode`'s documents. */
   every_mode: boolean;
   /** The operator that asked: a retry by anyone else is answered 404 like any other merchant. */
@@ -39,6 +45,10 @@ export interface MerchantDeletionRecord {
   acknowledged: ComponentName[];
   requested_at: Date;
 }
+
+/** The document id of the deletion of one relationship. */
+export const deletionKeyOf = (merchantId: number, mode: Mode, relationshipId: number) =>
+  `${merchantId}:${mode}:r${relationshipId}`;
 
 /** deletions.merchant.requested, carried in the deletion's outbox (again on a retried call). */
 export function deletionRequestedEvent(r: MerchantDeletionRecord): OutboxEntry {

@@ -7,9 +7,11 @@ export interface GatewayAccounts {
 }
 
 export interface MerchantDeletionRepository {
-  /** Inserts the record with its request event; when one exists already, returns that one instead. */
+  /** Inserts the record with its request event; when one exists already (same id), returns that one instead. */
   create(record: MerchantDeletionRecord, event: OutboxEntry): Promise<MerchantDeletionRecord>;
-  find(merchantId: number, mode: Mode): Promise<MerchantDeletionRecord | null>;
+  findById(id: string): Promise<MerchantDeletionRecord | null>;
+  /** The operator's most recent deletion of this business in this mode (a retry once the relationship is gone). */
+  latestBy(operatorId: number, merchantId: number, mode: Mode): Promise<MerchantDeletionRecord | null>;
   /** `$addToSet` of the service on the deletion with this id (idempotent); false if there is none. */
   acknowledge(deletionId: string, service: ComponentName): Promise<boolean>;
   /** Publishes the request again (a retried call: nudges services that missed or lost it). */

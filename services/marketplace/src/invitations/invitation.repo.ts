@@ -1,7 +1,13 @@
 import { Schema, type Connection, type FilterQuery, type Model } from 'mongoose';
 import { type Mode } from '@ppay/kernel';
 import { isDuplicateKeyError } from '@ppay/runtime';
-import type { InvitationQuery, InvitationRecord, InvitationStatus } from './invitation';
+import {
+  openKey,
+  type InvitationAddress,
+  type InvitationQuery,
+  type InvitationRecord,
+  type InvitationStatus,
+} from './invitation';
 import type { InvitationRepository } from './ports';
 
 interface InvitationDocument extends Omit<InvitationRecord, 'id'> {
@@ -27,6 +33,7 @@ const invitationSchema = new Schema<InvitationDocument>(
     responded_at: { type: Date, default: null },
     relationship_id: { type: Number, default: null },
     relationship_written: { type: Boolean, default: false },
+    addressed_by: { type: String, default: 'merchant_id' },
     open_key: { type: String, required: true, unique: true },
   },
   { versionKey: false, collection: 'invitations' },
@@ -42,13 +49,11 @@ export function invitationModel(conn: Connection): InvitationModel {
   return conn.model<InvitationDocument>('Invitation', invitationSchema);
 }
 
-export const openKey = (marketplaceId: number, merchantId: number, mode: Mode) =>
-  `${marketplaceId}:${merchantId}:${mode}`;
-
 function toRecord(doc: InvitationDocument | null): InvitationRecord | null {
   if (!doc) return null;
   const { _id, open_key: _key, ...rest } = doc;
-  return { id: _id, ...rest };
+  // Invitations stored before addressing existed were all by id.
+  return { id: _id, ...rest, addressed_by: rest.addressed_by ?? 'merchant_id' };
 }
 
 /** The stored filter for an effective status (expiry is computed at read). */
@@ -67,7 +72,7 @@ export class MongoInvitationRepository implements InvitationRepository {
       await this.model.create({
         _id: id,
         ...rest,
-        open_key: openKey(rest.marketplace_id, rest.merchant_id, rest.mode),
+        open_key: openKey(rest.marketplace_id, rest.merchant_id, rest.mode, rest.addressed_by),
       });
       return true;
     } catch (err) {
@@ -80,8 +85,13 @@ export class MongoInvitationRepository implements InvitationRepository {
     return toRecord((await this.model.findById(id).lean().exec()) as InvitationDocument | null);
   }
 
-  async findOpen(marketplaceId: number, merchantId: number, mode: Mode): Promise<InvitationRecord | null> {
-    const key = openKey(marketplaceId, merchantId, mode);
+  async findOpen(
+    marketplaceId: number,
+    merchantId: number,
+    mode: Mode,
+    addressedBy: InvitationAddress,
+  ): Promise<InvitationRecord | null> {
+    const key = openKey(marketplaceId, merchantId, mode, addressedBy);
     return toRecord((await this.model.findOne({ open_key: key }).lean().exec()) as InvitationDocument | null);
   }
 

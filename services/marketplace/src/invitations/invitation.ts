@@ -41,16 +41,33 @@ export interface InvitationRecord {
   relationship_id: number | null;
   /** The relationship of an accepted invitation is known to exist (the repair sweep's marker). */
   relationship_written: boolean;
+  /**
+   * How the operator named the business: by its id (POST /marketplace/merchants {merchant_id}), or by
+   * new-business fields whose e-mail turned out to be registered (create-or-link, Hardening 2 item 11).
+   * The operator never sees the id of a business it named by e-mail, until it joins.
+   */
+  addressed_by: InvitationAddress;
 }
+
+export type InvitationAddress = 'merchant_id' | 'email';
+
+/**
+ * The unique key of a pending invitation: one per operator, business, mode and way of naming it. An
+ * invitation by e-mail never meets one by id, so neither answer tells the operator which id an e-mail is.
+ */
+export const openKey = (marketplaceId: number, merchantId: number, mode: Mode, addressedBy: InvitationAddress) =>
+  `${marketplaceId}:${merchantId}:${mode}${addressedBy === 'email' ? ':email' : ''}`;
 
 /** A new invitation, pending for INVITATION_TTL_MS from `now`, with an unguessable token. */
 export function pendingInvitation(
   invited: Pick<InvitationRecord, 'marketplace_id' | 'marketplace_name' | 'merchant_id' | 'mode' | 'commission_rate'>,
   now: Date,
+  addressedBy: InvitationAddress = 'merchant_id',
 ): InvitationRecord {
   return {
     id: prefixedId('inv', 32),
     ...invited,
+    addressed_by: addressedBy,
     status: 'pending',
     invited_at: now,
     expires_at: new Date(now.getTime() + INVITATION_TTL_MS),
@@ -65,13 +82,21 @@ export function effectiveStatus(inv: InvitationRecord, now: Date): InvitationSta
   return inv.status === 'pending' && inv.expires_at.getTime() <= now.getTime() ? 'expired' : inv.status;
 }
 
-/** The invitation as operators and invited businesses see it: never the invitee's e-mail. */
-export function invitationResource(inv: InvitationRecord, now: Date) {
+/** Who reads an invitation: the operator that sent it, or the business it invites. */
+export type InvitationViewer = 'operator' | 'business';
+
+/**
+ * The invitation as operators and invited businesses see it: never the invitee's e-mail, and never,
+ * to the operator, the id of a business it only named by e-mail (until it joins: then the relationship
+ * shows it), so an e-mail cannot be turned into an account.
+ */
+export function invitationResource(inv: InvitationRecord, now: Date, viewer: InvitationViewer) {
+  const hidden = viewer === 'operator' && inv.addressed_by === 'email' && inv.status !== 'accepted';
   return {
     invite_token: inv.id,
     marketplace_id: inv.marketplace_id,
     marketplace_name: inv.marketplace_name,
-    merchant_id: inv.merchant_id,
+    merchant_id: hidden ? null : inv.merchant_id,
     mode: inv.mode,
     commission_rate: inv.commission_rate,
     status: effectiveStatus(inv, now),

@@ -3,17 +3,39 @@ import { toWire } from '@ppay/runtime';
 import { relationshipResource } from '../relationships/relationship';
 import { businessFields } from '../relationships/relationships.handlers';
 import { merchantInMode, pageOf, pagination, positive, type MarketplaceHandlers } from '../requests.handlers';
-import { INVITATION_STATUSES, invitationResource, type InvitationRecord, type InvitationStatus } from './invitation';
+import type { CreateOrLink } from './create-or-link';
+import {
+  INVITATION_STATUSES,
+  invitationResource,
+  type InvitationRecord,
+  type InvitationStatus,
+  type InvitationViewer,
+} from './invitation';
 import type { InvitationService } from './invitations';
 
-const invitation = (inv: InvitationRecord) => toWire(invitationResource(inv, new Date()));
+const invitation = (inv: InvitationRecord, viewer: InvitationViewer) =>
+  toWire(invitationResource(inv, new Date(), viewer));
+const toOperator = (inv: InvitationRecord) => invitation(inv, 'operator');
+const toBusiness = (inv: InvitationRecord) => invitation(inv, 'business');
 
 /** The operator's invitations of existing businesses and the invited business's answers. */
-export function invitationHandlers(invitations: InvitationService): MarketplaceHandlers {
+export function invitationHandlers(invitations: InvitationService, createOrLink: CreateOrLink): MarketplaceHandlers {
   return {
+    async CreateSubMerchant(req, { caller }) {
+      const who = merchantInMode(caller);
+      if (req.merchant_id) {
+        throw new PlatformError('VALIDATION_FAILED', 'An existing business is invited (InviteMerchant)', {
+          param: 'merchant_id',
+        });
+      }
+      const outcome = await createOrLink.create(who.merchantId, who.mode, businessFields(req));
+      return 'relationship' in outcome
+        ? { relationship: toWire(relationshipResource(outcome.relationship)) }
+        : { invitation: toOperator(outcome.invitation) };
+    },
     async InviteMerchant(req, { caller }) {
       const who = merchantInMode(caller);
-      return invitation(
+      return toOperator(
         await invitations.invite(who.merchantId, who.mode, {
           ...businessFields(req),
           merchant_id: positive(req.merchant_id, 'merchant_id'),
@@ -26,11 +48,11 @@ export function invitationHandlers(invitations: InvitationService): MarketplaceH
     },
     async DeclineInvitation(req, { caller }) {
       const who = merchantInMode(caller);
-      return invitation(await invitations.decline(who.merchantId, who.mode, req.invite_token));
+      return toBusiness(await invitations.decline(who.merchantId, who.mode, req.invite_token));
     },
     async CancelInvitation(req, { caller }) {
       const who = merchantInMode(caller);
-      return invitation(await invitations.cancel(who.merchantId, who.mode, req.invite_token));
+      return toOperator(await invitations.cancel(who.merchantId, who.mode, req.invite_token));
     },
     async ListInvitations(req, { caller }) {
       const who = merchantInMode(caller);
@@ -48,7 +70,8 @@ export function invitationHandlers(invitations: InvitationService): MarketplaceH
       }
       const { page, limit } = pageOf(req);
       const { items, total } = await invitations.list(who.merchantId, who.mode, direction, status, page, limit);
-      return { invitations: items.map(invitation), pagination: pagination(page, limit, total) };
+      const view = direction === 'sent' ? toOperator : toBusiness;
+      return { invitations: items.map(view), pagination: pagination(page, limit, total) };
     },
   };
 }

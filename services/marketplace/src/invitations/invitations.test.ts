@@ -1,6 +1,6 @@
 import { business, inMemoryMarketplace, L, S, type InMemoryMarketplace } from '../in-memory-marketplace.test-util';
 import type { MerchantRecord } from '../merchants/merchant';
-import { INVITATION_TTL_MS, type InvitationRecord } from './invitation';
+import { INVITATION_TTL_MS, invitationResource, type InvitationRecord } from './invitation';
 import { ACCEPTANCE_REPAIR_AFTER_MS } from './invitations';
 
 describe('InvitationService', () => {
@@ -103,6 +103,49 @@ describe('InvitationService', () => {
       ).rejects.toMatchObject({
         param: 'email',
       });
+      // …but only once the caller is an operator (Hardening 2 item 12).
+      await expect(
+        w.invitations.invite(existing.id, S, { merchant_id: op2.id, email: 'a@b.co' }),
+      ).rejects.toMatchObject({ code: 'MARKETPLACE_OPERATOR_REQUIRED' });
+    });
+
+    it('a registered e-mail in create-or-link invites that business, showing the operator neither its id nor an error (Hardening 2 item 11)', async () => {
+      const now = () => new Date(w.clock.now);
+      const op2 = await w.merchants.create({ ...business('op2@x.co'), is_marketplace_operator: true });
+      await w.relationships.setup(op2.id, S, { marketplace_name: 'Other' });
+      const taken = (await w.relationships.link(op2.id, S, business('taken@x.co'))).relationship.merchant_id;
+      const answers = [];
+      // A free business, an operator, someone else's sub-merchant: one answer shape, no id.
+      for (const email of ['e@x.co', 'op2@x.co', 'taken@x.co']) {
+        const res = await w.createOrLink.create(w.operator.id, S, { ...business(email), commission_rate: 3 });
+        expect(res).toEqual({ invitation: expect.objectContaining({ addressed_by: 'email', status: 'pending' }) });
+        answers.push(invitationResource((res as { invitation: InvitationRecord }).invitation, now(), 'operator'));
+      }
+      expect(answers.map((a) => [a.merchant_id, a.commission_rate, a.status])).toEqual([
+        [null, '0.0300', 'pending'],
+        [null, '0.0300', 'pending'],
+        [null, '0.0300', 'pending'],
+      ]);
+      // The operator's list hides the id too; the invited business sees itself, accepts, and joins.
+      const sent = await w.invitations.list(w.operator.id, S, 'sent', 'pending', 1, 20);
+      expect(sent.items.map((i) => invitationResource(i, now(), 'operator').merchant_id)).toEqual([null, null, null]);
+      const mine = await w.invitations.list(existing.id, S, 'received', 'pending', 1, 20);
+      expect(mine.items.map((i) => invitationResource(i, now(), 'business').merchant_id)).toEqual([existing.id]);
+      const joined = await w.invitations.accept(existing.id, S, mine.items[0]!.id);
+      expect(joined.relationship).toMatchObject({ merchant_id: existing.id, commission_rate: '0.0300' });
+      await expect(w.invitations.accept(taken, S, sent.items[2]!.id)).rejects.toMatchObject({
+        code: 'MERCHANT_ALREADY_LINKED',
+      });
+      // An invitation by e-mail never meets one by id: the id answer cannot reveal the e-mail's business.
+      const other = await w.merchants.create(business('other@x.co'));
+      const byEmail = await w.createOrLink.create(w.operator.id, S, business('other@x.co'));
+      const byId = await w.invitations.invite(w.operator.id, S, { merchant_id: other.id });
+      expect((byEmail as { invitation: InvitationRecord }).invitation.id).not.toBe(byId.id);
+      // A repeat by e-mail answers the pending one.
+      const repeat = await w.createOrLink.create(w.operator.id, S, business('other@x.co'));
+      expect((repeat as { invitation: InvitationRecord }).invitation.id).toBe(
+        (byEmail as { invitation: InvitationRecord }).invitation.id,
+      );
     });
 
     it('a pending invitation blocks nothing: another marketplace can invite and win the slot', async () => {

@@ -4,6 +4,7 @@ import type { MerchantService } from '../merchants/merchants';
 import type { RelationshipRepository } from '../ports';
 import { percentToRate } from '../relationships/commission';
 import type { MembershipSync } from '../relationships/membership-sync';
+import { NO_REJOIN_RULE, type RejoinRule } from '../relationships/rejoin-rule';
 import {
   joinedRelationship,
   relationshipChangedEvent,
@@ -14,6 +15,7 @@ import { NEW_BUSINESS_FIELDS, type LinkInput } from '../relationships/relationsh
 import {
   effectiveStatus,
   pendingInvitation,
+  type InvitationAddress,
   type InvitationDirection,
   type InvitationRecord,
   type InvitationStatus,
@@ -42,6 +44,8 @@ export class InvitationService {
       relationships: RelationshipRepository;
       invitations: InvitationRepository;
       membership: MembershipSync;
+      /** Whether a business deleted from a mode may join it again yet (default: always). */
+      rejoin?: RejoinRule;
     },
     private readonly now: () => Date = () => new Date(),
   ) {}
@@ -53,34 +57,61 @@ export class InvitationService {
    * accepted and expires. A repeated invitation while one is pending returns the pending one.
    */
   async invite(operatorId: number, mode: Mode, input: InviteInput): Promise<InvitationRecord> {
+    const operator = await this.deps.merchants.requireMarketplace(operatorId, mode);
     const extra = NEW_BUSINESS_FIELDS.find((f) => input[f] !== undefined && input[f] !== '');
     if (extra) {
       throw new PlatformError('VALIDATION_FAILED', 'Send either merchant_id or the new business fields, not both', {
         param: extra,
       });
     }
-    const operator = await this.deps.merchants.requireMarketplace(operatorId, mode);
     if (input.merchant_id === operator.id) {
       throw new PlatformError('VALIDATION_FAILED', 'A marketplace cannot invite its own business', {
         param: 'merchant_id',
       });
     }
-    const commission =
-      input.commission_rate !== undefined ? percentToRate(input.commission_rate, 'commission_rate') : null;
+    return this.open(operator, mode, input.merchant_id, input.commission_rate, 'merchant_id');
+  }
+
+  /**
+   * Create-or-link named a business by an e-mail that is already registered (RelationshipService.create):
+   * that business is invited like one named by its id, and must accept with its own key. The operator's
+   * answer never shows the id (invitationResource), so an e-mail can be neither confirmed nor turned into
+   * an account (Hardening 2 item 11).
+   */
+  async inviteRegistered(
+    operatorId: number,
+    mode: Mode,
+    merchantId: number,
+    commissionPercent: number | undefined,
+  ): Promise<InvitationRecord> {
+    const operator = await this.deps.merchants.requireMarketplace(operatorId, mode);
+    return this.open(operator, mode, merchantId, commissionPercent, 'email');
+  }
+
+  /** A pending invitation, or the one already pending for this business, mode and address. */
+  private async open(
+    operator: MerchantRecord,
+    mode: Mode,
+    merchantId: number,
+    commissionPercent: number | undefined,
+    addressedBy: InvitationAddress,
+  ): Promise<InvitationRecord> {
+    const commission = commissionPercent !== undefined ? percentToRate(commissionPercent, 'commission_rate') : null;
     for (let attempt = 0; attempt < 2; attempt++) {
       const now = this.now();
       const record = pendingInvitation(
         {
           marketplace_id: operator.id,
           marketplace_name: marketplaceIn(operator, mode)!.name,
-          merchant_id: input.merchant_id,
+          merchant_id: merchantId,
           mode,
           commission_rate: commission,
         },
         now,
+        addressedBy,
       );
       if (await this.deps.invitations.insertPending(record)) return record;
-      const open = await this.deps.invitations.findOpen(operator.id, input.merchant_id, mode);
+      const open = await this.deps.invitations.findOpen(operator.id, merchantId, mode, addressedBy);
       if (open && effectiveStatus(open, now) === 'pending') return open;
       // Expired but not swept yet: close it, then the new invitation takes its place.
       if (open) await this.deps.invitations.closePending(open.id, 'expired', now);
@@ -106,6 +137,7 @@ export class InvitationService {
     }
     // The slot is taken only now; a pending invitation never blocked anything.
     if (await this.deps.relationships.findByMerchant(merchantId, mode)) throw this.alreadyLinked();
+    await (this.deps.rejoin ?? NO_REJOIN_RULE).assertMayJoin(merchantId, mode, this.now());
     const accepted = await this.deps.invitations.closePending(inv.id, 'accepted', this.now(), {
       notExpiredAt: this.now(),
       relationshipId: await this.deps.relationships.nextId(),

@@ -1,5 +1,12 @@
 import type { Mode } from '@ppay/kernel';
-import { effectiveStatus, type InvitationQuery, type InvitationRecord, type InvitationStatus } from './invitation';
+import {
+  effectiveStatus,
+  openKey,
+  type InvitationAddress,
+  type InvitationQuery,
+  type InvitationRecord,
+  type InvitationStatus,
+} from './invitation';
 import type { InvitationRepository } from './ports';
 
 /** Invitations in memory, with the unique open key of the Mongo collection. */
@@ -11,7 +18,7 @@ export class MemoryInvitations implements InvitationRepository {
     return { ...rest };
   }
   async insertPending(record: InvitationRecord) {
-    const key = `${record.marketplace_id}:${record.merchant_id}:${record.mode}`;
+    const key = openKey(record.marketplace_id, record.merchant_id, record.mode, record.addressed_by);
     if ([...this.docs.values()].some((d) => d.open_key === key)) return false;
     this.docs.set(record.id, { ...record, open_key: key });
     return true;
@@ -19,8 +26,9 @@ export class MemoryInvitations implements InvitationRepository {
   async findById(id: string) {
     return this.copy(this.docs.get(id));
   }
-  async findOpen(marketplaceId: number, merchantId: number, mode: Mode) {
-    return this.copy([...this.docs.values()].find((d) => d.open_key === `${marketplaceId}:${merchantId}:${mode}`));
+  async findOpen(marketplaceId: number, merchantId: number, mode: Mode, addressedBy: InvitationAddress) {
+    const key = openKey(marketplaceId, merchantId, mode, addressedBy);
+    return this.copy([...this.docs.values()].find((d) => d.open_key === key));
   }
   async closePending(
     id: string,

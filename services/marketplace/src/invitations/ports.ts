@@ -1,15 +1,21 @@
 import type { Mode } from '@ppay/kernel';
-import type { InvitationQuery, InvitationRecord, InvitationStatus } from './invitation';
+import type { InvitationAddress, InvitationQuery, InvitationRecord, InvitationStatus } from './invitation';
 
 export interface InvitationRepository {
   /**
    * Inserts a pending invitation; false when this operator already has a pending invitation for this
-   * business in this mode (one open invitation per operator, business and mode: a unique key).
+   * business in this mode, addressed the same way (one open invitation per operator, business, mode and
+   * address: a unique key).
    */
   insertPending(record: InvitationRecord): Promise<boolean>;
   findById(id: string): Promise<InvitationRecord | null>;
-  /** The open (stored pending) invitation of this operator for this business in this mode. */
-  findOpen(marketplaceId: number, merchantId: number, mode: Mode): Promise<InvitationRecord | null>;
+  /** The open (stored pending) invitation of this operator for this business in this mode, so addressed. */
+  findOpen(
+    marketplaceId: number,
+    merchantId: number,
+    mode: Mode,
+    addressedBy: InvitationAddress,
+  ): Promise<InvitationRecord | null>;
   /**
    * pending → `to` in one conditional write; `notExpiredAt` also requires expires_at > that time.
    * Accepting stores the reserved relationship id. Null when the invitation was no longer pending.

@@ -10,6 +10,15 @@ const OPERATOR = 1000;
 const OTHER_OPERATOR = 1001;
 const PLAIN = 1002;
 const SUB = 2000;
+const DESTINATION = {
+  kind: 'bank_account' as const,
+  bank_name: 'Access Bank',
+  institution_id: 'inst_access',
+  account_number_masked: '******3456',
+  account_name: 'ADEBAYO JOHN',
+  gateway_account_id: null,
+  fingerprint: 'pdf_1',
+};
 
 function setup(status: RelationshipRecord['status'] = 'active', account: Partial<PayoutAccountFacts> = {}) {
   const relationships = new Map<string, Partial<RelationshipRecord>>([
@@ -36,6 +45,7 @@ function setup(status: RelationshipRecord['status'] = 'active', account: Partial
       currency: 'NGN',
       payment_gateway: 'naira_gateway',
       payout_method: 'bank_transfer',
+      destination: DESTINATION,
       ...account,
     }),
   };
@@ -76,6 +86,8 @@ describe('MarketplacePayouts: who may act on a sub-merchant’s money', () => {
         marketplace_id: OPERATOR,
         payment_gateway: 'naira_gateway',
         payout_method: 'bank_transfer',
+        // Where it pays, as kyc answered it now: payments keeps it with the request (Hardening 2 item 5).
+        destination: DESTINATION,
       },
     ]);
   });

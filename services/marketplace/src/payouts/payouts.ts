@@ -70,6 +70,7 @@ export class MarketplacePayouts {
       marketplace_id: rel.marketplace_id,
       payment_gateway: account.payment_gateway,
       payout_method: account.payout_method,
+      destination: account.destination,
     });
   }
 

@@ -28,6 +28,8 @@ export interface WalletPayouts {
     marketplace_id: number;
     payment_gateway: string;
     payout_method: string;
+    /** Where the payout pays, as kyc answered it now: kept with the request (Hardening 2 item 5). */
+    destination: PayoutDestinationFacts;
   }): Promise<PayoutView>;
   approvePayout(merchantId: number, mode: Mode, reference: string, operatorId: number): Promise<PayoutView>;
   rejectPayout(
@@ -39,12 +41,24 @@ export interface WalletPayouts {
   ): Promise<PayoutView>;
 }
 
+/** The payout account's destination, masked, with its fingerprint (ppay.payments.v1.PayoutDestination). */
+export interface PayoutDestinationFacts {
+  kind: 'bank_account' | 'connected_account';
+  bank_name: string | null;
+  institution_id: string | null;
+  account_number_masked: string | null;
+  account_name: string | null;
+  gateway_account_id: string | null;
+  fingerprint: string | null;
+}
+
 export interface PayoutAccountFacts {
   kyc_status: string;
   payout_eligible: boolean;
   currency: string;
   payment_gateway: string;
   payout_method: string;
+  destination: PayoutDestinationFacts;
 }
 
 export interface PayoutAccounts {

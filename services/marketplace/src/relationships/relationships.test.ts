@@ -37,6 +37,21 @@ describe('RelationshipService', () => {
     });
   });
 
+  it('settles operator and relationship before the commission body (Hardening 2 item 12)', async () => {
+    const plain = await w.merchants.create(business('plain@x.co'));
+    await expect(w.relationships.updateCommission(plain.id, S, 424242, 500)).rejects.toMatchObject({
+      code: 'MARKETPLACE_OPERATOR_REQUIRED',
+    });
+    await expect(w.relationships.updateCommission(w.operator.id, S, 424242, 500)).rejects.toMatchObject({
+      code: 'RELATIONSHIP_NOT_FOUND',
+    });
+    await w.relationships.setup(w.operator.id, S, { marketplace_name: 'Shop' });
+    const sub = (await w.relationships.link(w.operator.id, S, business('s@x.co'))).relationship.merchant_id;
+    await expect(w.relationships.updateCommission(w.operator.id, S, sub, 500)).rejects.toMatchObject({
+      code: 'VALIDATION_FAILED',
+    });
+  });
+
   it('creates an active sub-merchant, caches membership on it and emits relationship_changed with the mode', async () => {
     await w.relationships.setup(w.operator.id, S, { marketplace_name: 'Shop', default_commission_rate: 8 });
     const view = await w.relationships.link(w.operator.id, S, { ...business('Sub@X.co'), commission_rate: 5 });
@@ -63,11 +78,18 @@ describe('RelationshipService', () => {
     const orphan = await w.merchants.create({ ...business('orphan@x.co'), created_by_marketplace_id: w.operator.id });
     const view = await w.relationships.link(w.operator.id, S, business('orphan@x.co'));
     expect(view.relationship.merchant_id).toBe(orphan.id);
-    // Somebody else's e-mail is still a conflict.
-    await w.merchants.create(business('taken@x.co'));
-    await expect(w.relationships.link(w.operator.id, S, business('taken@x.co'))).rejects.toMatchObject({
-      code: 'ALREADY_EXISTS',
+    // A plain repeat once it joined answers the same relationship again.
+    const again = await w.relationships.create(w.operator.id, S, business('orphan@x.co'));
+    expect(again).toMatchObject({ kind: 'created', view: { relationship: { id: view.relationship.id } } });
+    // Somebody else's e-mail is the invitation path (Hardening 2 item 11), never ALREADY_EXISTS param=email.
+    const taken = await w.merchants.create(business('taken@x.co'));
+    expect(await w.relationships.create(w.operator.id, S, business('taken@x.co'))).toEqual({
+      kind: 'registered',
+      merchantId: taken.id,
     });
+    // LinkMerchant (previous gateways only) answers a bare 409 naming no field.
+    const legacy = await w.relationships.link(w.operator.id, S, business('taken@x.co')).catch((e: unknown) => e);
+    expect(legacy).toMatchObject({ code: 'ALREADY_EXISTS', param: undefined, detail: undefined });
   });
 
   describe('modes: sandbox and live are separate marketplaces', () => {

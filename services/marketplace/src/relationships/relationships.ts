@@ -3,6 +3,7 @@ import { marketplaceIn, type MarketplaceSettings, type MerchantRecord } from '..
 import type { MerchantService } from '../merchants/merchants';
 import type { RelationshipRepository } from '../ports';
 import { percentToRate } from './commission';
+import { NO_REJOIN_RULE, type RejoinRule } from './rejoin-rule';
 import { marketplaceSettings, marketplaceUpdatedEvent, type SetupInput } from './marketplace';
 import type { MembershipSync } from './membership-sync';
 import {
@@ -41,6 +42,7 @@ export class RelationshipService {
     private readonly relationships: RelationshipRepository,
     private readonly membership: MembershipSync,
     private readonly now: () => Date = () => new Date(),
+    private readonly rejoin: RejoinRule = NO_REJOIN_RULE,
   ) {}
 
   /** POST /marketplace/setup: creates, or on a repeated call updates, the operator's marketplace in `mode`. */
@@ -56,12 +58,24 @@ export class RelationshipService {
     return { operator: updated, settings: marketplaceIn(updated, mode) ?? settings };
   }
 
-  /** POST /marketplace/merchants with new business fields: a new business joins at once, in `mode`. */
-  async link(operatorId: number, mode: Mode, input: LinkInput): Promise<RelationshipView> {
+  /**
+   * POST /marketplace/merchants with new business fields: a new business joins at once, in `mode`. An
+   * e-mail already registered to another business is not an error (that would tell anyone with an
+   * operator key which e-mails have accounts): the answer is `registered`, and the caller invites that
+   * business instead, which must consent (InvitationService.inviteRegistered, Hardening 2 item 11).
+   */
+  async create(operatorId: number, mode: Mode, input: LinkInput): Promise<SubMerchantCreation> {
     const operator = await this.merchants.requireMarketplace(operatorId, mode);
     const commission =
       input.commission_rate !== undefined ? percentToRate(input.commission_rate, 'commission_rate') : null;
-    const merchant = await this.createBusiness(operator.id, mode, input);
+    const business = await this.createBusiness(operator.id, mode, input);
+    if (business.kind === 'registered') return business;
+    if (business.kind === 'linked') {
+      return { kind: 'created', view: relationshipView(business.relationship, business.merchant, operator) };
+    }
+    const merchant = business.merchant;
+    // One of its own businesses joining this mode (again): not while a deletion of it is finishing.
+    if (business.kind === 'rejoining') await this.rejoin.assertMayJoin(merchant.id, mode, this.now());
     const joinedAt = this.now();
     const record = joinedRelationship(
       {
@@ -76,7 +90,17 @@ export class RelationshipService {
     );
     await this.relationships.insert(record, relationshipChangedEvent(record, 'created'));
     await this.membership.syncQuietly(record);
-    return relationshipView(record, merchant, operator);
+    return { kind: 'created', view: relationshipView(record, merchant, operator) };
+  }
+
+  /**
+   * LinkMerchant, kept for gateways of the previous version during a rollout (the gateway now calls
+   * CreateSubMerchant): a registered e-mail is a bare 409, naming no field.
+   */
+  async link(operatorId: number, mode: Mode, input: LinkInput): Promise<RelationshipView> {
+    const outcome = await this.create(operatorId, mode, input);
+    if (outcome.kind === 'registered') throw new PlatformError('ALREADY_EXISTS');
+    return outcome.view;
   }
 
   /** Update commission: a percent sets the per-merchant rate, undefined falls back to the default. */
@@ -87,8 +111,8 @@ export class RelationshipService {
     percent: number | undefined,
   ): Promise<RelationshipView> {
     const operator = await this.merchants.requireOperator(operatorId);
-    const rate = percent !== undefined ? percentToRate(percent, 'commission_rate') : null;
     const rel = await this.owned(operator.id, merchantId, mode);
+    const rate = percent !== undefined ? percentToRate(percent, 'commission_rate') : null;
     const updated =
       rel.commission_rate === rate
         ? rel
@@ -157,7 +181,21 @@ export class RelationshipService {
     return updated;
   }
 
-  private async createBusiness(operatorId: number, mode: Mode, input: LinkInput): Promise<MerchantRecord> {
+  /**
+   * The business the new-business fields describe: created now; or one this operator created itself
+   * (a retry after a crash between the business and its relationship, the operator adding it in its
+   * other mode, or a plain repeat once it joined: its relationship is answered again); or, for an
+   * e-mail registered to any other business, `registered`.
+   */
+  private async createBusiness(
+    operatorId: number,
+    mode: Mode,
+    input: LinkInput,
+  ): Promise<
+    | { kind: 'new' | 'rejoining'; merchant: MerchantRecord }
+    | { kind: 'linked'; merchant: MerchantRecord; relationship: RelationshipRecord }
+    | { kind: 'registered'; merchantId: number }
+  > {
     for (const field of ['email', 'country', 'baseline_currency'] as const) {
       if (!input[field]) {
         throw new PlatformError(
@@ -168,7 +206,7 @@ export class RelationshipService {
       }
     }
     try {
-      return await this.merchants.create({
+      const merchant = await this.merchants.create({
         email: input.email!,
         business_name: input.business_name,
         country: input.country!,
@@ -176,22 +214,21 @@ export class RelationshipService {
         is_marketplace_operator: false,
         created_by_marketplace_id: operatorId,
       });
+      return { kind: 'new', merchant };
     } catch (err) {
       if (!(err instanceof PlatformError) || err.code !== 'ALREADY_EXISTS') throw err;
-      // A business this operator created itself, not yet linked in this mode: a retry after a crash
-      // between creating the business and its relationship, or the operator adding it in its other
-      // mode (a business made with a sandbox key joins live the same way, with the live key).
       const existing = await this.merchants.findByEmail(input.email!);
-      if (
-        existing?.created_by_marketplace_id === operatorId &&
-        !(await this.relationships.findByMerchant(existing.id, mode))
-      ) {
-        return existing;
+      if (!existing) throw err;
+      if (existing.created_by_marketplace_id === operatorId) {
+        const rel = await this.relationships.findByMerchant(existing.id, mode);
+        if (!rel) return { kind: 'rejoining', merchant: existing };
+        if (rel.marketplace_id === operatorId) return { kind: 'linked', merchant: existing, relationship: rel };
       }
-      throw new PlatformError('ALREADY_EXISTS', err.message, {
-        param: 'email',
-        detail: 'To add an existing business, send its merchant_id instead',
-      });
+      return { kind: 'registered', merchantId: existing.id };
     }
   }
 }
+
+/** What create-or-link with new business fields did: a new sub-merchant, or a registered e-mail to invite. */
+export type SubMerchantCreation =
+  { kind: 'created'; view: RelationshipView } | { kind: 'registered'; merchantId: number };

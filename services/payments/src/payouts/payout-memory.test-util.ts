@@ -1,6 +1,6 @@
 import type { Mode, OutboxEntry } from '@ppay/kernel';
 import type { PayoutRecord } from './payout';
-import type { PayoutRepository } from './ports';
+import type { CurrentDestination, PayoutDestinations, PayoutRepository } from './ports';
 
 const clone = <T>(v: T): T => structuredClone(v);
 
@@ -46,5 +46,15 @@ export class MemoryPayouts implements PayoutRepository {
       .filter((p) => p.reservation === 'pending' || p.reservation === 'releasing' || p.reservation === 'settling')
       .slice(0, limit)
       .map(clone);
+  }
+}
+
+/** kyc's payout accounts as payouts see them: one per merchant and mode, approved with fingerprint `fp_1`. */
+export class MemoryPayoutDestinations implements PayoutDestinations {
+  readonly accounts = new Map<string, CurrentDestination>();
+  current = async (merchantId: number, mode: Mode): Promise<CurrentDestination> =>
+    this.accounts.get(`${merchantId}:${mode}`) ?? { found: true, kyc_status: 'approved', fingerprint: 'fp_1' };
+  set(merchantId: number, mode: Mode, d: CurrentDestination) {
+    this.accounts.set(`${merchantId}:${mode}`, d);
   }
 }

@@ -22,6 +22,7 @@ const payoutSchema = new Schema<PayoutDocument>(
     amount: { type: moneySchema, required: true },
     payment_gateway: { type: String, required: true },
     payout_method: { type: String, required: true },
+    destination: { type: Schema.Types.Mixed, default: null },
     request_status: { type: String, required: true },
     withdrawal_status: { type: String, default: null },
     reservation: { type: String, required: true },
@@ -49,7 +50,8 @@ export function payoutModel(conn: Connection): PayoutModel {
 function toRecord(doc: PayoutDocument): PayoutRecord {
   const { _id, outbox: _o, ...rest } = doc as PayoutDocument & { outbox_pending_since?: unknown };
   delete (rest as { outbox_pending_since?: unknown }).outbox_pending_since;
-  return { payout_key: _id, ...rest };
+  // Requests stored before destinations were recorded have none.
+  return { payout_key: _id, ...rest, destination: rest.destination ?? null };
 }
 
 const NO_OUTBOX = { outbox: 0 };

@@ -13,6 +13,22 @@ export type ReservationState = 'pending' | 'held' | 'releasing' | 'released' | '
 export type RequestStatus = 'pending' | 'approved' | 'rejected';
 export type WithdrawalStatus = 'payout_pending' | 'paid' | 'failed';
 
+/**
+ * Where a payout pays: the payout account as kyc answered it when the payout was requested (masked; the
+ * clear number stays sealed in kyc). Approval and settlement go ahead only while the account still has
+ * this fingerprint and KYC is still approved (Hardening 2 item 5).
+ */
+export interface PayoutDestination {
+  kind: 'bank_account' | 'connected_account';
+  bank_name: string | null;
+  institution_id: string | null;
+  account_number_masked: string | null;
+  account_name: string | null;
+  gateway_account_id: string | null;
+  /** Null for an account kyc stored before fingerprints (the first change gives it one). */
+  fingerprint: string | null;
+}
+
 /** Spec 2.10 staged payout request, with its withdrawal (one per approved request). */
 export interface PayoutRecord {
   /** `merchant:mode:reference`: the document id, so every lookup is one indexed key. */
@@ -28,6 +44,8 @@ export interface PayoutRecord {
   amount: Money;
   payment_gateway: string;
   payout_method: string;
+  /** Null on requests made before destinations were recorded (they cannot be approved or paid). */
+  destination: PayoutDestination | null;
   request_status: RequestStatus;
   withdrawal_status: WithdrawalStatus | null;
   reservation: ReservationState;
@@ -48,6 +66,8 @@ export interface PayoutRequestInput {
   marketplace_id: number;
   payment_gateway: string;
   payout_method: string;
+  /** Null only from a marketplace of the previous version (such a request cannot be approved). */
+  destination: PayoutDestination | null;
 }
 
 /** A new payout request: pending, its reservation not made yet. */
@@ -69,6 +89,7 @@ export function newPayout(
     amount: input.amount,
     payment_gateway: input.payment_gateway,
     payout_method: input.payout_method,
+    destination: input.destination,
     request_status: 'pending',
     withdrawal_status: null,
     reservation: 'pending',
@@ -104,6 +125,7 @@ export function payoutResource(p: PayoutRecord) {
     withdrawal_status: p.withdrawal_status,
     payment_gateway: p.payment_gateway,
     payout_method: p.payout_method,
+    destination: p.destination,
     approved_at: p.approved_at,
     rejected_at: p.rejected_at,
     rejection_reason: p.rejection_reason,

@@ -1,8 +1,8 @@
-import type { PayoutRequestInput } from './payout';
+import { payoutResource, type PayoutRequestInput } from './payout';
 import { PayoutService } from './payouts';
 import { WalletLedger } from '../wallets/wallet-ledger';
 import { MemoryLedgerEntries, MemoryWallets, testCredit } from '../wallets/wallet-memory.test-util';
-import { MemoryPayouts } from './payout-memory.test-util';
+import { MemoryPayoutDestinations, MemoryPayouts } from './payout-memory.test-util';
 
 const SUB = 2000;
 const ngn = (amount: number) => ({ amount, currency: 'NGN' });
@@ -13,11 +13,22 @@ function setup(credit = 100_000) {
   const wallets = new MemoryWallets();
   const payouts = new MemoryPayouts();
   const ledger = new WalletLedger(entries, wallets, undefined, async () => undefined);
-  const service = new PayoutService({ payouts, wallets, ledger });
+  const destinations = new MemoryPayoutDestinations();
+  const service = new PayoutService({ payouts, wallets, ledger, destinations });
   const wallet = () => wallets.docs.get(`${SUB}:sandbox:NGN`)!;
   const fund = (amount: number, id = 'c1') =>
     ledger.append([testCredit(id, amount, { merchant_id: SUB, reason: 'marketplace_split' })]);
-  return { entries, wallets, payouts, ledger, service, wallet, fund, ready: credit ? fund(credit) : Promise.resolve() };
+  return {
+    entries,
+    wallets,
+    payouts,
+    ledger,
+    service,
+    wallet,
+    fund,
+    destinations,
+    ready: credit ? fund(credit) : Promise.resolve(),
+  };
 }
 
 const request = (reference: string, amount = 10_000): PayoutRequestInput => ({
@@ -26,6 +37,15 @@ const request = (reference: string, amount = 10_000): PayoutRequestInput => ({
   marketplace_id: OPERATOR,
   payment_gateway: 'naira_gateway',
   payout_method: 'bank_transfer',
+  destination: {
+    kind: 'bank_account',
+    bank_name: 'Access Bank',
+    institution_id: 'inst_access',
+    account_number_masked: '******3456',
+    account_name: 'ADEBAYO JOHN',
+    gateway_account_id: null,
+    fingerprint: 'fp_1',
+  },
 });
 
 describe('PayoutService: staged payouts over the wallet (spec 2.10, 3.4, 4.10)', () => {
@@ -205,5 +225,53 @@ describe('PayoutService: staged payouts over the wallet (spec 2.10, 3.4, 4.10)',
     expect(await w.service.finishUnfinished()).toBe(0);
     expect(w.wallet()).toMatchObject({ available: ngn(40_000), reserved: ngn(30_000), total_debits: ngn(30_000) });
     expect(w.payouts.docs.get(`${SUB}:sandbox:x`)).toMatchObject({ reservation: 'held' });
+  });
+});
+
+describe('a payout goes where KYC said when it was requested (Hardening 2 item 5)', () => {
+  it('keeps the destination with the request and shows it', async () => {
+    const w = setup();
+    await w.ready;
+    const p = await w.service.initiate(SUB, 'sandbox', request('po-1'));
+    expect(payoutResource(p).destination).toEqual(request('po-1').destination);
+  });
+
+  it('refuses approval and payment once the payout account changed, or KYC is no longer approved', async () => {
+    const w = setup();
+    await w.ready;
+    for (const ref of ['po-1', 'po-2', 'po-3']) await w.service.initiate(SUB, 'sandbox', request(ref));
+    w.destinations.set(SUB, 'sandbox', { found: true, kyc_status: 'approved', fingerprint: 'fp_2' });
+    const changed = await w.service.approve(SUB, 'sandbox', 'po-1', OPERATOR).catch((e: unknown) => e);
+    expect(changed).toMatchObject({ code: 'PAYOUT_DESTINATION_CHANGED', param: 'reference' });
+    w.destinations.set(SUB, 'sandbox', { found: true, kyc_status: 'revoked', fingerprint: 'fp_1' });
+    await expect(w.service.approve(SUB, 'sandbox', 'po-1', OPERATOR)).rejects.toMatchObject({
+      code: 'PAYOUT_KYC_NOT_APPROVED',
+      detail: "The sub-merchant's KYC is revoked",
+    });
+    w.destinations.set(SUB, 'sandbox', { found: false, why: 'PAYOUT_ACCOUNT_NOT_FOUND' });
+    await expect(w.service.approve(SUB, 'sandbox', 'po-1', OPERATOR)).rejects.toMatchObject({
+      code: 'PAYOUT_DESTINATION_CHANGED',
+    });
+    expect(w.payouts.docs.get(`${SUB}:sandbox:po-1`)!.request_status).toBe('pending');
+    // Back as it was: approved; then changed again before it is paid: not paid, but a failure is recorded.
+    w.destinations.set(SUB, 'sandbox', { found: true, kyc_status: 'approved', fingerprint: 'fp_1' });
+    await w.service.approve(SUB, 'sandbox', 'po-1', OPERATOR);
+    await w.service.approve(SUB, 'sandbox', 'po-2', OPERATOR);
+    w.destinations.set(SUB, 'sandbox', { found: true, kyc_status: 'approved', fingerprint: 'fp_3' });
+    await expect(w.service.settle(SUB, 'sandbox', 'po-1', 'paid')).rejects.toMatchObject({
+      code: 'PAYOUT_DESTINATION_CHANGED',
+    });
+    expect(w.wallet()).toMatchObject({ reserved: ngn(30_000), total_debits: ngn(0) });
+    expect(await w.service.settle(SUB, 'sandbox', 'po-2', 'failed')).toMatchObject({ withdrawal_status: 'failed' });
+  });
+
+  it('a request made before destinations were recorded is neither approved nor paid', async () => {
+    const w = setup();
+    await w.ready;
+    await w.service.initiate(SUB, 'sandbox', { ...request('po-old'), destination: null });
+    await expect(w.service.approve(SUB, 'sandbox', 'po-old', OPERATOR)).rejects.toMatchObject({
+      code: 'PAYOUT_DESTINATION_CHANGED',
+      detail: expect.stringContaining('before payout destinations were recorded'),
+    });
   });
 });

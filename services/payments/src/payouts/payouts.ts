@@ -10,7 +10,7 @@ import {
 } from './payout';
 import { walletIdOf } from '../wallets/wallet';
 import type { LedgerRepository, WalletStore } from '../ports';
-import type { PayoutRepository } from './ports';
+import type { PayoutDestinations, PayoutRepository } from './ports';
 
 /**
  * Staged payouts (spec 2.10, 3.4, 4.10) over two documents, the payout request and the wallet, with
@@ -21,7 +21,12 @@ import type { PayoutRepository } from './ports';
  */
 export class PayoutService {
   constructor(
-    private readonly deps: { payouts: PayoutRepository; wallets: WalletStore; ledger: LedgerRepository },
+    private readonly deps: {
+      payouts: PayoutRepository;
+      wallets: WalletStore;
+      ledger: LedgerRepository;
+      destinations: PayoutDestinations;
+    },
     private readonly now: () => Date = () => new Date(),
   ) {}
 
@@ -50,6 +55,7 @@ export class PayoutService {
   async approve(merchantId: number, mode: Mode, reference: string, operatorId: number): Promise<PayoutRecord> {
     const payout = await this.visible(merchantId, mode, reference, operatorId);
     await this.assertNotInDebt(payout);
+    await this.assertDestinationHolds(payout);
     const now = this.now();
     const next: Partial<PayoutRecord> = {
       request_status: 'approved',
@@ -78,6 +84,36 @@ export class PayoutService {
       throw new PlatformError('WALLET_IN_DEBT', undefined, {
         param: 'reference',
         detail: `available ${wallet.available.amount} ${wallet.currency}: later credits pay the debt first`,
+      });
+    }
+  }
+
+  /**
+   * The payout goes where KYC said when it was requested, or not at all: KYC is still approved in the
+   * payout's mode and the payout account still has the fingerprint the request recorded (Hardening 2
+   * item 5). A request made before destinations were recorded has none to compare: it is refused too
+   * (reject it; the sub-merchant asks again).
+   */
+  private async assertDestinationHolds(payout: PayoutRecord): Promise<void> {
+    const current = await this.deps.destinations.current(payout.merchant_id, payout.mode);
+    if (current.found && current.kyc_status !== 'approved') {
+      throw new PlatformError('PAYOUT_KYC_NOT_APPROVED', undefined, {
+        param: 'reference',
+        detail: `The sub-merchant's KYC is ${current.kyc_status}`,
+      });
+    }
+    if (!current.found && current.why === 'KYC_NOT_SUBMITTED') {
+      throw new PlatformError('PAYOUT_KYC_NOT_APPROVED', undefined, { param: 'reference', detail: 'No KYC case' });
+    }
+    const now = current.found ? current.fingerprint : null;
+    if (!current.found || !payout.destination || now !== payout.destination.fingerprint) {
+      throw new PlatformError('PAYOUT_DESTINATION_CHANGED', undefined, {
+        param: 'reference',
+        detail: !payout.destination
+          ? 'This request was made before payout destinations were recorded: reject it and request the payout again'
+          : current.found
+            ? 'The payout account was changed after this request: reject it and request the payout again'
+            : 'The sub-merchant has no payout account any more',
       });
     }
   }
@@ -122,6 +158,8 @@ export class PayoutService {
   ): Promise<PayoutRecord> {
     const payout = await this.deps.payouts.get(merchantId, mode, reference);
     if (!payout || payout.reservation === 'pending') throw new PlatformError('PAYOUT_REQUEST_NOT_FOUND');
+    // Paying out needs the destination to hold still; a failure is always recorded (nothing was paid).
+    if (outcome === 'paid' && payout.withdrawal_status === 'payout_pending') await this.assertDestinationHolds(payout);
     const now = this.now();
     const next: Partial<PayoutRecord> =
       outcome === 'paid'

@@ -22,3 +22,13 @@ export interface PayoutRepository {
   /** Payouts whose wallet step is unfinished (reservation pending, releasing or settling). */
   unfinished(limit: number): Promise<PayoutRecord[]>;
 }
+
+/** The payout account as it is now (kyc's, the source of truth), for the payout's approval and settlement. */
+export type CurrentDestination =
+  | { found: true; kyc_status: string; fingerprint: string | null }
+  /** No case, no payout set-up or no account any more (detached by a resubmission, deleted). */
+  | { found: false; why: 'KYC_NOT_SUBMITTED' | 'PAYOUT_NOT_SET_UP' | 'PAYOUT_ACCOUNT_NOT_FOUND' };
+
+export interface PayoutDestinations {
+  current(merchantId: number, mode: Mode): Promise<CurrentDestination>;
+}

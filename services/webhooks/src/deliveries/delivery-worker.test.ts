@@ -1,5 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { memoryPorts, pingEvent } from '../memory-ports.test-util';
+import { MAX_ATTEMPTS_PER_DELIVERY } from './delivery';
 import { SPEC_POLICY } from './delivery-policy';
 import { DeliveryWorker } from './delivery-worker';
 import { FakeClock, settled } from './fake-clock.test-util';
@@ -91,6 +92,59 @@ describe('DeliveryWorker', () => {
     await t.worker.stop();
     expect(t.sender.sent).toHaveLength(4);
     expect([...t.deliveries.rows.values()][0]!.attempt_count).toBe(4);
+  });
+
+  it('makes at most MAX_ATTEMPTS_PER_DELIVERY attempts: resends stop with a 409, recovery skips it (Hardening 2 item 2)', async () => {
+    const t = setup();
+    t.keys.add({ key_id: 'k' });
+    t.sender.answer = () => ({ status: 500, error_class: 'http_error' });
+    const { event } = (await t.ingest(paymentEvent('src_1')))!;
+    const delivery = () => [...t.deliveries.rows.values()][0]!;
+    t.worker.start();
+    const rounds = MAX_ATTEMPTS_PER_DELIVERY / 3;
+    // Each resend an hour after the last (the hourly resend quota, H2-3, is not what is tested here).
+    const anHourLater = () => t.events.resends.delete(event.event_id);
+    for (let round = 1; round <= rounds; round++) {
+      await until(() => delivery().status === 'failed' && delivery().attempt_count === round * 3);
+      anHourLater();
+      if (round < rounds) await t.log.resend(1, 'sandbox', event.event_id);
+    }
+    const limit = await t.log.resend(1, 'sandbox', event.event_id).catch((e: unknown) => e);
+    expect(limit).toMatchObject({ code: 'WEBHOOK_ATTEMPT_LIMIT_REACHED', param: 'event_id' });
+    // Refused before the quota was spent.
+    expect(t.events.resends.has(event.event_id)).toBe(false);
+    expect(await t.log.recover(1, 'sandbox', { since: new Date(0) })).toEqual({ count: 0, dry_run: false });
+    await new Promise((r) => setTimeout(r, 50));
+    await t.worker.stop();
+    expect(t.sender.sent).toHaveLength(MAX_ATTEMPTS_PER_DELIVERY);
+    expect(delivery().attempts.map((a) => a.number)).toEqual(
+      Array.from({ length: MAX_ATTEMPTS_PER_DELIVERY }, (_, i) => i + 1),
+    );
+  });
+
+  it('a claim past the bound sends nothing, however it got there (a crash loop of interrupted attempts)', async () => {
+    const t = setup();
+    t.keys.add({ key_id: 'k' });
+    await t.ingest(paymentEvent('src_1'));
+    const d = [...t.deliveries.rows.values()][0]!;
+    // A worker died while sending the last attempt it may make: its claim has expired.
+    Object.assign(d, {
+      status: 'delivering',
+      attempt_count: MAX_ATTEMPTS_PER_DELIVERY,
+      round_attempts: 1,
+      claimed_at: new Date(Date.now() - 60_000),
+      next_attempt_at: new Date(Date.now() - 1),
+    });
+    const before = d.attempts.length;
+    t.worker.start();
+    await until(() => [...t.deliveries.rows.values()][0]!.status === 'failed');
+    await t.worker.stop();
+    const after = [...t.deliveries.rows.values()][0]!;
+    expect(after.last_error_class).toBe('attempt_limit');
+    expect(after.attempts.slice(before).map((a) => [a.number, a.error_class])).toEqual([
+      [MAX_ATTEMPTS_PER_DELIVERY, 'interrupted'],
+    ]);
+    expect(t.sender.sent).toHaveLength(0); // nothing past the bound
   });
 
   it('never retries a blocked target', async () => {

@@ -126,6 +126,7 @@ export class MongoDeliveryStore implements DeliveryStore, AttemptStore {
       status: { $in: f.statuses },
     };
     if (f.event_id) filter.event_id = f.event_id;
+    if (f.attempts_below !== undefined) filter.attempt_count = { $lt: f.attempts_below };
     if (f.created_from || f.created_to) {
       filter.created_at = {
         ...(f.created_from ? { $gte: f.created_from } : {}),

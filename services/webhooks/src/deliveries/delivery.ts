@@ -32,6 +32,15 @@ export interface AttemptRecord {
 }
 
 /**
+ * The most attempts one delivery makes, all rounds and interrupted ones together (Hardening 2 item 2):
+ * the first round and nine resends. Each attempt is kept in the delivery's document with what was sent,
+ * so this bounds the document: 30 × (the event's payload, itself bounded by its resource's limits,
+ * + headers and a 1 KB answer excerpt). A resend of an event whose deliveries all reached it is 409
+ * `WEBHOOK_ATTEMPT_LIMIT_REACHED`; bulk recovery skips them; a claim past it sends nothing.
+ */
+export const MAX_ATTEMPTS_PER_DELIVERY = 30;
+
+/**
  * One event to one API key. Its own document (unique per event and key), claimed with a lease so
  * replicas never send the same attempt twice and a crashed worker's claim expires.
  */
@@ -57,7 +66,8 @@ export interface DeliveryRecord {
   claim_token: string | null;
   claimed_at: Date | null;
   attempts: AttemptRecord[];
-  last_error_class: AttemptErrorClass | 'key_inactive' | null;
+  /** `attempt_limit`: MAX_ATTEMPTS_PER_DELIVERY reached, nothing more is sent. */
+  last_error_class: AttemptErrorClass | 'key_inactive' | 'attempt_limit' | null;
   created_at: Date;
   updated_at: Date;
 }

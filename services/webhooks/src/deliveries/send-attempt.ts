@@ -4,6 +4,7 @@ import { claimToken } from './claim-token';
 import {
   fieldsAfter,
   interruptedAttempt,
+  MAX_ATTEMPTS_PER_DELIVERY,
   newDelivery,
   type AttemptOutcome,
   type AttemptRecord,
@@ -59,6 +60,25 @@ export class AttemptRunner {
     // claim, and does not spend the round: its count is undone.
     const undoInterruptedCount = interrupted ? 1 : 0;
     const completedInRound = d.round_attempts - undoInterruptedCount;
+    if (d.attempt_count > MAX_ATTEMPTS_PER_DELIVERY) {
+      // The delivery has made every attempt it may (a crash loop's interrupted ones included).
+      answered(false);
+      await this.record(
+        c,
+        first !== undefined,
+        {
+          status: 'failed',
+          next_attempt_at: this.clock.now(),
+          attempt_count: d.attempt_count - 1,
+          round_attempts: completedInRound - 1,
+          attempts: earlier,
+          last_error_class: 'attempt_limit',
+        },
+        this.clock.now(),
+      );
+      this.ports.metrics?.finished(d.event_type, 'failed', Math.max(completedInRound - 1, 0));
+      return;
+    }
     const [key, event] = first
       ? [first.key, first.event]
       : await Promise.all([this.ports.keys.get(d.key_id), this.ports.events.get(d.event_id)]);

@@ -5,7 +5,7 @@ import type { EventFanOut } from '../deliveries/fan-out';
 import type { DeliveryKeys, DeliveryStore, EventStore, SendResult, WebhookSender } from '../ports';
 import { renderEvent } from './renderers';
 import { attemptOf, attemptPage, deliveryResource, EVENT_VIEW_LIMITS, withinBytes } from './attempt-views';
-import type { DeliveryRecord, DeliveryStatus } from '../deliveries/delivery';
+import { MAX_ATTEMPTS_PER_DELIVERY, type DeliveryRecord, type DeliveryStatus } from '../deliveries/delivery';
 import type { WebhookEventRecord } from './webhook-event';
 
 /** Spec: partners see 30 days of events (the retention job deletes older ones). */
@@ -156,6 +156,14 @@ export class EventLog {
    */
   async resend(merchantId: number, mode: Mode, eventId: string) {
     const event = await this.find(merchantId, mode, eventId);
+    // Every delivery made all its attempts (H2-2): refused before the resend quota is spent.
+    const deliveries = await this.ports.deliveries.forEvent(eventId);
+    if (deliveries.length && deliveries.every((d) => d.attempt_count >= MAX_ATTEMPTS_PER_DELIVERY)) {
+      throw new PlatformError('WEBHOOK_ATTEMPT_LIMIT_REACHED', undefined, {
+        param: 'event_id',
+        detail: `Every delivery of this event has made ${MAX_ATTEMPTS_PER_DELIVERY} attempts`,
+      });
+    }
     const now = this.now();
     const slot = await this.ports.events.takeResend(event.event_id, now, RESEND_QUOTA);
     if (!slot.taken) {
@@ -167,7 +175,13 @@ export class EventLog {
     }
     await this.ports.fanOut.fanOut(event);
     await this.ports.deliveries.requeue(
-      { merchant_id: merchantId, mode, event_id: eventId, statuses: ['pending', 'succeeded', 'failed'] },
+      {
+        merchant_id: merchantId,
+        mode,
+        event_id: eventId,
+        statuses: ['pending', 'succeeded', 'failed'],
+        attempts_below: MAX_ATTEMPTS_PER_DELIVERY,
+      },
       this.now(),
     );
     this.wake();
@@ -186,6 +200,7 @@ export class EventLog {
       statuses: ['failed'] as DeliveryStatus[],
       created_from: input.since,
       created_to: until,
+      attempts_below: MAX_ATTEMPTS_PER_DELIVERY,
     };
     if (input.dry_run) return { count: await this.ports.deliveries.count(filter), dry_run: true };
     const count = await this.ports.deliveries.requeue(filter, this.now());

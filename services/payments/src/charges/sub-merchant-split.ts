@@ -1,4 +1,4 @@
-import { fractionOf, PlatformError, subtractMoney, type ErrorCode, type Mode, type Money } from '@ppay/kernel';
+import { PlatformError, type ErrorCode, type Mode } from '@ppay/kernel';
 import type { SplitResolver, SplitTerms } from '../ports';
 
 const INFRASTRUCTURE_CODES = new Set<ErrorCode>(['INTERNAL', 'SERVICE_UNAVAILABLE', 'UPSTREAM_TIMEOUT']);
@@ -21,10 +21,4 @@ export async function activeSubMerchantSplit(
   });
   if (!terms.active) throw new PlatformError('SUB_MERCHANT_NOT_ACTIVE', undefined, { param: 'sub_merchant_id' });
   return terms;
-}
-
-/** A marketplace payment's product total split: the operator's commission and what the sub-merchant is credited. */
-export function subMerchantShare(total: Money, commissionRate: string): { commission: Money; net: Money } {
-  const commission = fractionOf(total, commissionRate);
-  return { commission, net: subtractMoney(total, commission) };
 }

@@ -8,7 +8,7 @@ import {
   type ShippingAddress,
 } from '@ppay/kernel';
 import type { ChargeSplit } from '../charges/charge';
-import { subMerchantShare } from '../charges/sub-merchant-split';
+import { subMerchantShare } from '../charges/marketplace-share';
 import type { OrderDraft } from '../orders/order';
 import type { CatalogueProduct } from './ports';
 

@@ -1,6 +1,6 @@
 import { PlatformError, subtractMoney, type Mode, type Money, type PaymentOutcome } from '@ppay/kernel';
 import type { ChargeRecord } from '../charges/charge';
-import { subMerchantShare } from '../charges/sub-merchant-split';
+import { subMerchantShare } from '../charges/marketplace-share';
 import { paymentOutcome } from '../charges/payment-outcome';
 import { isPaymentCredit, newLedgerEntry, type LedgerEntry, type SplitRecord } from './ledger-entry';
 import type { LedgerRepository, SplitResolver, SplitTerms } from '../ports';

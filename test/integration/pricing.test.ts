@@ -347,6 +347,7 @@ describe('fx-pricing: product pricing and conversion', () => {
             stock: null,
             shipping: null,
             active: true,
+            installments_allowed: false,
             archived_at: null,
             is_live: false,
             created_at: expect.any(String),

@@ -53,6 +53,24 @@ describe('checkout of physical products (GoodsCheckout with SessionService)', ()
     ).toEqual(['VALIDATION_FAILED', 'quantity']);
     products.products.get(9)!.for_sale = false;
     expect(await create({})).toEqual(['PRODUCT_UNAVAILABLE', 'product_id']);
+    products.products.get(7)!.for_sale = false; // an archived digital product is not for sale either
+    expect(
+      await create({ product_id: 7, quantity: undefined, variation_id: undefined, amount: 5_000, currency: 'NGN' }),
+    ).toEqual(['PRODUCT_UNAVAILABLE', 'product_id']);
+  });
+
+  it('sells a seeded physical product without shipping as it always did: by amount, no address, no order', async () => {
+    const { service, products, orders } = setup();
+    products.products.set(10, { ...products.products.get(8)!, name: 'Demo radio', shipping: null });
+    const request = { product_id: 10, amount: 250_000, currency: 'NGN', customer: SHIRT.customer };
+    expect(await errorOf(service.create(1000, 'sandbox', { ...request, quantity: 2 }))).toEqual([
+      'VALIDATION_FAILED',
+      'quantity',
+    ]);
+    const { session } = await service.create(1000, 'sandbox', request);
+    expect([session.goods, session.amount.amount]).toEqual([null, 250_000]);
+    expect((await service.pay(session.session_id, VISA)).result).toBe('succeeded');
+    expect(orders).toEqual([]);
   });
 
   it('takes the shipping address, keeps the units sold and makes one order with the payment', async () => {

@@ -32,23 +32,26 @@ export interface GoodsLine {
 const invalid = (param: string, message: string) => new PlatformError('VALIDATION_FAILED', message, { param });
 
 /**
- * The line a session for `product` buys: a physical product for sale, a quantity of 1 to 100 and the
- * variation when it has them. Anything else cannot take a quantity or a variation.
+ * The line a session for `product` buys (every product must be for sale): a physical product that ships,
+ * a quantity of 1 to 100 and the variation when it has them. Anything else cannot take a quantity or a
+ * variation.
  */
 export function goodsLineOf(
   product: CatalogueProduct,
   productId: number,
   request: { quantity?: number; variation_id?: string },
 ): GoodsLine | null {
-  if (product.type !== 'physical') {
+  if (!product.for_sale) {
+    throw new PlatformError('PRODUCT_UNAVAILABLE', undefined, { param: 'product_id' });
+  }
+  // A seeded physical product without shipping (the seed file's demos) sells as it always did: by the
+  // session's amount, no address, no stock, no order. Partner-made physical products always ship.
+  if (product.type !== 'physical' || !product.shipping) {
     if (request.quantity !== undefined && request.quantity !== 1) {
-      throw invalid('quantity', 'quantity is only for physical products');
+      throw invalid('quantity', 'quantity is only for physical products that ship');
     }
     if (request.variation_id) throw invalid('variation_id', 'this product has no variations');
     return null;
-  }
-  if (!product.for_sale) {
-    throw new PlatformError('PRODUCT_UNAVAILABLE', undefined, { param: 'product_id' });
   }
   const quantity = request.quantity ?? 1;
   if (!Number.isSafeInteger(quantity) || quantity < 1 || quantity > MAX_QUANTITY) {
@@ -64,8 +67,6 @@ export function goodsLineOf(
   } else if (request.variation_id) {
     throw invalid('variation_id', 'this product has no variations');
   }
-  if (!product.shipping)
-    throw new PlatformError('PRODUCT_UNAVAILABLE', 'This product has no shipping set up', { param: 'product_id' });
   return {
     product_id: productId,
     variation: variation ? { variation_id: variation.variation_id, name: variation.name } : null,

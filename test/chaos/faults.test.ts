@@ -5,18 +5,22 @@ import { COMPONENTS } from '@ppay/kernel';
 import { infraDown, infraUp, REPO_ROOT, type InfraOptions } from '@ppay/devstack';
 import { eventually, http, startTestPlatform, type HttpResult, type TestPlatform } from '../support/platform';
 import { checkDisputeMoney, disputeAndDecide, PAYMENT_REASONS } from './disputes';
+import { replayCharges } from './replays';
+import { buyPhysical, checkPhysical, createPhysicalProducts, physicalSummary, planPhysical } from './orders';
 
 /**
  * Fault injection: a load of charges and their sandbox outcomes — plain, marketplace
- * splits and converted, about a tenth of the succeeded ones then disputed and decided — runs while payments, marketplace, fx-pricing and nats-server are killed
- * with SIGKILL at random moments and restarted. The client behaves as partners are told to: it
+ * splits and converted, about a tenth of the succeeded ones then disputed and decided — and of physical
+ * purchases on the hosted page (orders.ts) runs while payments, marketplace, fx-pricing and nats-server
+ * are killed with SIGKILL at random moments and restarted. The client behaves as partners are told to: it
  * retries 5xx/429/in-flight answers with the same Idempotency-Key. Afterwards money must be exact:
  * one stored charge per request, every succeeded charge exactly its ledger entries (as measured
  * for the same configuration without faults), none for failed ones, every outbox drained, no dead
  * letters, and every Idempotency-Key replay answering the original charge.
  *
- * `npm run test:chaos`; CHAOS_CHARGES (default 2000), CHAOS_SEED, CHAOS_REPLICAS (1 or 2).
- * It runs on its own FerretDB and NATS (it kills NATS), on ports of its own.
+ * `npm run test:chaos`; CHAOS_CHARGES (default 2000), CHAOS_PHYSICAL (purchases; default a tenth of the
+ * charges), CHAOS_SEED, CHAOS_REPLICAS (1 or 2). It runs on its own FerretDB and NATS (it kills NATS), on
+ * ports of its own (CHAOS_PORT_BASE for the services, found free from a slot of its name otherwise).
  */
 const INFRA: InfraOptions = {
   dir: path.join(REPO_ROOT, '.infra', 'chaos'),
@@ -26,6 +30,7 @@ const INFRA: InfraOptions = {
   fresh: true,
 };
 const CHARGES = Number(process.env.CHAOS_CHARGES ?? 2000);
+const PHYSICAL = Number(process.env.CHAOS_PHYSICAL ?? Math.round(CHARGES / 10));
 const CONCURRENCY = 12;
 const REPLICAS = Number(process.env.CHAOS_REPLICAS ?? 1);
 const LOAD_BUDGET_MS = Number(process.env.CHAOS_BUDGET_MS ?? 8 * 60_000);
@@ -126,6 +131,7 @@ describe('fault injection: kill -9 under load keeps money exact', () => {
       'chaos',
       {
         replicas: REPLICAS,
+        ...(process.env.CHAOS_PORT_BASE ? { portBase: Number(process.env.CHAOS_PORT_BASE) } : {}),
         envFor: {
           // The reconciler races the consumer on purpose: both must be idempotent.
           payments: { LEDGER_RECONCILE_GRACE_MS: '20000', LEDGER_RECONCILE_INTERVAL_MS: '5000' },
@@ -236,6 +242,9 @@ describe('fault injection: kill -9 under load keeps money exact', () => {
       for (const job of jobs) {
         if (job.outcome === 'succeed' && random() < 0.1) job.dispute = DISPUTE_ACTIONS[Math.floor(random() * 4)];
       }
+      const purchases = planPhysical(PHYSICAL, random);
+      const shop = await createPhysicalProducts({ api }, plain.api_key, purchases);
+      const client = { api, until200, gateway: t.url, retried: () => void stats.retries++ };
       const deadline = Date.now() + LOAD_BUDGET_MS;
       let loadDone = false;
       const chaos = (async () => {
@@ -248,34 +257,45 @@ describe('fault injection: kill -9 under load keeps money exact', () => {
           await injectFault(firstRound.shift() ?? TARGETS[Math.floor(random() * TARGETS.length)]);
         }
       })();
+      const charge = async (job: Job) => {
+        const created = await until200(
+          `charge ${job.index}`,
+          () => api(job.key, 'POST', '/payments/charge', job.body, { 'idempotency-key': job.chargeKey }),
+          deadline,
+        );
+        job.chargeId = created.body.data.charge_id;
+        job.chargeData = created.body.data;
+        const done = await until200(
+          `${job.outcome} ${job.index}`,
+          () =>
+            api(job.key, 'POST', `/sandbox/charges/${job.chargeId}/${job.outcome}`, undefined, {
+              'idempotency-key': job.outcomeKey,
+            }),
+          deadline,
+        );
+        job.outcomeData = done.body.data;
+        if (job.dispute) await disputeAndDecide({ api, until200 }, job, deadline);
+      };
+      // The purchases spread evenly through the charges: the stock runs out near the end.
+      const queue = jobs.map((job) => () => charge(job));
+      for (const [k, p] of purchases.entries()) {
+        queue.splice(Math.floor(((k + 0.5) * jobs.length) / purchases.length) + k, 0, () =>
+          buyPhysical(client, shop, p, deadline),
+        );
+      }
       let next = 0;
       const worker = async () => {
-        while (next < jobs.length) {
-          const job = jobs[next++];
-          const created = await until200(
-            `charge ${job.index}`,
-            () => api(job.key, 'POST', '/payments/charge', job.body, { 'idempotency-key': job.chargeKey }),
-            deadline,
-          );
-          job.chargeId = created.body.data.charge_id;
-          job.chargeData = created.body.data;
-          const done = await until200(
-            `${job.outcome} ${job.index}`,
-            () =>
-              api(job.key, 'POST', `/sandbox/charges/${job.chargeId}/${job.outcome}`, undefined, {
-                'idempotency-key': job.outcomeKey,
-              }),
-            deadline,
-          );
-          job.outcomeData = done.body.data;
-          if (job.dispute) await disputeAndDecide({ api, until200 }, job, deadline);
-        }
+        while (next < queue.length) await queue[next++]();
       };
       const started = Date.now();
       const progress = setInterval(() => {
         const done = jobs.filter((j) => j.outcomeData).length;
+        const bought = purchases.filter((p) => p.outcome).length;
         const kills = TARGETS.map((x) => `${x} ${stats.kills[x]}`).join(', ');
-        say(`chaos: ${done}/${jobs.length} done after ${Math.round((Date.now() - started) / 1000)} s; kills ${kills}`);
+        const seconds = Math.round((Date.now() - started) / 1000);
+        say(
+          `chaos: ${done}/${jobs.length} charges, ${bought}/${purchases.length} purchases after ${seconds} s; kills ${kills}`,
+        );
       }, 30_000);
       try {
         await Promise.all(Array.from({ length: CONCURRENCY }, worker));
@@ -322,6 +342,9 @@ describe('fault injection: kill -9 under load keeps money exact', () => {
       }
       const creditedFailed = failed.filter((j) => ledger.has(j.chargeId!)).length;
 
+      const fxPricing = await t.db('fx-pricing');
+      const physical = await checkPhysical({ ...client, payments, fxPricing }, shop, purchases);
+
       const disputed = jobs.filter((j) => j.disputeId);
       const { disputesWrong, walletsWrong } = await checkDisputeMoney({ api, payments, t }, disputed, [
         plain.merchant_id,
@@ -353,43 +376,8 @@ describe('fault injection: kill -9 under load keeps money exact', () => {
         500,
       );
 
-      // Every Idempotency-Key replay answers the original charge and outcome. The gateway replays the
-      // stored answer byte for byte; when its store was unreachable (NATS killed) at the first answer,
-      // payments still dedupes by key and answers the same charge as it is now, so only `status` may
-      // have moved on (docs/decisions.md, Hardening 18), and `amount_disputed` for a charge disputed since.
-      // Anything else that differs is a failure.
-      const MAY_MOVE_ON = ['status', 'amount_disputed'];
-      const replays = { identical: 0, currentStatus: 0, different: [] as string[] };
-      const compare = (label: string, original: Record<string, unknown>, again: Record<string, unknown>) => {
-        const keys = new Set([...Object.keys(original), ...Object.keys(again)]);
-        const changed = [...keys].filter((k) => JSON.stringify(original[k]) !== JSON.stringify(again[k]));
-        if (changed.length === 0) replays.identical++;
-        else if (changed.every((k) => MAY_MOVE_ON.includes(k))) replays.currentStatus++;
-        else replays.different.push(`${label}: ${changed.join(', ')}`);
-      };
-      const replayDeadline = Date.now() + 3 * 60_000;
-      next = 0;
-      const replayer = async () => {
-        while (next < jobs.length) {
-          const job = jobs[next++];
-          const again = await until200(
-            `replay charge ${job.index}`,
-            () => api(job.key, 'POST', '/payments/charge', job.body, { 'idempotency-key': job.chargeKey }),
-            replayDeadline,
-          );
-          const outcomeAgain = await until200(
-            `replay outcome ${job.index}`,
-            () =>
-              api(job.key, 'POST', `/sandbox/charges/${job.chargeId}/${job.outcome}`, undefined, {
-                'idempotency-key': job.outcomeKey,
-              }),
-            replayDeadline,
-          );
-          compare(`charge ${job.index}`, job.chargeData!, again.body.data);
-          compare(`outcome ${job.index}`, job.outcomeData!, outcomeAgain.body.data);
-        }
-      };
-      await Promise.all(Array.from({ length: CONCURRENCY }, replayer));
+      // Every Idempotency-Key replay answers the original charge and outcome (replays.ts).
+      const replays = await replayCharges({ api, until200 }, jobs, CONCURRENCY);
 
       say(
         [
@@ -401,12 +389,15 @@ describe('fault injection: kill -9 under load keeps money exact', () => {
             ` failed charges credited ${creditedFailed}`,
           `  disputes ${disputed.length} (decided by evidence, accept, sandbox won/lost): ${disputesWrong} with money moved other than once;` +
             ` wallets not equal to the sum of their entries ${walletsWrong}`,
+          physicalSummary(physical),
           `  outbox documents pending ${pendingOutbox}, dead letters ${deadLetters}`,
           `  replays ${jobs.length * 2}: ${replays.identical} identical, ${replays.currentStatus} the same charge in` +
             ` its current status (answer not stored while NATS was down), ${replays.different.length} different`,
         ].join('\n'),
       );
       expect(disputed.length).toBeGreaterThan(0);
+      expect(physical.paid).toBeGreaterThan(0);
+      expect(physical.wrong).toEqual(Object.fromEntries(Object.keys(physical.wrong).map((k) => [k, 0])));
       expect({ disputesWrong, walletsWrong }).toEqual({ disputesWrong: 0, walletsWrong: 0 });
       expect({ stored, distinct, missing, duplicated, wrong, creditedFailed, pendingOutbox, deadLetters }).toEqual({
         stored: jobs.length,
@@ -420,6 +411,6 @@ describe('fault injection: kill -9 under load keeps money exact', () => {
       });
       expect(replays.different).toEqual([]);
     },
-    15 * 60_000,
+    LOAD_BUDGET_MS + 7 * 60_000,
   );
 });

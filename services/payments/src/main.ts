@@ -194,8 +194,12 @@ void runService<types.payments.PaymentsServiceHandlers, (typeof paymentsConfig)[
       { orders: new MongoOrderRepository(orderDocs, (id) => orderRelay.relaySoon(id)), refunds, stock },
       { onEvent: (o, event) => orderCounters.event(o, event) },
     );
-    const goods = new GoodsCheckout({ fx, stock, orders, sessions: sessionRepo }, (outcome) =>
-      orderCounters.holds.inc({ outcome }),
+    // A payment attempt's claim on its session is stale after this (a crash in the middle of one).
+    const attemptStaleMs = Math.max(30_000, config.PROCESSOR_TIMEOUT_MS * 3);
+    const goods = new GoodsCheckout(
+      { fx, stock, orders, charges: chargeRepo, sessions: sessionRepo },
+      (outcome) => orderCounters.holds.inc({ outcome }),
+      { attemptStaleMs, now: () => new Date() },
     );
     const sweepOrders = async () => {
       await orders.finishUnfinished();
@@ -218,7 +222,7 @@ void runService<types.payments.PaymentsServiceHandlers, (typeof paymentsConfig)[
         feeSchedule,
         ttlMs: config.SESSION_TTL_MS,
         maxAttempts: config.SESSION_MAX_ATTEMPTS,
-        attemptStaleMs: Math.max(30_000, config.PROCESSOR_TIMEOUT_MS * 3),
+        attemptStaleMs,
       },
     );
 

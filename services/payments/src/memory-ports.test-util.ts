@@ -235,14 +235,16 @@ export class MemorySessions implements SessionRepository {
     return [...this.docs.values()]
       .filter(
         (s) =>
-          s.stock_state === 'commit' || (s.stock_state === 'open' && (s.status === 'expired' || s.status === 'failed')),
+          s.stock_state === 'commit' ||
+          s.stock_state === 'release' ||
+          (s.stock_state === 'open' && (s.status === 'expired' || s.status === 'failed')),
       )
       .slice(0, limit)
       .map(clone);
   }
-  async markStockSettled(id: string, from: 'open' | 'commit') {
+  async markStockSettled(id: string, from: 'open' | 'release' | 'commit', to: 'settled' | 'open' = 'settled') {
     const s = this.docs.get(id);
-    if (s?.stock_state === from) s.stock_state = 'settled';
+    if (s?.stock_state === from) s.stock_state = to;
   }
   async expireDue(now: Date) {
     let n = 0;

@@ -148,10 +148,13 @@ export interface SessionRepository {
   /** Paid sessions completed before `before` whose wallet credits nobody has checked yet (oldest first). */
   dueForLedgerCheck(before: Date, limit: number): Promise<SessionRecord[]>;
   markLedgerChecked(sessionId: string, at: Date): Promise<void>;
-  /** Sessions whose stock hold must end: paid (`commit`), or `open` on a session that can no longer pay. */
+  /**
+   * Sessions whose stock hold must end: paid (`commit`), declined (`release`), or `open` on a session
+   * that can no longer pay.
+   */
   withStockToSettle(limit: number): Promise<SessionRecord[]>;
-  /** stock_state → settled iff it is still `from`. */
-  markStockSettled(sessionId: string, from: 'open' | 'commit'): Promise<void>;
+  /** stock_state → `to` (settled, or open again after a declined card's release) iff it is still `from`. */
+  markStockSettled(sessionId: string, from: 'open' | 'release' | 'commit', to?: 'settled' | 'open'): Promise<void>;
 }
 
 export interface LedgerRepository {

@@ -22,6 +22,8 @@ export class FakeStock implements StockHolds {
   readonly levels = new Map<number, number>();
   readonly holds = new Map<string, StockLine>();
   down = false;
+  /** fx-pricing lost after the hold: keeping and giving back fail. */
+  settleDown = false;
   async hold(line: StockLine, sessionId: string) {
     if (this.down) throw new Error('fx-pricing unavailable');
     const level = this.levels.get(line.product_id);
@@ -33,7 +35,7 @@ export class FakeStock implements StockHolds {
     return 'held' as const;
   }
   async settle(productId: number, sessionId: string, sold: boolean) {
-    if (this.down) throw new Error('fx-pricing unavailable');
+    if (this.down || this.settleDown) throw new Error('fx-pricing unavailable');
     const held = this.holds.get(sessionId);
     if (!held) return;
     this.holds.delete(sessionId);
@@ -89,17 +91,22 @@ export function checkoutSetup(options: { maxAttempts?: number } = {}) {
   const stock = new FakeStock();
   const splits = new FakeSplits();
   const orders: OrderDraft[] = [];
-  const goods = new GoodsCheckout({
-    fx: new FakeFx(),
-    stock,
-    orders: {
-      record: async (d) => {
-        if (!orders.some((o) => o.charge_id === d.charge_id)) orders.push(d);
-        return { ...newOrder(d, new Date(clock)) };
+  const goods = new GoodsCheckout(
+    {
+      fx: new FakeFx(),
+      stock,
+      orders: {
+        record: async (d) => {
+          if (!orders.some((o) => o.charge_id === d.charge_id)) orders.push(d);
+          return { ...newOrder(d, new Date(clock)) };
+        },
       },
+      charges,
+      sessions,
     },
-    sessions,
-  });
+    undefined,
+    { attemptStaleMs: 30_000, now },
+  );
   const service = new SessionService(
     {
       merchants,

@@ -152,6 +152,61 @@ describe('checkout of physical products (GoodsCheckout with SessionService)', ()
     expect([stock.levels.get(9), orders.length]).toEqual([0, 1]);
   });
 
+  it('gives back a declined card’s units when fx-pricing was lost at that moment (the sweep), the session still open', async () => {
+    const { service, goods, stock, sessions } = setup();
+    stock.levels.set(9, 5);
+    const { session } = await service.create(1000, 'sandbox', SHIRT);
+    stock.settleDown = true; // fx-pricing gone between the hold and its release
+    expect((await service.pay(session.session_id, DECLINED, ADDRESS)).result).toBe('declined');
+    expect([stock.levels.get(9), stock.holds.size]).toEqual([3, 1]);
+    await expect(goods.settleStock()).rejects.toThrow('fx-pricing unavailable'); // tried again on the next pass
+    stock.settleDown = false;
+    expect(await goods.settleStock()).toBe(1);
+    expect([stock.levels.get(9), stock.holds.size]).toEqual([5, 0]);
+    expect(await sessions.findById(session.session_id)).toMatchObject({ status: 'pending', stock_state: 'open' });
+    expect(await goods.settleStock()).toBe(0);
+    // Another card may still take them.
+    expect((await service.pay(session.session_id, VISA, ADDRESS)).result).toBe('succeeded');
+    expect([stock.levels.get(9), stock.holds.size]).toEqual([3, 0]);
+  });
+
+  it('never gives back the units a new attempt on the session is paying with', async () => {
+    const { service, goods, stock, cards, orders } = setup();
+    stock.levels.set(9, 2);
+    const { session } = await service.create(1000, 'sandbox', SHIRT);
+    stock.settleDown = true;
+    expect((await service.pay(session.session_id, DECLINED, ADDRESS)).result).toBe('declined');
+    stock.settleDown = false;
+    // The customer tries another card: the attempt finds the session's hold and keeps it.
+    let approve = () => undefined as void;
+    cards.gate = new Promise<void>((resolve) => (approve = resolve));
+    const second = service.pay(session.session_id, VISA, ADDRESS);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(cards.payments).toHaveLength(2); // the second card is being charged
+    expect(await goods.settleStock()).toBe(0); // the sweep meets the attempt's claim and leaves the hold
+    approve();
+    expect((await second).result).toBe('succeeded');
+    // Both units sold once: none given back from under the paid attempt, none left held.
+    expect([stock.levels.get(9), stock.holds.size, orders.length]).toEqual([0, 0, 1]);
+    const { session: next } = await service.create(1000, 'sandbox', SHIRT);
+    expect((await service.pay(next.session_id, VISA, ADDRESS)).result).toBe('sold_out');
+  });
+
+  it('copies the charge before the order a crash left to the payment.succeeded consumer, so a cancel can refund it', async () => {
+    const { service, goods, stock, charges, orders } = setup();
+    stock.levels.set(9, 5);
+    const { session } = await service.create(1000, 'sandbox', SHIRT);
+    const chargeId = (await service.pay(session.session_id, VISA, ADDRESS)).session.payment!.charge_id;
+    // What the process had written when it died right after the session: neither the charge copy nor the order.
+    charges.docs.delete(chargeId);
+    orders.length = 0;
+    await goods.onPaymentSucceeded(session.session_id);
+    expect(orders.map((o) => o.charge_id)).toEqual([chargeId]);
+    expect(await charges.findForMerchant(1000, 'sandbox', chargeId)).toMatchObject({ status: 'succeeded' });
+    await goods.onPaymentSucceeded(session.session_id); // a redelivery changes nothing
+    expect([orders.length, charges.docs.size]).toEqual([1, 1]);
+  });
+
   it('never oversells: 20 customers paying at once for the last 5 units', async () => {
     const { service, stock, cards, orders } = setup();
     stock.levels.set(9, 5);

@@ -1,16 +1,18 @@
-import { PlatformError, type Mode, type Money } from '@ppay/kernel';
+import { PlatformError, prefixedId, type Mode, type Money } from '@ppay/kernel';
 import type { FxConverter } from '../charges/ports';
 import type { OrderService } from '../orders/orders';
-import type { SessionRepository } from '../ports';
+import type { ChargeRepository, SessionRepository } from '../ports';
 import { goodsLineOf, lineTotal, orderDraftOf, type GoodsLine } from './physical-goods';
 import type { CatalogueProduct, StockHolds } from './ports';
-import { sessionOutcome, type SessionRecord } from './session';
+import { paidCharge, sessionOutcome, type SessionRecord } from './session';
 
 /**
  * The physical side of a checkout (docs/decisions.md, Products and orders): pricing the line, taking the
  * units when the customer submits the form, keeping or giving them back once the payment is decided,
  * and the order a paid one makes. Each step is idempotent by session (the stock hold) or by charge
  * (the order), so the sweep and the payment.succeeded consumer can repeat what a crash interrupted.
+ * A declined card's units go back under the session's attempt claim: a customer's next attempt reuses
+ * the session's hold, so it must never be given back while that attempt runs.
  */
 export class GoodsCheckout {
   constructor(
@@ -18,10 +20,20 @@ export class GoodsCheckout {
       fx: FxConverter;
       stock: StockHolds;
       orders: Pick<OrderService, 'record'>;
-      sessions: Pick<SessionRepository, 'findById' | 'withStockToSettle' | 'markStockSettled'>;
+      /** Where a paid session's charge is copied (as SessionService does). */
+      charges: Pick<ChargeRepository, 'insert'>;
+      sessions: Pick<
+        SessionRepository,
+        'findById' | 'withStockToSettle' | 'markStockSettled' | 'claimAttempt' | 'releaseAttempt'
+      >;
     },
     /** Told of every hold's outcome (metrics). */
     private readonly onHold: (outcome: 'held' | 'unlimited' | 'sold_out') => void = () => undefined,
+    /** When an attempt's claim on a session is stale (SessionService's), and the clock. */
+    private readonly claims: { attemptStaleMs: number; now: () => Date } = {
+      attemptStaleMs: 30_000,
+      now: () => new Date(),
+    },
   ) {}
 
   /**
@@ -66,9 +78,34 @@ export class GoodsCheckout {
     return outcome;
   }
 
-  /** Gives the units back after a declined card (the session stays open: another card may hold them again). */
-  release(s: SessionRecord): Promise<void> {
-    return this.deps.stock.settle(s.goods!.product_id, s.session_id, false);
+  /**
+   * Gives back the units of a session that paid nothing: a declined card's (stock_state `release`, the
+   * session still open: another card may hold them again), or those of a session that can no longer pay.
+   * An open session's are given back under its attempt claim; when a new attempt holds the claim, that
+   * attempt keeps the hold (it is paid or declined in turn) and nothing is given back. False when nothing
+   * was done (the sweep tries again while the state says so).
+   */
+  async release(s: SessionRecord): Promise<boolean> {
+    if (!s.goods || (s.stock_state !== 'release' && s.stock_state !== 'open')) return false;
+    if (s.status !== 'pending') {
+      await this.deps.stock.settle(s.goods.product_id, s.session_id, false);
+      await this.deps.sessions.markStockSettled(s.session_id, s.stock_state);
+      return true;
+    }
+    if (s.stock_state !== 'release') return false;
+    const claimId = prefixedId('att');
+    const now = this.claims.now();
+    const staleBefore = new Date(now.getTime() - this.claims.attemptStaleMs);
+    const claimed = await this.deps.sessions.claimAttempt(s.session_id, claimId, now, staleBefore);
+    if (!claimed) return false;
+    try {
+      if (claimed.stock_state !== 'release') return false;
+      await this.deps.stock.settle(s.goods.product_id, s.session_id, false);
+      await this.deps.sessions.markStockSettled(s.session_id, 'release', 'open');
+      return true;
+    } finally {
+      await this.deps.sessions.releaseAttempt(s.session_id, claimId);
+    }
   }
 
   /** A paid session: its units stay sold, and its order is made (both repeatable). */
@@ -81,9 +118,14 @@ export class GoodsCheckout {
     }
   }
 
-  /** The order of a paid physical session; the payment.succeeded consumer calls it too (a crash between). */
+  /**
+   * The order of a paid physical session; the payment.succeeded consumer calls it too (a crash between).
+   * Its charge is copied first (a repeat changes nothing): the order's cancel refunds that charge, which
+   * must not wait for the ledger reconciler to copy it minutes later.
+   */
   async recordOrder(s: SessionRecord): Promise<void> {
     if (!s.goods || !s.payment || !s.shipping_address) return;
+    await this.deps.charges.insert(paidCharge(s)!);
     const outcome = sessionOutcome(s, s.payment, s.completed_at ?? s.updated_at);
     await this.deps.orders.record(orderDraftOf(s, s.goods, s.shipping_address, outcome));
   }
@@ -95,16 +137,19 @@ export class GoodsCheckout {
   }
 
   /**
-   * The sweep: holds of paid sessions are kept (`commit`), those of sessions that can no longer pay
-   * (expired, failed) given back. Each is told to fx-pricing, then marked settled.
+   * The sweep: holds of paid sessions are kept (`commit`), those of declined cards (`release`) and of
+   * sessions that can no longer pay (expired, failed) given back. Each is told to fx-pricing, then marked.
    */
   async settleStock(limit = 50): Promise<number> {
     let settled = 0;
     for (const s of await this.deps.sessions.withStockToSettle(limit)) {
       if (!s.goods) continue;
-      const sold = s.stock_state === 'commit';
-      await this.deps.stock.settle(s.goods.product_id, s.session_id, sold);
-      await this.deps.sessions.markStockSettled(s.session_id, sold ? 'commit' : 'open');
+      if (s.stock_state !== 'commit') {
+        if (await this.release(s)) settled++;
+        continue;
+      }
+      await this.deps.stock.settle(s.goods.product_id, s.session_id, true);
+      await this.deps.sessions.markStockSettled(s.session_id, 'commit');
       settled++;
     }
     return settled;

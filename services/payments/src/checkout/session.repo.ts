@@ -246,6 +246,7 @@ export class MongoSessionRepository implements SessionRepository {
     const found: SessionRecord[] = [];
     for (const filter of [
       { stock_state: 'commit' },
+      { stock_state: 'release' },
       { stock_state: 'open', status: 'expired' },
       { stock_state: 'open', status: 'failed' },
     ]) {
@@ -260,8 +261,12 @@ export class MongoSessionRepository implements SessionRepository {
     return found;
   }
 
-  async markStockSettled(id: string, from: 'open' | 'commit'): Promise<void> {
-    await this.model.updateOne({ _id: id, stock_state: from }, { $set: { stock_state: 'settled' } }).exec();
+  async markStockSettled(
+    id: string,
+    from: 'open' | 'release' | 'commit',
+    to: 'settled' | 'open' = 'settled',
+  ): Promise<void> {
+    await this.model.updateOne({ _id: id, stock_state: from }, { $set: { stock_state: to } }).exec();
   }
 
   async expire(id: string, now: Date): Promise<void> {

@@ -86,11 +86,12 @@ export interface SessionRecord {
   split: ChargeSplit | null;
   /**
    * The stock hold of a physical product's session (keyed by the session in fx-pricing): `open` while
-   * it may be taken or given back, `commit` once paid (the units stay sold), `settled` when fx-pricing
-   * has been told the end. The stock sweep finishes `commit`, and `open` on a session that can no
-   * longer be paid (expired, failed).
+   * it may be taken or given back, `release` after a declined card (its units go back; the session stays
+   * open), `commit` once paid (the units stay sold), `settled` when fx-pricing has been told the end. The
+   * stock sweep finishes `commit`, `release`, and `open` on a session that can no longer be paid
+   * (expired, failed).
    */
-  stock_state: 'open' | 'commit' | 'settled' | null;
+  stock_state: 'open' | 'release' | 'commit' | 'settled' | null;
   metadata: Record<string, MetadataValue>;
   /** Spec 2.3 fee_details (its base is the spec's base_product_price). */
   fee_details: FeeBreakdown;
@@ -253,9 +254,9 @@ export interface AttemptChange {
   completed_at: Date | null;
   payment: SessionPayment | null;
   attempt: SessionAttempt | null;
-  /** A paid physical product: where it ships, and its stock now sold (`commit`). */
+  /** A paid physical product: where it ships, and its stock now sold (`commit`); a declined one's to give back (`release`). */
   shipping_address?: ShippingAddress;
-  stock_state?: 'commit';
+  stock_state?: 'commit' | 'release';
   now: Date;
 }
 

@@ -305,6 +305,8 @@ export class SessionService {
             status: attempts >= this.options.maxAttempts ? 'failed' : 'pending',
             completed_at: attempts >= this.options.maxAttempts ? at : null,
             payment: null,
+            // Its units go back now, or by the stock sweep if this is lost to a crash or an outage.
+            ...(claimed.goods ? { stock_state: 'release' as const } : {}),
             attempt: {
               charge_id: finished.charge_id,
               transaction_id: finished.transaction_id,

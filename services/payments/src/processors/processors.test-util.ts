@@ -53,11 +53,14 @@ export class FakeProcessors implements ProcessorRegistry {
 /** Test cards by their last digit: …42 succeeds, …02 declines, anything else throws (processor down). */
 export class FakeCardProcessor implements CardProcessor {
   readonly payments: CardPayment[] = [];
+  /** While set, authorisations wait for it (a payment in flight). */
+  gate: Promise<void> | null = null;
   testCards(): TestCard[] {
     return [];
   }
   async authorise(payment: CardPayment, card: ValidCard): Promise<CardResult> {
     this.payments.push(payment);
+    await this.gate;
     const summary = { brand: 'visa', last4: card.number.slice(-4) };
     if (card.number.endsWith('4242') || card.number.endsWith('0341'))
       return { approved: true, processor_reference: 'sbx_ok', card: summary };

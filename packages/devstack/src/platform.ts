@@ -18,6 +18,8 @@ export interface InfraOptions {
   natsPort: number;
   natsHttpPort: number;
   fresh?: boolean;
+  /** FerretDB serves its metrics (/debug/metrics) on this port; none when unset. */
+  ferretdbDebugPort?: number;
 }
 
 export interface InfraHandle {
@@ -34,6 +36,7 @@ function infraEnv(o: InfraOptions): NodeJS.ProcessEnv {
     MONGO_PORT: String(o.mongoPort),
     NATS_PORT: String(o.natsPort),
     NATS_HTTP_PORT: String(o.natsHttpPort),
+    ...(o.ferretdbDebugPort ? { FERRETDB_DEBUG_ADDR: `127.0.0.1:${o.ferretdbDebugPort}` } : {}),
   };
 }
 

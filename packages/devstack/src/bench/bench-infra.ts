@@ -6,8 +6,9 @@ import { loadOrCreateSecrets, type LocalSecrets } from '../secrets';
 
 /**
  * Where benches run their infrastructure and processes. Several checkouts bench on one machine, so each
- * may move them: BENCH_MONGO_PORT, BENCH_NATS_PORT, BENCH_NATS_HTTP_PORT, BENCH_PORT_BASE, and BENCH_STATE_DIR (to run
- * two benches of one checkout at once).
+ * may move them: BENCH_MONGO_PORT, BENCH_NATS_PORT, BENCH_NATS_HTTP_PORT, BENCH_FERRETDB_DEBUG_PORT (FerretDB's
+ * metrics: the benches count its commands), BENCH_PORT_BASE, and BENCH_STATE_DIR (to run two benches of one
+ * checkout at once).
  */
 export const BENCH_STATE_DIR = process.env.BENCH_STATE_DIR ?? path.join(REPO_ROOT, '.infra', 'bench');
 
@@ -17,6 +18,7 @@ export function benchInfraOptions() {
     mongoPort: Number(process.env.BENCH_MONGO_PORT ?? 27417),
     natsPort: Number(process.env.BENCH_NATS_PORT ?? 4522),
     natsHttpPort: Number(process.env.BENCH_NATS_HTTP_PORT ?? 8522),
+    ferretdbDebugPort: Number(process.env.BENCH_FERRETDB_DEBUG_PORT ?? 8588),
     fresh: true,
   };
 }
@@ -59,6 +61,8 @@ export interface BenchPlatform {
   secrets: LocalSecrets;
   /** The FerretDB and NATS state dir (their pid files: the benches count their CPU). */
   infraDir: string;
+  /** FerretDB's Prometheus page (its command counters: db-work.ts). */
+  ferretdbMetricsUrl: string;
   /** Where `createMerchant` makes a bench merchant (marketplace, webhooks and the user-token secret). */
   bootstrap: BootstrapTarget;
   /** Stops the platform, and the infrastructure if this bench started it. */
@@ -94,6 +98,7 @@ export async function startBenchPlatform(
     natsUrl: infra.natsUrl,
     secrets,
     infraDir: infraOptions.dir,
+    ferretdbMetricsUrl: `http://127.0.0.1:${infraOptions.ferretdbDebugPort}/debug/metrics`,
     bootstrap: {
       marketplaceAddr: platform.grpcAddress('marketplace'),
       webhooksAddr: platform.grpcAddress('webhooks'),

@@ -4,6 +4,7 @@ import * as path from 'node:path';
 import autocannon from 'autocannon';
 import { createMerchant, type NewMerchant } from '../merchants';
 import { benchPortBase, startBenchPlatform } from './bench-infra';
+import { dbSnapshot, dbWork, fmtDbWork } from './db-work';
 import { commandOf, infraPids, mib, rssBytesOf, totalCpuSeconds } from './proc';
 import { cacheMisses, cpuByProcess, namedPids } from './process-metrics';
 import type { CaseResult } from './table';
@@ -246,12 +247,16 @@ export async function runHttpCase(name: string, spec: BenchCase): Promise<CaseRe
     // Short warm-ups so JIT and connection pools settle before measuring.
     const warm = { seconds: Math.min(2, seconds), connections, pids: [] };
     for (const url of [platformUrl, ceilingUrl, baselineUrl]) await measure(url, req, warm);
+    const snapshot = () => dbSnapshot(bench.ferretdbMetricsUrl, bench.mongoUri);
     const missesBefore = await cacheMisses(platform);
+    const platformDbBefore = await snapshot();
     const platformCpu = cpuByProcess(namedPids(platform, bench.infraDir));
     const real = await measure(platformUrl, req, { seconds, connections, pids: platformPids });
     const byProcess = platformCpu.perRequest(real.total);
+    const platformDb = dbWork(platformDbBefore, await snapshot(), real.total);
     const missesDuring = (await cacheMisses(platform)) - missesBefore;
     // The ceiling's processes by role, so each hop compares with the platform process in its place.
+    const ceilingDbBefore = await snapshot();
     const ceilingCpu = cpuByProcess(
       new Map([
         ...ceilingProcesses.map((c, i) => [ceilingRole(i, ceilingProcesses.length), c.pid!] as const),
@@ -260,6 +265,7 @@ export async function runHttpCase(name: string, spec: BenchCase): Promise<CaseRe
     );
     const ceiling = await measure(ceilingUrl, req, { seconds, connections, pids: ceilingPids });
     const ceilingByProcess = ceilingCpu.perRequest(ceiling.total);
+    const ceilingDb = dbWork(ceilingDbBefore, await snapshot(), ceiling.total);
     const base = await measure(baselineUrl, req, { seconds, connections, pids: [baseline.pid!] });
     // Latency at a fixed offered load: half of what the ceiling sustains, the same rate for both.
     const paced = Math.min(connections, 10);
@@ -282,9 +288,11 @@ export async function runHttpCase(name: string, spec: BenchCase): Promise<CaseRe
         `  ${seconds}s per side, ${connections} connections, ${os.cpus().length} cores shared by load generator and servers`,
         `  platform  ${fmt(real)}`,
         `            cpu ms/req by process: ${byProcess}`,
+        `            ${fmtDbWork(platformDb)}`,
         `  ceiling   ${fmt(ceiling)}`,
         `            (bare Fastify + bare grpc-js, ${spec.hops} unary ${hopWord} per request${spec.writes ? ', one insert and one JetStream publish' : ''}; no auth/protobuf/metrics)`,
         `            cpu ms/req by process: ${ceilingByProcess}`,
+        `            ${fmtDbWork(ceilingDb)}`,
         `  baseline  ${fmt(base)}`,
         `  at a fixed offered ${halfRate} req/s (half the ceiling's max, ${paced} paced connections):`,
         `  platform  ${fmtLatency(realHalf)}`,

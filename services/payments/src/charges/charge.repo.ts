@@ -8,7 +8,7 @@ import {
   outboxEntrySchema,
   updateEachMatching,
 } from '@ppay/runtime';
-import { RETRYABLE_FAILURES, type ChargeRecord } from './charge';
+import { initialisedFields, RETRYABLE_FAILURES, type ChargeRecord } from './charge';
 import { chargeOf, storedCharge, storedRefund, type StoredCharge, type StoredRefund } from './stored-charge';
 import type { ChargeKeys, ChargeListQuery, ChargeRepository, DisputeHoldChange, RefundsChange } from '../ports';
 import { keyPairs, pointerId, pointTo, type ChargeKeyModel, type KeyKind } from './charge-keys.repo';
@@ -295,16 +295,7 @@ export class MongoChargeRepository implements ChargeRepository {
     const doc = (await this.model
       .findOneAndUpdate(
         { _id: id, status: 'initializing' },
-        {
-          $set: {
-            status: 'pending',
-            processor_reference: authorization.processor_reference,
-            client_secret: authorization.client_secret ?? null,
-            publishable_key: authorization.publishable_key ?? null,
-            gateway_account_id: authorization.gateway_account_id ?? null,
-            updated_at: new Date(),
-          },
-        },
+        { $set: initialisedFields(authorization, new Date()) },
         { new: true },
       )
       .lean()

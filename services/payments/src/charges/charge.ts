@@ -1,5 +1,6 @@
 import { prefixedId, type Mode, type Money } from '@ppay/kernel';
 import type { FeeBreakdown } from './fees';
+import type { ProcessorAuthorization } from '../processors/ports';
 import type { ProcessorGroup } from '../processors/processors';
 import type { RefundRecord } from '../refunds/refund';
 
@@ -208,6 +209,24 @@ export function newCharge(origin: ChargeOrigin, now: Date): ChargeRecord {
     dispute: null,
     created_at: now,
     updated_at: now,
+  };
+}
+
+/** What the processor's answer to an initialisation sets on a charge: pending, with its authorization. */
+export function initialisedFields(
+  a: ProcessorAuthorization,
+  at: Date,
+): Pick<
+  ChargeRecord,
+  'status' | 'processor_reference' | 'client_secret' | 'publishable_key' | 'gateway_account_id' | 'updated_at'
+> {
+  return {
+    status: 'pending',
+    processor_reference: a.processor_reference,
+    client_secret: a.client_secret ?? null,
+    publishable_key: a.publishable_key ?? null,
+    gateway_account_id: a.gateway_account_id ?? null,
+    updated_at: at,
   };
 }
 

@@ -258,34 +258,90 @@ describe('ChargeService (spec 4.1, 7.1) with in-memory dependencies', () => {
       expect(charges.docs.size).toBe(1);
     });
 
-    it('a retry while the first request is still initialising waits, then reports it in flight', async () => {
-      const { service, processors } = setup();
+    it('a retry while an unknown outcome is still initialising waits, then reports it in flight', async () => {
+      const { service, processors } = setup({ realClock: true });
       let answer!: () => void;
       processors.gate = new Promise<void>((r) => (answer = r));
-      const first = service.create(1000, 'sandbox', NGN, { idempotencyKey: 'k-4' });
-      await new Promise((r) => setImmediate(r));
+      const deadline = new Date(Date.now() + 300);
+      expect((await errorOf(service.create(1000, 'sandbox', NGN, { idempotencyKey: 'k-4', deadline })))[0]).toBe(
+        'UPSTREAM_TIMEOUT',
+      );
       expect((await errorOf(service.create(1000, 'sandbox', NGN, { idempotencyKey: 'k-4' })))[0]).toBe(
         'IDEMPOTENCY_IN_FLIGHT',
       );
       answer();
-      expect(((await first) as { charge: { status: string } }).charge.status).toBe('pending');
+      await new Promise((r) => setTimeout(r, 20));
+      const retry = await service.create(1000, 'sandbox', NGN, { idempotencyKey: 'k-4' });
+      expect(retry.kind === 'charge' && [retry.charge.status, retry.replayed]).toEqual(['pending', true]);
     });
 
-    it('a crash that left a charge initialising is abandoned by the sweep, then retried in place', async () => {
-      const { service, charges, processors, advance } = setup();
+    it('stores a new charge once, with the processor’s answer: one write, nothing before the processor is asked', async () => {
+      const { service, charges, processors } = setup();
+      let answer!: () => void;
+      processors.gate = new Promise<void>((r) => (answer = r));
+      const writes: string[] = [];
+      const insert = charges.insert.bind(charges);
+      charges.insert = async (c) => (writes.push(`insert ${c.status}`), insert(c));
+      charges.markInitialised = async () => {
+        throw new Error('a new charge is never updated after its insert');
+      };
+      const made = service.create(1000, 'sandbox', NGN, { idempotencyKey: 'k-6' });
+      await new Promise((r) => setImmediate(r));
+      expect([processors.intents.length, charges.docs.size, writes]).toEqual([1, 0, []]);
+      answer();
+      const outcome = await made;
+      expect(outcome.kind === 'charge' && outcome.charge.status).toBe('pending');
+      expect(writes).toEqual(['insert pending']);
+      expect([...charges.docs.values()][0]).toMatchObject({
+        status: 'pending',
+        processor_reference: `ref_${processors.intents[0]!.charge_id}`,
+      });
+    });
+
+    it('a crash while the processor was asked stores nothing: the retry makes the charge, the unused initialisation stays unseen', async () => {
+      const { service, charges, processors } = setup();
       processors.gate = new Promise<void>(() => undefined); // the process "died": no answer ever
       void service.create(1000, 'sandbox', NGN, { idempotencyKey: 'k-5' }).catch(() => undefined);
       await new Promise((r) => setImmediate(r));
+      expect([processors.intents.length, charges.docs.size]).toEqual([1, 0]);
       processors.gate = undefined;
-      advance(31_000);
-      expect(await service.abandonStale()).toBe(1);
-      const [abandoned] = [...charges.docs.values()];
-      expect(abandoned).toMatchObject({ status: 'failed', failure_reason: 'abandoned' });
       const retry = await service.create(1000, 'sandbox', NGN, { idempotencyKey: 'k-5' });
-      expect(retry.kind === 'charge' && retry.charge).toMatchObject({
-        charge_id: abandoned!.charge_id,
-        status: 'pending',
-      });
+      expect(retry.kind === 'charge' && [retry.charge.status, retry.replayed]).toEqual(['pending', false]);
+      expect(charges.docs.size).toBe(1);
+      // The processor was asked twice, for two ids; only the stored one was ever answered to anyone.
+      const [unused, stored] = processors.intents.map((i) => i.charge_id);
+      expect([...charges.docs.keys()]).toEqual([stored]);
+      expect(unused).not.toBe(stored);
+    });
+
+    it('two requests with one key at once answer the one charge stored', async () => {
+      const { service, charges, processors } = setup();
+      let answer!: () => void;
+      processors.gate = new Promise<void>((r) => (answer = r));
+      const first = service.create(1000, 'sandbox', NGN, { idempotencyKey: 'k-7' });
+      const second = service.create(1000, 'sandbox', NGN, { idempotencyKey: 'k-7' });
+      await new Promise((r) => setImmediate(r));
+      answer();
+      const ids = (await Promise.all([first, second])).map((o) => (o.kind === 'charge' ? o.charge.charge_id : null));
+      expect(ids[0]).toBe(ids[1]);
+      expect(charges.docs.size).toBe(1);
+      expect(processors.intents).toHaveLength(2);
+    });
+
+    it('a processor that never answers: unknown outcome, stored initializing, abandoned by the sweep, then retried in place', async () => {
+      const { service, charges, processors } = setup({ realClock: true });
+      processors.gate = new Promise<void>(() => undefined);
+      const deadline = new Date(Date.now() + 300);
+      expect((await errorOf(service.create(1000, 'sandbox', NGN, { idempotencyKey: 'k-8', deadline })))[0]).toBe(
+        'UPSTREAM_TIMEOUT',
+      );
+      processors.gate = undefined;
+      const [stored] = [...charges.docs.values()];
+      stored!.updated_at = new Date(Date.now() - 31_000); // 30 s without an answer
+      expect(await service.abandonStale()).toBe(1);
+      expect(charges.docs.get(stored!.charge_id)).toMatchObject({ status: 'failed', failure_reason: 'abandoned' });
+      const retry = await service.create(1000, 'sandbox', NGN, { idempotencyKey: 'k-8' });
+      expect(retry.kind === 'charge' && retry.charge).toMatchObject({ charge_id: stored!.charge_id, status: 'pending' });
     });
 
     it('after a decline, the same reference makes a new charge, while the same Idempotency-Key answers the decline', async () => {

@@ -8,6 +8,7 @@ import {
   type Mode,
 } from '@ppay/kernel';
 import {
+  initialisedFields,
   isRetryableFailure,
   newCharge,
   previewConversion,
@@ -22,7 +23,7 @@ import { PROCESSOR_IDS, processorGroupFor } from '../processors/processors';
 import { withinDeadline } from './deadline-race';
 import { activeSubMerchantSplit } from './sub-merchant-split';
 import type { ChargeRepository, MerchantDirectory, SplitResolver } from '../ports';
-import type { ProcessorAdapter, ProcessorRegistry } from '../processors/ports';
+import type { PaymentIntent, ProcessorAdapter, ProcessorAuthorization, ProcessorRegistry } from '../processors/ports';
 import type { FxConverter } from './ports';
 
 /** A charge request after the gateway resolved aliases (spec 4.1); presence still matters. */
@@ -135,8 +136,9 @@ export class ChargeService {
         continue; // its reference was released for a new charge
       }
       const record = await this.build(merchantId, mode, request, input, keys, fingerprint, call.deadline);
-      if (!(await this.deps.charges.insert(record))) continue; // lost the race for the key or reference
-      return { kind: 'charge', charge: await this.initialise(record, call.deadline), replayed: false };
+      const made = await this.initialiseNew(record, call.deadline);
+      if (!made) continue; // lost the race for the key or reference
+      return { kind: 'charge', charge: made, replayed: false };
     }
     throw new PlatformError('CONFLICT', 'This charge is being changed by concurrent requests; retry', {
       param: keys.idempotencyKey ? 'Idempotency-Key' : 'reference',
@@ -315,26 +317,16 @@ export class ChargeService {
   }
 
   /**
-   * Asks the processor, within the caller's deadline. A definite refusal fails the charge (retryable);
+   * A stored charge (a retry of one the processor never set up) asks the processor again, within the
+   * caller's deadline. A definite refusal fails the charge (retryable);
    * no answer in time leaves it initializing (outcome unknown) and the late answer still lands on it.
    */
   private async initialise(record: ChargeRecord, deadline?: Date): Promise<ChargeRecord> {
     const adapter: ProcessorAdapter = this.deps.processors.adapterFor(record.processor_group, record.mode);
-    const work = adapter.initialise({
-      charge_id: record.charge_id,
-      merchant_id: record.merchant_id,
-      mode: record.mode,
-      amount: record.fee_details.total,
-      customer_email: record.customer.email,
-      description: record.description,
-      callback_url: record.callback_url,
-    });
+    const work = adapter.initialise(intentOf(record));
     const answer = await withinDeadline(work, deadline, this.now);
     if (answer.timedOut) {
-      void work
-        .then((authorization) => this.deps.charges.markInitialised(record.charge_id, authorization))
-        .catch((err: unknown) => this.afterFailure(record.charge_id, err))
-        .catch((err: unknown) => this.onBackgroundError(err, record.charge_id));
+      this.landLate(work, record.charge_id);
       throw unknownOutcome();
     }
     if ('error' in answer) {
@@ -343,6 +335,42 @@ export class ChargeService {
     }
     const initialised = await this.deps.charges.markInitialised(record.charge_id, answer.value);
     return initialised ?? this.reload(record);
+  }
+
+  /**
+   * A new charge: the processor is asked first and the charge stored once, with its answer (one write;
+   * docs/architecture.md, "A new charge: one write"). Initialising moves no money and its authorization
+   * reaches nobody until this request answers, so a crash before the insert leaves only an unused
+   * initialisation at the processor, and the caller's retry makes the charge. When the outcome is unknown
+   * (no answer by the deadline, or the processor's own timeout) the charge is stored as it stands
+   * (initializing) before the caller hears so, and the processor's late answer lands on it. Null when
+   * another request took the key or reference first.
+   */
+  private async initialiseNew(record: ChargeRecord, deadline?: Date): Promise<ChargeRecord | null> {
+    const work = this.deps.processors.adapterFor(record.processor_group, record.mode).initialise(intentOf(record));
+    const answer = await withinDeadline(work, deadline, this.now);
+    if (answer.timedOut) {
+      if (await this.deps.charges.insert({ ...record, updated_at: this.now() })) this.landLate(work, record.charge_id);
+      throw unknownOutcome();
+    }
+    if ('error' in answer) {
+      const unknown = answer.error instanceof PlatformError && answer.error.code === 'UPSTREAM_TIMEOUT';
+      const failed: ChargeRecord = unknown
+        ? { ...record, updated_at: this.now() }
+        : { ...record, status: 'failed', failure_reason: 'processor_unavailable', updated_at: this.now() };
+      if (!(await this.deps.charges.insert(failed))) return null;
+      throw answer.error;
+    }
+    const initialised = { ...record, ...initialisedFields(answer.value, this.now()) };
+    return (await this.deps.charges.insert(initialised)) ? initialised : null;
+  }
+
+  /** The processor's answer after the caller was told the outcome is unknown: it still lands on the stored charge. */
+  private landLate(work: Promise<ProcessorAuthorization>, chargeId: string): void {
+    void work
+      .then((authorization) => this.deps.charges.markInitialised(chargeId, authorization))
+      .catch((err: unknown) => this.afterFailure(chargeId, err))
+      .catch((err: unknown) => this.onBackgroundError(err, chargeId));
   }
 
   /** A processor error that says nothing was created fails the charge (retryable); a timeout does not. */
@@ -401,4 +429,17 @@ function unknownOutcome(): PlatformError {
   return new PlatformError('UPSTREAM_TIMEOUT', 'The payment processor has not answered yet', {
     detail: 'the outcome is unknown: retry with the same Idempotency-Key or reference to get the charge',
   });
+}
+
+/** What the processor is asked to set up for a charge. */
+function intentOf(record: ChargeRecord): PaymentIntent {
+  return {
+    charge_id: record.charge_id,
+    merchant_id: record.merchant_id,
+    mode: record.mode,
+    amount: record.fee_details.total,
+    customer_email: record.customer.email,
+    description: record.description,
+    callback_url: record.callback_url,
+  };
 }

@@ -4,18 +4,16 @@ import type { ChargeRecord, CustomerDetails } from '../../services/payments/src/
 import { testCharge, testFees } from '../../services/payments/src/charges/charge.test-util';
 import { newRefund } from '../../services/payments/src/refunds/refund';
 import { chargeDocumentOf, chargeModel, MongoChargeRepository } from '../../services/payments/src/charges/charge.repo';
-import { chargeKeyModel } from '../../services/payments/src/charges/charge-keys.repo';
 import { chargeListKeysJob } from '../../services/payments/src/charges/charge-lists.repo';
 import { chargeListKey } from '../../services/payments/src/charges/charge-queries';
 import { testInfraUrls } from '../support/infra';
 
 /**
- * The create path finds a charge by Idempotency-Key or reference through `_id` pointers (the only
- * lookup a MongoDB-wire server such as FerretDB answers without reading every charge). The charges'
- * unique indexes stay the authority: these cases are the ones where a pointer is missing, dangling
- * or stale, and the answer must still be the charge that holds the key.
+ * The create path finds a charge by Idempotency-Key or reference on the charges' own unique fields (in
+ * SQL over an index on the local FerretDB), and the unique indexes decide which of two racing creates
+ * holds a key: the loser's insert is refused and its lookup finds the holder.
  */
-describe('charge lookup by Idempotency-Key and reference (pointer index over the unique indexes)', () => {
+describe('charge repository: lookup by Idempotency-Key and reference, lean inserts, sweeps', () => {
   let conn: Connection;
   let repo: MongoChargeRepository;
   let nextMerchant = 7000;
@@ -41,7 +39,7 @@ describe('charge lookup by Idempotency-Key and reference (pointer index over the
     conn = await mongoose
       .createConnection(testInfraUrls().mongoUri, { dbName: `t${randomBytes(3).toString('hex')}_chargekeys` })
       .asPromise();
-    repo = new MongoChargeRepository(chargeModel(conn), chargeKeyModel(conn));
+    repo = new MongoChargeRepository(chargeModel(conn));
     await repo.model.init();
   });
   afterAll(async () => {
@@ -107,32 +105,28 @@ describe('charge lookup by Idempotency-Key and reference (pointer index over the
     expect(await repo.findByKeys(m, 'live', { idempotencyKey: 'k1', reference: 'order-1' })).toBeNull();
   });
 
-  it('a create that lost the race leaves a dangling pointer: the lookup still finds the holder and repairs it', async () => {
+  it('a create that lost the race for a key or a reference is refused; the lookup finds the holder', async () => {
     const m = nextMerchant++;
-    const winner = charge(m, { key: 'race' });
-    const loser = charge(m, { key: 'race' });
+    const winner = charge(m, { key: 'race', reference: 'race-ref' });
     expect(await repo.insert(winner)).toBe(true);
-    // The loser's pointer overwrote the winner's before its insert was refused.
-    expect(await repo.insert(loser)).toBe(false);
-    expect((await repo.keys.findById(`${m}:sandbox:key:race`).lean())?.charge_id).toBe(loser.charge_id);
+    expect(await repo.insert(charge(m, { key: 'race' }))).toBe(false);
+    expect(await repo.insert(charge(m, { key: 'other', reference: 'race-ref' }))).toBe(false);
     expect((await repo.findByKeys(m, 'sandbox', { idempotencyKey: 'race', reference: null }))?.charge_id).toBe(
       winner.charge_id,
     );
-    expect((await repo.keys.findById(`${m}:sandbox:key:race`).lean())?.charge_id).toBe(winner.charge_id);
+    expect(await repo.model.countDocuments({ merchant_id: m })).toBe(1);
+    // The same key in the other mode, or of another merchant, is another charge's to take.
+    expect(await repo.insert({ ...charge(m, { key: 'race' }), mode: 'live' })).toBe(true);
+    expect(await repo.insert(charge(m + 1000, { key: 'race' }))).toBe(true);
   });
 
-  it('a charge stored before pointers existed is found after one refused insert (healed on first use)', async () => {
+  it('a key is found among many charges of the merchant, the key before the reference', async () => {
     const m = nextMerchant++;
-    const old = charge(m, { key: 'legacy', reference: 'legacy-ref' });
-    expect(await repo.insert(old)).toBe(true);
-    await repo.keys.deleteMany({ charge_id: old.charge_id });
-    // No pointer: the lookup trusts the miss, the create's insert is refused by the unique index...
-    expect(await repo.findByKeys(m, 'sandbox', { idempotencyKey: 'legacy', reference: null })).toBeNull();
-    expect(await repo.insert(charge(m, { key: 'legacy' }))).toBe(false);
-    // ...and its next round finds the old charge.
-    expect((await repo.findByKeys(m, 'sandbox', { idempotencyKey: 'legacy', reference: null }))?.charge_id).toBe(
-      old.charge_id,
-    );
+    for (let i = 0; i < 30; i++) expect(await repo.insert(charge(m, { key: `k${i}`, reference: `r${i}` }))).toBe(true);
+    const byKey = await repo.findByKeys(m, 'sandbox', { idempotencyKey: 'k7', reference: 'r8' });
+    expect(byKey?.idempotency_key).toBe('k7');
+    const byReference = await repo.findByKeys(m, 'sandbox', { idempotencyKey: 'unused', reference: 'r8' });
+    expect(byReference?.reference).toBe('r8');
   });
 
   it('a released reference no longer leads to its failed charge, and a new charge can take it', async () => {
@@ -140,7 +134,6 @@ describe('charge lookup by Idempotency-Key and reference (pointer index over the
     const failed = charge(m, { reference: 'reuse-me' }, 'failed');
     expect(await repo.insert(failed)).toBe(true);
     expect(await repo.releaseReference(failed.charge_id, 'reuse-me')).toBe(true);
-    expect(await repo.keys.findById(`${m}:sandbox:ref:reuse-me`).lean()).toBeNull();
     expect(await repo.findByKeys(m, 'sandbox', { idempotencyKey: null, reference: 'reuse-me' })).toBeNull();
     const next = charge(m, { reference: 'reuse-me' });
     expect(await repo.insert(next)).toBe(true);

@@ -3,7 +3,6 @@ import { ensureIndexes, MerchantTombstones, OutboxRelay, runService } from '@ppa
 import type { types } from '@ppay/proto';
 import { ChargeService } from './charges/charges';
 import { chargeHandlers } from './charges/charges.handlers';
-import { chargeKeyModel } from './charges/charge-keys.repo';
 import { chargeModel, MongoChargeRepository } from './charges/charge.repo';
 import { chargeListKeysJob } from './charges/charge-lists.repo';
 import { ChargeQueries } from './charges/charge-queries';
@@ -93,7 +92,7 @@ void runService<types.payments.PaymentsServiceHandlers, (typeof paymentsConfig)[
     ]);
     const relay = new OutboxRelay(charges, nats, log, metrics);
     const sessionRelay = new OutboxRelay(sessionDocs, nats, log, metrics);
-    const chargeRepo = new MongoChargeRepository(charges, chargeKeyModel(mongo), (id) => relay.relaySoon(id));
+    const chargeRepo = new MongoChargeRepository(charges, (id) => relay.relaySoon(id));
     const sessionRepo = new MongoSessionRepository(sessionDocs, (id) => sessionRelay.relaySoon(id));
     const ledgerRelay = new OutboxRelay(entries, nats, log, metrics);
     const wallets = new MongoWalletStore(walletDocs);

@@ -10,7 +10,8 @@ import type { MerchantDataTarget } from '@ppay/runtime';
  */
 export const MERCHANT_DATA: readonly MerchantDataTarget[] = [
   { collection: 'charges', filter: (id) => ({ merchant_id: id }), modeField: 'mode' },
-  // Which charge holds an Idempotency-Key or reference (the create path's lookup index).
+  // Pointers from an Idempotency-Key or reference to its charge, written before 2026-11-28 (the create
+  // path now reads the charges' own indexes); a database from before then still holds them.
   { collection: 'charge_keys', filter: (id) => ({ merchant_id: id }), modeField: 'mode' },
   { collection: 'sessions', filter: (id) => ({ merchant_id: id }), modeField: 'mode' },
   { collection: 'ledger_entries', filter: (id) => ({ merchant_id: id }), modeField: 'mode' },

@@ -29,6 +29,8 @@ export interface BenchCase {
   hops: number;
   /** The request writes (a stored document and a JetStream publish): so does the ceiling's last hop. */
   writes?: boolean;
+  /** Every request carries its own Idempotency-Key (as partners send them); the ceiling ignores it. */
+  uniqueIdempotencyKeys?: boolean;
   merchant: { country: string; currency: string; marketplace?: boolean };
   request(m: NewMerchant, gatewayUrl: string): Promise<BenchRequest>;
 }
@@ -81,27 +83,41 @@ export const CASES: Record<string, BenchCase> = {
   },
   'charge-create': {
     description:
-      'POST /api/v1/partner/payments/charge: a real sandbox charge (stored, processor called, marked initialised; its first event is on completion)',
+      'POST /api/v1/partner/payments/charge: a real sandbox charge (processor called, stored once with its answer; its first event is on completion)',
     target: 0.8,
     hops: 1, // gateway → payments (same currency: no conversion call; the merchant facts are a local projection)
     writes: true,
     merchant: { country: 'NG', currency: 'NGN' },
-    request: async (m) => ({
-      method: 'POST',
-      path: '/api/v1/partner/payments/charge',
-      headers: { 'x-api-key': m.api_key },
-      // No reference and no Idempotency-Key: every request is a new charge.
-      body: JSON.stringify({
-        amount: 500_000,
-        currency: 'NGN',
-        total_amount: 500_000,
-        total_currency: 'NGN',
-        customer: { email: 'bench@example.com', country: 'Nigeria' },
-        metadata: { order_id: 'bench-1' },
-      }),
-    }),
+    // No reference and no Idempotency-Key: every request is a new charge.
+    request: async (m) => chargeRequest(m),
+  },
+  'charge-create-keyed': {
+    description:
+      'POST /api/v1/partner/payments/charge with a new Idempotency-Key per request (as partners send them): the key claimed in the gateway and bound in payments',
+    target: 0.8,
+    hops: 1,
+    writes: true,
+    uniqueIdempotencyKeys: true,
+    merchant: { country: 'NG', currency: 'NGN' },
+    request: async (m) => chargeRequest(m),
   },
 };
+
+function chargeRequest(m: NewMerchant): BenchRequest {
+  return {
+    method: 'POST',
+    path: '/api/v1/partner/payments/charge',
+    headers: { 'x-api-key': m.api_key },
+    body: JSON.stringify({
+      amount: 500_000,
+      currency: 'NGN',
+      total_amount: 500_000,
+      total_currency: 'NGN',
+      customer: { email: 'bench@example.com', country: 'Nigeria' },
+      metadata: { order_id: 'bench-1' },
+    }),
+  };
+}
 
 interface Figures {
   rps: number;
@@ -117,14 +133,28 @@ interface Figures {
 async function measure(
   url: string,
   req: BenchRequest,
-  o: { seconds: number; connections: number; pids: number[]; rate?: number },
+  o: { seconds: number; connections: number; pids: number[]; rate?: number; uniqueKeys?: boolean },
 ): Promise<Figures> {
   const cpuBefore = totalCpuSeconds(o.pids);
+  const keyPrefix = `bench-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
+  let sent = 0;
   const result = await autocannon({
     url,
     method: req.method,
     headers: { ...req.headers, ...(req.body ? { 'content-type': 'application/json' } : {}) },
     body: req.body,
+    ...(o.uniqueKeys
+      ? {
+          requests: [
+            {
+              setupRequest: (r: autocannon.Request) => ({
+                ...r,
+                headers: { ...r.headers, 'idempotency-key': `${keyPrefix}-${sent++}` },
+              }),
+            },
+          ],
+        }
+      : {}),
     connections: o.connections,
     duration: o.seconds,
     // autocannon paces each connection: the offered load is connectionRate × connections.
@@ -245,13 +275,14 @@ export async function runHttpCase(name: string, spec: BenchCase): Promise<CaseRe
     const rssIdle = new Map([...platform.pids()].map(([k, pid]) => [k, rssBytesOf(pid)]));
 
     // Short warm-ups so JIT and connection pools settle before measuring.
-    const warm = { seconds: Math.min(2, seconds), connections, pids: [] };
+    const uniqueKeys = spec.uniqueIdempotencyKeys === true;
+    const warm = { seconds: Math.min(2, seconds), connections, pids: [], uniqueKeys };
     for (const url of [platformUrl, ceilingUrl, baselineUrl]) await measure(url, req, warm);
     const snapshot = () => dbSnapshot(bench.ferretdbMetricsUrl, bench.mongoUri);
     const missesBefore = await cacheMisses(platform);
     const platformDbBefore = await snapshot();
     const platformCpu = cpuByProcess(namedPids(platform, bench.infraDir));
-    const real = await measure(platformUrl, req, { seconds, connections, pids: platformPids });
+    const real = await measure(platformUrl, req, { seconds, connections, pids: platformPids, uniqueKeys });
     const byProcess = platformCpu.perRequest(real.total);
     const platformDb = dbWork(platformDbBefore, await snapshot(), real.total);
     const missesDuring = (await cacheMisses(platform)) - missesBefore;
@@ -263,14 +294,14 @@ export async function runHttpCase(name: string, spec: BenchCase): Promise<CaseRe
         ...infraPids(bench.infraDir).map((pid) => [commandOf(pid), pid] as const),
       ]),
     );
-    const ceiling = await measure(ceilingUrl, req, { seconds, connections, pids: ceilingPids });
+    const ceiling = await measure(ceilingUrl, req, { seconds, connections, pids: ceilingPids, uniqueKeys });
     const ceilingByProcess = ceilingCpu.perRequest(ceiling.total);
     const ceilingDb = dbWork(ceilingDbBefore, await snapshot(), ceiling.total);
     const base = await measure(baselineUrl, req, { seconds, connections, pids: [baseline.pid!] });
     // Latency at a fixed offered load: half of what the ceiling sustains, the same rate for both.
     const paced = Math.min(connections, 10);
     const halfRate = Math.max(1, Math.round(ceiling.rps / 2 / paced)) * paced;
-    const half = { seconds, connections: paced, rate: halfRate };
+    const half = { seconds, connections: paced, rate: halfRate, uniqueKeys };
     const realHalf = await measure(platformUrl, req, { ...half, pids: platformPids });
     const ceilingHalf = await measure(ceilingUrl, req, { ...half, pids: ceilingPids });
     const rssEnd = new Map([...platform.pids()].map(([k, pid]) => [k, rssBytesOf(pid)]));

@@ -11,7 +11,6 @@ import {
 import { initialisedFields, RETRYABLE_FAILURES, type ChargeRecord } from './charge';
 import { chargeOf, storedCharge, storedRefund, type StoredCharge, type StoredRefund } from './stored-charge';
 import type { ChargeKeys, ChargeListQuery, ChargeRepository, DisputeHoldChange, RefundsChange } from '../ports';
-import { keyPairs, pointerId, pointTo, type ChargeKeyModel, type KeyKind } from './charge-keys.repo';
 import { chargeListKey } from './charge-queries';
 import { listCharges } from './charge-lists.repo';
 import type { ProcessorAuthorization } from '../processors/ports';
@@ -110,15 +109,15 @@ chargeSchema.index({ refund_pending_since: 1 });
 chargeSchema.index({ merchant_id: 1, mode: 1, list_key: -1 });
 chargeSchema.index({ merchant_id: 1, mode: 1, status: 1, list_key: -1 });
 chargeSchema.index({ merchant_id: 1, mode: 1, reference_key: 1, list_key: -1 });
+// findByKeys by Idempotency-Key. MongoDB answers it from the unique index above as well; FerretDB runs
+// SQL equality only over non-unique indexes (patch 6), and without this index would read every charge
+// of the table. The reference's lookup uses the listing index above.
+chargeSchema.index({ merchant_id: 1, mode: 1, idempotency_ref: 1, created_at: -1 });
 
 export type ChargeModel = Model<ChargeDocument>;
 
 export function chargeModel(conn: Connection): ChargeModel {
   return conn.model<ChargeDocument>('Charge', chargeSchema);
-}
-
-function holds(doc: ChargeDocument, kind: KeyKind, value: string): boolean {
-  return kind === 'key' ? doc.idempotency_ref === value : doc.reference_key === value;
 }
 
 /** The stored form of a new charge: every schema path set (see insertBuilt). */
@@ -172,14 +171,15 @@ export class MongoChargeRepository implements ChargeRepository {
   /** `afterWrite` is told which charge gained outbox events (the relay's fast path). */
   constructor(
     readonly model: ChargeModel,
-    readonly keys: ChargeKeyModel,
     private readonly afterWrite: (id: string) => void = () => undefined,
   ) {}
 
+  /**
+   * The hot path of every charge, one write: the record is complete, so no mongoose document is built.
+   * The unique indexes on reference and Idempotency-Key claim them; false when another charge holds one.
+   */
   async insert(charge: ChargeRecord): Promise<boolean> {
-    await this.point(charge.merchant_id, charge.mode, keyPairs(charge), charge.charge_id);
     try {
-      // The hot path of every charge: the record is complete, so no mongoose document is built.
       await insertBuilt(this.model, chargeDocumentOf(charge));
       return true;
     } catch (err) {
@@ -188,46 +188,25 @@ export class MongoChargeRepository implements ChargeRepository {
     }
   }
 
+  /**
+   * The charge holding the Idempotency-Key (it binds more strongly), else the one holding the reference:
+   * equality on the unique indexes' fields, which both MongoDB and (through the index below, in SQL)
+   * FerretDB answer from an index.
+   */
   async findByKeys(merchantId: number, mode: Mode, keys: ChargeKeys): Promise<ChargeRecord | null> {
-    // The key binds more strongly than the reference.
-    const wanted = keyPairs({ idempotency_key: keys.idempotencyKey, reference: keys.reference });
-    let unresolved = false;
-    for (const [kind, value] of wanted) {
-      const pointer = await this.keys
-        .findById(pointerId(merchantId, mode, kind, value))
-        .lean()
-        .exec();
-      if (!pointer) continue;
-      const doc = (await this.model.findById(pointer.charge_id, NO_OUTBOX).lean().exec()) as ChargeDocument | null;
-      if (doc && doc.merchant_id === merchantId && doc.mode === mode && holds(doc, kind, value)) return toRecord(doc);
-      unresolved = true;
-    }
-    if (!unresolved) return null;
-    const found = await this.scanByKeys(merchantId, mode, keys);
-    if (!found) return null;
-    const held = keyPairs(toRecord(found)).filter(([kind, value]) => holds(found, kind, value));
-    await this.point(merchantId, mode, held, found._id);
-    return toRecord(found);
-  }
-
-  /** The charges' own unique indexes: the authority, for pointers that did not resolve. */
-  private async scanByKeys(merchantId: number, mode: Mode, keys: ChargeKeys): Promise<ChargeDocument | null> {
-    const or = [
+    const wanted = [
       ...(keys.idempotencyKey ? [{ idempotency_ref: keys.idempotencyKey }] : []),
       ...(keys.reference ? [{ reference_key: keys.reference }] : []),
     ];
-    if (!or.length) return null;
-    const docs = (await this.model
-      .find({ merchant_id: merchantId, mode, $or: or }, NO_OUTBOX)
-      .lean()
-      .exec()) as ChargeDocument[];
-    // The key binds more strongly than the reference.
-    const byKey = docs.find((d) => keys.idempotencyKey && d.idempotency_ref === keys.idempotencyKey);
-    return byKey ?? docs[0] ?? null;
-  }
-
-  private point(merchantId: number, mode: Mode, pairs: [KeyKind, string][], chargeId: string): Promise<void> {
-    return pointTo(this.keys, merchantId, mode, pairs, chargeId);
+    for (const key of wanted) {
+      const doc = (await this.model
+        .findOne({ merchant_id: merchantId, mode, ...key }, NO_OUTBOX)
+        .comment(FERRETDB_SQL_PUSHDOWN)
+        .lean()
+        .exec()) as ChargeDocument | null;
+      if (doc) return toRecord(doc);
+    }
+    return null;
   }
 
   async findForMerchant(merchantId: number, mode: Mode, chargeId: string): Promise<ChargeRecord | null> {
@@ -279,16 +258,7 @@ export class MongoChargeRepository implements ChargeRepository {
         { $set: { reference_key: `released:${chargeId}`, updated_at: new Date() } },
       )
       .exec();
-    if (res.modifiedCount === 0) return false;
-    // The pointer now leads to a charge that no longer holds the reference; a crash before this
-    // delete only costs the next lookup of the reference one indexed scan.
-    const doc = await this.model.findById(chargeId, { merchant_id: 1, mode: 1 }).lean().exec();
-    if (doc) {
-      await this.keys
-        .deleteOne({ _id: pointerId(doc.merchant_id, doc.mode, 'ref', reference), charge_id: chargeId })
-        .exec();
-    }
-    return true;
+    return res.modifiedCount > 0;
   }
 
   async markInitialised(id: string, authorization: ProcessorAuthorization): Promise<ChargeRecord | null> {

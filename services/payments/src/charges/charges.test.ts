@@ -341,7 +341,10 @@ describe('ChargeService (spec 4.1, 7.1) with in-memory dependencies', () => {
       expect(await service.abandonStale()).toBe(1);
       expect(charges.docs.get(stored!.charge_id)).toMatchObject({ status: 'failed', failure_reason: 'abandoned' });
       const retry = await service.create(1000, 'sandbox', NGN, { idempotencyKey: 'k-8' });
-      expect(retry.kind === 'charge' && retry.charge).toMatchObject({ charge_id: stored!.charge_id, status: 'pending' });
+      expect(retry.kind === 'charge' && retry.charge).toMatchObject({
+        charge_id: stored!.charge_id,
+        status: 'pending',
+      });
     });
 
     it('after a decline, the same reference makes a new charge, while the same Idempotency-Key answers the decline', async () => {

@@ -1,5 +1,6 @@
 import * as os from 'node:os';
 import { FERRETDB_SQL_PUSHDOWN } from '@ppay/runtime';
+import { dbWork, fmtDbWork } from './db-work';
 import { cpuSecondsOfProcesses } from './proc';
 import { directCharges, insertClones, say, startEnv, type Env } from './subscriptions';
 import type { CaseResult } from './table';
@@ -90,6 +91,7 @@ export async function installmentsBench(): Promise<CaseResult> {
         $set: { clock_offset_ms: 70 * DAY, wake_at: new Date() },
       });
     say(`released ${count} plans in ${((Date.now() - releaseStarted) / 1000).toFixed(1)} s`);
+    const dbBefore = await env.db();
     const cpuBefore = cpuSecondsOfProcesses(env.platform, ['subscriptions', 'payments']);
     const started = Date.now();
     // Counted in SQL by the local FerretDB (its patch 6): the list's (merchant, mode, status) index.
@@ -115,6 +117,7 @@ export async function installmentsBench(): Promise<CaseResult> {
     }
     const seconds = (Date.now() - started) / 1000;
     const cpu = cpuSecondsOfProcesses(env.platform, ['subscriptions', 'payments']) - cpuBefore;
+    const dbAfter = await env.db();
 
     // Exactly once: one successful charge per (plan, part) for parts 2 and 3 of every clone.
     const charges = await env.payments
@@ -149,6 +152,7 @@ export async function installmentsBench(): Promise<CaseResult> {
     );
     say(`  ratio     ${(rate / baseline.rate).toFixed(2)}x baseline (the scheduler's claim and the plan's writes)`);
     say(`  cpu       ${((cpu * 1000) / Math.max(1, charged)).toFixed(1)} ms of subscriptions + payments CPU per part`);
+    say(`  per part: ${fmtDbWork(dbWork(dbBefore, dbAfter, charged))}`);
     say(`  double charges: ${doubles}   missing parts: ${missing}   (both must be 0)`);
     say('');
     const exact = doubles === 0 && missing === 0 && done === count;

@@ -9,6 +9,7 @@ import { createMerchant, type NewMerchant } from '../merchants';
 import type { Platform } from '../platform';
 import { loadOrCreateSecrets } from '../secrets';
 import { BENCH_STATE_DIR, startBenchPlatform } from './bench-infra';
+import { dbSnapshot, dbWork, fmtDbWork, type DbSnapshot } from './db-work';
 import { cpuSecondsOfProcesses } from './proc';
 
 /**
@@ -29,6 +30,8 @@ export interface Env {
   merchant: NewMerchant;
   subs: Connection;
   payments: Connection;
+  /** FerretDB's command counters and every collection's size (db-work.ts). */
+  db(): Promise<DbSnapshot>;
   stop(): Promise<void>;
 }
 
@@ -44,6 +47,7 @@ export async function startEnv(envFor: Record<string, NodeJS.ProcessEnv>): Promi
     merchant,
     subs,
     payments,
+    db: () => dbSnapshot(bench.ferretdbMetricsUrl, bench.mongoUri),
     async stop() {
       await subs.close();
       await payments.close();
@@ -138,6 +142,7 @@ export async function renewalsBench(): Promise<CaseResult> {
         $set: { next_payment_date: now, next_action_at: now, wake_at: now },
       });
     say(`released ${count} subscriptions in ${((Date.now() - releaseStarted) / 1000).toFixed(1)} s`);
+    const dbBefore = await env.db();
     const cpuBefore = cpuSecondsOfProcesses(env.platform, ['subscriptions', 'payments']);
     const started = Date.now();
     // The count command with the pushdown comment is counted in SQL by the local FerretDB (its patch
@@ -164,6 +169,7 @@ export async function renewalsBench(): Promise<CaseResult> {
     }
     const seconds = (Date.now() - started) / 1000;
     const cpu = cpuSecondsOfProcesses(env.platform, ['subscriptions', 'payments']) - cpuBefore;
+    const db = dbWork(dbBefore, await env.db(), done);
 
     // Double charges: more than one successful charge for one (subscription, period start).
     const charges = await env.payments
@@ -199,6 +205,7 @@ export async function renewalsBench(): Promise<CaseResult> {
       `  ratio     ${(rate / baseline.rate).toFixed(2)}x baseline (the scheduler's claim, renewal record and subscription writes)`,
     );
     say(`  cpu       ${((cpu * 1000) / Math.max(1, done)).toFixed(1)} ms of subscriptions + payments CPU per renewal`);
+    say(`  per renewal: ${fmtDbWork(db)}`);
     say(`  double charges: ${doubles} (must be 0)`);
     say('');
     return {

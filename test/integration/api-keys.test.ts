@@ -173,6 +173,21 @@ describe('API keys and authentication', () => {
       expect((await partner(data.api_key)).status).toBe(200);
     });
 
+    it('lists the keys that are not revoked and the 20 most recent revoked ones (H2-3)', async () => {
+      const m = await t.merchant();
+      const revoked: string[] = [];
+      for (let i = 0; i < 23; i++) {
+        const created = await asUser(m.user_token, 'POST', '/create-api-key', { name: `temp ${i}` });
+        expect(created.status).toBe(201);
+        expect((await asUser(m.user_token, 'DELETE', `/api-keys/${created.body.data.id}`)).status).toBe(200);
+        revoked.push(created.body.data.id);
+      }
+      const listed = await asUser(m.user_token, 'GET', '/api-keys');
+      expect(listed.status).toBe(200);
+      const ids = listed.body.data.api_keys.map((k: { id: string }) => k.id);
+      expect(ids).toEqual([m.api_key_id, ...revoked.slice(-20)]);
+    });
+
     it('stores keys hashed and webhook secrets encrypted: the plaintext is nowhere in the database', async () => {
       const m = await t.merchant();
       const rotated = await asUser(m.user_token, 'POST', `/api-keys/${m.api_key_id}/regenerate-webhook-secret`);

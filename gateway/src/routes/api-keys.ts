@@ -61,6 +61,8 @@ export async function registerApiKeyRoutes(app: FastifyInstance, deps: GatewayDe
         tags,
         security,
         summary: 'List API keys (masked)',
+        description:
+          'Every key that is not revoked (at most 20 per mode) and the 20 most recently created revoked keys, oldest first.',
         response: { 200: successOf(Type.Object({ api_keys: Type.Array(ApiKey) })), ...COMMON_ERRORS },
       },
     },

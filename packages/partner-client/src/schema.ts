@@ -14764,7 +14764,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List API keys (masked) */
+        /**
+         * List API keys (masked)
+         * @description Every key that is not revoked (at most 20 per mode) and the 20 most recently created revoked keys, oldest first.
+         */
         get: {
             parameters: {
                 query?: never;

@@ -121,7 +121,10 @@ export interface WebhookSender {
 /** API keys as stored: managed by api-keys, read by the deliveries' key cache. */
 export interface ApiKeyRepository {
   insert(record: ApiKeyRecord, event: OutboxEntry): Promise<void>;
-  listByMerchant(merchantId: number): Promise<ApiKeyRecord[]>;
+  /** The merchant's keys that are not revoked (active or disabled), oldest first: bounded by the key quota. */
+  listUnrevoked(merchantId: number): Promise<ApiKeyRecord[]>;
+  /** The merchant's `limit` most recently created revoked keys, newest first. */
+  listRevoked(merchantId: number, limit: number): Promise<ApiKeyRecord[]>;
   findForMerchant(merchantId: number, keyId: string): Promise<ApiKeyRecord | null>;
   /** Any merchant's key: the delivery worker's read (it acts for the platform, not a caller). */
   findById(keyId: string): Promise<ApiKeyRecord | null>;

@@ -1,6 +1,6 @@
 import { Schema, type Connection, type Model } from 'mongoose';
 import { PlatformError, type OutboxEntry } from '@ppay/kernel';
-import { isDuplicateKeyError, outboxEntrySchema } from '@ppay/runtime';
+import { FERRETDB_SQL_PUSHDOWN, isDuplicateKeyError, outboxEntrySchema } from '@ppay/runtime';
 import type { ApiKeyRepository } from '../ports';
 import type { ApiKeyChanges, ApiKeyRecord, ApiKeyStatus } from './api-key';
 
@@ -14,7 +14,7 @@ const encryptedSecretSchema = new Schema({ key_id: String, iv: String, tag: Stri
 const apiKeySchema = new Schema<ApiKeyDocument>(
   {
     _id: { type: String, required: true },
-    merchant_id: { type: Number, required: true, index: true },
+    merchant_id: { type: Number, required: true },
     mode: { type: String, required: true },
     name: { type: String, required: true },
     key_hash: { type: String, required: true, unique: true },
@@ -36,6 +36,12 @@ const apiKeySchema = new Schema<ApiKeyDocument>(
   },
   { versionKey: false, collection: 'api_keys' },
 );
+// A merchant's keys by status (the key list, the quota, the webhook receivers): never a read of other
+// merchants' keys, nor of all of its own revoked ones.
+apiKeySchema.index({ merchant_id: 1, status: 1, created_at: -1 });
+
+/** Safety bound on one status's read; the quota keeps unrevoked keys far below it. */
+const MAX_UNREVOKED_READ = 200;
 
 function toRecord(doc: ApiKeyDocument | null): ApiKeyRecord | null {
   if (!doc) return null;
@@ -74,10 +80,25 @@ export class MongoApiKeyRepository implements ApiKeyRepository {
     }
   }
 
-  async listByMerchant(merchantId: number): Promise<ApiKeyRecord[]> {
+  async listUnrevoked(merchantId: number): Promise<ApiKeyRecord[]> {
+    const [active, disabled] = await Promise.all([
+      this.byStatus(merchantId, 'active', MAX_UNREVOKED_READ),
+      this.byStatus(merchantId, 'disabled', MAX_UNREVOKED_READ),
+    ]);
+    return [...active, ...disabled].sort((a, b) => a.created_at.getTime() - b.created_at.getTime());
+  }
+
+  listRevoked(merchantId: number, limit: number): Promise<ApiKeyRecord[]> {
+    return this.byStatus(merchantId, 'revoked', limit);
+  }
+
+  /** Newest first; equality and a sort on the index's fields, so in SQL on the local FerretDB too. */
+  private async byStatus(merchantId: number, status: ApiKeyStatus, limit: number): Promise<ApiKeyRecord[]> {
     const docs = await this.model
-      .find({ merchant_id: merchantId }, { outbox: 0 })
-      .sort({ created_at: 1 })
+      .find({ merchant_id: merchantId, status }, { outbox: 0 })
+      .sort({ created_at: -1 })
+      .limit(limit)
+      .comment(FERRETDB_SQL_PUSHDOWN)
       .lean()
       .exec();
     return docs.map((d) => toRecord(d as ApiKeyDocument)!);

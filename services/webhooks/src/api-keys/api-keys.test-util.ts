@@ -11,8 +11,18 @@ export class MemoryApiKeyRepository implements ApiKeyRepository {
     this.keys.set(record.id, structuredClone(record));
     this.events.push(event);
   }
-  async listByMerchant(merchantId: number): Promise<ApiKeyRecord[]> {
-    return [...this.keys.values()].filter((k) => k.merchant_id === merchantId).map((k) => structuredClone(k));
+  async listUnrevoked(merchantId: number): Promise<ApiKeyRecord[]> {
+    return [...this.keys.values()]
+      .filter((k) => k.merchant_id === merchantId && k.status !== 'revoked')
+      .sort((a, b) => a.created_at.getTime() - b.created_at.getTime())
+      .map((k) => structuredClone(k));
+  }
+  async listRevoked(merchantId: number, limit: number): Promise<ApiKeyRecord[]> {
+    return [...this.keys.values()]
+      .filter((k) => k.merchant_id === merchantId && k.status === 'revoked')
+      .sort((a, b) => b.created_at.getTime() - a.created_at.getTime())
+      .slice(0, limit)
+      .map((k) => structuredClone(k));
   }
   async findForMerchant(merchantId: number, keyId: string): Promise<ApiKeyRecord | null> {
     const k = this.keys.get(keyId);

@@ -1,12 +1,19 @@
 import { randomBytes } from 'node:crypto';
 import { SecretBox } from '@ppay/kernel';
-import { KEY_QUOTAS, ApiKeyService } from './api-keys';
+import { KEY_QUOTAS, REVOKED_KEYS_LISTED, ApiKeyService } from './api-keys';
 import { MemoryApiKeyRepository } from './api-keys.test-util';
 import { KeyHasher } from './credentials';
 
 function service() {
   const repo = new MemoryApiKeyRepository();
-  const keys = new ApiKeyService(repo, new KeyHasher(randomBytes(32)), new SecretBox(randomBytes(32), 'k1'));
+  let clock = Date.parse('2026-11-01T00:00:00Z');
+  const keys = new ApiKeyService(
+    repo,
+    new KeyHasher(randomBytes(32)),
+    new SecretBox(randomBytes(32), 'k1'),
+    undefined,
+    () => new Date((clock += 1_000)),
+  );
   return { repo, keys };
 }
 
@@ -24,6 +31,29 @@ describe('ApiKeyService quotas (H2-3)', () => {
     await expect(keys.create(2, { mode: 'sandbox' })).resolves.toBeDefined();
     await keys.revoke(1, created[0]!.record.id);
     await expect(keys.create(1, { mode: 'sandbox' })).resolves.toBeDefined();
+  });
+
+  it('lists every key that is not revoked and only the most recent revoked ones, however many were revoked', async () => {
+    const { keys } = service();
+    const kept = [await keys.create(1, { mode: 'sandbox' }), await keys.create(1, { mode: 'live' })];
+    await keys.toggle(1, kept[1]!.record.id, false);
+    const revoked: string[] = [];
+    for (let i = 0; i < 45; i++) {
+      const { record } = await keys.create(1, { mode: i % 2 ? 'live' : 'sandbox' });
+      await keys.revoke(1, record.id);
+      revoked.push(record.id);
+    }
+    kept.push(await keys.create(1, { mode: 'sandbox' }));
+    const listed = await keys.list(1);
+    expect(listed).toHaveLength(kept.length + REVOKED_KEYS_LISTED);
+    expect(listed.filter((k) => k.status !== 'revoked').map((k) => k.id)).toEqual(kept.map((k) => k.record.id));
+    expect(new Set(listed.filter((k) => k.status === 'revoked').map((k) => k.id))).toEqual(
+      new Set(revoked.slice(-REVOKED_KEYS_LISTED)),
+    );
+    const times = listed.map((k) => k.created_at.getTime());
+    expect(times).toEqual([...times].sort((a, b) => a - b));
+    // Revoked keys never count toward the quota or leave another merchant's list.
+    expect(await keys.list(2)).toEqual([]);
   });
 
   it('allows 16 keys per merchant and mode with a webhook URL; more is 409 WEBHOOK_URL_LIMIT_REACHED', async () => {

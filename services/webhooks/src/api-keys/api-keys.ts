@@ -34,6 +34,8 @@ const MAX_URL_LENGTH = 2048;
  * not revoked: keys, and keys with a webhook URL (every one of them receives each of the mode's events).
  */
 export const KEY_QUOTAS = { keysPerMode: 20, webhookUrlsPerMode: 16 } as const;
+/** Revoked keys GET /api-keys shows besides every unrevoked one: the most recently created. */
+export const REVOKED_KEYS_LISTED = 20;
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 
 /** Absolute http(s) URL; live keys need https (loopback excepted, for local receivers). */
@@ -140,8 +142,16 @@ export class ApiKeyService {
     return { record, apiKey, webhookSecret };
   }
 
-  list(merchantId: number): Promise<ApiKeyRecord[]> {
-    return this.repo.listByMerchant(merchantId);
+  /**
+   * Every key that is not revoked (at most the quota per mode) and the most recent revoked ones, oldest
+   * first: bounded however many keys a merchant has revoked.
+   */
+  async list(merchantId: number): Promise<ApiKeyRecord[]> {
+    const [unrevoked, revoked] = await Promise.all([
+      this.repo.listUnrevoked(merchantId),
+      this.repo.listRevoked(merchantId, REVOKED_KEYS_LISTED),
+    ]);
+    return [...unrevoked, ...revoked].sort((a, b) => a.created_at.getTime() - b.created_at.getTime());
   }
 
   /** Revoking is permanent and idempotent: revoking a revoked key returns it unchanged. */
@@ -223,7 +233,7 @@ export class ApiKeyService {
   }
 
   private async unrevoked(merchantId: number, mode: Mode): Promise<ApiKeyRecord[]> {
-    return (await this.repo.listByMerchant(merchantId)).filter((k) => k.mode === mode && k.status !== 'revoked');
+    return (await this.repo.listUnrevoked(merchantId)).filter((k) => k.mode === mode);
   }
 
   /** One more key of the mode may get a webhook URL. */

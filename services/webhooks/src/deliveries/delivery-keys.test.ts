@@ -32,7 +32,7 @@ function key(over: Partial<ApiKeyRecord> = {}): ApiKeyRecord {
 function repo(keys: ApiKeyRecord[]) {
   const calls = { list: 0, byId: 0 };
   const r = {
-    listByMerchant: async (merchantId: number) => (calls.list++, keys.filter((k) => k.merchant_id === merchantId)),
+    listUnrevoked: async (merchantId: number) => (calls.list++, keys.filter((k) => k.merchant_id === merchantId)),
     findById: async (id: string) => (calls.byId++, keys.find((k) => k.id === id) ?? null),
   } as unknown as ApiKeyRepository;
   return { r, calls };

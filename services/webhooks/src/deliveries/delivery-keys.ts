@@ -29,7 +29,7 @@ export class RepositoryDeliveryKeys implements DeliveryKeys {
     return this.receiverCache.getOrLoad(
       `${this.generation}:${merchantId}:${mode}`,
       async () =>
-        (await this.repo.listByMerchant(merchantId))
+        (await this.repo.listUnrevoked(merchantId))
           .filter((k) => k.status === 'active' && k.mode === mode && k.webhook_url)
           .map((k) => this.toDeliveryKey(k)),
       () => this.ttlMs,

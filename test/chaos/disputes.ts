@@ -1,5 +1,6 @@
 import type { Connection } from 'mongoose';
-import { eventually, type HttpResult, type TestPlatform } from '../support/platform';
+import { eventually, type TestPlatform } from '../support/platform';
+import type { ChaosApi, Until200 } from './client';
 
 /** A charge of the load that is disputed, and how its dispute is decided. */
 export interface Job {
@@ -13,19 +14,11 @@ export interface Job {
 /** The reasons of the entries a payment itself writes (disputes add theirs on top). */
 export const PAYMENT_REASONS = ['payment', 'marketplace_operator', 'marketplace_split'];
 
-type Api = (key: string, method: string, url: string, body?: unknown) => Promise<HttpResult>;
-type Until200 = (
-  label: string,
-  send: () => Promise<HttpResult>,
-  deadline: number,
-  done?: string[],
-) => Promise<HttpResult>;
-
 /**
  * Opens the job's dispute and decides it, retrying like a partner: a 409 that says an earlier try of
  * the same call took effect (its answer was lost to a kill) counts as done.
  */
-export async function disputeAndDecide(c: { api: Api; until200: Until200 }, job: Job, deadline: number) {
+export async function disputeAndDecide(c: { api: ChaosApi; until200: Until200 }, job: Job, deadline: number) {
   const opened = await c.until200(
     `dispute ${job.index}`,
     () => c.api(job.key, 'POST', `/sandbox/charges/${job.chargeId}/dispute`, { reason: 'fraudulent' }),
@@ -74,7 +67,7 @@ const shapeOf = (list: Funds) => list.map((f) => `${f.merchant_id}:${f.amount.cu
  * the merchants equal to the sum of its entries.
  */
 export async function checkDisputeMoney(
-  c: { api: Api; payments: Connection; t: TestPlatform },
+  c: { api: ChaosApi; payments: Connection; t: TestPlatform },
   disputed: Job[],
   merchants: number[],
 ): Promise<{ disputesWrong: number; walletsWrong: number }> {

@@ -5,7 +5,7 @@ import { COMPONENTS } from '@ppay/kernel';
 import { infraDown, infraUp, REPO_ROOT, type InfraOptions } from '@ppay/devstack';
 import { eventually, http, startTestPlatform, type HttpResult, type TestPlatform } from '../support/platform';
 import { checkDisputeMoney, disputeAndDecide, PAYMENT_REASONS } from './disputes';
-import { replayCharges } from './replays';
+import { replayCharges, type ReplayJob } from './replays';
 import { buyPhysical, checkPhysical, createPhysicalProducts, physicalSummary, planPhysical } from './orders';
 
 /**
@@ -53,17 +53,9 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const say = (line: string) => fs.writeSync(2, `${line}\n`);
 
 type Config = 'plain' | 'split' | 'converted';
-interface Job {
-  index: number;
+/** A charge of the load (`key` is the merchant's API key), its answers, and how its dispute is decided. */
+interface Job extends ReplayJob {
   config: Config;
-  key: string; // the merchant's API key
-  body: Record<string, unknown>;
-  chargeKey: string;
-  outcomeKey: string;
-  outcome: 'succeed' | 'fail';
-  chargeId?: string;
-  chargeData?: Record<string, unknown>;
-  outcomeData?: Record<string, unknown>;
   /** How its dispute is decided (about 10 % of succeeded charges): evidence that wins, accept, or the sandbox outcome. */
   dispute?: 'winning_evidence' | 'accept' | 'won' | 'lost';
   disputeId?: string;

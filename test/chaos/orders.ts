@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Connection } from 'mongoose';
-import { eventually, type HttpResult } from '../support/platform';
+import { eventually } from '../support/platform';
+import type { ChaosApi, Until200 } from './client';
 
 /**
  * Physical purchases in the fault suite: customers buy units of products with finite stock on the hosted
@@ -34,21 +35,8 @@ export interface PhysicalSetup {
   initialStock: number[];
 }
 
-type Api = (
-  key: string,
-  method: string,
-  url: string,
-  body?: unknown,
-  headers?: Record<string, string>,
-) => Promise<HttpResult>;
-type Until200 = (
-  label: string,
-  send: () => Promise<HttpResult>,
-  deadline: number,
-  done?: string[],
-) => Promise<HttpResult>;
 interface Client {
-  api: Api;
+  api: ChaosApi;
   until200: Until200;
   gateway: string;
   /** Counts a client retry (the suite's statistics). */

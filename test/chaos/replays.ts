@@ -1,4 +1,4 @@
-import type { HttpResult } from '../support/platform';
+import type { ChaosApi, Until200 } from './client';
 
 /** A charge of the load and the answers it got, to be asked again with the same Idempotency-Keys. */
 export interface ReplayJob {
@@ -13,15 +13,6 @@ export interface ReplayJob {
   outcomeData?: Record<string, unknown>;
 }
 
-type Api = (
-  key: string,
-  method: string,
-  url: string,
-  body?: unknown,
-  headers?: Record<string, string>,
-) => Promise<HttpResult>;
-type Until200 = (label: string, send: () => Promise<HttpResult>, deadline: number) => Promise<HttpResult>;
-
 /**
  * Every Idempotency-Key replay answers the original charge and outcome. The gateway replays the stored
  * answer byte for byte; when its store was unreachable (NATS killed) at the first answer, payments still
@@ -29,7 +20,7 @@ type Until200 = (label: string, send: () => Promise<HttpResult>, deadline: numbe
  * (docs/decisions.md, Hardening 18), and `amount_disputed` for a charge disputed since. Anything else
  * that differs is a failure.
  */
-export async function replayCharges(c: { api: Api; until200: Until200 }, jobs: ReplayJob[], concurrency: number) {
+export async function replayCharges(c: { api: ChaosApi; until200: Until200 }, jobs: ReplayJob[], concurrency: number) {
   const MAY_MOVE_ON = ['status', 'amount_disputed'];
   const replays = { identical: 0, currentStatus: 0, different: [] as string[] };
   const compare = (label: string, original: Record<string, unknown>, again: Record<string, unknown>) => {

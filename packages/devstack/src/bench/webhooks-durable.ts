@@ -4,7 +4,7 @@ import { dbWork, type DbSnapshot, type DbWork } from './db-work';
 import { startHelper } from './helper-process';
 import { cpuByProcess } from './process-metrics';
 import { DURABLE_DB, type DurableReceiver } from './webhooks-durable-docs';
-import type { SideFigures } from './webhooks-report';
+import { meanEntries, type SideFigures } from './webhooks-report';
 
 /**
  * The bench side of the durable baseline of `bench -- webhooks` (the loop itself is
@@ -25,6 +25,7 @@ export function startDurableLoop(o: {
 }
 
 export interface Burst extends SideFigures {
+  events: number;
   seconds: number;
   /** Every event received by the sinks. */
   done: boolean;
@@ -58,7 +59,25 @@ export async function measureBurst(o: {
   const byProcess = cpu.entries(o.n);
   const rate = (o.received() - before) / seconds;
   await new Promise((r) => setTimeout(r, SETTLE_MS));
-  return { rate, seconds, done, cpu: byProcess, db: dbWork(dbBefore, await o.snapshot(), o.n) };
+  return { events: o.n, rate, seconds, done, cpu: byProcess, db: dbWork(dbBefore, await o.snapshot(), o.n) };
+}
+
+/** One side's bursts of equal size as one: deliveries over their total time, the mean per delivery. */
+export function combineBursts(bursts: Burst[]): Burst & { rates: number[] } {
+  const events = bursts.reduce((sum, b) => sum + b.events, 0);
+  const seconds = bursts.reduce((sum, b) => sum + b.seconds, 0);
+  return {
+    events,
+    seconds,
+    rate: events / seconds,
+    rates: bursts.map((b) => b.rate),
+    done: bursts.every((b) => b.done),
+    cpu: meanEntries(bursts.map((b) => b.cpu)),
+    db: {
+      commands: meanEntries(bursts.map((b) => b.db.commands)),
+      documents: meanEntries(bursts.map((b) => b.db.documents)),
+    },
+  };
 }
 
 /** "event 12 fields 1,234 B, delivery 18 fields 2,345 B": one stored document of each kind. */

@@ -1,4 +1,12 @@
-import { cpuTotalMs, fmtCpuUs, ratioLine, tableFigures, verdictOf, type WebhookFigures } from './webhooks-report';
+import {
+  cpuTotalMs,
+  fmtCpuUs,
+  meanEntries,
+  ratioLine,
+  tableFigures,
+  verdictOf,
+  type WebhookFigures,
+} from './webhooks-report';
 
 describe('what the webhooks bench reports', () => {
   const figures = (platformRate: number, durableRate: number, p99: number): WebhookFigures => ({
@@ -45,5 +53,26 @@ describe('what the webhooks bench reports', () => {
       target: '>= 0.6x durable, >= 1,000/s, p99 <= 500 ms',
       pass: false,
     });
+  });
+
+  it('averages bursts of equal size key by key, a process missing from one burst counting as 0 there', () => {
+    expect(
+      meanEntries([
+        [
+          ['webhooks', 0.8],
+          ['ferretdb', 0.4],
+        ],
+        [
+          ['ferretdb', 0.3],
+          ['webhooks', 0.6],
+          ['payments', 0.02],
+        ],
+      ]),
+    ).toEqual([
+      ['webhooks', expect.closeTo(0.7, 9)],
+      ['ferretdb', expect.closeTo(0.35, 9)],
+      ['payments', expect.closeTo(0.01, 9)],
+    ]);
+    expect(meanEntries([])).toEqual([]);
   });
 });

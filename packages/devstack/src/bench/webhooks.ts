@@ -10,7 +10,7 @@ import { dbSnapshot, fmtDbWork } from './db-work';
 import { namedPids } from './process-metrics';
 import type { CaseResult } from './table';
 import { VerifyingSinks } from './webhook-sinks';
-import { measureBurst, startDurableLoop, storedShapes } from './webhooks-durable';
+import { combineBursts, measureBurst, startDurableLoop, storedShapes } from './webhooks-durable';
 import { DURABLE_SUBJECT, type DurableReceiver } from './webhooks-durable-docs';
 import { fmtCpuUs, ratioLine, tableFigures, verdictOf, WEBHOOK_TARGETS } from './webhooks-report';
 
@@ -30,6 +30,8 @@ const SINKS = Number(process.env.BENCH_WEBHOOK_SINKS ?? 4);
 const N = Number(process.env.BENCH_WEBHOOK_EVENTS ?? 2000);
 const RATE = 200;
 const RATE_SECONDS = Number(process.env.BENCH_WEBHOOK_RATE_SECONDS ?? 5);
+/** Events per side before anything is measured. */
+const WARM_UP = Math.max(40, Math.round(N / 10));
 
 function outcome(merchantId: number, at: Date): PaymentOutcome {
   const m = (amount: number) => ({ amount, currency: 'NGN' });
@@ -123,15 +125,18 @@ export async function runWebhooksBench(): Promise<CaseResult> {
     const toPlatform = publisher('payments.payment.failed');
     const toDurable = publisher(DURABLE_SUBJECT);
 
-    // Warm-up, both sides.
+    // Warm-up, both sides: JIT, connections, the stream and database files.
     for (const publish of [toPlatform, toDurable]) {
       const start = sinks.received.size;
-      for (let i = 0; i < 40; i++) await publish(i);
-      await sinks.waitFor(start + 40, 30_000);
+      for (let i = 0; i < WARM_UP; i += 20)
+        await Promise.all(Array.from({ length: Math.min(20, WARM_UP - i) }, (_, j) => publish(i + j)));
+      await sinks.waitFor(start + WARM_UP, 30_000);
     }
 
-    // 1. Throughput: N events published as fast as JetStream takes them, to the platform, then to the
-    // durable baseline. CPU per delivery of every process on the machine, whoever's work it is.
+    // 1. Throughput: N events published as fast as JetStream takes them, to the platform and to the
+    // durable baseline in the order platform, durable, durable, platform, so each side has a burst
+    // early and late in the run (the first burst after warm-up measured slower whichever side it was).
+    // CPU per delivery of every process on the machine, whoever's work it is.
     const pids = new Map([
       ...namedPids(platform, bench.infraDir),
       ['durable loop', loop.pid!],
@@ -146,8 +151,10 @@ export async function runWebhooksBench(): Promise<CaseResult> {
         pids,
         snapshot: () => dbSnapshot(bench.ferretdbMetricsUrl, bench.mongoUri),
       });
-    const platformBurst = await burst(toPlatform);
-    const durableBurst = await burst(toDurable);
+    const platformFirst = await burst(toPlatform);
+    const durableBursts = [await burst(toDurable), await burst(toDurable)];
+    const platformBurst = combineBursts([platformFirst, await burst(toPlatform)]);
+    const durableBurst = combineBursts(durableBursts);
 
     // 2. Bare loop: the same bodies, HMAC + POST with keep-alive, 64 in flight.
     const agent = new http.Agent({ keepAlive: true, maxSockets: 16 });
@@ -220,16 +227,17 @@ export async function runWebhooksBench(): Promise<CaseResult> {
     };
     const verdict = verdictOf(figures);
     const rate = (r: number) => r.toFixed(0).padStart(6);
+    const bursts = (rates: number[]) => rates.map((r) => r.toFixed(0)).join(', ');
     const incomplete = (done: boolean) => (done ? '' : '   (INCOMPLETE)');
     process.stdout.write(
       [
         '',
         'case webhooks: payment.failed events on JetStream → webhooks service → signed POST to a verifying loopback sink',
-        `  ${N} events over ${SINKS} merchants/sinks, ${os.cpus().length} cores shared by publisher, sinks, platform and baselines`,
-        `  platform  ${rate(platformBurst.rate)} deliveries/s${incomplete(platformBurst.done)}`,
+        `  ${N} events per burst over ${SINKS} merchants/sinks, bursts platform, durable, durable, platform; ${os.cpus().length} cores shared by publisher, sinks, platform and baselines`,
+        `  platform  ${rate(platformBurst.rate)} deliveries/s (bursts ${bursts(platformBurst.rates)})${incomplete(platformBurst.done)}`,
         `            CPU per delivery by process: ${fmtCpuUs(platformBurst.cpu)}`,
         `            ${fmtDbWork(platformBurst.db)}`,
-        `  durable   ${rate(durableBurst.rate)} deliveries/s${incomplete(durableBurst.done)}`,
+        `  durable   ${rate(durableBurst.rate)} deliveries/s (bursts ${bursts(durableBurst.rates)})${incomplete(durableBurst.done)}`,
         `            (its own process: durable JetStream pull consumer → event insert → HMAC → POST → delivery insert → ack; batched inserts, 256 events in flight, 8 sockets per sink)`,
         `            CPU per delivery by process: ${fmtCpuUs(durableBurst.cpu)}`,
         `            ${fmtDbWork(durableBurst.db)}`,

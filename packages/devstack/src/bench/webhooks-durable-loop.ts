@@ -22,15 +22,37 @@ import {
  * unlimited redelivery, like the platform's) hands it events; per event it inserts the event record,
  * signs, POSTs to the merchant's verifying sink, inserts the delivery with its outcome, and only then
  * acks the message. Both inserts go through the kernel's WriteBatcher, as the service's do, into
- * collections of their own on the same FerretDB (no secondary indexes: the floor). Limits as the
- * service's defaults: 256 events in flight (WEBHOOKS_EVENTS_IN_FLIGHT), 8 sockets per receiver (the
- * sender's MAX_SOCKETS_PER_HOST and WEBHOOKS_PER_ENDPOINT_CONCURRENCY), 64 sends at once
- * (WEBHOOKS_CONCURRENCY). Left out: tracing, metrics, the key and tombstone reads (cached in the
- * service), rendering per API version, the SSRF check, send slots and the claim loop.
+ * collections of their own on the same FerretDB: no secondary indexes (the floor) unless
+ * BENCH_WEBHOOK_DURABLE_INDEXES=1. Limits as the service's defaults: 256 events in flight
+ * (WEBHOOKS_EVENTS_IN_FLIGHT), 8 sockets per receiver (the sender's MAX_SOCKETS_PER_HOST and
+ * WEBHOOKS_PER_ENDPOINT_CONCURRENCY), 64 sends at once (WEBHOOKS_CONCURRENCY). Left out: tracing,
+ * metrics, the key and tombstone reads (cached in the service), renderers per API version (the body is
+ * the latest version's shape), the SSRF check, send slots, the claim loop and retries (the bench's sinks
+ * answer 200).
  *
  * Env: DURABLE_MONGO_URI, DURABLE_NATS_URL, DURABLE_RECEIVERS (JSON DurableReceiver[]). Prints
  * "ready" once the stream, consumer and collections exist; stops on SIGTERM.
  */
+/**
+ * BENCH_WEBHOOK_DURABLE_INDEXES=1 gives the baseline's collections the secondary indexes of the
+ * service's `webhook_events` and `webhook_deliveries` (event.repo.ts, delivery-documents.repo.ts), to
+ * measure what they cost per delivery.
+ */
+const DURABLE_WITH_INDEXES = process.env.BENCH_WEBHOOK_DURABLE_INDEXES === '1';
+const PLATFORM_INDEXES: Record<'events' | 'deliveries', Record<string, 1 | -1>[]> = {
+  events: [
+    { merchant_id: 1, mode: 1, occurred_at: -1, _id: -1 },
+    { created_at: 1 },
+    { merchant_id: 1, mode: 1, created_at: 1, _id: 1 },
+  ],
+  deliveries: [
+    { status: 1, next_attempt_at: 1 },
+    { event_id: 1, key_id: 1 },
+    { merchant_id: 1, mode: 1, status: 1, created_at: -1 },
+    { created_at: 1 },
+  ],
+};
+
 const EVENTS_IN_FLIGHT = 256;
 const SENDS_AT_ONCE = 64;
 const SOCKETS_PER_RECEIVER = 8;
@@ -91,6 +113,10 @@ async function main(): Promise<void> {
   const events = db.collection('events');
   const deliveries = db.collection('deliveries');
   for (const name of ['events', 'deliveries']) await db.createCollection(name).catch(() => undefined);
+  if (DURABLE_WITH_INDEXES) {
+    for (const spec of PLATFORM_INDEXES.events) await events.createIndex(spec);
+    for (const spec of PLATFORM_INDEXES.deliveries) await deliveries.createIndex(spec, { unique: 'key_id' in spec });
+  }
   const eventWrites = new WriteBatcher((docs: object[]) => insertIgnoringDuplicates(events, docs));
   const deliveryWrites = new WriteBatcher((docs: object[]) => insertIgnoringDuplicates(deliveries, docs));
 

@@ -238,7 +238,7 @@ export async function runWebhooksBench(): Promise<CaseResult> {
         `            CPU per delivery by process: ${fmtCpuUs(platformBurst.cpu)}`,
         `            ${fmtDbWork(platformBurst.db)}`,
         `  durable   ${rate(durableBurst.rate)} deliveries/s (bursts ${bursts(durableBurst.rates)})${incomplete(durableBurst.done)}`,
-        `            (its own process: durable JetStream pull consumer → event insert → HMAC → POST → delivery insert → ack; batched inserts, 256 events in flight, 8 sockets per sink)`,
+        `            (its own process: durable JetStream pull consumer → event insert → HMAC → POST → delivery insert → ack; batched inserts, ${process.env.BENCH_WEBHOOK_DURABLE_INDEXES === '1' ? 'the platform’s secondary indexes' : 'no secondary indexes'}, 256 events in flight, 8 sockets per sink)`,
         `            CPU per delivery by process: ${fmtCpuUs(durableBurst.cpu)}`,
         `            ${fmtDbWork(durableBurst.db)}`,
         `  bare loop ${rate(baseRate)} deliveries/s   ${baseUs.toFixed(0)} µs CPU per delivery (HMAC + keep-alive POST, 64 in flight; in the bench process with the sinks)`,

@@ -1,10 +1,10 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import * as os from 'node:os';
-import * as path from 'node:path';
 import autocannon from 'autocannon';
 import { createMerchant, type NewMerchant } from '../merchants';
 import { benchPortBase, startBenchPlatform } from './bench-infra';
 import { dbSnapshot, dbWork, fmtDbWork } from './db-work';
+import { startHelper } from './helper-process';
 import { commandOf, infraPids, mib, rssBytesOf, totalCpuSeconds } from './proc';
 import { cacheMisses, cpuByProcess, namedPids } from './process-metrics';
 import type { CaseResult } from './table';
@@ -173,27 +173,6 @@ async function measure(
 
 /** The route a bare server registers for the request: its path without the query string. */
 const routeOf = (req: BenchRequest): string => req.path.split('?')[0]!;
-
-/** Starts a bench helper process and resolves once it prints its first line ("ready"). */
-function startHelper(script: string, args: string[], env: Record<string, string>): Promise<ChildProcess> {
-  // BENCH_PROFILE_DIR profiles the ceiling and baseline too (under <dir>/<script>-<role>/), so a hop's
-  // profile can be read beside the platform process that takes its place.
-  const dir = process.env.BENCH_PROFILE_DIR;
-  const profile = dir
-    ? [
-        '--cpu-prof',
-        `--cpu-prof-dir=${path.resolve(dir, [path.basename(script, '.js'), ...args.slice(0, 1)].join('-'))}`,
-      ]
-    : [];
-  const child = spawn(process.execPath, [...profile, path.join(__dirname, script), ...args], {
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  return new Promise((resolve, reject) => {
-    child.stdout!.once('data', () => resolve(child));
-    child.once('exit', (code) => reject(new Error(`${script} ${args.join(' ')} exited with ${code}`)));
-  });
-}
 
 // Just below the platform's ports, so BENCH_PORT_BASE moves them too (18999 and 18990..18989+hops by default).
 const BASELINE_PORT = benchPortBase() - 1;

@@ -4,16 +4,22 @@ import { commandOf, cpuSecondsOf, infraPids } from './proc';
 
 // What a bench reads off the platform's processes: CPU per process, metrics, V8 memory.
 
-/** CPU seconds of named processes from now; `perRequest(n)` prints each one's ms per request since. */
+/**
+ * CPU seconds of named processes from now: `entries(n)` gives each one's ms per request since (those
+ * above 0.005 ms, largest first), `perRequest(n)` prints them.
+ */
 export function cpuByProcess(named: Map<string, number>) {
   const before = new Map([...named].map(([k, pid]) => [k, cpuSecondsOf(pid)]));
+  const entries = (requests: number): [string, number][] =>
+    [...named]
+      .map(([k, pid]) => [k, ((cpuSecondsOf(pid) - before.get(k)!) * 1000) / Math.max(1, requests)] as [string, number])
+      .filter(([, ms]) => ms >= 0.005)
+      .sort((a, b) => b[1] - a[1]);
   return {
+    entries,
     perRequest: (requests: number) =>
-      [...named]
-        .map(([k, pid]) => ({ k, ms: ((cpuSecondsOf(pid) - before.get(k)!) * 1000) / Math.max(1, requests) }))
-        .filter((p) => p.ms >= 0.005)
-        .sort((a, b) => b.ms - a.ms)
-        .map((p) => `${p.k} ${p.ms.toFixed(2)}`)
+      entries(requests)
+        .map(([k, ms]) => `${k} ${ms.toFixed(2)}`)
         .join(', '),
   };
 }

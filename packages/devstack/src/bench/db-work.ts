@@ -9,7 +9,9 @@ import { mongo } from 'mongoose';
  * findAndModify 1.00" per request beside its ceiling's "insert 1.00".
  */
 export interface DbSnapshot {
+  /** The counters when the snapshot began, and after its own counting of documents. */
   commands: Map<string, number>;
+  commandsAfter?: Map<string, number>;
   documents: Map<string, number>;
 }
 
@@ -29,10 +31,14 @@ export function parseFerretdbCommands(text: string): Map<string, number> {
   return counts;
 }
 
-export async function dbSnapshot(metricsUrl: string, mongoUri: string): Promise<DbSnapshot> {
+async function readCommands(metricsUrl: string): Promise<Map<string, number>> {
   const res = await fetch(metricsUrl);
   if (!res.ok) throw new Error(`FerretDB metrics ${metricsUrl}: ${res.status}`);
-  const commands = parseFerretdbCommands(await res.text());
+  return parseFerretdbCommands(await res.text());
+}
+
+export async function dbSnapshot(metricsUrl: string, mongoUri: string): Promise<DbSnapshot> {
+  const commands = await readCommands(metricsUrl);
   const documents = new Map<string, number>();
   const client = await mongo.MongoClient.connect(mongoUri);
   try {
@@ -49,7 +55,7 @@ export async function dbSnapshot(metricsUrl: string, mongoUri: string): Promise<
   } finally {
     await client.close();
   }
-  return { commands, documents };
+  return { commands, commandsAfter: await readCommands(metricsUrl), documents };
 }
 
 /** Per-request differences, largest first; entries under 0.005 per request are left out. */
@@ -70,9 +76,10 @@ export interface DbWork {
   documents: [string, number][];
 }
 
+/** From the end of `before` (its own counting excluded) to the start of `after`. */
 export function dbWork(before: DbSnapshot, after: DbSnapshot, requests: number): DbWork {
   return {
-    commands: perRequest(before.commands, after.commands, requests),
+    commands: perRequest(before.commandsAfter ?? before.commands, after.commands, requests),
     documents: perRequest(before.documents, after.documents, requests),
   };
 }

@@ -154,14 +154,14 @@ describe('the hosted page answers (GetCheckout, PayCheckout, CancelCheckout)', (
 });
 
 describe('session validation is bounded before any pattern runs', () => {
-  it('answers a pathological 1 MB e-mail address with a 4xx in well under 100 ms', async () => {
+  it('answers a pathological 1 MB e-mail address with a 4xx at once (a backtracking pattern would take years)', async () => {
     const { service } = setup();
     const evil = 'a@' + '.'.repeat(1_000_000) + '@';
     const started = Date.now();
     expect(await codeOf(service.create(1000, 'sandbox', { ...REQUEST, customer: { email: evil } }))).toBe(
       'VALIDATION_FAILED',
     );
-    expect(Date.now() - started).toBeLessThan(100);
+    expect(Date.now() - started).toBeLessThan(1_000);
   });
 
   it('refuses amounts outside the currency limits', async () => {

@@ -41,14 +41,19 @@ describe('AsyncDnsResolver (webhook targets, H2-4)', () => {
 
   it('one tenant’s hanging name server does not hold up other names, and its lookups time out', async () => {
     const r = resolver();
-    const started = Date.now();
-    const slow = Array.from({ length: 40 }, (_, i) => r.resolve(`slow${i}.tenant.test`).catch((e: unknown) => e));
+    let slowSettled = 0;
+    const slow = Array.from({ length: 40 }, (_, i) =>
+      r
+        .resolve(`slow${i}.tenant.test`)
+        .catch((e: unknown) => e)
+        .finally(() => slowSettled++),
+    );
     const fast = await r.resolve('fast.test');
     expect(fast).toHaveLength(2);
-    expect(Date.now() - started).toBeLessThan(250);
+    // Answered while every hanging lookup was still waiting (ordering, not wall time: CI machines vary).
+    expect(slowSettled).toBe(0);
     const failures = await Promise.all(slow);
     expect(failures.every((e) => (e as { code?: string }).code === 'ETIMEOUT')).toBe(true);
-    expect(Date.now() - started).toBeLessThan(1_500);
   });
 
   it('keeps an answer for its TTL (one query for many lookups), then asks again', async () => {

@@ -1,8 +1,6 @@
 import * as os from 'node:os';
-import { FERRETDB_SQL_PUSHDOWN } from '@ppay/runtime';
 import { dbWork, fmtDbWork } from './db-work';
-import { cpuSecondsOfProcesses } from './proc';
-import { directCharges, insertClones, say, startEnv, type Env } from './subscriptions';
+import { directCharges, insertClones, measureUntilCounted, say, startEnv, type Env } from './subscriptions';
 import type { CaseResult } from './table';
 
 /**
@@ -91,33 +89,14 @@ export async function installmentsBench(): Promise<CaseResult> {
         $set: { clock_offset_ms: 70 * DAY, wake_at: new Date() },
       });
     say(`released ${count} plans in ${((Date.now() - releaseStarted) / 1000).toFixed(1)} s`);
-    const dbBefore = await env.db();
-    const cpuBefore = cpuSecondsOfProcesses(env.platform, ['subscriptions', 'payments']);
-    const started = Date.now();
-    // Counted in SQL by the local FerretDB (its patch 6): the list's (merchant, mode, status) index.
-    const completed = async () =>
-      Number(
-        (
-          await env.subs.db!.command({
-            count: 'installment_plans',
-            query: { merchant_id: merchantId, mode: 'sandbox', status: 'completed' },
-            comment: FERRETDB_SQL_PUSHDOWN,
-          })
-        ).n,
-      );
-    let done = 0;
-    let lastReport = Date.now();
-    while (done < count && Date.now() - started < timeoutMs) {
-      await new Promise((r) => setTimeout(r, 1_000));
-      done = await completed();
-      if (Date.now() - lastReport > 15_000) {
-        say(`  … ${done} plans completed after ${((Date.now() - started) / 1000).toFixed(0)} s`);
-        lastReport = Date.now();
-      }
-    }
-    const seconds = (Date.now() - started) / 1000;
-    const cpu = cpuSecondsOfProcesses(env.platform, ['subscriptions', 'payments']) - cpuBefore;
-    const dbAfter = await env.db();
+    // Counted over the list's (merchant, mode, status) index.
+    const { done, seconds, cpu, dbBefore, dbAfter } = await measureUntilCounted(env, {
+      collection: 'installment_plans',
+      query: { merchant_id: merchantId, mode: 'sandbox', status: 'completed' },
+      count,
+      timeoutMs,
+      what: 'plans completed',
+    });
 
     // Exactly once: one successful charge per (plan, part) for parts 2 and 3 of every clone.
     const charges = await env.payments

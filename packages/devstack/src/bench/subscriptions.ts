@@ -106,6 +106,37 @@ export async function insertClones(
 
 export const say = (line: string) => process.stdout.write(`${line}\n`);
 
+/**
+ * Waits (up to `timeoutMs`) until `count` documents of `collection` match `query`, checking each second,
+ * and measures the wait: its seconds, the CPU of subscriptions + payments, and the database work. The
+ * count command with the pushdown comment is counted in SQL by the local FerretDB (patch 6,
+ * scripts/ferretdb/patches/); countDocuments would decode every document in Go each second, competing
+ * with the scheduler.
+ */
+export async function measureUntilCounted(
+  env: Env,
+  o: { collection: string; query: Record<string, unknown>; count: number; timeoutMs: number; what: string },
+) {
+  const dbBefore = await env.db();
+  const cpuBefore = cpuSecondsOfProcesses(env.platform, ['subscriptions', 'payments']);
+  const started = Date.now();
+  const counted = async () =>
+    Number((await env.subs.db!.command({ count: o.collection, query: o.query, comment: FERRETDB_SQL_PUSHDOWN })).n);
+  let done = 0;
+  let lastReport = Date.now();
+  while (done < o.count && Date.now() - started < o.timeoutMs) {
+    await new Promise((r) => setTimeout(r, 1_000));
+    done = await counted();
+    if (Date.now() - lastReport > 15_000) {
+      say(`  … ${done} ${o.what} after ${((Date.now() - started) / 1000).toFixed(0)} s`);
+      lastReport = Date.now();
+    }
+  }
+  const seconds = (Date.now() - started) / 1000;
+  const cpu = cpuSecondsOfProcesses(env.platform, ['subscriptions', 'payments']) - cpuBefore;
+  return { done, seconds, cpu, dbBefore, dbAfter: await env.db() };
+}
+
 export async function renewalsBench(): Promise<CaseResult> {
   const count = Number(process.env.BENCH_SUBSCRIPTIONS ?? 10_000);
   const concurrency = Number(process.env.BENCH_SCHEDULER_CONCURRENCY ?? 4);
@@ -142,34 +173,14 @@ export async function renewalsBench(): Promise<CaseResult> {
         $set: { next_payment_date: now, next_action_at: now, wake_at: now },
       });
     say(`released ${count} subscriptions in ${((Date.now() - releaseStarted) / 1000).toFixed(1)} s`);
-    const dbBefore = await env.db();
-    const cpuBefore = cpuSecondsOfProcesses(env.platform, ['subscriptions', 'payments']);
-    const started = Date.now();
-    // The count command with the pushdown comment is counted in SQL by the local FerretDB (its patch
-    // 6, scripts/ferretdb/patches/); countDocuments would decode every renewal in Go each second, competing with the scheduler.
-    const renewed = async () =>
-      Number(
-        (
-          await env.subs.db!.command({
-            count: 'renewals',
-            query: { merchant_id: env.merchant.merchant_id, status: 'paid' },
-            comment: FERRETDB_SQL_PUSHDOWN,
-          })
-        ).n,
-      );
-    let done = 0;
-    let lastReport = Date.now();
-    while (done < count && Date.now() - started < timeoutMs) {
-      await new Promise((r) => setTimeout(r, 1_000));
-      done = await renewed();
-      if (Date.now() - lastReport > 15_000) {
-        say(`  … ${done} renewed after ${((Date.now() - started) / 1000).toFixed(0)} s`);
-        lastReport = Date.now();
-      }
-    }
-    const seconds = (Date.now() - started) / 1000;
-    const cpu = cpuSecondsOfProcesses(env.platform, ['subscriptions', 'payments']) - cpuBefore;
-    const db = dbWork(dbBefore, await env.db(), done);
+    const { done, seconds, cpu, dbBefore, dbAfter } = await measureUntilCounted(env, {
+      collection: 'renewals',
+      query: { merchant_id: env.merchant.merchant_id, status: 'paid' },
+      count,
+      timeoutMs,
+      what: 'renewed',
+    });
+    const db = dbWork(dbBefore, dbAfter, done);
 
     // Double charges: more than one successful charge for one (subscription, period start).
     const charges = await env.payments

@@ -8,6 +8,8 @@ SCHEMATHESIS_VERSION="4.32.5"
 VENV="${FUZZ_VENV:-${XDG_CACHE_HOME:-$HOME/.cache}/ppay-fuzz/venv-$SCHEMATHESIS_VERSION}"
 
 if [[ ! -x "$VENV/bin/st" ]]; then
+  source "$REPO/scripts/lib/system-packages.sh"
+  ensure_system_packages python-venv:python3-venv # Debian ships venv apart from python3
   echo "[fuzz] installing schemathesis $SCHEMATHESIS_VERSION into $VENV" >&2
   python3 -m venv "$VENV"
   "$VENV/bin/pip" install --quiet "schemathesis==$SCHEMATHESIS_VERSION"

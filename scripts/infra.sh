@@ -135,9 +135,16 @@ mongo_healthy() {
   timeout 5 bash -c "$MONGO_PING" "$HOST" "$MONGO_PORT" 2>/dev/null
 }
 
-# /healthz answers 200 only once JetStream is up (and streams recovered).
+# /healthz answers 200 only once JetStream is up (and streams recovered). Plain HTTP/1.0 over /dev/tcp,
+# like the MongoDB ping above, so a fresh machine needs no HTTP client.
+NATS_HEALTH='
+exec 3<>"/dev/tcp/$0/$1" || exit 1
+printf "GET /healthz HTTP/1.0\r\nHost: %s\r\n\r\n" "$0" >&3
+IFS=" " read -r _ status _ <&3
+[[ "$status" == 200 ]]
+'
 nats_healthy() {
-  curl -fsS --max-time 3 "http://$HOST:$NATS_HTTP_PORT/healthz" >/dev/null 2>&1
+  timeout 3 bash -c "$NATS_HEALTH" "$HOST" "$NATS_HTTP_PORT" 2>/dev/null
 }
 
 # Starts "$@" detached from this script (own session, no tty, output to a log),

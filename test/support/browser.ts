@@ -13,7 +13,7 @@ const CHROMIUM_ARGS = [
   '--disable-sync',
 ];
 
-/** Debian's headless Chromium (installed by .ci/run), driven by playwright-core. */
+/** Debian's headless Chromium (installed by scripts/test-prerequisites.sh), driven by playwright-core. */
 export function launchChromium(): Promise<Browser> {
   return chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
 }

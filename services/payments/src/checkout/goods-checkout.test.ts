@@ -113,7 +113,7 @@ describe('checkout of physical products (GoodsCheckout with SessionService)', ()
     expect(await create({ sub_merchant_id: 4000 })).toEqual(['SUB_MERCHANT_NOT_ACTIVE', 'sub_merchant_id']);
     expect(
       await create({ sub_merchant_id: 2000, quantity: 1, installments: { count: 2, interval: 'monthly' } }),
-    ).toEqual(['VALIDATION_FAILED', 'sub_merchant_id']);
+    ).toEqual(['PHYSICAL_GOODS_NOT_RECURRING', 'installments']);
 
     const { session } = await service.create(1000, 'sandbox', { ...SHIRT, sub_merchant_id: 2000 });
     const paid = await service.pay(session.session_id, VISA, ADDRESS);

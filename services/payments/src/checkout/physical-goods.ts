@@ -77,6 +77,28 @@ export function goodsLineOf(
   };
 }
 
+/**
+ * A physical product is sold once: its order, stock and shipping are those of one payment. A plan's later
+ * parts or a subscription's renewals are charged off the page, where no order is made and no stock taken,
+ * so the combination is refused before anything is priced, held or saved (seeded products without shipping
+ * too: they are still goods someone ships).
+ */
+export function assertSoldOnce(
+  product: Pick<CatalogueProduct, 'type'>,
+  request: { installments?: unknown; subscription_frequency_key?: string; trial_days?: number },
+): void {
+  if (product.type !== 'physical') return;
+  const param =
+    request.installments !== undefined
+      ? 'installments'
+      : request.subscription_frequency_key?.trim()
+        ? 'subscription_frequency_key'
+        : request.trial_days
+          ? 'trial_days'
+          : null;
+  if (param) throw new PlatformError('PHYSICAL_GOODS_NOT_RECURRING', undefined, { param });
+}
+
 /** Price × quantity + shipping, in the product's currency (exact integers). */
 export function lineTotal(line: GoodsLine): Money {
   const units = BigInt(line.unit_price.amount) * BigInt(line.quantity);

@@ -232,7 +232,7 @@ describe('installment plans', () => {
     const product = (installments_allowed: boolean) =>
       admin.call(
         'UpsertProduct',
-        { merchant_id: m.merchant_id, name: 'Phone', type: 'physical', base_price: NGN(300_000), installments_allowed },
+        { merchant_id: m.merchant_id, name: 'Course', type: 'digital', base_price: NGN(300_000), installments_allowed },
         internal(),
       );
     try {

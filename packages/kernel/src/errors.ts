@@ -109,6 +109,8 @@ export const ERROR_CATALOGUE = {
   MARKETPLACE_NOT_SET_UP: invalid('Marketplace is not set up; call POST /marketplace/setup first', 422),
   SESSION_EXPIRED: invalid('This checkout session has expired', 422),
   SESSION_CLOSED: invalid('This checkout session can no longer be paid', 422),
+  // one order ships once: a plan's later parts or a subscription's renewals would charge without one
+  PHYSICAL_GOODS_NOT_RECURRING: invalid('Physical products cannot be sold in installments or by subscription', 422),
   // spec 7.4, exact wording
   PAYOUT_NOT_SET_UP: invalid('Payout has not been set up for this merchant'),
   PAYOUT_ACCOUNT_NOT_FOUND: invalid('No payout account found'),

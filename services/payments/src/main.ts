@@ -196,7 +196,7 @@ void runService<types.payments.PaymentsServiceHandlers, (typeof paymentsConfig)[
     // A payment attempt's claim on its session is stale after this (a crash in the middle of one).
     const attemptStaleMs = Math.max(30_000, config.PROCESSOR_TIMEOUT_MS * 3);
     const goods = new GoodsCheckout(
-      { fx, stock, orders, charges: chargeRepo, sessions: sessionRepo },
+      { fx, stock, orders, credits, charges: chargeRepo, sessions: sessionRepo },
       (outcome) => orderCounters.holds.inc({ outcome }),
       { attemptStaleMs, now: () => new Date() },
     );

@@ -14,7 +14,6 @@ import { installmentPlanHandlers } from './installment-plans/installment-plans.h
 import { InstallmentPlanService } from './installment-plans/installment-plans';
 import { installmentMetrics } from './installment-plans/installment-plans.metrics';
 import { InstallmentCheckouts } from './installment-plans/plan-checkouts';
-import { NO_ORDERS } from './installment-plans/ports';
 import { MERCHANT_DATA } from './merchant-data.repo';
 import { GrpcPayments } from './payments-client.adapter';
 import { LeasedScheduler } from './renewals/leased-scheduler';
@@ -79,8 +78,7 @@ void runService<types.subscriptions.SubscriptionsServiceHandlers, (typeof servic
       },
       consumers: [
         checkoutConsumer(new CheckoutService(repo), tombstones),
-        // Physical products' orders (issue 25) will replace NO_ORDERS (installment-plans/ports.ts).
-        installmentCheckoutConsumer(new InstallmentCheckouts(plans, NO_ORDERS), tombstones),
+        installmentCheckoutConsumer(new InstallmentCheckouts(plans), tombstones),
       ],
       merchantData: { targets: MERCHANT_DATA, tombstones },
       relays: [relay, planRelay],

@@ -5,6 +5,7 @@ import {
   FakeProducts,
   FakeSplits,
   MemoryCharges,
+  MemoryLedger,
   MemoryPaymentMethods,
   MemorySessions,
 } from '../memory-ports.test-util';
@@ -13,6 +14,7 @@ import { OffSessionChargeService } from '../payment-methods/off-session-charges'
 import { PaymentMethodService } from '../payment-methods/payment-methods';
 import type { SessionRequest } from './session-request';
 import { newOrder, type OrderDraft } from '../orders/order';
+import { WalletCredits } from '../wallets/wallet-credits';
 import { GoodsCheckout } from './goods-checkout';
 import type { StockHolds, StockLine } from './ports';
 import { SessionService } from './sessions';
@@ -90,6 +92,8 @@ export function checkoutSetup(options: { maxAttempts?: number } = {}) {
   const products = new FakeProducts();
   const stock = new FakeStock();
   const splits = new FakeSplits();
+  const ledger = new MemoryLedger();
+  const credits = new WalletCredits(ledger, splits, now);
   const orders: OrderDraft[] = [];
   const goods = new GoodsCheckout(
     {
@@ -101,6 +105,7 @@ export function checkoutSetup(options: { maxAttempts?: number } = {}) {
           return { ...newOrder(d, new Date(clock)) };
         },
       },
+      credits,
       charges,
       sessions,
     },
@@ -134,6 +139,8 @@ export function checkoutSetup(options: { maxAttempts?: number } = {}) {
     stock,
     orders,
     splits,
+    ledger,
+    credits,
     merchants,
     sessions,
     charges,

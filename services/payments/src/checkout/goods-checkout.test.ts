@@ -113,7 +113,7 @@ describe('checkout of physical products (GoodsCheckout with SessionService)', ()
     expect(await create({ sub_merchant_id: 4000 })).toEqual(['SUB_MERCHANT_NOT_ACTIVE', 'sub_merchant_id']);
     expect(
       await create({ sub_merchant_id: 2000, quantity: 1, installments: { count: 2, interval: 'monthly' } }),
-    ).toEqual(['VALIDATION_FAILED', 'sub_merchant_id']);
+    ).toEqual(['PHYSICAL_GOODS_NOT_RECURRING', 'installments']);
 
     const { session } = await service.create(1000, 'sandbox', { ...SHIRT, sub_merchant_id: 2000 });
     const paid = await service.pay(session.session_id, VISA, ADDRESS);
@@ -136,6 +136,48 @@ describe('checkout of physical products (GoodsCheckout with SessionService)', ()
         },
       }),
     ]);
+  });
+
+  it('a marketplace order shows the split its payment credited: the sub-merchant suspended, or its rate changed, meanwhile', async () => {
+    const { service, splits, orders, ledger, credits, sessions } = setup();
+    const active = { active: true, commission_rate: '0.07', commission_source: 'relationship' } as const;
+    splits.set(1000, 2000, active);
+    const suspended = await service.create(1000, 'sandbox', { ...SHIRT, sub_merchant_id: 2000 });
+    const repriced = await service.create(1000, 'sandbox', { ...SHIRT, sub_merchant_id: 2000 });
+    splits.set(1000, 2000, { ...active, active: false }); // suspended before the customer pays
+    const first = await service.pay(suspended.session.session_id, VISA, ADDRESS);
+    splits.set(1000, 2000, { ...active, commission_rate: '0.1' }); // back, at a new rate
+    const second = await service.pay(repriced.session.session_id, VISA, ADDRESS);
+    const creditsOf = (chargeId: string) =>
+      [...ledger.entries.values()].filter((e) => e.charge_id === chargeId).map((e) => [e.merchant_id, e.reason]);
+    const none = { amount: 0, currency: 'NGN' };
+    const [a, b] = [first.session.payment!.charge_id, second.session.payment!.charge_id];
+    // Nothing went to the suspended sub-merchant, and its order says so.
+    expect(creditsOf(a)).toEqual([[1000, 'marketplace_operator']]);
+    expect(orders.find((o) => o.charge_id === a)!.split).toEqual({
+      operator_id: 1000,
+      sub_merchant_id: 2000,
+      commission_rate: '0.07',
+      commission: none,
+      sub_merchant_amount: none,
+    });
+    // 10 % of ₦10,500.00 at the rate the payment was credited at, not the session's 7 %.
+    expect(creditsOf(b)).toEqual([
+      [2000, 'marketplace_split'],
+      [1000, 'marketplace_operator'],
+    ]);
+    expect(orders.find((o) => o.charge_id === b)!.split).toMatchObject({
+      commission_rate: '0.1',
+      commission: { amount: 105_000, currency: 'NGN' },
+      sub_merchant_amount: { amount: 945_000, currency: 'NGN' },
+    });
+    // The ledger's consumer of payment.succeeded, later, finds the decision made: it credits nothing more.
+    splits.set(1000, 2000, active);
+    const succeeded = sessions.events.find(
+      (e) => e.subject === 'payments.payment.succeeded' && (e.data as PaymentOutcome).charge_id === a,
+    )!;
+    expect((await credits.record(succeeded.data as PaymentOutcome, 'sandbox', 'evt_1')).inserted).toEqual([]);
+    expect(creditsOf(a)).toEqual([[1000, 'marketplace_operator']]);
   });
 
   it('answers sold out without charging when the units are gone, and gives back a declined card’s', async () => {

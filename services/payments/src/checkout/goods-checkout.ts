@@ -2,7 +2,8 @@ import { PlatformError, prefixedId, type Mode, type Money } from '@ppay/kernel';
 import type { FxConverter } from '../charges/ports';
 import type { OrderService } from '../orders/orders';
 import type { ChargeRepository, SessionRepository } from '../ports';
-import { goodsLineOf, lineTotal, orderDraftOf, type GoodsLine } from './physical-goods';
+import type { WalletCredits } from '../wallets/wallet-credits';
+import { goodsLineOf, lineTotal, orderDraftOf, splitCreditOf, type GoodsLine } from './physical-goods';
 import type { CatalogueProduct, StockHolds } from './ports';
 import { paidCharge, sessionOutcome, type SessionRecord } from './session';
 
@@ -20,6 +21,8 @@ export class GoodsCheckout {
       fx: FxConverter;
       stock: StockHolds;
       orders: Pick<OrderService, 'record'>;
+      /** A marketplace sale's wallet credits: the split its order shows is the one they made. */
+      credits: Pick<WalletCredits, 'creditsOf'>;
       /** Where a paid session's charge is copied (as SessionService does). */
       charges: Pick<ChargeRepository, 'insert'>;
       sessions: Pick<
@@ -121,13 +124,21 @@ export class GoodsCheckout {
   /**
    * The order of a paid physical session; the payment.succeeded consumer calls it too (a crash between).
    * Its charge is copied first (a repeat changes nothing): the order's cancel refunds that charge, which
-   * must not wait for the ledger reconciler to copy it minutes later.
+   * must not wait for the ledger reconciler to copy it minutes later. A marketplace sale's split is the
+   * one its wallet credits made, written now (idempotently, as the ledger's consumer would) if they are
+   * not yet: the sub-merchant's share is judged when the payment succeeds, not when the session was made.
+   * marketplace unreachable: nothing is recorded and the consumer's redelivery tries again.
    */
   async recordOrder(s: SessionRecord): Promise<void> {
     if (!s.goods || !s.payment || !s.shipping_address) return;
-    await this.deps.charges.insert(paidCharge(s)!);
+    const charge = paidCharge(s)!;
+    await this.deps.charges.insert(charge);
     const outcome = sessionOutcome(s, s.payment, s.completed_at ?? s.updated_at);
-    await this.deps.orders.record(orderDraftOf(s, s.goods, s.shipping_address, outcome));
+    const credit =
+      s.sub_merchant_id !== null && s.split
+        ? splitCreditOf(await this.deps.credits.creditsOf(charge, s.mode), s.sub_merchant_id)
+        : null;
+    await this.deps.orders.record(orderDraftOf(s, s.goods, s.shipping_address, outcome, credit));
   }
 
   /** payment.succeeded of a session → its order (by session id; a session without goods makes none). */

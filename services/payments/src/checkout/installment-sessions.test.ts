@@ -97,23 +97,20 @@ describe('installment sessions (issue 26)', () => {
   });
 
   it('a catalogue product is split only if it allows installments', async () => {
-    const { service } = setup();
-    await expect(
-      service.create(1000, 'sandbox', { ...INSTALLMENTS, product_name: undefined, product_id: 7 }),
-    ).rejects.toMatchObject({ code: 'INSTALLMENTS_NOT_ALLOWED', param: 'installments' });
-    // A physical product prices itself (₦5,000.00, free shipping): the amount may be left out.
-    const { session } = await service.create(1000, 'sandbox', {
-      ...INSTALLMENTS,
-      amount: undefined,
-      currency: undefined,
-      product_name: undefined,
-      product_id: 8,
+    const { service, products } = setup();
+    const digital = { ...INSTALLMENTS, product_name: undefined, product_id: 7 };
+    await expect(service.create(1000, 'sandbox', digital)).rejects.toMatchObject({
+      code: 'INSTALLMENTS_NOT_ALLOWED',
+      param: 'installments',
     });
+    products.products.get(7)!.installments_allowed = true;
+    const { session } = await service.create(1000, 'sandbox', digital);
     expect(session).toMatchObject({
       payment_type: 'installment',
-      product: { id: 8, name: 'Laptop', type: 'physical' },
-      installments: { total: { amount: 500_000, currency: 'NGN' } },
-      goods: { product_id: 8, quantity: 1 },
+      product: { id: 7, name: 'Catalogue product', type: 'digital' },
+      installments: { count: 3, total: { amount: 300_001, currency: 'NGN' } },
+      goods: null,
+      stock_state: null,
     });
   });
 

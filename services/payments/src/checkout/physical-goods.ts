@@ -8,8 +8,8 @@ import {
   type ShippingAddress,
 } from '@ppay/kernel';
 import type { ChargeSplit } from '../charges/charge';
-import { subMerchantShare } from '../charges/marketplace-share';
 import type { OrderDraft } from '../orders/order';
+import type { LedgerEntry } from '../wallets/ledger-entry';
 import type { CatalogueProduct } from './ports';
 
 /** Units one checkout may buy of a physical product. */
@@ -77,6 +77,28 @@ export function goodsLineOf(
   };
 }
 
+/**
+ * A physical product is sold once: its order, stock and shipping are those of one payment. A plan's later
+ * parts or a subscription's renewals are charged off the page, where no order is made and no stock taken,
+ * so the combination is refused before anything is priced, held or saved (seeded products without shipping
+ * too: they are still goods someone ships).
+ */
+export function assertSoldOnce(
+  product: Pick<CatalogueProduct, 'type'>,
+  request: { installments?: unknown; subscription_frequency_key?: string; trial_days?: number },
+): void {
+  if (product.type !== 'physical') return;
+  const param =
+    request.installments !== undefined
+      ? 'installments'
+      : request.subscription_frequency_key?.trim()
+        ? 'subscription_frequency_key'
+        : request.trial_days
+          ? 'trial_days'
+          : null;
+  if (param) throw new PlatformError('PHYSICAL_GOODS_NOT_RECURRING', undefined, { param });
+}
+
 /** Price × quantity + shipping, in the product's currency (exact integers). */
 export function lineTotal(line: GoodsLine): Money {
   const units = BigInt(line.unit_price.amount) * BigInt(line.quantity);
@@ -133,15 +155,55 @@ export function shippingAddressOf(input: AddressInput | undefined, line: GoodsLi
   return { name, line1, line2, city, state, postal_code, country, phone: field('phone', false) };
 }
 
-/** How a marketplace order's product total splits, at the terms the session was made with. */
-function orderSplitOf(operatorId: number, subMerchantId: number, terms: ChargeSplit, total: Money): OrderSplit {
-  const { commission, net } = subMerchantShare(total, terms.commission_rate);
+/**
+ * What the wallet credits of a marketplace payment gave its sub-merchant (the ledger's `marketplace_split`
+ * entry): the commission rate and amount it was judged at, and the net credited. null: nothing was credited
+ * (the sub-merchant was not active when the payment succeeded, or its share came to nothing).
+ */
+export interface SplitCredit {
+  commission_rate: string;
+  commission: Money;
+  net: Money;
+}
+
+/** The sub-merchant's split credit among a charge's payment credits, or null when there is none. */
+export function splitCreditOf(
+  credits: readonly Pick<LedgerEntry, 'merchant_id' | 'reason' | 'amount' | 'conversion_details'>[],
+  subMerchantId: number,
+): SplitCredit | null {
+  for (const e of credits) {
+    const d = e.conversion_details;
+    if (e.reason !== 'marketplace_split' || e.merchant_id !== subMerchantId || d?.source !== 'marketplace_split') {
+      continue;
+    }
+    return {
+      commission_rate: d.commission_rate,
+      commission: { amount: d.commission_amount, currency: e.amount.currency },
+      net: e.amount,
+    };
+  }
+  return null;
+}
+
+/**
+ * How a marketplace order's product total split: as its payment's wallet credits decided it, not as the
+ * session's terms foresaw. A sub-merchant credited nothing shows nothing: no commission, no amount (the
+ * operator kept the payment), at the rate the session was made with.
+ */
+function orderSplitOf(
+  operatorId: number,
+  subMerchantId: number,
+  terms: ChargeSplit,
+  credit: SplitCredit | null,
+  total: Money,
+): OrderSplit {
+  const none = { amount: 0, currency: total.currency };
   return {
     operator_id: operatorId,
     sub_merchant_id: subMerchantId,
-    commission_rate: terms.commission_rate,
-    commission,
-    sub_merchant_amount: net,
+    commission_rate: credit?.commission_rate ?? terms.commission_rate,
+    commission: credit?.commission ?? none,
+    sub_merchant_amount: credit?.net ?? none,
   };
 }
 
@@ -158,11 +220,12 @@ export function orderDraftOf(
   line: GoodsLine,
   address: ShippingAddress,
   outcome: Pick<PaymentOutcome, 'charge_id' | 'breakdown' | 'customer' | 'total'>,
+  credit: SplitCredit | null = null,
 ): OrderDraft {
   // A marketplace sale is the sub-merchant's order (it ships); the operator keeps the charge.
   const split =
     s.sub_merchant_id !== null && s.split
-      ? orderSplitOf(s.merchant_id, s.sub_merchant_id, s.split, outcome.total)
+      ? orderSplitOf(s.merchant_id, s.sub_merchant_id, s.split, credit, outcome.total)
       : null;
   return {
     merchant_id: split ? split.sub_merchant_id : s.merchant_id,

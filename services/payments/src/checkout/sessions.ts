@@ -21,7 +21,7 @@ import type { CardProcessor, ProcessorRegistry } from '../processors/ports';
 import { processorGroupFor } from '../processors/processors';
 import { installmentCheckoutCompleted } from './installment-checkout';
 import type { GoodsCheckout } from './goods-checkout';
-import { shippingAddressOf, type AddressInput } from './physical-goods';
+import { assertSoldOnce, shippingAddressOf, type AddressInput } from './physical-goods';
 import type { ProductLookup } from './ports';
 import { redirectWithSession } from './redirects';
 import {
@@ -81,6 +81,7 @@ export class SessionService {
   ): Promise<{ session: SessionRecord; replayed: boolean }> {
     // A physical product prices its own line (quantity, variation, shipping): the amount may be left out.
     const found = await this.catalogueProduct(merchantId, mode, r.product_id);
+    if (found) assertSoldOnce(found, r);
     const goods = found ? await this.deps.goods.price(found, r.product_id!, r, mode) : null;
     const input = validateSessionRequest(
       goods ? { ...r, amount: goods.amount.amount, currency: goods.amount.currency } : r,
@@ -211,6 +212,10 @@ export class SessionService {
     const current = await this.checkout(sessionId);
     if (current.status === 'completed') return { result: 'succeeded', session: await this.recordCharge(current) };
     assertPayable(current);
+    // A session stored before creation refused the combination: nothing is held or charged for it.
+    if (current.goods && current.payment_type !== 'one_time') {
+      throw new PlatformError('PHYSICAL_GOODS_NOT_RECURRING', undefined, { param: 'session_id' });
+    }
     const card = validateCard(cardInput, this.now());
     const address = current.goods ? shippingAddressOf(addressInput, current.goods) : null;
     if (current.mode !== 'sandbox') {

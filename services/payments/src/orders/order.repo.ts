@@ -38,6 +38,7 @@ const orderSchema = new Schema<OrderDocument>(
     operator_id: { type: Number, default: null },
     fulfilments: { type: Schema.Types.Mixed, default: [] },
     cancellation: { type: Schema.Types.Mixed, default: null },
+    refund_attempts: { type: Number, default: 0 },
     stock_return: { type: String, required: true },
     delivered_at: { type: Date, default: null },
     version: { type: Number, required: true },
@@ -88,7 +89,8 @@ function toRecord(doc: OrderDocument): OrderRecord {
     unfinished: _u,
     ...rest
   } = withoutRelayFields(doc as OrderDocument & { outbox_pending_since?: Date | null });
-  return { order_id: _id, ...rest, split: rest.split ?? null };
+  // Orders stored before refund attempts were counted read as 0 (refundKeyOf).
+  return { order_id: _id, ...rest, split: rest.split ?? null, refund_attempts: rest.refund_attempts ?? 0 };
 }
 
 const NO_OUTBOX = { outbox: 0 };

@@ -37,6 +37,11 @@ export interface OrderRecord {
   /** At most one: fulfilling moves the order on once (the document stays bounded). */
   fulfilments: { carrier: string; tracking_number: string; tracking_url: string | null; fulfilled_at: Date }[];
   cancellation: { reason: string; refund_id: string | null; cancelled_at: Date | null } | null;
+  /**
+   * Cancels that asked for a refund: each has its own refund key (refundKeyOf), so a retry of the current
+   * one replays its refund, and a cancel after a declined refund asks for a new one.
+   */
+  refund_attempts: number;
   /** Whether the units of a cancelled order still have to go back to the product's stock. */
   stock_return: 'none' | 'pending' | 'done';
   delivered_at: Date | null;
@@ -68,6 +73,7 @@ export function newOrder(d: OrderDraft, now: Date): OrderRecord {
     status: 'paid',
     fulfilments: [],
     cancellation: null,
+    refund_attempts: 0,
     stock_return: 'none',
     delivered_at: null,
     version: 0,
@@ -104,6 +110,14 @@ export function orderPayload(o: OrderRecord): OrderPayload {
 /** Whose charge the order's payment is (refunds go through it): the operator's for a marketplace sale. */
 export function chargeOwnerOf(o: Pick<OrderRecord, 'merchant_id' | 'split'>): number {
   return o.split?.operator_id ?? o.merchant_id;
+}
+
+/**
+ * The Idempotency-Key of the refund of the order's current cancel. Orders stored before attempts were
+ * counted (0) keep the key their in-flight cancel used, so a pending refund is resumed, never doubled.
+ */
+export function refundKeyOf(o: Pick<OrderRecord, 'order_id' | 'refund_attempts'>): string {
+  return o.refund_attempts > 0 ? `order:${o.order_id}:${o.refund_attempts}` : `order:${o.order_id}`;
 }
 
 /** Who may see and act on an order: its seller and, for a marketplace sale, the operator. */

@@ -46,6 +46,9 @@ async function world() {
   return { w, orders, stock, service, order, subjects };
 }
 
+/** The statuses of a charge's refunds, in order. */
+const refundStatuses = (charge: { refunds: { status: string }[] } | null) => charge!.refunds.map((r) => r.status);
+
 async function errorOf(p: Promise<unknown>): Promise<[string, string | undefined]> {
   const err = await p.then(
     () => new Error('expected an error'),
@@ -180,6 +183,98 @@ describe('OrderService', () => {
       'order_id',
     ]);
     expect((await service.get(1000, 'sandbox', declined.order_id)).status).toBe('paid');
+  });
+
+  it('a cancel after a declined refund asks for a new refund: cancelled, stock back, one refund succeeded', async () => {
+    const { w, service, order, stock, subjects } = await world();
+    const { order: o, chargeId } = await order();
+    w.processors.refundAnswer = { status: 'failed', failure_reason: 'declined_by_processor' };
+    for (let i = 0; i < 2; i++) {
+      expect(await errorOf(service.cancel(1000, 'sandbox', o.order_id, 'cannot ship it'))).toEqual([
+        'ORDER_REFUND_FAILED',
+        'order_id',
+      ]);
+    }
+    expect([(await service.get(1000, 'sandbox', o.order_id)).status, stock.returned.size]).toEqual(['paid', 0]);
+    w.processors.refundAnswer = undefined;
+    const cancelled = await service.cancel(1000, 'sandbox', o.order_id, 'cannot ship it');
+    const charge = (await w.charges.findForMerchant(1000, 'sandbox', chargeId))!;
+    // Each cancel asked the processor once, under its own key; only the last refund went through.
+    expect(charge.refunds.map((r) => [r.idempotency_key, r.status])).toEqual([
+      [`order:${o.order_id}:1`, 'failed'],
+      [`order:${o.order_id}:2`, 'failed'],
+      [`order:${o.order_id}:3`, 'succeeded'],
+    ]);
+    expect(cancelled).toMatchObject({
+      status: 'cancelled',
+      stock_return: 'done',
+      cancellation: { refund_id: charge.refunds[2]!.refund_id },
+    });
+    expect([charge.refunded, charge.amount_refunded.amount, stock.returned.has(o.order_id)]).toEqual([
+      true,
+      500_000,
+      true,
+    ]);
+    expect(await errorOf(service.cancel(1000, 'sandbox', o.order_id, 'cannot ship it'))).toEqual([
+      'ORDER_STATUS_CONFLICT',
+      'order_id',
+    ]);
+    expect(subjects()).toEqual(['created', 'cancelled']);
+  });
+
+  it('an order whose refund was declined before attempts were counted can still be cancelled', async () => {
+    const { w, service, order, orders } = await world();
+    const { order: o, chargeId } = await order();
+    // What the earlier code left: a failed refund under the order's bare key, the order paid, no attempt counted.
+    w.processors.refundAnswer = { status: 'failed', failure_reason: 'declined_by_processor' };
+    const key = { idempotencyKey: `order:${o.order_id}` };
+    await w.refunds.create(1000, 'sandbox', chargeId, { reason: 'cancel it' }, key);
+    expect(orders.docs.get(o.order_id)!.refund_attempts).toBe(0);
+    w.processors.refundAnswer = undefined;
+    expect((await service.cancel(1000, 'sandbox', o.order_id, 'cancel it')).status).toBe('cancelled');
+    const charge = (await w.charges.findForMerchant(1000, 'sandbox', chargeId))!;
+    expect(charge.refunds.map((r) => r.status)).toEqual(['failed', 'succeeded']);
+  });
+
+  it('repeated and concurrent cancels never make two successful refunds', async () => {
+    const { w, service, order, stock } = await world();
+    const { order: o, chargeId } = await order();
+    w.processors.refundAnswer = { status: 'failed', failure_reason: 'declined_by_processor' };
+    await expect(service.cancel(1000, 'sandbox', o.order_id, 'cancel it')).rejects.toThrow(PlatformError);
+    // The processor is unreachable: the new refund's outcome is unknown, so the cancel stays under way (not
+    // put back to paid) and no later cancel may start another refund.
+    w.processors.refundAnswer = new Error('processor unreachable');
+    await expect(service.cancel(1000, 'sandbox', o.order_id, 'cancel it')).rejects.toThrow('processor unreachable');
+    expect(refundStatuses(await w.charges.findForMerchant(1000, 'sandbox', chargeId))).toEqual(['failed', 'pending']);
+    // Many cancels at once while the processor is slow: all of them drive that one refund.
+    w.processors.refundAnswer = undefined;
+    let answer = () => undefined as void;
+    w.processors.gate = new Promise<void>((resolve) => (answer = resolve));
+    const racing = Array.from({ length: 10 }, () => service.cancel(1000, 'sandbox', o.order_id, 'cancel it'));
+    await new Promise((resolve) => setImmediate(resolve));
+    answer();
+    const results = await Promise.allSettled(racing);
+    expect(results.some((r) => r.status === 'fulfilled' && r.value.status === 'cancelled')).toBe(true);
+    expect(refundStatuses(await w.charges.findForMerchant(1000, 'sandbox', chargeId))).toEqual(['failed', 'succeeded']);
+    expect([(await service.get(1000, 'sandbox', o.order_id)).status, stock.returned.has(o.order_id)]).toEqual([
+      'cancelled',
+      true,
+    ]);
+  });
+
+  it('a refund that lost a race to another refund of the charge leaves the cancel under way, for the sweep', async () => {
+    const { w, orders, stock, order } = await world();
+    let lost = 1;
+    const refunds: ConstructorParameters<typeof OrderService>[0]['refunds'] = {
+      create: (...args) => (lost-- > 0 ? Promise.reject(new PlatformError('CONFLICT')) : w.refunds.create(...args)),
+    };
+    const service = new OrderService({ orders, refunds, stock }, { staleAfterMs: 60_000 }, w.now);
+    const { order: o } = await order();
+    expect(await errorOf(service.cancel(1000, 'sandbox', o.order_id, 'cancel it'))).toEqual(['CONFLICT', undefined]);
+    expect(orders.docs.get(o.order_id)).toMatchObject({ status: 'cancelling', refund_attempts: 1 });
+    w.advance(61_000);
+    expect(await service.finishUnfinished()).toBe(1);
+    expect(orders.docs.get(o.order_id)).toMatchObject({ status: 'cancelled', refund_attempts: 1 });
   });
 
   it('finishes a cancel and a stock return a crash interrupted (the sweep), refunding once', async () => {

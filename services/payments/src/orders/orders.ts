@@ -1,7 +1,15 @@
 import { outboxEvent, PlatformError, SUBJECTS, type Mode, type OrderStatus, type OutboxEntry } from '@ppay/kernel';
 import { decodeCursor, listKeyOf, pageOf, pageSize } from '../list-pages';
 import type { RefundService } from '../refunds/refunds';
-import { chargeOwnerOf, newOrder, orderEvents, type OrderDraft, type OrderRecord, type OrderState } from './order';
+import {
+  chargeOwnerOf,
+  newOrder,
+  orderEvents,
+  refundKeyOf,
+  type OrderDraft,
+  type OrderRecord,
+  type OrderState,
+} from './order';
 import type { OrderRepository, StockReturns } from './ports';
 
 export interface FulfilmentInput {
@@ -150,10 +158,12 @@ export class OrderService {
   }
 
   /**
-   * paid → cancelled: the order is marked `cancelling` first, then its payment is refunded in full (the
-   * refunds path, its Idempotency-Key the order id, so a repeat refunds nothing twice), then it is
-   * cancelled with the refund and its units go back to the product's stock. A refund that cannot happen
-   * (a dispute is open, the charge was refunded already) puts the order back to `paid` and says why.
+   * paid → cancelled: the order is marked `cancelling` first (one conditional write, which counts the
+   * attempt), then its payment is refunded in full (the refunds path, its Idempotency-Key the order id and
+   * attempt, so a repeat of this cancel refunds nothing twice), then it is cancelled with the refund and its
+   * units go back to the product's stock. A refund that cannot happen (declined, a dispute is open, the
+   * charge was refunded already) puts the order back to `paid` and says why; only then may a new cancel
+   * start, with a new attempt and so a new refund: at most one refund of an order can succeed.
    */
   async cancel(merchantId: number, mode: Mode, orderId: string, reason: unknown): Promise<OrderRecord> {
     const why = text(reason, 'reason', 3, 500);
@@ -163,6 +173,7 @@ export class OrderService {
         ...o,
         status: 'cancelling',
         cancellation: { reason: why, refund_id: null, cancelled_at: null },
+        refund_attempts: o.refund_attempts + 1,
       }));
     }
     return this.finishCancel(order);
@@ -187,11 +198,14 @@ export class OrderService {
         order.mode,
         order.charge_id,
         { reason: order.cancellation?.reason ?? 'order cancelled' },
-        { idempotencyKey: `order:${order.order_id}` },
+        { idempotencyKey: refundKeyOf(order) },
       );
     } catch (err) {
-      // Refused for good (a dispute, already refunded): the order stays paid. Anything else: retried later.
-      if (err instanceof PlatformError && err.group !== 'infrastructure') await this.revertCancel(order);
+      // Refused for good (a dispute, already refunded): no refund was made, the order stays paid. A lost
+      // race (CONFLICT) may leave this attempt's refund pending: retried later, like an outage.
+      if (err instanceof PlatformError && err.group !== 'infrastructure' && err.code !== 'CONFLICT') {
+        await this.revertCancel(order);
+      }
       throw err;
     }
     if (refund.refund.status === 'failed') {

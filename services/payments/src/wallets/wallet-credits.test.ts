@@ -1,6 +1,7 @@
 import { paymentOutcome } from '../charges/payment-outcome';
 import { convertedCharge as charge, testFees } from '../charges/charge.test-util';
-import { creditsFor } from './wallet-credits';
+import { FakeSplits, MemoryLedger } from '../memory-ports.test-util';
+import { creditsFor, WalletCredits } from './wallet-credits';
 
 describe('wallet credits', () => {
   const now = new Date(0);
@@ -37,10 +38,10 @@ describe('wallet credits', () => {
       now,
     );
     expect(entries.map((e) => [e.merchant_id, e.reason, e.amount.amount, e.amount.currency])).toEqual([
-      [1000, 'marketplace_operator', 482_500, 'NGN'],
       [2000, 'marketplace_split', 460_000, 'NGN'],
+      [1000, 'marketplace_operator', 482_500, 'NGN'],
     ]);
-    expect(entries[1]!.conversion_details).toEqual({
+    expect(entries[0]!.conversion_details).toEqual({
       source: 'marketplace_split',
       marketplace_id: 1000,
       charge_currency: 'NGN',
@@ -68,5 +69,35 @@ describe('wallet credits', () => {
       fee_details: testFees('USD', 30, 31),
     });
     expect(creditsFor(paymentOutcome(tiny, 'succeeded', null, now), 'sandbox', null, 'evt', now)).toEqual([]);
+  });
+
+  it('judges a marketplace split once: a later delivery repeats the first decision, whatever changed since', async () => {
+    const ledger = new MemoryLedger();
+    const splits = new FakeSplits();
+    const credits = new WalletCredits(ledger, splits, () => now);
+    const active = { active: true, commission_rate: '0.0800', commission_source: 'merchant' };
+    const sold = (chargeId: string) =>
+      paymentOutcome(charge({ ...c, charge_id: chargeId, sub_merchant_id: 2000 }), 'succeeded', null, now);
+    const reasons = (chargeId: string) =>
+      [...ledger.entries.values()].filter((e) => e.charge_id === chargeId).map((e) => [e.merchant_id, e.reason]);
+    splits.set(1000, 2000, { ...active, active: false });
+    await credits.record(sold('ch_skipped'), 'sandbox', 'evt_1');
+    splits.set(1000, 2000, active);
+    await credits.record(sold('ch_credited'), 'sandbox', 'evt_2');
+    // The sub-merchant is reactivated, then suspended: redeliveries of both payments change nothing.
+    expect((await credits.record(sold('ch_skipped'), 'sandbox', 'evt_3')).inserted).toEqual([]);
+    splits.set(1000, 2000, { ...active, active: false });
+    expect((await credits.record(sold('ch_credited'), 'sandbox', 'evt_4')).inserted).toEqual([]);
+    expect(reasons('ch_skipped')).toEqual([[1000, 'marketplace_operator']]);
+    expect(reasons('ch_credited')).toEqual([
+      [2000, 'marketplace_split'],
+      [1000, 'marketplace_operator'],
+    ]);
+    // A crash after the sub-merchant's credit, before the operator's: the next delivery finishes that decision.
+    ledger.entries.delete('ch_credited:1000:marketplace_operator');
+    expect((await credits.record(sold('ch_credited'), 'sandbox', 'evt_5')).inserted.map((e) => e.reason)).toEqual([
+      'marketplace_operator',
+    ]);
+    expect(reasons('ch_credited')).toHaveLength(2);
   });
 });

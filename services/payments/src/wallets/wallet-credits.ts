@@ -44,7 +44,9 @@ export function creditsFor(
     return positive([entry(outcome.merchant_id, 'payment', outcome.breakdown.merchant_net)]);
   }
   const operatorCredit = subtractMoney(outcome.amount, outcome.transaction_fee);
-  const entries = [entry(outcome.merchant_id, 'marketplace_operator', operatorCredit)];
+  const entries: LedgerEntry[] = [];
+  // The sub-merchant's credit is written first: an operator credit without one means it was skipped
+  // (WalletCredits.decidedSplit), even after a crash between the two writes.
   if (split?.active) {
     const { commission, net } = subMerchantShare(outcome.total, split.commission_rate);
     entries.push(
@@ -60,6 +62,7 @@ export function creditsFor(
       }),
     );
   }
+  entries.push(entry(outcome.merchant_id, 'marketplace_operator', operatorCredit));
   return positive(entries);
 }
 
@@ -67,6 +70,9 @@ export function creditsFor(
 function positive(entries: LedgerEntry[]): LedgerEntry[] {
   return entries.filter((e) => e.amount.amount > 0);
 }
+
+/** A sub-merchant that gets nothing of the payment (not active, or no longer the operator's). */
+const SKIPPED: SplitTerms = { active: false, commission_rate: '0', commission_source: 'none' };
 
 /**
  * Records the wallet credits of a successful payment: the consumer of payment.succeeded and the
@@ -87,16 +93,33 @@ export class WalletCredits {
   ): Promise<{ inserted: LedgerEntry[]; duplicates: number }> {
     let split: SplitTerms | null = null;
     if (outcome.sub_merchant_id) {
+      const subMerchantId = outcome.sub_merchant_id;
       // Activeness is judged when the payment succeeds (spec 4.1 step 4), not when it was created.
-      split = await this.splits.resolve(outcome.merchant_id, outcome.sub_merchant_id, mode).catch((err: unknown) => {
-        // Only a definite "no such relationship" skips the sub-merchant; anything else retries later.
-        if (err instanceof PlatformError && err.code === 'RELATIONSHIP_NOT_FOUND') {
-          return { active: false, commission_rate: '0', commission_source: 'none' };
-        }
-        throw err;
-      });
+      split =
+        (await this.decidedSplit(outcome.charge_id)) ??
+        (await this.splits.resolve(outcome.merchant_id, subMerchantId, mode).catch((err: unknown) => {
+          // Only a definite "no such relationship" skips the sub-merchant; anything else retries later.
+          if (err instanceof PlatformError && err.code === 'RELATIONSHIP_NOT_FOUND') return SKIPPED;
+          throw err;
+        }));
     }
     return this.ledger.append(creditsFor(outcome, mode, split, eventId, this.now()));
+  }
+
+  /**
+   * A marketplace payment's split is judged once: whoever writes its credits first (the ledger's consumer,
+   * the order of a physical sale, the reconciler) decides, and any later delivery repeats that decision
+   * (finishing its writes) instead of judging a sub-merchant suspended or reactivated since. null: not
+   * judged yet.
+   */
+  private async decidedSplit(chargeId: string): Promise<SplitTerms | null> {
+    const credits = (await this.ledger.entriesForCharge(chargeId)).filter(isPaymentCredit);
+    for (const e of credits) {
+      if (e.reason === 'marketplace_split' && e.conversion_details?.source === 'marketplace_split') {
+        return { active: true, commission_rate: e.conversion_details.commission_rate, commission_source: 'ledger' };
+      }
+    }
+    return credits.some((e) => e.reason === 'marketplace_operator') ? SKIPPED : null;
   }
 
   /**

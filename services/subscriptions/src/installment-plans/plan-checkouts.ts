@@ -1,7 +1,6 @@
 import { SUBJECTS, type InstallmentCheckoutCompleted, type Mode } from '@ppay/kernel';
 import { newInstallmentPlan, planEventFor, type InstallmentPlanRecord } from './installment-plan';
-import type { FirstInstallmentHook, InstallmentPlanRepository } from './ports';
-import { NO_ORDERS } from './ports';
+import type { InstallmentPlanRepository } from './ports';
 
 /**
  * payments' paid installment checkouts → plans: the first part was paid on the hosted page with the card
@@ -11,7 +10,6 @@ import { NO_ORDERS } from './ports';
 export class InstallmentCheckouts {
   constructor(
     private readonly plans: InstallmentPlanRepository,
-    private readonly orders: FirstInstallmentHook = NO_ORDERS,
     private readonly realNow: () => Date = () => new Date(),
   ) {}
 
@@ -34,8 +32,6 @@ export class InstallmentCheckouts {
     });
     const rec = { ...draft, updated_at: this.realNow() };
     const { plan } = await this.plans.insertOrGet(rec, [planEventFor(SUBJECTS.installmentPlanCreated, rec, paidAt)]);
-    // Issue 25 (orders): a physical product's order is created here, once per plan (ports.ts).
-    await this.orders.firstInstallmentPaid(plan);
     return plan;
   }
 }

@@ -2,19 +2,16 @@ import { FakePayments } from '../fake-payments.test-util';
 import { LeasedScheduler, type SchedulerOptions } from '../renewals/leased-scheduler';
 import { SandboxClock } from '../renewals/sandbox-clock';
 import { InstallmentCharges } from './installment-charges';
-import { PLAN_CLOCK, type InstallmentPlanRecord } from './installment-plan';
+import { PLAN_CLOCK } from './installment-plan';
 import { InstallmentPlanService } from './installment-plans';
 import { MemoryPlans } from './memory-plans.test-util';
 import { PAID_AT } from './plan-fixtures.test-util';
 import { InstallmentCheckouts } from './plan-checkouts';
-import type { FirstInstallmentHook } from './ports';
 
 /** Installment plans over in-memory ports and a real time the test moves (`tick`), as main.ts wires them. */
 export function planSetup(options: Partial<SchedulerOptions> = {}) {
   const plans = new MemoryPlans();
   const payments = new FakePayments();
-  const orders: InstallmentPlanRecord[] = [];
-  const hook: FirstInstallmentHook = { firstInstallmentPaid: async (plan) => void orders.push(plan) };
   let real = Date.parse(PAID_AT);
   const realNow = () => new Date(real);
   const work = new InstallmentCharges({ plans, payments }, realNow);
@@ -28,8 +25,7 @@ export function planSetup(options: Partial<SchedulerOptions> = {}) {
   return {
     plans,
     payments,
-    orders,
-    checkouts: new InstallmentCheckouts(plans, hook, realNow),
+    checkouts: new InstallmentCheckouts(plans, realNow),
     service: new InstallmentPlanService(plans, realNow),
     scheduler,
     clock: (owner = 'a') => new SandboxClock(plans, scheduler(owner), PLAN_CLOCK, realNow),

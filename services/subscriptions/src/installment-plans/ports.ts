@@ -34,16 +34,3 @@ export interface InstallmentPlanRepository extends LeaseStore<InstallmentPlanRec
     query: PlanListQuery,
   ): Promise<{ items: InstallmentPlanRecord[]; has_more: boolean }>;
 }
-
-/**
- * The seam for physical products (the orders feature, issue 25, not built yet): called every time a
- * paid first installment is handled — when its plan is created, and again on any redelivery of that
- * checkout — so an implementation must be idempotent by plan id (one order per plan). Called before the
- * checkout event is acknowledged: a failure makes JetStream redeliver it, so a crash can never lose the
- * order. Wired as `NO_ORDERS` today.
- */
-export interface FirstInstallmentHook {
-  firstInstallmentPaid(plan: InstallmentPlanRecord): Promise<void>;
-}
-
-export const NO_ORDERS: FirstInstallmentHook = { firstInstallmentPaid: async () => undefined };

@@ -2305,7 +2305,7 @@ export interface paths {
         put?: never;
         /**
          * Save evidence as a draft, or submit it (submit: true) to move the dispute to under_review
-         * @description Fields you send replace the saved ones, null clears one, fields you leave out stay. Submitting is once: a second submit, or any evidence after evidence_due_by, is a 409.
+         * @description Fields you send replace the saved ones, null clears one, fields you leave out stay. Submitting is once: a second submit, or any evidence after evidence_due_by, is a 409. A draft still saved at evidence_due_by is submitted then.
          */
         post: {
             parameters: {
@@ -3063,7 +3063,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Sandbox keys only: move evidence_due_by to now, so a dispute without submitted evidence is lost */
+        /** Sandbox keys only: move evidence_due_by to now: a saved draft is submitted, a dispute without evidence is lost */
         post: {
             parameters: {
                 query?: never;

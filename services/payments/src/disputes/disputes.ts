@@ -1,6 +1,6 @@
 import { outboxEvent, PlatformError, SUBJECTS, type DisputeStatus, type Mode } from '@ppay/kernel';
 import { disputeEvent, hasEvidence, isClosed, type DisputeRecord } from './dispute';
-import { validateEvidence, type EvidenceInput } from './evidence';
+import { checkEvidenceTotal, validateEvidence, type EvidenceInput } from './evidence';
 import { withEvidenceSubmitted } from './evidence-submission';
 import { decodeCursor, listKeyOf, pageOf, pageSize } from '../list-pages';
 import type { DisputeProcessors, DisputeRepository } from './ports';
@@ -87,6 +87,7 @@ export class DisputeService {
         });
       }
       let next: DisputeRecord = { ...d, evidence: { ...d.evidence, ...fields }, updated_at: now };
+      checkEvidenceTotal(next.evidence);
       if (input.submit) {
         if (!hasEvidence(next.evidence)) {
           throw new PlatformError('VALIDATION_FAILED', 'Submitting needs at least one evidence field', {

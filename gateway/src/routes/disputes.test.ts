@@ -14,6 +14,7 @@ const wireDispute = {
   reason: 'fraudulent',
   status: 'needs_response',
   evidence: { customer_name: 'Ada' },
+  evidence_details: { has_evidence: true, fields_provided: ['customer_name'], submission_count: 0 },
   evidence_due_by: '2026-11-08T10:00:00.000Z',
   is_live: false,
   funds_withdrawn: [{ merchant_id: 1000, role: 'merchant', kind: 'dispute_withdrawal', amount: ngn(482_500) }],

@@ -75,7 +75,8 @@ export async function registerDisputeRoutes(app: FastifyInstance, deps: GatewayD
         summary: 'Save evidence as a draft, or submit it (submit: true) to move the dispute to under_review',
         description:
           'Fields you send replace the saved ones, null clears one, fields you leave out stay. Submitting is once: ' +
-          'a second submit, or any evidence after evidence_due_by, is a 409.',
+          'a second submit, or any evidence after evidence_due_by, is a 409. A draft still saved at evidence_due_by ' +
+          'is submitted then.',
         params: DisputeParams,
         body: EvidenceBody,
         response: one,
@@ -135,7 +136,8 @@ export async function registerDisputeRoutes(app: FastifyInstance, deps: GatewayD
       schema: {
         tags: ['Sandbox'],
         security,
-        summary: 'Sandbox keys only: move evidence_due_by to now, so a dispute without submitted evidence is lost',
+        summary:
+          'Sandbox keys only: move evidence_due_by to now: a saved draft is submitted, a dispute without evidence is lost',
         params: DisputeParams,
         response: one,
       },

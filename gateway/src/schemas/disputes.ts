@@ -31,7 +31,10 @@ export const DisputeListQuery = Type.Object(
   { additionalProperties: false },
 );
 
-/** The longest value of each evidence field (the payments service checks the same bounds). */
+/**
+ * The longest value of each evidence field, in bytes of UTF-8 (the payments service checks the bytes and
+ * the total; JSON Schema can only count characters, so the schema bounds those by the same numbers).
+ */
 export const EVIDENCE_LIMITS = {
   customer_name: 200,
   customer_email: LIMITS.email,
@@ -46,6 +49,9 @@ export const EVIDENCE_LIMITS = {
   uncategorized_text: 20_000,
 } as const satisfies Record<(typeof DISPUTE_EVIDENCE_FIELDS)[number], number>;
 
+/** All evidence fields together, as saved, in bytes of UTF-8. */
+export const EVIDENCE_TOTAL_BYTES = 32_768;
+
 const EVIDENCE_HELP: Partial<Record<keyof typeof EVIDENCE_LIMITS, string>> = {
   shipping_date: 'YYYY-MM-DD',
   service_date: 'YYYY-MM-DD',
@@ -58,7 +64,7 @@ const evidenceInput = Object.fromEntries(
     f,
     Type.Optional(
       Type.Union([Type.String({ maxLength: EVIDENCE_LIMITS[f] }), Type.Null()], {
-        description: `${EVIDENCE_HELP[f] ? `${EVIDENCE_HELP[f]}; ` : ''}at most ${EVIDENCE_LIMITS[f]} characters; null clears it`,
+        description: `${EVIDENCE_HELP[f] ? `${EVIDENCE_HELP[f]}; ` : ''}at most ${EVIDENCE_LIMITS[f]} bytes of UTF-8; null clears it`,
       }),
     ),
   ]),
@@ -74,7 +80,13 @@ export const EvidenceBody = Type.Object(
       }),
     ),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    description:
+      `Each field at most its stated bytes of UTF-8 (an accented letter takes 2, an emoji 4), and all the saved ` +
+      `fields together at most ${EVIDENCE_TOTAL_BYTES} bytes: more is a 400 naming evidence.<field>, or evidence ` +
+      `for the total.`,
+  },
 );
 
 export const SandboxDisputeBody = Type.Object(
@@ -108,6 +120,17 @@ export const DisputeData = Type.Object(
     reason: StringEnum(DISPUTE_REASONS),
     status: StringEnum(DISPUTE_STATUSES),
     evidence: Type.Object(Object.fromEntries(DISPUTE_EVIDENCE_FIELDS.map((f) => [f, Nullable(Type.String())]))),
+    evidence_details: Type.Object(
+      {
+        has_evidence: Type.Boolean(),
+        fields_provided: Type.Array(StringEnum(DISPUTE_EVIDENCE_FIELDS), { description: 'The evidence fields saved' }),
+        submission_count: Type.Integer({ minimum: 0, maximum: 1, description: '1 once the evidence was submitted' }),
+      },
+      {
+        description:
+          'Which evidence is saved. dispute.* webhooks carry the dispute with this and without `evidence` (the texts)',
+      },
+    ),
     evidence_due_by: DateTime(),
     evidence_submitted_at: Nullable(DateTime()),
     is_live: Type.Boolean(),

@@ -1888,6 +1888,14 @@ export interface paths {
                                         /** @default null */
                                         uncategorized_text: string | null;
                                     };
+                                    /** @description Which evidence is saved. dispute.* webhooks carry the dispute with this and without `evidence` (the texts) */
+                                    evidence_details: {
+                                        has_evidence: boolean;
+                                        /** @description The evidence fields saved */
+                                        fields_provided: ("customer_name" | "customer_email" | "product_description" | "shipping_carrier" | "shipping_tracking_number" | "shipping_date" | "service_date" | "refund_policy" | "cancellation_policy" | "receipt_url" | "uncategorized_text")[];
+                                        /** @description 1 once the evidence was submitted */
+                                        submission_count: number;
+                                    };
                                     /** Format: date-time */
                                     evidence_due_by: string;
                                     /**
@@ -2130,6 +2138,14 @@ export interface paths {
                                     /** @default null */
                                     uncategorized_text: string | null;
                                 };
+                                /** @description Which evidence is saved. dispute.* webhooks carry the dispute with this and without `evidence` (the texts) */
+                                evidence_details: {
+                                    has_evidence: boolean;
+                                    /** @description The evidence fields saved */
+                                    fields_provided: ("customer_name" | "customer_email" | "product_description" | "shipping_carrier" | "shipping_tracking_number" | "shipping_date" | "service_date" | "refund_policy" | "cancellation_policy" | "receipt_url" | "uncategorized_text")[];
+                                    /** @description 1 once the evidence was submitted */
+                                    submission_count: number;
+                                };
                                 /** Format: date-time */
                                 evidence_due_by: string;
                                 /**
@@ -2305,7 +2321,7 @@ export interface paths {
         put?: never;
         /**
          * Save evidence as a draft, or submit it (submit: true) to move the dispute to under_review
-         * @description Fields you send replace the saved ones, null clears one, fields you leave out stay. Submitting is once: a second submit, or any evidence after evidence_due_by, is a 409.
+         * @description Fields you send replace the saved ones, null clears one, fields you leave out stay. Submitting is once: a second submit, or any evidence after evidence_due_by, is a 409. A draft still saved at evidence_due_by is submitted then.
          */
         post: {
             parameters: {
@@ -2317,30 +2333,31 @@ export interface paths {
                 };
                 cookie?: never;
             };
+            /** @description Each field at most its stated bytes of UTF-8 (an accented letter takes 2, an emoji 4), and all the saved fields together at most 32768 bytes: more is a 400 naming evidence.<field>, or evidence for the total. */
             requestBody?: {
                 content: {
                     "application/json": {
-                        /** @description at most 200 characters; null clears it */
+                        /** @description at most 200 bytes of UTF-8; null clears it */
                         customer_name?: string | null;
-                        /** @description at most 254 characters; null clears it */
+                        /** @description at most 254 bytes of UTF-8; null clears it */
                         customer_email?: string | null;
-                        /** @description at most 5000 characters; null clears it */
+                        /** @description at most 5000 bytes of UTF-8; null clears it */
                         product_description?: string | null;
-                        /** @description at most 100 characters; null clears it */
+                        /** @description at most 100 bytes of UTF-8; null clears it */
                         shipping_carrier?: string | null;
-                        /** @description at most 100 characters; null clears it */
+                        /** @description at most 100 bytes of UTF-8; null clears it */
                         shipping_tracking_number?: string | null;
-                        /** @description YYYY-MM-DD; at most 10 characters; null clears it */
+                        /** @description YYYY-MM-DD; at most 10 bytes of UTF-8; null clears it */
                         shipping_date?: string | null;
-                        /** @description YYYY-MM-DD; at most 10 characters; null clears it */
+                        /** @description YYYY-MM-DD; at most 10 bytes of UTF-8; null clears it */
                         service_date?: string | null;
-                        /** @description at most 5000 characters; null clears it */
+                        /** @description at most 5000 bytes of UTF-8; null clears it */
                         refund_policy?: string | null;
-                        /** @description at most 5000 characters; null clears it */
+                        /** @description at most 5000 bytes of UTF-8; null clears it */
                         cancellation_policy?: string | null;
-                        /** @description Absolute https URL; at most 2048 characters; null clears it */
+                        /** @description Absolute https URL; at most 2048 bytes of UTF-8; null clears it */
                         receipt_url?: string | null;
-                        /** @description Anything else. Sandbox: "winning_evidence" wins the dispute, "losing_evidence" loses it; at most 20000 characters; null clears it */
+                        /** @description Anything else. Sandbox: "winning_evidence" wins the dispute, "losing_evidence" loses it; at most 20000 bytes of UTF-8; null clears it */
                         uncategorized_text?: string | null;
                         /**
                          * @description false: save a draft (repeatable, fields merged). true: submit to the processor (once)
@@ -2404,6 +2421,14 @@ export interface paths {
                                     receipt_url: string | null;
                                     /** @default null */
                                     uncategorized_text: string | null;
+                                };
+                                /** @description Which evidence is saved. dispute.* webhooks carry the dispute with this and without `evidence` (the texts) */
+                                evidence_details: {
+                                    has_evidence: boolean;
+                                    /** @description The evidence fields saved */
+                                    fields_provided: ("customer_name" | "customer_email" | "product_description" | "shipping_carrier" | "shipping_tracking_number" | "shipping_date" | "service_date" | "refund_policy" | "cancellation_policy" | "receipt_url" | "uncategorized_text")[];
+                                    /** @description 1 once the evidence was submitted */
+                                    submission_count: number;
                                 };
                                 /** Format: date-time */
                                 evidence_due_by: string;
@@ -2642,6 +2667,14 @@ export interface paths {
                                     receipt_url: string | null;
                                     /** @default null */
                                     uncategorized_text: string | null;
+                                };
+                                /** @description Which evidence is saved. dispute.* webhooks carry the dispute with this and without `evidence` (the texts) */
+                                evidence_details: {
+                                    has_evidence: boolean;
+                                    /** @description The evidence fields saved */
+                                    fields_provided: ("customer_name" | "customer_email" | "product_description" | "shipping_carrier" | "shipping_tracking_number" | "shipping_date" | "service_date" | "refund_policy" | "cancellation_policy" | "receipt_url" | "uncategorized_text")[];
+                                    /** @description 1 once the evidence was submitted */
+                                    submission_count: number;
                                 };
                                 /** Format: date-time */
                                 evidence_due_by: string;
@@ -2892,6 +2925,14 @@ export interface paths {
                                     /** @default null */
                                     uncategorized_text: string | null;
                                 };
+                                /** @description Which evidence is saved. dispute.* webhooks carry the dispute with this and without `evidence` (the texts) */
+                                evidence_details: {
+                                    has_evidence: boolean;
+                                    /** @description The evidence fields saved */
+                                    fields_provided: ("customer_name" | "customer_email" | "product_description" | "shipping_carrier" | "shipping_tracking_number" | "shipping_date" | "service_date" | "refund_policy" | "cancellation_policy" | "receipt_url" | "uncategorized_text")[];
+                                    /** @description 1 once the evidence was submitted */
+                                    submission_count: number;
+                                };
                                 /** Format: date-time */
                                 evidence_due_by: string;
                                 /**
@@ -3063,7 +3104,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Sandbox keys only: move evidence_due_by to now, so a dispute without submitted evidence is lost */
+        /** Sandbox keys only: move evidence_due_by to now: a saved draft is submitted, a dispute without evidence is lost */
         post: {
             parameters: {
                 query?: never;
@@ -3129,6 +3170,14 @@ export interface paths {
                                     receipt_url: string | null;
                                     /** @default null */
                                     uncategorized_text: string | null;
+                                };
+                                /** @description Which evidence is saved. dispute.* webhooks carry the dispute with this and without `evidence` (the texts) */
+                                evidence_details: {
+                                    has_evidence: boolean;
+                                    /** @description The evidence fields saved */
+                                    fields_provided: ("customer_name" | "customer_email" | "product_description" | "shipping_carrier" | "shipping_tracking_number" | "shipping_date" | "service_date" | "refund_policy" | "cancellation_policy" | "receipt_url" | "uncategorized_text")[];
+                                    /** @description 1 once the evidence was submitted */
+                                    submission_count: number;
                                 };
                                 /** Format: date-time */
                                 evidence_due_by: string;
@@ -3368,6 +3417,14 @@ export interface paths {
                                     receipt_url: string | null;
                                     /** @default null */
                                     uncategorized_text: string | null;
+                                };
+                                /** @description Which evidence is saved. dispute.* webhooks carry the dispute with this and without `evidence` (the texts) */
+                                evidence_details: {
+                                    has_evidence: boolean;
+                                    /** @description The evidence fields saved */
+                                    fields_provided: ("customer_name" | "customer_email" | "product_description" | "shipping_carrier" | "shipping_tracking_number" | "shipping_date" | "service_date" | "refund_policy" | "cancellation_policy" | "receipt_url" | "uncategorized_text")[];
+                                    /** @description 1 once the evidence was submitted */
+                                    submission_count: number;
                                 };
                                 /** Format: date-time */
                                 evidence_due_by: string;

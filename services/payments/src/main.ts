@@ -171,14 +171,12 @@ void runService<types.payments.PaymentsServiceHandlers, (typeof paymentsConfig)[
         onOpened: (d) => disputeCounters.opened(d),
       },
     );
+    const disputeProcessors = new SandboxDisputeProcessors(config.SANDBOX_DISPUTE_DECISION_MS);
     const closer = new DisputeCloser(
-      { charges: chargeRepo, disputes: disputeRepo },
+      { charges: chargeRepo, disputes: disputeRepo, processors: disputeProcessors },
       { onClosed: (d, by) => disputeCounters.closed(d, by) },
     );
-    const disputes = new DisputeService({
-      disputes: disputeRepo,
-      processors: new SandboxDisputeProcessors(config.SANDBOX_DISPUTE_DECISION_MS),
-    });
+    const disputes = new DisputeService({ disputes: disputeRepo, processors: disputeProcessors });
     const cardDisputes = new SandboxCardDisputes({
       sessions: sessionRepo,
       charges: chargeRepo,

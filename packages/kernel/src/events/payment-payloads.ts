@@ -265,7 +265,16 @@ export interface DisputeFunds {
   amount: MoneyAmount;
 }
 
-/** A dispute as partners see it (docs/decisions.md, Disputes), in every dispute.* event. */
+/** Which evidence a dispute holds, without the texts (Stripe's `evidence_details`). */
+export interface DisputeEvidenceDetails {
+  has_evidence: boolean;
+  /** The evidence fields saved (as a draft or submitted), in DISPUTE_EVIDENCE_FIELDS order. */
+  fields_provided: DisputeEvidenceField[];
+  /** 1 once the evidence was submitted (by the merchant, or at the due date), else 0: it is submitted once. */
+  submission_count: number;
+}
+
+/** A dispute as partners see it (docs/decisions.md, Disputes): GET /disputes/{id} and the list items. */
 export interface DisputePayload {
   dispute_id: string;
   charge_id: string;
@@ -277,6 +286,7 @@ export interface DisputePayload {
   reason: DisputeReason;
   status: DisputeStatus;
   evidence: DisputeEvidence;
+  evidence_details: DisputeEvidenceDetails;
   evidence_due_by: string;
   evidence_submitted_at: string | null;
   is_live: boolean;
@@ -289,12 +299,18 @@ export interface DisputePayload {
   closed_at: string | null;
 }
 
+/**
+ * The dispute in every dispute.* event: as partners see it, without the evidence texts (up to 32 KiB the
+ * merchant itself sent; `evidence_details` says which are saved, GET /disputes/{id} has them).
+ */
+export type DisputeEventPayload = Omit<DisputePayload, 'evidence'>;
+
 /** payments.dispute.* (created, updated, closed, funds_withdrawn, funds_reinstated). */
 export interface DisputeEvent {
   charge_id: string;
   /** The charge's owner (the operator for a marketplace charge): who receives the webhooks. */
   merchant_id: number;
-  dispute: DisputePayload;
+  dispute: DisputeEventPayload;
 }
 
 /** Where a physical product ships (collected on the hosted checkout page). */

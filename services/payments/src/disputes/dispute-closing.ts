@@ -1,8 +1,9 @@
 import { outboxEvent, PlatformError, SUBJECTS, type Mode, type OutboxEntry } from '@ppay/kernel';
 import type { ChargeDisputeHold } from '../charges/charge';
 import type { ChargeRepository } from '../ports';
-import { disputeEvent, isClosed, type DisputeRecord } from './dispute';
-import type { DisputeRepository } from './ports';
+import { disputeEvent, hasEvidence, isClosed, type DisputeRecord } from './dispute';
+import { withEvidenceSubmitted } from './evidence-submission';
+import type { DisputeProcessors, DisputeRepository } from './ports';
 
 export type DisputeOutcome = 'won' | 'lost';
 
@@ -15,15 +16,16 @@ export interface DisputeClosingOptions {
 }
 
 /**
- * Closes disputes: `needs_response → lost` (accepted, or past its due date) and `under_review → won | lost`
- * (the processor's decision). Each close is one conditional write on the expected status, with
+ * Closes disputes: `needs_response → lost` (accepted, or past its due date without evidence) and
+ * `under_review → won | lost` (the processor's decision). At the due date a saved draft is submitted
+ * instead (`→ under_review`), as Stripe does. Each close is one conditional write on the expected status, with
  * dispute.closed (and dispute.funds_reinstated when won) in the dispute's outbox, so concurrent
  * accept / evidence / outcome calls close it once and move its money once. The charge's hold follows
  * (a second document): here at once, and again by the consumer of dispute.closed after a crash.
  */
 export class DisputeCloser {
   constructor(
-    private readonly deps: { charges: ChargeRepository; disputes: DisputeRepository },
+    private readonly deps: { charges: ChargeRepository; disputes: DisputeRepository; processors: DisputeProcessors },
     private readonly options: DisputeClosingOptions = {},
     private readonly now: () => Date = () => new Date(),
   ) {}
@@ -51,21 +53,30 @@ export class DisputeCloser {
     });
   }
 
-  /** Sandbox: the due date is now, so an unanswered dispute is lost at once. */
+  /** Sandbox: the due date is now, so its draft is submitted, or without one the dispute is lost, at once. */
   async expireNow(merchantId: number, mode: Mode, disputeId: string): Promise<DisputeRecord> {
     return this.retrying(merchantId, mode, disputeId, async (d) => {
       if (d.status === 'under_review') throw submitted();
       if (isClosed(d)) throw closed(d);
-      return this.close({ ...d, evidence_due_by: this.now() }, 'lost', 'expired');
+      return this.atDueDate({ ...d, evidence_due_by: this.now() });
     });
   }
 
-  /** The sweep: unanswered disputes past their due date are lost. */
+  /**
+   * The sweep: disputes past their due date still waiting for a response. One that fails (its processor
+   * did not answer: an unknown outcome) is tried again by the next sweep; the others go on.
+   */
   async expireDue(limit = 100): Promise<number> {
     let n = 0;
+    let failure: unknown = null;
     for (const d of await this.deps.disputes.due('needs_response', 'evidence_due_by', this.now(), limit)) {
-      if (await this.close(d, 'lost', 'expired')) n++;
+      try {
+        if (await this.atDueDate(d)) n++;
+      } catch (err) {
+        failure ??= err;
+      }
     }
+    if (failure) throw failure;
     return n;
   }
 
@@ -100,6 +111,20 @@ export class DisputeCloser {
       if (written) return;
     }
     throw new PlatformError('CONFLICT', 'The charge is being changed by concurrent requests; retry');
+  }
+
+  /**
+   * The due date of a dispute waiting for a response: its saved draft is submitted (the merchant's answer
+   * is not thrown away); with nothing saved it is lost. Null when the dispute changed meanwhile.
+   */
+  private async atDueDate(d: DisputeRecord): Promise<DisputeRecord | null> {
+    if (!hasEvidence(d.evidence)) return this.close(d, 'lost', 'expired');
+    const next = await withEvidenceSubmitted(d, this.deps.processors, this.now());
+    const event = outboxEvent(SUBJECTS.disputeUpdated, disputeEvent(next), {
+      merchantId: d.merchant_id,
+      mode: d.mode,
+    });
+    return this.deps.disputes.replace(d, next, [event]);
   }
 
   /** from → won | lost in one conditional write; null when the dispute was no longer `from`. */

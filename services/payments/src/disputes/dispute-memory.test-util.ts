@@ -11,12 +11,21 @@ export class MemoryDisputes implements DisputeRepository {
   readonly events: OutboxEntry[] = [];
   /** Called before every replace: a test can crash a write (throw) or interleave another. */
   beforeReplace: (next: DisputeRecord) => void = () => undefined;
+  /**
+   * Called between a refused insert and the read of the charge's dispute (the Mongo repository's two
+   * operations): a test can discard that dispute there, as a concurrent opener would.
+   */
+  afterDuplicate: (taken: DisputeRecord) => Promise<void> = async () => undefined;
 
   async insertOrGetForCharge(dispute: DisputeRecord) {
     const taken = [...this.docs.values()].find((d) => d.charge_id === dispute.charge_id);
-    if (taken) return { dispute: clone(taken), created: false };
-    this.docs.set(dispute.dispute_id, clone(dispute));
-    return { dispute: clone(dispute), created: true };
+    if (!taken) {
+      this.docs.set(dispute.dispute_id, clone(dispute));
+      return { dispute: clone(dispute), created: true };
+    }
+    await this.afterDuplicate(clone(taken));
+    const still = [...this.docs.values()].find((d) => d.charge_id === dispute.charge_id);
+    return still ? { dispute: clone(still), created: false } : null;
   }
   async findById(id: string) {
     const d = this.docs.get(id);

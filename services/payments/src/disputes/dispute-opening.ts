@@ -36,6 +36,9 @@ export interface DisputeOpeningOptions {
   onOpened?: (dispute: DisputeRecord) => void;
 }
 
+/** How often an insert is tried when the charge's dispute keeps vanishing under it (step 1). */
+const INSERT_ROUNDS = 3;
+
 /**
  * Opens disputes. A dispute and its charge are two documents, written in this order (docs/architecture.md,
  * "Disputes"): (1) the dispute is inserted `opening` (unique per charge); (2) its hold is set on the charge,
@@ -86,9 +89,24 @@ export class DisputeOpener {
       },
       this.now(),
     );
-    const { dispute, created } = await this.deps.disputes.insertOrGetForCharge(draft);
+    const { dispute, created } = await this.insert(draft);
     if (!created) return this.existing(dispute.dispute_id, req);
     return this.finish(dispute);
+  }
+
+  /**
+   * Step 1. The charge's opening dispute may refuse this one and be discarded (its charge had no room)
+   * before it can be read: then the charge has no dispute and the insert is tried again. Still racing
+   * after a few tries: 409 CONFLICT, which a retry of the request settles.
+   */
+  private async insert(draft: DisputeRecord): Promise<{ dispute: DisputeRecord; created: boolean }> {
+    for (let round = 0; round < INSERT_ROUNDS; round++) {
+      const inserted = await this.deps.disputes.insertOrGetForCharge(draft);
+      if (inserted) return inserted;
+    }
+    throw new PlatformError('CONFLICT', 'This charge is being disputed by concurrent requests; retry', {
+      param: 'charge_id',
+    });
   }
 
   /** The sweep: disputes whose opener crashed before they opened. */

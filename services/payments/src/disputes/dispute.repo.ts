@@ -104,13 +104,13 @@ export class MongoDisputeRepository implements DisputeRepository {
     } catch (err) {
       if (!isDuplicateKeyError(err)) throw err;
     }
-    // The charge has its dispute already (unique charge_id): a lookup by that index alone, once.
+    // The charge has its dispute already (unique charge_id): a lookup by that index alone, once. It may
+    // be gone by now (an opening dispute discarded in between): null, the caller decides.
     const doc = (await this.model
       .findOne({ charge_id: dispute.charge_id }, NO_OUTBOX)
       .lean()
       .exec()) as DisputeDocument | null;
-    if (!doc) throw new Error(`dispute of ${dispute.charge_id} refused as a duplicate but not found`);
-    return { dispute: toRecord(doc), created: false };
+    return doc ? { dispute: toRecord(doc), created: false } : null;
   }
 
   async findById(disputeId: string) {

@@ -3,6 +3,7 @@ import {
   prefixedId,
   type DisputeEvent,
   type DisputeEvidence,
+  type DisputeEvidenceDetails,
   type DisputeFunds,
   type DisputePayload,
   type DisputeReason,
@@ -100,6 +101,7 @@ export function disputePayload(d: DisputeRecord): DisputePayload {
     reason: d.reason,
     status: d.status,
     evidence: { ...d.evidence },
+    evidence_details: evidenceDetails(d),
     evidence_due_by: d.evidence_due_by.toISOString(),
     evidence_submitted_at: d.evidence_submitted_at?.toISOString() ?? null,
     is_live: d.mode === 'live',
@@ -111,7 +113,21 @@ export function disputePayload(d: DisputeRecord): DisputePayload {
   };
 }
 
-/** The payload of every payments.dispute.* event: the dispute, its charge and who receives it. */
+function evidenceDetails(d: DisputeRecord): DisputeEvidenceDetails {
+  const fields = DISPUTE_EVIDENCE_FIELDS.filter((f) => d.evidence[f] !== null);
+  return {
+    has_evidence: fields.length > 0,
+    fields_provided: fields,
+    submission_count: d.evidence_submitted_at ? 1 : 0,
+  };
+}
+
+/**
+ * The payload of every payments.dispute.* event: the dispute, its charge and who receives it. The
+ * evidence texts stay out: every save would otherwise copy them (up to 32 KiB) into the dispute's
+ * outbox again; `evidence_details` says what is saved.
+ */
 export function disputeEvent(d: DisputeRecord): DisputeEvent {
-  return { charge_id: d.charge_id, merchant_id: d.merchant_id, dispute: disputePayload(d) };
+  const { evidence: _texts, ...dispute } = disputePayload(d);
+  return { charge_id: d.charge_id, merchant_id: d.merchant_id, dispute };
 }

@@ -54,7 +54,7 @@ export function disputeWorld() {
     sleep,
   );
   const closer = new DisputeCloser(
-    { charges, disputes },
+    { charges, disputes, processors: disputeProcessors },
     { onClosed: (d, by) => closed.push(`${d.dispute_id}:${d.status}:${by}`) },
     now,
   );

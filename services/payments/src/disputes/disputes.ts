@@ -1,6 +1,7 @@
 import { outboxEvent, PlatformError, SUBJECTS, type DisputeStatus, type Mode } from '@ppay/kernel';
 import { disputeEvent, hasEvidence, isClosed, type DisputeRecord } from './dispute';
-import { validateEvidence, type EvidenceInput } from './evidence';
+import { checkEvidenceTotal, validateEvidence, type EvidenceInput } from './evidence';
+import { withEvidenceSubmitted } from './evidence-submission';
 import { decodeCursor, listKeyOf, pageOf, pageSize } from '../list-pages';
 import type { DisputeProcessors, DisputeRepository } from './ports';
 
@@ -86,19 +87,14 @@ export class DisputeService {
         });
       }
       let next: DisputeRecord = { ...d, evidence: { ...d.evidence, ...fields }, updated_at: now };
+      checkEvidenceTotal(next.evidence);
       if (input.submit) {
         if (!hasEvidence(next.evidence)) {
           throw new PlatformError('VALIDATION_FAILED', 'Submitting needs at least one evidence field', {
             param: 'evidence',
           });
         }
-        next = { ...next, status: 'under_review', evidence_submitted_at: now };
-        // The processor dedupes by dispute: a submit repeated after a lost race sends nothing twice.
-        const receipt = await this.deps.processors.forMode(d.mode).submitEvidence(next);
-        const outcome = receipt.scheduled_outcome;
-        next.scheduled_outcome = outcome
-          ? { status: outcome.status, at: new Date(now.getTime() + outcome.after_ms) }
-          : null;
+        next = await withEvidenceSubmitted(next, this.deps.processors, now);
       }
       const event = outboxEvent(SUBJECTS.disputeUpdated, disputeEvent(next), {
         merchantId: d.merchant_id,

@@ -1,7 +1,10 @@
 import { DISPUTE_EVIDENCE_FIELDS, PlatformError, type DisputeEvidence, type DisputeEvidenceField } from '@ppay/kernel';
 
-/** The longest value of each evidence field, in characters (docs/decisions.md, Disputes). */
-export const EVIDENCE_MAX_LENGTH: Readonly<Record<DisputeEvidenceField, number>> = {
+/**
+ * The longest value of each evidence field, in bytes of UTF-8 (docs/decisions.md, Disputes; Hardening 3):
+ * bytes, not characters, are what the dispute document and its events hold.
+ */
+export const EVIDENCE_MAX_BYTES: Readonly<Record<DisputeEvidenceField, number>> = {
   customer_name: 200,
   customer_email: 254,
   product_description: 5_000,
@@ -14,6 +17,11 @@ export const EVIDENCE_MAX_LENGTH: Readonly<Record<DisputeEvidenceField, number>>
   receipt_url: 2_048,
   uncategorized_text: 20_000,
 };
+
+/** All the saved fields together, in bytes of UTF-8: less than the fields' sum, so a dispute stays small. */
+export const EVIDENCE_TOTAL_MAX_BYTES = 32_768;
+
+const utf8Bytes = (value: string): number => Buffer.byteLength(value, 'utf8');
 
 const DATE_FIELDS: readonly DisputeEvidenceField[] = ['shipping_date', 'service_date'];
 
@@ -44,8 +52,10 @@ function checkHttpsUrl(field: string, value: string): void {
 }
 
 /**
- * The evidence fields a request sets, each checked: its length first (before any pattern), then a
- * date's or a URL's form. Unknown fields never reach here (the gateway refuses them).
+ * The evidence fields a request sets, each checked: its size first (before any pattern), then a
+ * date's or a URL's form. Unknown fields never reach here (the gateway refuses them). The size is in
+ * bytes of UTF-8, as sent (a string longer in UTF-16 units than the limit is over it in bytes too, so
+ * that is refused before it is measured).
  */
 export function validateEvidence(input: EvidenceInput): Partial<DisputeEvidence> {
   const out: Partial<DisputeEvidence> = {};
@@ -53,8 +63,10 @@ export function validateEvidence(input: EvidenceInput): Partial<DisputeEvidence>
     if (!(field in input) || input[field] === undefined) continue;
     const raw = input[field];
     if (raw !== null && typeof raw !== 'string') throw invalid(field, `${field} must be a string or null`);
-    const max = EVIDENCE_MAX_LENGTH[field];
-    if (raw !== null && raw.length > max) throw invalid(field, `${field} must be at most ${max} characters`);
+    const max = EVIDENCE_MAX_BYTES[field];
+    if (raw !== null && (raw.length > max || utf8Bytes(raw) > max)) {
+      throw invalid(field, `${field} must be at most ${max} bytes (UTF-8)`);
+    }
     const value = raw?.trim() || null;
     if (value !== null) {
       if (DATE_FIELDS.includes(field)) checkDate(field, value);
@@ -66,4 +78,17 @@ export function validateEvidence(input: EvidenceInput): Partial<DisputeEvidence>
     out[field] = value;
   }
   return out;
+}
+
+/** The draft as it would be saved, within EVIDENCE_TOTAL_MAX_BYTES all fields together (400 `evidence`). */
+export function checkEvidenceTotal(evidence: DisputeEvidence): void {
+  let total = 0;
+  for (const field of DISPUTE_EVIDENCE_FIELDS) total += utf8Bytes(evidence[field] ?? '');
+  if (total > EVIDENCE_TOTAL_MAX_BYTES) {
+    throw new PlatformError(
+      'VALIDATION_FAILED',
+      `The evidence fields together must be at most ${EVIDENCE_TOTAL_MAX_BYTES} bytes (UTF-8); these would be ${total}`,
+      { param: 'evidence' },
+    );
+  }
 }

@@ -14,8 +14,12 @@ export interface DisputeListQuery {
 
 /** Disputes (`disputes`, `_id` = dispute id, unique per charge). */
 export interface DisputeRepository {
-  /** Inserts an opening dispute, or answers the charge's existing one (one dispute per charge). */
-  insertOrGetForCharge(dispute: DisputeRecord): Promise<{ dispute: DisputeRecord; created: boolean }>;
+  /**
+   * Inserts an opening dispute, or answers the charge's existing one (one dispute per charge). Null when
+   * the charge's dispute refused the insert but was gone when read (an opening one discarded meanwhile):
+   * nothing was written, the caller may try again.
+   */
+  insertOrGetForCharge(dispute: DisputeRecord): Promise<{ dispute: DisputeRecord; created: boolean } | null>;
   findById(disputeId: string): Promise<DisputeRecord | null>;
   /** The merchant's dispute in its mode; null for anyone else's (and for one still opening). */
   findForMerchant(merchantId: number, mode: Mode, disputeId: string): Promise<DisputeRecord | null>;

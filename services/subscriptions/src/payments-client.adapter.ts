@@ -1,4 +1,4 @@
-import { newRequestId, type Mode } from '@ppay/kernel';
+import { money, newRequestId, type Mode } from '@ppay/kernel';
 import {
   callerToMetadata,
   DEFAULT_BREAKER_OPTIONS,
@@ -7,7 +7,7 @@ import {
   type PlatformMetrics,
 } from '@ppay/runtime';
 import { loadPlatformProto, type types } from '@ppay/proto';
-import type { ChargeOutcome, OffSessionCharge, PaymentsPort } from './ports';
+import type { ChargeFound, ChargeOutcome, OffSessionCharge, PaymentsPort } from './ports';
 
 /** payments over gRPC, on the merchant's behalf (internal caller with the subscription's merchant and mode). */
 export class GrpcPayments implements PaymentsPort {
@@ -53,6 +53,34 @@ export class GrpcPayments implements PaymentsPort {
       charge_id: res.charge_id,
       status: res.status === 'succeeded' ? 'succeeded' : 'failed',
       decline_code: res._decline_code ? (res.decline_code ?? null) : null,
+    };
+  }
+
+  /**
+   * By reference: an off-session charge's reference is its idempotency key, and the listing's reference
+   * filter is an indexed equality, so one row answers.
+   */
+  async findCharge(
+    merchantId: number,
+    mode: Mode,
+    idempotencyKey: string,
+    deadline?: Date,
+  ): Promise<ChargeFound | null> {
+    const res = await this.call(() =>
+      this.client.call(
+        'ListCharges',
+        { reference: idempotencyKey, limit: 1 },
+        this.metadata(merchantId, mode),
+        deadline ? { deadline } : {},
+      ),
+    );
+    const c = res.charges[0];
+    if (!c) return null;
+    return {
+      charge_id: c.charge_id,
+      status: c.status === 'succeeded' || c.status === 'failed' ? c.status : 'pending',
+      decline_code: c._failure_reason ? (c.failure_reason ?? null) : null,
+      amount: money(Number(c.amount?.amount ?? 0), c.amount?.currency ?? ''),
     };
   }
 

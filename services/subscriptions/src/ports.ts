@@ -35,11 +35,25 @@ export interface ChargeOutcome {
   decline_code: string | null;
 }
 
+/** An off-session charge as payments holds it: `pending` while its processor has not answered. */
+export interface ChargeFound {
+  charge_id: string;
+  status: 'succeeded' | 'failed' | 'pending';
+  decline_code: string | null;
+  /** What was charged before any fee the customer pays: the `price` it was asked with. */
+  amount: Money;
+}
+
 /** What subscriptions needs from payments (which owns payment methods and charges). */
 export interface PaymentsPort {
   /** Idempotent by `idempotency_key`: a repeat answers the same charge. Throws when payments cannot answer. */
   /** `deadline`: the caller's (the sandbox clock's request); the client's own deadline otherwise. */
   chargeSaved(merchantId: number, mode: Mode, charge: OffSessionCharge, deadline?: Date): Promise<ChargeOutcome>;
+  /**
+   * The charge made with `idempotencyKey` (an off-session charge's key is also its reference), or null when
+   * none was: a read that never makes one. Throws when payments cannot answer (the outcome is unknown).
+   */
+  findCharge(merchantId: number, mode: Mode, idempotencyKey: string, deadline?: Date): Promise<ChargeFound | null>;
   /** Sandbox: a test card saved without the hosted page. */
   saveTestCard(
     merchantId: number,

@@ -1,9 +1,9 @@
-import { addMoney, subtractMoney, SUBJECTS, type OutboxEntry } from '@ppay/kernel';
-import type { ChargeOutcome, PaymentsPort } from '../ports';
+import { addMoney, subtractMoney, SUBJECTS, type Money, type OutboxEntry } from '@ppay/kernel';
+import type { ChargeFound, ChargeOutcome, PaymentsPort } from '../ports';
 import type { DueWork, Lease } from '../renewals/leased-scheduler';
 import { clockOf } from '../subscriptions/subscription';
 import { amountPaid, installmentKey, nextActionAt, planEventFor, type InstallmentPlanRecord } from './installment-plan';
-import { claimPart, partFailed, partSucceeded } from './lifecycle';
+import { chargeNeverMade, claimPart, latePaymentRecorded, partFailed, partSucceeded } from './lifecycle';
 import type { InstallmentPlanRepository } from './ports';
 
 export interface InstallmentObserver {
@@ -15,12 +15,18 @@ const NOOP_OBSERVER: InstallmentObserver = { part: () => undefined, planEnded: (
 
 const MAX_WRITE_ROUNDS = 5;
 
+const sameAmount = (a: Money, b: Money) => a.amount === b.amount && a.currency === b.currency;
+
 /**
  * The later parts of installment plans, the work of the leased scheduler (renewals/leased-scheduler.ts,
  * the one subscriptions renew on): on a claimed plan, every action due on its own clock, one at a time.
  * Two documents, no transaction (docs/architecture.md, "Installment plans"): the plan records the charge
  * in flight (part, attempt) before payments is asked with the key (plan, part, attempt), so a crash, a
- * lost lease or a second scheduler repeats the same charge instead of making another.
+ * lost lease or a second scheduler repeats the same charge instead of making another. Payments is asked
+ * to charge only right after a write of the plan, conditional on its version, that found it active: a
+ * cancel is a versioned write too, so once it is stored no charge is started. A part left in flight on a
+ * cancelled plan is settled by looking its charge up by key: the charge may exist (the money may have
+ * moved), or the scheduler may have stopped before asking.
  */
 export class InstallmentCharges implements DueWork<InstallmentPlanRecord> {
   constructor(
@@ -36,10 +42,57 @@ export class InstallmentCharges implements DueWork<InstallmentPlanRecord> {
     // A plan whose sandbox clock was moved lives each action at its scheduled instant (a jump of months
     // replays them: retries exactly +1, +3, +5 days); otherwise an action happens when it is processed.
     const when = rec.clock_offset_ms > 0 && at.getTime() > 0 ? at : now;
-    // A charge left in flight (crash, lost lease): the same key repeats it, payments answers the same charge.
-    if (rec.charging) return this.charge(rec, when, lease, deadline);
+    if (rec.charging) return this.resume(rec, when, lease, deadline);
     const claimed = await this.write(claimPart(rec, when), [], lease);
     return claimed && this.charge(claimed, when, lease, deadline);
+  }
+
+  /**
+   * A charge left in flight (crash, lost lease). On an active plan the same key repeats it (payments answers
+   * the same charge), once a write has shown the plan is still active and ours: the claim only read it, and
+   * the merchant may have cancelled since. On a cancelled plan it is looked up.
+   */
+  private async resume(
+    rec: InstallmentPlanRecord,
+    when: Date,
+    lease: Lease,
+    deadline?: Date,
+  ): Promise<InstallmentPlanRecord | null> {
+    let current = rec;
+    if (current.status === 'active') {
+      const still = await this.write(current, [], lease);
+      if (still) return this.charge(still, when, lease, deadline);
+      const fresh = await this.deps.plans.findById(rec.id);
+      // Recorded by another scheduler meanwhile, or changed without a cancel: the next claim looks again.
+      if (!fresh?.charging || fresh.status === 'active') return null;
+      current = fresh;
+    }
+    return this.settle(current, when, lease, deadline);
+  }
+
+  /**
+   * The part in flight on a cancelled plan: found succeeded or declined, that outcome is recorded (a paid
+   * part stays paid, as any paid part of a cancelled plan); found in flight, payments is asked to finish
+   * that charge (the key exists, so this makes no new one); not found, nothing was charged: the part is
+   * cancelled. A charge under the key that is not this part's (another amount) cannot be ours: payments
+   * would have refused our request with that key.
+   */
+  private async settle(
+    rec: InstallmentPlanRecord,
+    when: Date,
+    lease: Lease,
+    deadline?: Date,
+  ): Promise<InstallmentPlanRecord | null> {
+    const { number, attempt } = rec.charging!;
+    const part = rec.parts[number - 1]!;
+    const started = this.realNow();
+    const key = installmentKey(rec.id, number, attempt);
+    const found = await this.deps.payments.findCharge(rec.merchant_id, rec.mode, key, deadline);
+    const ours: ChargeFound | null = found && sameAmount(found.amount, part.amount) ? found : null;
+    if (!ours) return this.write(chargeNeverMade(rec), [], lease);
+    if (ours.status === 'pending') return this.charge(rec, when, lease, deadline);
+    const outcome = { charge_id: ours.charge_id, status: ours.status, decline_code: ours.decline_code };
+    return this.recordOutcome(rec, outcome, started, when, lease);
   }
 
   private async charge(
@@ -86,8 +139,23 @@ export class InstallmentCharges implements DueWork<InstallmentPlanRecord> {
     const inFlight = charged.charging!;
     let rec: InstallmentPlanRecord | null = charged;
     for (let i = 0; rec && i < MAX_WRITE_ROUNDS; i++) {
-      // Already recorded by whoever repeated this charge (another scheduler after our lease ran out).
-      if (rec.charging?.number !== inFlight.number || rec.charging.attempt !== inFlight.attempt) return null;
+      if (rec.charging?.number !== inFlight.number || rec.charging.attempt !== inFlight.attempt) {
+        // Already recorded by whoever repeated this charge (another scheduler after our lease ran out), or
+        // settled as never made by a look-up that came before our request reached payments.
+        const late =
+          outcome.status === 'succeeded'
+            ? latePaymentRecorded(rec, inFlight.number, { chargeId: outcome.charge_id, paidAt: when })
+            : null;
+        if (!late) return null;
+        // Under no lease: whoever settled the plan released it, and a cancelled plan has nothing due.
+        const saved = await this.deps.plans.save(late, []);
+        if (saved) {
+          this.observer.part(outcome.status, (this.realNow().getTime() - started.getTime()) / 1000);
+          return null;
+        }
+        rec = await this.deps.plans.findById(charged.id);
+        continue;
+      }
       const next =
         outcome.status === 'succeeded'
           ? partSucceeded(rec, { chargeId: outcome.charge_id, paidAt: when })

@@ -178,8 +178,8 @@ export const attemptsLeft = (failedAttempts: number) => Math.max(0, MAX_ATTEMPTS
 
 /**
  * When the scheduler next has something to do for this plan, on its own clock: finish a charge left in
- * flight (at once, also for a plan cancelled meanwhile: the money may have moved), charge the current
- * part when it falls due, or retry it. Null when nothing will be charged.
+ * flight (at once; for a plan cancelled meanwhile by looking the charge up: the money may have moved),
+ * charge the current part when it falls due, or retry it. Null when nothing will be charged.
  */
 export function nextActionAt(rec: Pick<InstallmentPlanRecord, 'status' | 'charging' | 'parts'>): Date | null {
   if (rec.charging) return new Date(0);

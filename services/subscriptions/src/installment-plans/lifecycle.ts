@@ -112,8 +112,9 @@ export function partFailed(
 
 /**
  * The merchant cancels: no later part is charged. Paid parts stay paid (refunds are the merchant's
- * call). A part whose charge is in flight keeps it: its outcome is recorded when it arrives. A second
- * cancel answers the cancelled plan unchanged; a completed or defaulted plan cannot be cancelled.
+ * call). A part whose charge is in flight keeps it: the charge may exist, so the scheduler settles it by
+ * looking the charge up (chargeFound / chargeNeverMade), never by charging. A second cancel answers the
+ * cancelled plan unchanged; a completed or defaulted plan cannot be cancelled.
  */
 export function cancelPlan(rec: InstallmentPlanRecord, now: Date): { plan: InstallmentPlanRecord; changed: boolean } {
   if (rec.status === 'cancelled') return { plan: rec, changed: false };
@@ -128,5 +129,40 @@ export function cancelPlan(rec: InstallmentPlanRecord, now: Date): { plan: Insta
       ),
     },
     changed: true,
+  };
+}
+
+/**
+ * A cancelled plan's part was in flight, and payments holds no charge by its key: the scheduler stopped
+ * before asking (a crash). Nothing was charged and nothing will be: the part is cancelled.
+ */
+export function chargeNeverMade(rec: InstallmentPlanRecord): InstallmentPlanRecord {
+  if (rec.status !== 'cancelled') throw planConflict(rec.status, 'give up a charge in flight');
+  const part = charging(rec, 'give up a charge');
+  return { ...rec, charging: null, parts: withPart(rec, part.number, { status: 'cancelled', next_retry_at: null }) };
+}
+
+/**
+ * A payment that landed after its part was settled as never charged (a scheduler asked payments after
+ * another had looked the charge up and found none): the money moved, so the part is paid, and the plan
+ * stays cancelled. Null when there is nothing to record: the part is paid, or this is the charge already
+ * recorded on it (a decline of it cancelled it).
+ */
+export function latePaymentRecorded(
+  rec: InstallmentPlanRecord,
+  number: number,
+  input: { chargeId: string; paidAt: Date },
+): InstallmentPlanRecord | null {
+  const part = rec.parts.find((p) => p.number === number);
+  if (rec.status !== 'cancelled' || rec.charging?.number === number) return null;
+  if (!part || part.status !== 'cancelled' || part.charge_id === input.chargeId) return null;
+  return {
+    ...rec,
+    parts: withPart(rec, number, {
+      status: 'paid',
+      charge_id: input.chargeId,
+      paid_at: input.paidAt,
+      decline_reason: null,
+    }),
   };
 }

@@ -1,4 +1,5 @@
 import { checkout, DAY, setup, subjects, T0 } from '../service-kit.test-util';
+import { claimRenewal } from '../subscriptions/lifecycle';
 import { MONTHLY_FROM_JAN_31_2026 } from './month-ends.test-util';
 import { renewalKey } from './renewal';
 
@@ -113,6 +114,30 @@ describe('renewals', () => {
     expect(payments.succeeded()).toBe(1);
     expect(await service.get(7, 'sandbox', sub.id)).toMatchObject({ status: 'active', current_period: { index: 1 } });
     expect(subjects(subscriptions).filter((s) => s === 'renewed')).toHaveLength(1);
+  });
+
+  it('a cancel between the claim and the repeat of a charge left in flight: the repeat is not made', async () => {
+    const { service, checkouts, scheduler, payments, subscriptions, realNow, tick } = setup();
+    const sub = await checkouts.checkoutCompleted('sandbox', checkout());
+    tick(28 * DAY);
+    // A scheduler marks the renewal in flight and stops before asking payments.
+    const claimed = (await subscriptions.claim(sub.id, realNow(), 'dead', 30_000))!;
+    const until = new Date(realNow().getTime() + 30_000);
+    await subscriptions.save(claimRenewal(claimed, realNow()), [], { owner: 'dead', until });
+    tick(30_000);
+    // The next claim reads it due with the charge in flight; the merchant cancels right after it.
+    const claim = subscriptions.claim.bind(subscriptions);
+    subscriptions.claim = async (...args) => {
+      const got = await claim(...args);
+      if (got) await service.cancel(7, 'sandbox', sub.id, false);
+      return got;
+    };
+    await scheduler('b').drain();
+    expect(payments.calls).toHaveLength(0);
+    expect(await service.get(7, 'sandbox', sub.id)).toMatchObject({ status: 'cancelled', next_payment_date: null });
+    tick(365 * DAY);
+    await scheduler('b').drain();
+    expect(payments.calls).toHaveLength(0);
   });
 
   it('two schedulers draining at once never charge a period twice', async () => {

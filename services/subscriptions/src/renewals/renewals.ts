@@ -55,8 +55,13 @@ export class SubscriptionRenewals implements DueWork<SubscriptionRecord> {
       return claimedCharge && this.charge(claimedCharge, when, lease, deadline);
     }
     if (rec.status === 'due') {
-      // A charge left in flight (crash, lost lease): the same key repeats it, payments answers the same charge.
-      if (rec.payment_status === 'pending') return this.charge(rec, when, lease, deadline);
+      // A charge left in flight (crash, lost lease): the same key repeats it, payments answers the same
+      // charge. The claim only read the subscription, and the merchant may have cancelled since: the repeat
+      // is asked for only after a write conditional on the version it read shows it is still due and ours.
+      if (rec.payment_status === 'pending') {
+        const still = await this.write(rec, [], lease);
+        return still && this.charge(still, when, lease, deadline);
+      }
       const claimedRetry = await this.write(claimRetry(rec, when), [], lease);
       return claimedRetry && this.charge(claimedRetry, when, lease, deadline);
     }

@@ -377,7 +377,23 @@ describe('admin API authentication', () => {
       history: [
         { action: 'submit', from_status: 'not_started', to_status: 'pending_review', actor: 'operator', at: 'now' },
       ],
+      history_summary: {
+        dropped: 3,
+        first_at: '2026-11-01T10:00:00.000Z',
+        last_at: '2026-11-02T10:00:00.000Z',
+        actions: [{ action: 'payout_account_updated', count: 3 }],
+      },
       personal_data_unavailable: false,
+      payout_change: {
+        bank_name: 'Access Bank',
+        account_number_masked: '******0017',
+        account_name: 'ADEBAYO JOHN',
+        name_match_score: 1,
+        reason: 'bank_name_mismatch:0.00',
+        requested_at: '2026-11-23T10:05:00.000Z',
+        requested_by: 'operator:1000',
+        name_enquiry: { provider: 'sandbox', outcome: 'found', account_name: 'SANDBOX OTHER HOLDER' },
+      },
     };
     const t = await testGateway({ kyc: { GetKycReview: () => review } });
     const res = await t.app.inject({
@@ -393,6 +409,12 @@ describe('admin API authentication', () => {
       business: null,
       history: [{ actor_id: null, reason: null }],
       review: { name_enquiry: { provider: 'sandbox', outcome: 'found', account_name: 'NGOZI EZE' } },
+      history_summary: { dropped: 3, actions: [{ action: 'payout_account_updated', count: 3 }] },
+      // What the bank said about a new payout account number, for the reviewer deciding the change.
+      payout_change: {
+        reason: 'bank_name_mismatch:0.00',
+        name_enquiry: { provider: 'sandbox', outcome: 'found', account_name: 'SANDBOX OTHER HOLDER' },
+      },
     });
   });
 });

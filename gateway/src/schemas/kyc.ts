@@ -282,6 +282,12 @@ export const ReviewQuery = Type.Object({
 
 export const ReviewParams = Type.Object({ submission_id: Type.Integer({ minimum: 1, maximum: MAX_ID }) });
 
+const NameEnquiry = Type.Object({
+  provider: Nullable(Type.String({ description: 'the verification provider asked; null when none was' })),
+  outcome: StringEnum(['found', 'not_found', 'unavailable', 'unconfigured', 'not_asked'] as const),
+  account_name: Nullable(Type.String({ description: 'the holder as the bank has it (found only)' })),
+});
+
 const HistoryEntry = Type.Object({
   action: Type.String(),
   from_status: StatusEnum,
@@ -318,13 +324,7 @@ export const KycReview = Type.Object({
       name_match_score: Type.Number({
         description: "legal name vs the holder's name (the name enquiry's when it found one), 0 to 1 (0.85 passes)",
       }),
-      name_enquiry: Nullable(
-        Type.Object({
-          provider: Nullable(Type.String({ description: 'the verification provider asked; null when none was' })),
-          outcome: StringEnum(['found', 'not_found', 'unavailable', 'unconfigured', 'not_asked'] as const),
-          account_name: Nullable(Type.String({ description: 'the holder as the bank has it (found only)' })),
-        }),
-      ),
+      name_enquiry: Nullable(NameEnquiry),
     }),
   ),
   owner: Nullable(
@@ -347,7 +347,16 @@ export const KycReview = Type.Object({
       tax_id: Nullable(Type.String()),
     }),
   ),
-  history: Type.Array(HistoryEntry),
+  history: Type.Array(HistoryEntry, { description: 'The newest 50 entries, oldest first' }),
+  history_summary: Nullable(
+    Type.Object({
+      dropped: Type.Integer({ description: 'older entries folded out of history' }),
+      first_at: Type.String(),
+      last_at: Type.String(),
+      actions: Type.Array(Type.Object({ action: Type.String(), count: Type.Integer() })),
+    }),
+    { description: 'The entries older than those in history, counted; null while history holds them all' },
+  ),
   personal_data_unavailable: Type.Boolean({
     description:
       'Personal fields (stored encrypted) sealed under a key the platform no longer holds: they read null until restored',
@@ -359,9 +368,16 @@ export const KycReview = Type.Object({
         account_number_masked: Nullable(Type.String()),
         account_name: Nullable(Type.String()),
         name_match_score: Nullable(Type.Number()),
-        reason: Type.String({ description: 'name_mismatch:<score>' }),
+        reason: Type.String({
+          description:
+            'Comma-separated: name_mismatch:<score> (holder vs legal name), bank_name_mismatch:<score> (the bank names ' +
+            'another holder of the new number), account_not_found, name_enquiry_unavailable, name_enquiry_unconfigured',
+        }),
         requested_at: Type.String(),
         requested_by: Type.String(),
+        name_enquiry: Nullable(NameEnquiry, {
+          description: 'What the bank answered about the new number; null when the number did not change',
+        }),
       },
       { description: 'A payout account change waiting for review (approve_payout_change / reject_payout_change)' },
     ),

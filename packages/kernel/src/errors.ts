@@ -230,6 +230,12 @@ export const ERROR_CATALOGUE = {
     'This event was resent too often in the last hour; retry later',
   ),
   CLOCK_ADVANCE_TOO_FAR: invalid('to is more renewals ahead than one call may run; advance in smaller steps'),
+
+  // --- Hardening 3 -------------------------------------------------------------------------------
+  ONBOARDING_LIVE_NOT_AVAILABLE: invalid(
+    'This onboarding page only plays the sandbox gateway; live onboarding is completed at the card gateway',
+    422,
+  ),
 } as const satisfies Record<string, CatalogueEntry>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;

@@ -16827,6 +16827,7 @@ export interface paths {
                                         /** @default null */
                                         tax_id: string | null;
                                     } | null;
+                                    /** @description The newest 50 entries, oldest first */
                                     history: {
                                         action: string;
                                         /** @enum {string} */
@@ -16841,6 +16842,20 @@ export interface paths {
                                         reason: string | null;
                                         at: string;
                                     }[];
+                                    /**
+                                     * @description The entries older than those in history, counted; null while history holds them all
+                                     * @default null
+                                     */
+                                    history_summary: {
+                                        /** @description older entries folded out of history */
+                                        dropped: number;
+                                        first_at: string;
+                                        last_at: string;
+                                        actions: {
+                                            action: string;
+                                            count: number;
+                                        }[];
+                                    } | null;
                                     /** @description Personal fields (stored encrypted) sealed under a key the platform no longer holds: they read null until restored */
                                     personal_data_unavailable: boolean;
                                     /**
@@ -16856,10 +16871,28 @@ export interface paths {
                                         account_name: string | null;
                                         /** @default null */
                                         name_match_score: number | null;
-                                        /** @description name_mismatch:<score> */
+                                        /** @description Comma-separated: name_mismatch:<score> (holder vs legal name), bank_name_mismatch:<score> (the bank names another holder of the new number), account_not_found, name_enquiry_unavailable, name_enquiry_unconfigured */
                                         reason: string;
                                         requested_at: string;
                                         requested_by: string;
+                                        /**
+                                         * @description What the bank answered about the new number; null when the number did not change
+                                         * @default null
+                                         */
+                                        name_enquiry: {
+                                            /**
+                                             * @description the verification provider asked; null when none was
+                                             * @default null
+                                             */
+                                            provider: string | null;
+                                            /** @enum {string} */
+                                            outcome: "found" | "not_found" | "unavailable" | "unconfigured" | "not_asked";
+                                            /**
+                                             * @description the holder as the bank has it (found only)
+                                             * @default null
+                                             */
+                                            account_name: string | null;
+                                        } | null;
                                     } | null;
                                 }[];
                                 pagination: {
@@ -17103,6 +17136,7 @@ export interface paths {
                                     /** @default null */
                                     tax_id: string | null;
                                 } | null;
+                                /** @description The newest 50 entries, oldest first */
                                 history: {
                                     action: string;
                                     /** @enum {string} */
@@ -17117,6 +17151,20 @@ export interface paths {
                                     reason: string | null;
                                     at: string;
                                 }[];
+                                /**
+                                 * @description The entries older than those in history, counted; null while history holds them all
+                                 * @default null
+                                 */
+                                history_summary: {
+                                    /** @description older entries folded out of history */
+                                    dropped: number;
+                                    first_at: string;
+                                    last_at: string;
+                                    actions: {
+                                        action: string;
+                                        count: number;
+                                    }[];
+                                } | null;
                                 /** @description Personal fields (stored encrypted) sealed under a key the platform no longer holds: they read null until restored */
                                 personal_data_unavailable: boolean;
                                 /**
@@ -17132,10 +17180,28 @@ export interface paths {
                                     account_name: string | null;
                                     /** @default null */
                                     name_match_score: number | null;
-                                    /** @description name_mismatch:<score> */
+                                    /** @description Comma-separated: name_mismatch:<score> (holder vs legal name), bank_name_mismatch:<score> (the bank names another holder of the new number), account_not_found, name_enquiry_unavailable, name_enquiry_unconfigured */
                                     reason: string;
                                     requested_at: string;
                                     requested_by: string;
+                                    /**
+                                     * @description What the bank answered about the new number; null when the number did not change
+                                     * @default null
+                                     */
+                                    name_enquiry: {
+                                        /**
+                                         * @description the verification provider asked; null when none was
+                                         * @default null
+                                         */
+                                        provider: string | null;
+                                        /** @enum {string} */
+                                        outcome: "found" | "not_found" | "unavailable" | "unconfigured" | "not_asked";
+                                        /**
+                                         * @description the holder as the bank has it (found only)
+                                         * @default null
+                                         */
+                                        account_name: string | null;
+                                    } | null;
                                 } | null;
                             };
                         };
@@ -17385,6 +17451,7 @@ export interface paths {
                                     /** @default null */
                                     tax_id: string | null;
                                 } | null;
+                                /** @description The newest 50 entries, oldest first */
                                 history: {
                                     action: string;
                                     /** @enum {string} */
@@ -17399,6 +17466,20 @@ export interface paths {
                                     reason: string | null;
                                     at: string;
                                 }[];
+                                /**
+                                 * @description The entries older than those in history, counted; null while history holds them all
+                                 * @default null
+                                 */
+                                history_summary: {
+                                    /** @description older entries folded out of history */
+                                    dropped: number;
+                                    first_at: string;
+                                    last_at: string;
+                                    actions: {
+                                        action: string;
+                                        count: number;
+                                    }[];
+                                } | null;
                                 /** @description Personal fields (stored encrypted) sealed under a key the platform no longer holds: they read null until restored */
                                 personal_data_unavailable: boolean;
                                 /**
@@ -17414,10 +17495,28 @@ export interface paths {
                                     account_name: string | null;
                                     /** @default null */
                                     name_match_score: number | null;
-                                    /** @description name_mismatch:<score> */
+                                    /** @description Comma-separated: name_mismatch:<score> (holder vs legal name), bank_name_mismatch:<score> (the bank names another holder of the new number), account_not_found, name_enquiry_unavailable, name_enquiry_unconfigured */
                                     reason: string;
                                     requested_at: string;
                                     requested_by: string;
+                                    /**
+                                     * @description What the bank answered about the new number; null when the number did not change
+                                     * @default null
+                                     */
+                                    name_enquiry: {
+                                        /**
+                                         * @description the verification provider asked; null when none was
+                                         * @default null
+                                         */
+                                        provider: string | null;
+                                        /** @enum {string} */
+                                        outcome: "found" | "not_found" | "unavailable" | "unconfigured" | "not_asked";
+                                        /**
+                                         * @description the holder as the bank has it (found only)
+                                         * @default null
+                                         */
+                                        account_name: string | null;
+                                    } | null;
                                 } | null;
                             };
                         };

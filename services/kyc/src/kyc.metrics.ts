@@ -18,7 +18,7 @@ export function kycMetrics(registry: Registry): KycMetrics {
   });
   const payoutAccounts = new Counter({
     name: 'ppay_kyc_payout_account_changes_total',
-    help: 'Payout accounts set up or changed, by change (created, updated) and mode',
+    help: 'Payout account set-ups and changes, by change (created, updated, pending_review, unchanged) and mode',
     labelNames: ['change', 'mode'],
     registers: [registry],
   });

@@ -44,7 +44,7 @@ void runService<types.kyc.KycServiceHandlers, (typeof serviceConfig)['properties
     // Sandbox only: no live connected-account gateway exists yet (live answers GATEWAY_NOT_CONFIGURED).
     const providers = { sandbox: new SandboxConnectedAccountProvider() };
     // Sandbox only as well: no live name-enquiry provider is configured, so live in-house submissions
-    // all go to manual review (docs/decisions.md H2-6).
+    // and live payout account number changes all go to manual review (docs/decisions.md H2-6, H3-2).
     const nameEnquiry = { sandbox: new SandboxNameEnquiry() };
     const routes = submissionRoutes({ ...deps, providers, nameEnquiry }, linkTtl);
 
@@ -59,7 +59,7 @@ void runService<types.kyc.KycServiceHandlers, (typeof serviceConfig)['properties
         ...submissionHandlers(new KycSubmissionService({ ...deps, routes })),
         ...kycReviewHandlers(new KycReviewService(deps)),
         ...onboardingHandlers(new HostedOnboardingService(deps)),
-        ...payoutAccountHandlers(new PayoutAccountService(deps, linkTtl)),
+        ...payoutAccountHandlers(new PayoutAccountService({ ...deps, nameEnquiry }, linkTtl)),
         ...gatewayAccountHandlers(new GatewayAccountService({ cases, providers })),
       },
       relays: [relay],

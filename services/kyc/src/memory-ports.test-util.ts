@@ -200,7 +200,7 @@ export function kycWorld<S extends Sealer & Opener = FakeSealer>(sealer: S = new
   const submissions = new KycSubmissionService({ ...deps, routes });
   const reviews = new KycReviewService(deps);
   const onboarding = new HostedOnboardingService(deps);
-  const payoutAccounts = new PayoutAccountService(deps, { linkTtlMs: LINK_TTL_MS });
+  const payoutAccounts = new PayoutAccountService({ ...deps, nameEnquiry }, { linkTtlMs: LINK_TTL_MS });
   const gatewayAccounts = new GatewayAccountService({ cases, providers, now: clock.now });
   return {
     cases,

@@ -1,4 +1,5 @@
 import { PlatformError, type KycStatus } from '@ppay/kernel';
+import { appendHistory } from './case-history';
 import type { Actor, HistoryEntry, KycCaseRecord } from './kyc-case';
 import { nextStatus, type KycAction, type KycActionType } from './kyc-status';
 
@@ -79,6 +80,6 @@ export function decidedCase(
     reviewed_at: now,
     rejection_reason: type === 'reject' || type === 'revoke' ? (text.reason ?? null) : null,
     additional_info_request: type === 'request_info' ? (text.message ?? null) : null,
-    history: [...c.history, entry],
+    ...appendHistory(c, entry),
   };
 }

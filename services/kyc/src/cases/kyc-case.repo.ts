@@ -54,6 +54,7 @@ const kycCaseSchema = new Schema<KycCaseDocument>(
     rejection_reason: { type: String, default: null },
     additional_info_request: { type: String, default: null },
     history: { type: Schema.Types.Mixed, default: [] },
+    history_summary: mixed,
     payout_change_pending: { type: Boolean, default: false },
     version: { type: Number, required: true },
     created_at: { type: Date, required: true },

@@ -28,7 +28,7 @@ import {
 /**
  * A sub-merchant's KYC case in one mode: one document per (merchant, mode) holding the current
  * submission and its evidence, the review outcome, the connected account and its hosted onboarding
- * link, the payout set-up and account, an append-only history and the outbox. Every change is one
+ * link, the payout set-up and account, a capped history (case-history.ts) and the outbox. Every change is one
  * conditional write on `version`, so "approved", "has a payout account" and the events saying so can
  * never disagree (no multi-document transaction anywhere).
  *
@@ -52,6 +52,16 @@ export interface HistoryEntry {
   actor_id: string | null;
   reason: string | null;
   at: Date;
+}
+
+/** The history entries folded out of a case's capped history (case-history.ts). */
+export interface HistorySummary {
+  /** Entries folded into this summary (the oldest ones). */
+  dropped: number;
+  first_at: Date;
+  last_at: Date;
+  /** How many of the dropped entries were of each action (a fixed set, so bounded too). */
+  actions: Partial<Record<HistoryEntry['action'], number>>;
 }
 
 /** The submission's bank account as stored: the account number sealed, next to its masked form. */
@@ -122,6 +132,11 @@ export interface PayoutAccountRecord {
   gateway_account_id: string | null;
   /** nameMatchScore(KYC legal name, account name): evidence for whoever pays out; null for connected. */
   name_match_score: number | null;
+  /**
+   * What the bank answered about this account's number when an operator named it (holder-check.ts); absent
+   * on accounts adopted from the KYC submission (its own enquiry is in `review`) or stored before.
+   */
+  name_enquiry?: NameEnquiryEvidence | null;
   /** The account number's salted digest (payout-destination.ts); null for connected accounts. */
   account_number_digest?: string | null;
   /** Changes whenever the destination does (payout-destination.ts); absent on accounts stored before it. */
@@ -131,14 +146,14 @@ export interface PayoutAccountRecord {
 }
 
 /**
- * An operator's change of the payout account whose holder name does not match the KYC legal name: it
- * waits for a reviewer instead of going live (Hardening 2 item 5).
+ * An operator's change of the payout account that a reviewer must confirm before it goes live: its holder
+ * name does not match the KYC legal name, or its new number was not confirmed by the bank (holder-check.ts).
  */
 export interface PendingPayoutChange {
   account: PayoutAccountRecord;
   requested_at: Date;
   requested_by: string;
-  /** `name_mismatch:<score>`. */
+  /** Every reason, comma-separated: `name_mismatch:<score>`, `bank_name_mismatch:<score>`, … (holder-check.ts). */
   reason: string;
 }
 
@@ -186,7 +201,10 @@ export interface KycCaseRecord {
   reviewed_at: Date | null;
   rejection_reason: string | null;
   additional_info_request: string | null;
+  /** The newest entries (at most MAX_HISTORY, case-history.ts); older ones are in history_summary. */
   history: HistoryEntry[];
+  /** The entries folded out of `history`; null or absent while none were. */
+  history_summary?: HistorySummary | null;
   version: number;
   created_at: Date;
   updated_at: Date;
@@ -275,8 +293,23 @@ export function reviewResource(c: KycCaseRecord, personal: ReturnType<typeof per
     },
     personal_data_unavailable: personal.unavailable,
     history: c.history.map((h) => ({ ...h, from_status: h.from_status, to_status: h.to_status })),
+    history_summary: historySummaryResource(c.history_summary ?? null),
     payout_change: pendingChangeResource(c.payout?.pending_change ?? null),
   };
+}
+
+/** The entries folded out of the capped history, their actions counted (most frequent first). */
+function historySummaryResource(s: HistorySummary | null) {
+  return (
+    s && {
+      dropped: s.dropped,
+      first_at: s.first_at,
+      last_at: s.last_at,
+      actions: Object.entries(s.actions)
+        .map(([action, count]) => ({ action, count: count ?? 0 }))
+        .sort((a, b) => b.count - a.count || a.action.localeCompare(b.action)),
+    }
+  );
 }
 
 /** A payout account change waiting for review, as the reviewer sees it (the number masked). */
@@ -287,6 +320,7 @@ function pendingChangeResource(p: PendingPayoutChange | null) {
       account_number_masked: p.account.account_number_masked,
       account_name: p.account.account_name,
       name_match_score: p.account.name_match_score,
+      name_enquiry: p.account.name_enquiry ?? null,
       reason: p.reason,
       requested_at: p.requested_at,
       requested_by: p.requested_by,

@@ -84,3 +84,27 @@ describe('hosted onboarding page', () => {
     });
   });
 });
+
+describe('hosted onboarding page in live', () => {
+  it('a live case is never approved, declined or shown by the page: 422 and nothing changes', async () => {
+    const w = operatorWorld();
+    const res = await startOnboarding(w);
+    // No live connected-account gateway exists yet, so a live case cannot be made through the API; this
+    // one stands for the case such a gateway would create.
+    w.cases.docs.get(res.kyc.id)!.mode = 'live';
+    const before = structuredClone(w.cases.docs.get(res.kyc.id)!);
+    const eventsBefore = w.cases.events.length;
+    for (const outcome of ['complete', 'reject', 'abandon'] as const) {
+      await expect(w.onboarding.finishOnboarding(res.token, outcome)).rejects.toMatchObject({
+        code: 'ONBOARDING_LIVE_NOT_AVAILABLE',
+        httpStatus: 422,
+      });
+    }
+    await expect(w.onboarding.onboardingLink(res.token)).rejects.toMatchObject({
+      code: 'ONBOARDING_LIVE_NOT_AVAILABLE',
+    });
+    expect(w.cases.docs.get(res.kyc.id)).toEqual(before);
+    expect(w.cases.docs.get(res.kyc.id)!.status).toBe('pending_onboarding');
+    expect(w.cases.events).toHaveLength(eventsBefore);
+  });
+});

@@ -17,6 +17,9 @@ const GATEWAY_DECLINE_REASON = 'Declined by the connected-account gateway';
 /**
  * The hosted onboarding page of the connected-account route (spec 4.9 `onboarding_url`), which plays the
  * card gateway's onboarding: the link token is the page's only credential, and no merchant travels.
+ * Sandbox only: the page verifies nothing, so it may only stand in for the sandbox gateway. For a live
+ * case it shows nothing and changes nothing (422 ONBOARDING_LIVE_NOT_AVAILABLE): a live merchant is
+ * verified by the real gateway's own onboarding, never by a click here.
  */
 export class HostedOnboardingService {
   private readonly deps: Required<HostedOnboardingServiceDeps>;
@@ -33,8 +36,8 @@ export class HostedOnboardingService {
 
   /**
    * The page's form post: complete (the gateway verifies the merchant: pending_onboarding → approved),
-   * reject (sandbox only: the gateway declines → rejected) or abandon (status unchanged). The link is
-   * used up either way; an expired, used or superseded link changes nothing and leads to refresh_url.
+   * reject (the gateway declines → rejected) or abandon (status unchanged). The link is used up either
+   * way; an expired, used or superseded link changes nothing and leads to refresh_url.
    */
   finishOnboarding(
     token: string,
@@ -44,9 +47,6 @@ export class HostedOnboardingService {
       const { kyc: c, state, refreshUrl } = await this.findLink(token);
       if (state !== 'active' || !c.link)
         return { state: state === 'expired' ? ('expired' as const) : ('used' as const), redirectUrl: refreshUrl };
-      if (outcome === 'reject' && c.mode !== 'sandbox') {
-        throw new PlatformError('VALIDATION_FAILED', 'outcome must be complete or abandon', { param: 'outcome' });
-      }
       const now = this.deps.now();
       let next: KycCaseRecord = {
         ...c,
@@ -76,6 +76,8 @@ export class HostedOnboardingService {
     const hash = hashToken(token);
     const kyc = await this.deps.cases.findByLinkToken(hash);
     if (!kyc || !kyc.link) throw new PlatformError('ONBOARDING_LINK_NOT_FOUND');
+    // Before anything about the link is told or changed (its state, where it leads).
+    if (kyc.mode !== 'sandbox') throw new PlatformError('ONBOARDING_LIVE_NOT_AVAILABLE');
     if (kyc.link.token_hash !== hash) {
       const old = kyc.superseded_links.find((l) => l.token_hash === hash);
       if (!old) throw new PlatformError('ONBOARDING_LINK_NOT_FOUND');

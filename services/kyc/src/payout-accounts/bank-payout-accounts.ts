@@ -23,6 +23,16 @@ type SealedNumber = Pick<PayoutAccountRecord, 'account_number_sealed' | 'account
   account_number_digest: string | null;
 };
 
+/**
+ * An account a request names, with the number it named in clear (validated; null when it kept the
+ * current one): only the name enquiry reads it, and it is never stored.
+ */
+export interface NamedBankAccount {
+  account: PayoutAccountRecord;
+  number: string | null;
+  institution: PayoutInstitution;
+}
+
 /** Whether a request names any part of a bank account. */
 export function namesBankAccount(body: BankAccountFields): boolean {
   return [body.settlement_bank, body.institution_id, body.account_number, body.account_name].some(present);
@@ -37,14 +47,18 @@ export class BankPayoutAccounts {
   constructor(private readonly deps: { banks: BankDirectory; sealer: Sealer }) {}
 
   /** A complete new account: settlement_bank (or institution_id), account_number and account_name. */
-  fromRequest(body: BankAccountFields, c: KycCaseRecord, salt: string, now: Date): PayoutAccountRecord {
+  fromRequest(body: BankAccountFields, c: KycCaseRecord, salt: string, now: Date): NamedBankAccount {
     if (!present(body.settlement_bank) && !present(body.institution_id)) {
       throw new PlatformError('VALIDATION_FAILED', 'settlement_bank is required', { param: 'settlement_bank' });
     }
     const institution = this.lockedInstitution(body, c);
-    const number = this.sealed(institution, present(body.account_number) ? body.account_number : undefined, salt);
+    const { clear, sealed } = this.sealed(
+      institution,
+      present(body.account_number) ? body.account_number : undefined,
+      salt,
+    );
     const name = readString(body.account_name, 'account_name', MAX_ACCOUNT_NAME, true);
-    return this.record(institution, number, name, c, salt, now, now);
+    return { account: this.record(institution, sealed, name, c, salt, now, now), number: clear, institution };
   }
 
   /** An empty first-time setup adopts the bank account of the KYC submission (already validated). */
@@ -73,7 +87,7 @@ export class BankPayoutAccounts {
     c: KycCaseRecord,
     salt: string,
     now: Date,
-  ): PayoutAccountRecord {
+  ): NamedBankAccount {
     const bankGiven = present(body.settlement_bank) || present(body.institution_id);
     const institution = bankGiven
       ? this.lockedInstitution(body, c)
@@ -90,8 +104,9 @@ export class BankPayoutAccounts {
         param: 'account_number',
       });
     }
-    const number = present(body.account_number)
-      ? this.sealed(institution, body.account_number, salt)
+    const named = present(body.account_number) ? this.sealed(institution, body.account_number, salt) : null;
+    const number = named
+      ? named.sealed
       : {
           account_number_sealed: current.account_number_sealed,
           account_number_masked: current.account_number_masked,
@@ -103,7 +118,11 @@ export class BankPayoutAccounts {
     const name = present(body.account_name)
       ? readString(body.account_name, 'account_name', MAX_ACCOUNT_NAME, true)
       : (current.account_name ?? '');
-    return this.record(institution, number, name, c, salt, current.created_at, now);
+    return {
+      account: this.record(institution, number, name, c, salt, current.created_at, now),
+      number: named?.clear ?? null,
+      institution,
+    };
   }
 
   /** The institution a request names, which must pay out in the currency the KYC submission locked. */
@@ -124,13 +143,16 @@ export class BankPayoutAccounts {
     return institution;
   }
 
-  private sealed(institution: PayoutInstitution, raw: unknown, salt: string): SealedNumber {
+  private sealed(institution: PayoutInstitution, raw: unknown, salt: string): { clear: string; sealed: SealedNumber } {
     const number = validateAccountNumber(institution, raw, 'account_number');
     if (!number.ok) throw number.error;
     return {
-      account_number_sealed: this.deps.sealer.seal(number.value),
-      account_number_masked: maskNumber(number.value),
-      account_number_digest: numberDigest(salt, number.value),
+      clear: number.value,
+      sealed: {
+        account_number_sealed: this.deps.sealer.seal(number.value),
+        account_number_masked: maskNumber(number.value),
+        account_number_digest: numberDigest(salt, number.value),
+      },
     };
   }
 

@@ -8,8 +8,8 @@ import {
   type PayoutAccountRecord,
   type PayoutRecord,
 } from '../cases/kyc-case';
+import { appendHistory } from '../cases/case-history';
 import type { OperatorCaller } from '../ports';
-import { NAME_MATCH_THRESHOLD } from '../submissions/name-match';
 import { destinationFingerprint, newFingerprintSalt } from './payout-destination';
 import type { KycRoute } from '../submissions/routing';
 
@@ -94,13 +94,6 @@ export const operatorActor = (caller: OperatorCaller) => ({
 export const fingerprintSaltOf = (c: Pick<KycCaseRecord, 'payout'>) =>
   c.payout?.fingerprint_salt ?? newFingerprintSalt();
 
-/** An operator-named bank account whose holder does not match the KYC legal name goes to review. */
-export function needsNameReview(account: PayoutAccountRecord): string | null {
-  const score = account.name_match_score;
-  if (score === null || score >= NAME_MATCH_THRESHOLD) return null;
-  return `name_mismatch:${(Math.floor(Math.max(0, score) * 100) / 100).toFixed(2)}`;
-}
-
 /** The case with `account` waiting for review (the live account, if any, unchanged). */
 export function withPendingChange(
   c: KycCaseRecord,
@@ -120,18 +113,15 @@ export function withPendingChange(
       fingerprint_salt: salt,
       pending_change: { account, requested_at: now, requested_by: requestedBy, reason },
     },
-    history: [
-      ...c.history,
-      {
-        action: 'payout_change_pending',
-        from_status: c.status,
-        to_status: c.status,
-        actor: 'operator',
-        actor_id: requestedBy,
-        reason,
-        at: now,
-      },
-    ],
+    ...appendHistory(c, {
+      action: 'payout_change_pending',
+      from_status: c.status,
+      to_status: c.status,
+      actor: 'operator',
+      actor_id: requestedBy,
+      reason,
+      at: now,
+    }),
     version: c.version + 1,
     updated_at: now,
   };
@@ -156,18 +146,15 @@ export function withPayoutAccount(
       fingerprint_salt: salt,
       pending_change: null,
     },
-    history: [
-      ...c.history,
-      {
-        action,
-        from_status: c.status,
-        to_status: c.status,
-        actor: by.actor,
-        actor_id: by.actorId,
-        reason: null,
-        at: now,
-      },
-    ],
+    ...appendHistory(c, {
+      action,
+      from_status: c.status,
+      to_status: c.status,
+      actor: by.actor,
+      actor_id: by.actorId,
+      reason: null,
+      at: now,
+    }),
     version: c.version + 1,
     updated_at: now,
   };
@@ -272,18 +259,15 @@ export function payoutChangeDecided(
   const kyc: KycCaseRecord = {
     ...c,
     payout: { ...c.payout, pending_change: null, updated_at: now },
-    history: [
-      ...c.history,
-      {
-        action: 'payout_change_rejected',
-        from_status: c.status,
-        to_status: c.status,
-        actor: by.actor,
-        actor_id: by.actorId,
-        reason: reason?.trim() || pending.reason,
-        at: now,
-      },
-    ],
+    ...appendHistory(c, {
+      action: 'payout_change_rejected',
+      from_status: c.status,
+      to_status: c.status,
+      actor: by.actor,
+      actor_id: by.actorId,
+      reason: reason?.trim() || pending.reason,
+      at: now,
+    }),
     version: c.version + 1,
     updated_at: now,
   };

@@ -5,12 +5,19 @@ import { issueLink, withNewLink } from '../onboarding/onboarding-links';
 import { withDefaults, type OperatorCaller, type OperatorUseCaseDeps, type Sealer } from '../ports';
 import { isAbsent, readUrl } from '../submissions/fields';
 import { isInHouseCountry } from '../submissions/routing';
-import { BankPayoutAccounts, namesBankAccount, type BankAccountFields } from './bank-payout-accounts';
+import { askNameEnquiry } from '../submissions/name-enquiry';
+import type { NameEnquiryProviders } from '../submissions/ports';
+import {
+  BankPayoutAccounts,
+  namesBankAccount,
+  type BankAccountFields,
+  type NamedBankAccount,
+} from './bank-payout-accounts';
 import type { BankDirectory, PayoutBank } from './banks';
+import { holderReviewReasons } from './holder-check';
 import {
   connectedPayoutAccount,
   fingerprintSaltOf,
-  needsNameReview,
   operatorActor,
   withPayoutAccount,
   withPendingChange,
@@ -35,6 +42,8 @@ export interface PayoutAccountInput extends BankAccountFields {
 export interface PayoutAccountServiceDeps extends OperatorUseCaseDeps {
   sealer: Sealer;
   banks: BankDirectory;
+  /** The bank-account name enquiry of each mode, which confirms a new account number (none for live yet). */
+  nameEnquiry: NameEnquiryProviders;
 }
 
 export const NON_AFRICAN_CALLBACK = 'callback_url is required for non-African countries';
@@ -80,11 +89,13 @@ export class PayoutAccountService {
       const salt = fingerprintSaltOf(c);
       if (african) {
         // The KYC submission's own account was reviewed with it; one the operator names is checked here.
-        const named = namesBankAccount(body);
-        const account = named
-          ? this.bankAccounts.fromRequest(body, c, salt, now)
-          : this.bankAccounts.fromKycSubmission(c, salt, now);
-        return this.saveBankAccount(caller, c, account, 'created', merchant, { salt, now, review: named });
+        if (!namesBankAccount(body)) {
+          const adopted = this.bankAccounts.fromKycSubmission(c, salt, now);
+          return this.saveBankAccount(caller, c, adopted, 'created', merchant, { salt, now, reasons: [] });
+        }
+        const named = this.bankAccounts.fromRequest(body, c, salt, now);
+        const { account, reasons } = await this.checked(caller, named);
+        return this.saveBankAccount(caller, c, account, 'created', merchant, { salt, now, reasons });
       }
       const withAccount = withPayoutAccount(
         c,
@@ -107,8 +118,10 @@ export class PayoutAccountService {
    * PATCH …/payout. African merchants: at least one of settlement_bank (or institution_id),
    * account_number, account_name; the others are kept (a new bank needs its account_number). Other
    * countries: callback_url, and a fresh onboarding link to change the details at the gateway. A bank
-   * account changes only while the KYC case is approved (409 otherwise), and a holder name that does
-   * not match the KYC legal name waits for a reviewer instead of going live (Hardening 2 item 5).
+   * account changes only while the KYC case is approved (409 otherwise). It goes live at once only when
+   * its holder name matches the KYC legal name and, for a new number or bank, the bank's name enquiry
+   * confirms that holder; otherwise it waits for a reviewer while payouts keep going to the current
+   * account (holder-check.ts). A PATCH that changes nothing writes nothing and announces nothing.
    */
   async update(caller: OperatorCaller, merchantId: number, body: PayoutAccountInput): Promise<PayoutAccountResult> {
     const merchant = await this.merchant(caller, merchantId);
@@ -129,7 +142,7 @@ export class PayoutAccountService {
       }
       if (african) {
         const salt = fingerprintSaltOf(c);
-        const account = this.bankAccounts.changed(body, current, c, salt, now);
+        const named = this.bankAccounts.changed(body, current, c, salt, now);
         // The spec 7.4 answers and the fields' own 400s first; then no bank account change while the KYC
         // case is not approved (a connected account's PATCH only hands the merchant a link: the gateway
         // holds its details).
@@ -138,7 +151,18 @@ export class PayoutAccountService {
             detail: `The KYC submission is ${c.status}`,
           });
         }
-        return this.saveBankAccount(caller, c, account, 'updated', merchant, { salt, now, review: true });
+        const unchanged = this.unchanged(c, named.account, merchant);
+        if (unchanged) return unchanged;
+        const newNumber =
+          named.number !== null &&
+          (named.account.institution_id !== current.institution_id ||
+            named.account.account_number_digest !== current.account_number_digest);
+        // Same number: nothing new for the bank to confirm, and its earlier answer still describes it.
+        const toCheck = newNumber
+          ? named
+          : { ...named, number: null, account: { ...named.account, name_enquiry: current.name_enquiry ?? null } };
+        const { account, reasons } = await this.checked(caller, toCheck);
+        return this.saveBankAccount(caller, c, account, 'updated', merchant, { salt, now, reasons });
       }
       const result = this.withLink({ ...c, version: c.version + 1, updated_at: now }, callbackUrl!, now);
       if (!(await this.deps.cases.save(c.version, result.kyc, []))) return undefined;
@@ -174,9 +198,60 @@ export class PayoutAccountService {
   }
 
   /**
-   * Writes a created or changed bank account with its event, or, when `review` asks for it and the holder
-   * name does not match the KYC legal name, keeps it waiting for a reviewer (no event: nothing changed
-   * for payouts). Undefined when the write lost a race.
+   * The answer to a PATCH naming what is already there (the live account with nothing waiting, or the
+   * change already waiting for review): nothing to write, no history entry, no event.
+   */
+  private unchanged(
+    c: KycCaseRecord,
+    account: PayoutAccountRecord,
+    merchant: MerchantFacts,
+  ): PayoutAccountResult | undefined {
+    const pending = c.payout?.pending_change?.account;
+    const live = c.payout?.account;
+    const same = (a: PayoutAccountRecord | null | undefined) =>
+      !!a && !!a.fingerprint && a.fingerprint === account.fingerprint && a.account_name === account.account_name;
+    if (pending ? !same(pending) : !same(live)) return undefined;
+    this.deps.metrics.payoutAccount('unchanged', c.mode);
+    const shown = pending ?? live!;
+    return {
+      kind: 'bank_account',
+      kyc: c,
+      account: shown,
+      merchant,
+      change_status: pending ? 'pending_review' : 'applied',
+    };
+  }
+
+  /**
+   * The account with the bank's answer about its number (when it names one to confirm: a new number, or
+   * any account the operator names at setup) and every reason it needs a reviewer first.
+   */
+  private async checked(
+    caller: OperatorCaller,
+    named: NamedBankAccount,
+  ): Promise<{ account: PayoutAccountRecord; reasons: string[] }> {
+    if (named.number === null) {
+      return { account: named.account, reasons: holderReviewReasons(named.account, null) };
+    }
+    const enquiry = await askNameEnquiry(
+      this.deps.nameEnquiry,
+      {
+        institution: named.institution,
+        account_number: named.number,
+        declared_name: named.account.account_name ?? '',
+        mode: caller.mode,
+        deadline: caller.deadline,
+      },
+      this.deps.metrics,
+    );
+    const account = { ...named.account, name_enquiry: enquiry };
+    return { account, reasons: holderReviewReasons(account, enquiry) };
+  }
+
+  /**
+   * Writes a created or changed bank account with its event, or, when there are `reasons` for a
+   * reviewer, keeps it waiting for one (no event: nothing changed for payouts, which keep going to the
+   * current account). Undefined when the write lost a race.
    */
   private async saveBankAccount(
     caller: OperatorCaller,
@@ -184,11 +259,10 @@ export class PayoutAccountService {
     account: PayoutAccountRecord,
     change: 'created' | 'updated',
     merchant: MerchantFacts,
-    o: { salt: string; now: Date; review: boolean },
+    o: { salt: string; now: Date; reasons: string[] },
   ): Promise<PayoutAccountResult | undefined> {
-    const mismatch = o.review ? needsNameReview(account) : null;
-    if (mismatch) {
-      const next = withPendingChange(c, account, o.salt, mismatch, o.now, caller);
+    if (o.reasons.length) {
+      const next = withPendingChange(c, account, o.salt, o.reasons.join(', '), o.now, caller);
       if (!(await this.deps.cases.save(c.version, next, []))) return undefined;
       this.deps.metrics.payoutAccount('pending_review', caller.mode);
       return { kind: 'bank_account', kyc: next, account, merchant, change_status: 'pending_review' };

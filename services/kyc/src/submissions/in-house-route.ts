@@ -5,7 +5,8 @@ import type { BankDirectory, PayoutInstitution } from '../payout-accounts/banks'
 import type { KycCaseRepository, KycMetrics, Sealer } from '../ports';
 import { decideReview, type NameEnquiryEvidence } from './auto-approval';
 import { nameMatchScore } from './name-match';
-import type { NameEnquiryAnswer, NameEnquiryProviders } from './ports';
+import { askNameEnquiry } from './name-enquiry';
+import type { NameEnquiryProviders } from './ports';
 import type { InHouseSubmission } from './submission';
 import { submittedCase, type RouteOutcome, type SubmissionAttempt, type SubmissionRoute } from './submission-route';
 
@@ -98,25 +99,17 @@ export class InHouseRoute implements SubmissionRoute<InHouseSubmission> {
     if (input.bank_account.country !== 'NG' || !institution?.cbn_code) {
       return { provider: null, outcome: 'not_asked', account_name: null };
     }
-    const provider = this.deps.nameEnquiry[caller.mode];
-    if (!provider) {
-      this.deps.metrics?.nameEnquiry('unconfigured', caller.mode);
-      return { provider: null, outcome: 'unconfigured', account_name: null };
-    }
-    const answer = await provider
-      .resolve({
+    return askNameEnquiry(
+      this.deps.nameEnquiry,
+      {
         institution,
         account_number: input.bank_account.account_number,
         declared_name: input.bank_account.account_name,
+        mode: caller.mode,
         deadline: caller.deadline,
-      })
-      .catch((): NameEnquiryAnswer => ({ outcome: 'unavailable', reason: 'the provider failed' }));
-    this.deps.metrics?.nameEnquiry(answer.outcome, caller.mode);
-    return {
-      provider: provider.provider,
-      outcome: answer.outcome,
-      account_name: answer.outcome === 'found' ? answer.account_name : null,
-    };
+      },
+      this.deps.metrics,
+    );
   }
 
   private storedOwner({ owner }: InHouseSubmission): StoredOwner {

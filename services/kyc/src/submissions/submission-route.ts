@@ -1,4 +1,5 @@
 import type { KycStatus, OutboxEntry } from '@ppay/kernel';
+import { appendHistory } from '../cases/case-history';
 import { payoutAccountUpdated, submissionUpdated, type Actor, type KycCaseRecord } from '../cases/kyc-case';
 import type { KycActionType } from '../cases/kyc-status';
 import { payoutDetachedEntry, reconcilePayout } from '../payout-accounts/payout-account';
@@ -108,8 +109,8 @@ export async function submittedCase(
     payout,
     rejection_reason: null,
     additional_info_request: null,
-    history: [
-      ...(existing?.history ?? []),
+    ...appendHistory(
+      existing,
       {
         action: change.action,
         from_status: from,
@@ -120,7 +121,7 @@ export async function submittedCase(
         at: now,
       },
       ...(detached ? [payoutDetachedEntry(to, now)] : []),
-    ],
+    ),
     version: (existing?.version ?? 0) + 1,
     created_at: existing?.created_at ?? now,
     updated_at: now,

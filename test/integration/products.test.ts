@@ -89,6 +89,8 @@ describe('products', () => {
     expect(listed).toEqual([shirt.id]);
     const edit = await api(m.api_key, 'PATCH', `/products/${ebook.id}`, { title: 'x' });
     expect([edit.status, edit.body.error?.code]).toEqual([409, 'PRODUCT_ARCHIVED']);
+    const archivedPrice = await api(m.api_key, 'GET', `/products/${ebook.id}/pricing`);
+    expect([archivedPrice.status, archivedPrice.body.error?.code]).toEqual([409, 'PRODUCT_ARCHIVED']);
 
     // Another mode or another merchant: not found.
     const live = await t.merchant({ keyMode: 'live' });

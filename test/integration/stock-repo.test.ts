@@ -76,12 +76,36 @@ describe('stock on the product document', () => {
     await stock.commit(id, 'cs_b');
     await stock.commit(id, 'cs_b');
     expect(await stock.release(id, 'cs_b')).toBe(false);
-    expect(await stock.giveBack(id, 'var_big', 2, 'ord_1', now, new Date(0))).toBe(true);
-    expect(await stock.giveBack(id, 'var_big', 2, 'ord_1', now, new Date(0))).toBe(false);
+    const week = { since: new Date(0), max: 1_000 };
+    expect(await stock.giveBack(id, 'var_big', 2, 'ord_1', now, week)).toBe(true);
+    expect(await stock.giveBack(id, 'var_big', 2, 'ord_1', now, week)).toBe(false);
     expect((await levels(id)).variations[0]!.stock).toBe(2);
     // Old returns are forgotten in the next return's write.
-    expect(await stock.giveBack(id, 'var_big', 1, 'ord_2', new Date(), new Date(Date.now() + 1_000))).toBe(true);
+    const later = { since: new Date(Date.now() + 1_000), max: 1_000 };
+    expect(await stock.giveBack(id, 'var_big', 1, 'ord_2', new Date(), later)).toBe(true);
     const doc = await conn.collection('products').findOne({ _id: id as never });
     expect(Object.keys(doc!.stock_returns)).toEqual(['ord_2']);
+  });
+
+  it('remembers at most `max` returns, forgetting the oldest in the next return’s write', async () => {
+    const id = await product({ own: 0 });
+    const memory = { since: new Date(0), max: 2 };
+    for (const [i, order] of ['ord_a', 'ord_b', 'ord_c'].entries()) {
+      expect(await stock.giveBack(id, OWN_STOCK, 1, order, new Date(Date.now() + i), memory)).toBe(true);
+    }
+    const doc = await conn.collection('products').findOne({ _id: id as never });
+    expect(Object.keys(doc!.stock_returns).sort()).toEqual(['ord_b', 'ord_c']);
+    expect((await levels(id)).stock).toBe(3);
+  });
+
+  it('sets a stock level only if it is still the level read, and reports the keys units are held from', async () => {
+    const id = await product({ own: 5 });
+    const read = await levels(id);
+    expect(await stock.hold(id, OWN_STOCK, 2, 'cs_h', new Date())).toBe('held');
+    expect([...(await products.heldKeys(id))]).toEqual([OWN_STOCK]);
+    const fields = { ...read, stock: 4 };
+    const change = { set: new Map([[OWN_STOCK, 4]]), unset: [], expected: new Map([[OWN_STOCK, 5]]) };
+    expect(await products.update(id, read.updated_at, { ...fields }, change, new Date())).toBeNull();
+    expect((await levels(id)).stock).toBe(3);
   });
 });

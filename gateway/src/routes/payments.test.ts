@@ -135,6 +135,26 @@ describe('charge and session routes over a fake payments service', () => {
   });
 });
 
+describe('POST /payments/sessions variation_id', () => {
+  it('refuses a variation id that is not a safe stock key with 400 naming it, calling nothing', async () => {
+    const t = await testGateway({ payments: { CreateSession: () => ({}) } });
+    for (const id of ['a.b', '$where', '__proto__', 'constructor']) {
+      const res = await t.app.inject({
+        method: 'POST',
+        url: '/api/v1/partner/payments/sessions',
+        headers,
+        payload: { product_id: 7, variation_id: id, customer },
+      });
+      expect([id, res.statusCode, res.json().error]).toMatchObject([
+        id,
+        400,
+        { code: 'VALIDATION_FAILED', param: 'variation_id' },
+      ]);
+    }
+    expect(t.calls).toEqual([]);
+  });
+});
+
 describe('charge reads (GET /payments/charges, /payments/charges/{id})', () => {
   const wireCharge = {
     charge_id: 'ch_1',

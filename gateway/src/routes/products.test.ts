@@ -100,6 +100,37 @@ describe('product routes over a fake fx-pricing service', () => {
     expect(t.calls).toEqual([]);
   });
 
+  it('refuses variation ids that are not safe stock keys with 400 naming the field, calling nothing', async () => {
+    const t = await testGateway({ fxPricing: { CreateProduct: () => wireProduct, UpdateProduct: () => wireProduct } });
+    for (const id of ['a.b', '$where', '__proto__', 'constructor', '_', 'x'.repeat(65)]) {
+      const variations = [{ variation_id: id, name: 'S', stock: 3 }];
+      const shipping = { fee: ngn(0), countries: ['NG'] };
+      const created = await t.app.inject({
+        method: 'POST',
+        url: partner('/products'),
+        headers,
+        payload: { title: 'Shirt', type: 'physical', price: ngn(1), variations, shipping },
+      });
+      expect([id, created.statusCode, created.json().error]).toMatchObject([
+        id,
+        400,
+        { code: 'VALIDATION_FAILED', param: 'variations.0.variation_id' },
+      ]);
+      const patched = await t.app.inject({
+        method: 'PATCH',
+        url: partner('/products/42'),
+        headers,
+        payload: { stock_adjustment: 1, variation_id: id },
+      });
+      expect([id, patched.statusCode, patched.json().error]).toMatchObject([
+        id,
+        400,
+        { code: 'VALIDATION_FAILED', param: 'variation_id' },
+      ]);
+    }
+    expect(t.calls).toEqual([]);
+  });
+
   it('lists with its filters and archives', async () => {
     const t = await testGateway({
       fxPricing: {

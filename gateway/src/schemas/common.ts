@@ -1,4 +1,5 @@
 import { Type, type TSchema } from '@sinclair/typebox';
+import { SAFE_KEY_MAX_LENGTH, SAFE_KEY_PATTERN } from '@ppay/kernel';
 
 /**
  * Pieces every resource schema uses. Response schemas are also the serialisers (fast-json-stringify):
@@ -99,6 +100,12 @@ export const Amount = (options: Record<string, unknown> = {}) =>
 export const Email = Type.String({ maxLength: LIMITS.email });
 export const Url = (description?: string) => Type.String({ maxLength: LIMITS.url, description });
 export const Country = (description?: string) => Type.String({ maxLength: LIMITS.country, description });
+/**
+ * A product variation's id: also a key of the product's stored stock, so the kernel's safe-key pattern
+ * (letters, digits, `_`, `-`, starting with a letter or digit, no inherited name such as `constructor`).
+ */
+export const VariationId = (description?: string) =>
+  Type.String({ minLength: 1, maxLength: SAFE_KEY_MAX_LENGTH, pattern: SAFE_KEY_PATTERN, description });
 export const CurrencyCode = (description?: string) => Type.String({ maxLength: LIMITS.currency, description });
 
 const Scalar = (maxLength: number) =>

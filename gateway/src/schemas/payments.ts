@@ -11,6 +11,7 @@ import {
   ScalarMetadata,
   StringEnum,
   Url,
+  VariationId,
 } from './common';
 import { CurrencyOf, MinorUnitsOf } from './money';
 
@@ -86,9 +87,7 @@ export const SessionBody = Type.Object(
         description: 'A physical product: how many (default 1); its total (price × quantity + shipping) is computed',
       }),
     ),
-    variation_id: Type.Optional(
-      Type.String({ minLength: 1, maxLength: 64, description: 'A physical product with variations: which one' }),
-    ),
+    variation_id: Type.Optional(VariationId('A physical product with variations: which one')),
     sub_merchant_id: Type.Optional(
       Type.Integer({
         minimum: 1,

@@ -1,5 +1,5 @@
 import { Type, type TSchema } from '@sinclair/typebox';
-import { Country, LIMITS, Nullable, StringEnum } from './common';
+import { Country, LIMITS, Nullable, StringEnum, VariationId } from './common';
 
 /** A merchant's own products (docs/decisions.md, Products and orders). */
 
@@ -25,9 +25,7 @@ export const ProductParams = Type.Object({ product_id: Type.Integer({ minimum: 1
 
 const VariationInput = Type.Object(
   {
-    variation_id: Type.Optional(
-      Type.String({ minLength: 1, maxLength: 64, description: 'PATCH: an existing variation to keep' }),
-    ),
+    variation_id: Type.Optional(VariationId('New: its id (default `var_…`); PATCH: an existing variation to keep')),
     name: Type.String({ minLength: 1, maxLength: 100 }),
     price: Type.Optional(OrNull(MoneyInput(), "Its own price, in the product's currency; null: the product's")),
     stock: Type.Optional(Stock('Physical only: units for sale; null or absent: unlimited (PATCH: absent keeps it)')),
@@ -80,7 +78,7 @@ export const ProductPatchBody = Type.Object(
         description: 'Added to the stock (negative takes away; never below 0), of `variation_id` when given',
       }),
     ),
-    variation_id: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+    variation_id: Type.Optional(VariationId('The variation whose stock `stock_adjustment` moves')),
   },
   { additionalProperties: false, minProperties: 1 },
 );

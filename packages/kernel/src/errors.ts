@@ -188,6 +188,7 @@ export const ERROR_CATALOGUE = {
   PRODUCT_ARCHIVED: conflict('This product is archived'),
   STOCK_UNLIMITED: conflict('This stock is unlimited; set a stock level before adjusting it'),
   STOCK_INSUFFICIENT: conflict('Not enough stock for this change'),
+  STOCK_HELD: conflict('Units of this stock are held by a checkout in progress; retry once it settles'),
   PRODUCT_UNAVAILABLE: conflict('This product is not for sale (inactive or archived)'),
   ORDER_STATUS_CONFLICT: conflict('The order is not in a status that allows this'),
   ORDER_REFUND_FAILED: conflict('The refund of this order was declined; the order stays paid'),

@@ -1,4 +1,4 @@
-import { newEventId, newRequestId, prefixedId, randomBase62 } from './ids';
+import { isSafeKey, newEventId, newRequestId, prefixedId, randomBase62, SAFE_KEY_MAX_LENGTH } from './ids';
 
 describe('random ids', () => {
   it('makes prefixed random ids and spec-shaped event ids', () => {
@@ -22,5 +22,21 @@ describe('random ids', () => {
     expect(counts.size).toBe(62);
     // Expected 1,000 each; a biased draw (e.g. byte % 62 without rejection) skews the first 8 to ~1,190.
     for (const n of counts.values()) expect(Math.abs(n - 1_000)).toBeLessThan(150);
+  });
+});
+
+describe('isSafeKey (client ids used as stored map keys)', () => {
+  it('takes generated ids and plain partner ids up to 64 characters', () => {
+    for (const id of [prefixedId('var', 16), 'red', 'XL-2', 'size_10', '0', 'a'.repeat(SAFE_KEY_MAX_LENGTH)]) {
+      expect([id, isSafeKey(id)]).toEqual([id, true]);
+    }
+  });
+
+  it('refuses paths, operators, the prototype, inherited names, the platform’s own key and long strings', () => {
+    const inherited = [...Object.getOwnPropertyNames(Object.prototype), 'prototype'];
+    const bad = ['a.b', '$where', '$inc', '__proto__', '_', '-x', '', 'a b', 'é', 'a'.repeat(65), ...inherited];
+    for (const id of bad) expect([id, isSafeKey(id)]).toEqual([id, false]);
+    expect(isSafeKey(42)).toBe(false);
+    expect(isSafeKey(undefined)).toBe(false);
   });
 });

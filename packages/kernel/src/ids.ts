@@ -59,3 +59,35 @@ export function canonicalJson(value: unknown): string {
 export function requestFingerprint(value: unknown): string {
   return createHash('sha256').update(canonicalJson(value)).digest('base64url');
 }
+
+/**
+ * Names every JavaScript object already answers to (Object.prototype's members that would otherwise
+ * pass SAFE_KEY_PATTERN, and `prototype`): as an object key they read an inherited member, not data.
+ */
+const INHERITED_NAMES = [
+  'constructor',
+  'hasOwnProperty',
+  'isPrototypeOf',
+  'propertyIsEnumerable',
+  'toLocaleString',
+  'toString',
+  'valueOf',
+  'prototype',
+] as const;
+
+export const SAFE_KEY_MAX_LENGTH = 64;
+
+/**
+ * A client-chosen id that is also a key of a stored map (a document path such as `stock_levels.<id>`)
+ * or of an object: letters, digits, `_` and `-`, starting with a letter or digit, at most 64
+ * characters, not an inherited name. So it is never a path separator (`.`), an operator (`$…`), the
+ * prototype (`__proto__`) or a key the platform keeps for itself (`_`). The same pattern is the
+ * gateway's schema, so the OpenAPI document states it. Linear: a fixed-word lookahead, then one class.
+ */
+export const SAFE_KEY_PATTERN = `^(?!(?:${INHERITED_NAMES.join('|')})$)[A-Za-z0-9][A-Za-z0-9_-]{0,${SAFE_KEY_MAX_LENGTH - 1}}$`;
+const SAFE_KEY = new RegExp(SAFE_KEY_PATTERN);
+
+/** Whether a client string may be used as a stored map key (the length is checked before the pattern). */
+export function isSafeKey(value: unknown): value is string {
+  return typeof value === 'string' && value.length <= SAFE_KEY_MAX_LENGTH && SAFE_KEY.test(value);
+}

@@ -4228,7 +4228,7 @@ export interface paths {
                             currency: string;
                         };
                         variations?: {
-                            /** @description PATCH: an existing variation to keep */
+                            /** @description New: its id (default `var_…`); PATCH: an existing variation to keep */
                             variation_id?: string;
                             name: string;
                             /** @description Its own price, in the product's currency; null: the product's */
@@ -4848,7 +4848,7 @@ export interface paths {
                             currency: string;
                         };
                         variations?: {
-                            /** @description PATCH: an existing variation to keep */
+                            /** @description New: its id (default `var_…`); PATCH: an existing variation to keep */
                             variation_id?: string;
                             name: string;
                             /** @description Its own price, in the product's currency; null: the product's */
@@ -4877,6 +4877,7 @@ export interface paths {
                         installments_allowed?: boolean;
                         /** @description Added to the stock (negative takes away; never below 0), of `variation_id` when given */
                         stock_adjustment?: number;
+                        /** @description The variation whose stock `stock_adjustment` moves */
                         variation_id?: string;
                     };
                 };

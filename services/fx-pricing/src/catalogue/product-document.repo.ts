@@ -1,5 +1,5 @@
 import { Schema } from 'mongoose';
-import type { Money } from '@ppay/kernel';
+import { isSafeKey, type Money } from '@ppay/kernel';
 import { OWN_STOCK, PRODUCT_DEFAULTS, type ProductRecord, type ProductShipping, type ProductType } from './product';
 
 /**
@@ -78,9 +78,29 @@ export const NEW_PRODUCT_FIELDS = {
   list_mode: 'sandbox' as const,
 };
 
+/**
+ * The path of a stock level (`stock_levels.<key>`), for `_` or a variation id only: a key is checked
+ * where the client sent it (products/product-input.ts), and again here, so no client string that got
+ * past a check can become another path or an operator.
+ */
+export function stockLevelPath(key: string): string {
+  if (key !== OWN_STOCK && !isSafeKey(key)) throw new Error(`not a stock level key: ${JSON.stringify(key)}`);
+  return `stock_levels.${key}`;
+}
+
+/** A stored map's own entry (never an inherited member such as `constructor`), or undefined. */
+export function ownEntry<T>(map: Record<string, T> | null | undefined, key: string): T | undefined {
+  return map && Object.hasOwn(map, key) ? map[key] : undefined;
+}
+
+function levelIn(levels: Record<string, number> | undefined, key: string): number | null {
+  const level = ownEntry(levels, key);
+  return typeof level === 'number' ? level : null;
+}
+
 /** The record of a stored product; one stored before partner products existed has their defaults. */
 export function toProduct(doc: ProductDocument): ProductRecord {
-  const levels = doc.stock_levels ?? {};
+  const levels = doc.stock_levels;
   return {
     id: doc._id,
     merchant_id: doc.merchant_id,
@@ -90,8 +110,8 @@ export function toProduct(doc: ProductDocument): ProductRecord {
     type: doc.type,
     base_price: { amount: doc.base_amount, currency: doc.base_currency },
     installments_allowed: doc.installments_allowed ?? false,
-    stock: levels[OWN_STOCK] ?? null,
-    variations: (doc.variations ?? []).map((v) => ({ ...v, stock: levels[v.variation_id] ?? null })),
+    stock: levelIn(levels, OWN_STOCK),
+    variations: (doc.variations ?? []).map((v) => ({ ...v, stock: levelIn(levels, v.variation_id) })),
     shipping: doc.shipping ?? PRODUCT_DEFAULTS.shipping,
     active: doc.active ?? PRODUCT_DEFAULTS.active,
     archived_at: doc.archived_at ?? PRODUCT_DEFAULTS.archived_at,
@@ -100,10 +120,10 @@ export function toProduct(doc: ProductDocument): ProductRecord {
   };
 }
 
-/** The stock levels of a record: its own (physical, limited) and each limited variation's. */
-export function stockLevelsOf(p: Pick<ProductRecord, 'stock' | 'variations'>): Record<string, number> {
-  const levels: Record<string, number> = {};
-  if (p.stock !== null) levels[OWN_STOCK] = p.stock;
-  for (const v of p.variations) if (v.stock !== null) levels[v.variation_id] = v.stock;
+/** The stock levels of a record by key: its own (physical, limited) and each limited variation's. */
+export function stockLevelsOf(p: Pick<ProductRecord, 'stock' | 'variations'>): Map<string, number> {
+  const levels = new Map<string, number>();
+  if (p.stock !== null) levels.set(OWN_STOCK, p.stock);
+  for (const v of p.variations) if (v.stock !== null) levels.set(v.variation_id, v.stock);
   return levels;
 }

@@ -184,6 +184,27 @@ describe('PricingService', () => {
     ).rejects.toMatchObject({ code: 'ALREADY_EXISTS' });
   });
 
+  it("prices only the key's mode's products (and seeded ones), and no archived product", async () => {
+    expect((await pricing.productPricing(7, 'live', productId, {})).product.id).toBe(productId); // seeded
+    const stored = repo.products.get(productId)!;
+    stored.mode = 'live';
+    await expect(pricing.productPricing(7, 'sandbox', productId, {})).rejects.toMatchObject({
+      code: 'PRODUCT_NOT_FOUND',
+      param: 'product_id',
+    });
+    expect((await pricing.productPricing(7, 'live', productId, {})).product.id).toBe(productId);
+    stored.active = false; // inactive: not on new checkouts, still priced
+    expect((await pricing.productPricing(7, 'live', productId, {})).product.id).toBe(productId);
+    stored.archived_at = new Date();
+    await expect(pricing.productPricing(7, 'live', productId, {})).rejects.toMatchObject({
+      code: 'PRODUCT_ARCHIVED',
+      param: 'product_id',
+    });
+    await expect(pricing.productPricing(7, 'sandbox', productId, {})).rejects.toMatchObject({
+      code: 'PRODUCT_NOT_FOUND',
+    });
+  });
+
   it('unsupported override currency is a 400 naming the pair and the param', async () => {
     await expect(pricing.productPricing(7, 'sandbox', productId, { currency: 'PEN' })).rejects.toMatchObject({
       code: 'UNSUPPORTED_CURRENCY',

@@ -10,7 +10,7 @@ import {
 } from '@ppay/kernel';
 import type { Catalogue } from '../catalogue/catalogue';
 import type { PriceRuleRecord } from '../catalogue/price-rule';
-import type { ProductRecord } from '../catalogue/product';
+import { productNotFound, type ProductRecord } from '../catalogue/product';
 import type { Conversion, Converter } from '../rates/conversion';
 import type { GeoLocator } from './geo';
 import {
@@ -146,6 +146,22 @@ export interface CalculateResult {
   conversion: Conversion;
 }
 
+/**
+ * A product this key may price: one of its own mode (or a seeded one, which both modes see); another
+ * mode's is unknown, as on GET /products/{id}. An archived product is no longer sold, so it has no
+ * price to show a customer (409 PRODUCT_ARCHIVED, as when it is changed); an inactive one keeps its price.
+ */
+function sellable(product: ProductRecord, mode: Mode | undefined): ProductRecord {
+  if (product.mode !== null && product.mode !== mode) throw productNotFound();
+  if (product.archived_at) {
+    throw new PlatformError('PRODUCT_ARCHIVED', undefined, {
+      param: 'product_id',
+      detail: 'an archived product is not sold, so it has no price',
+    });
+  }
+  return product;
+}
+
 export class PricingService {
   constructor(
     private readonly catalogue: Catalogue,
@@ -159,7 +175,7 @@ export class PricingService {
     productId: number,
     query: PricingQuery,
   ): Promise<ProductPricingResult> {
-    const product: ProductRecord = await this.catalogue.product(merchantId, productId);
+    const product = sellable(await this.catalogue.product(merchantId, productId), mode);
     const base = product.base_price;
     const customer = detectCustomer(query, base.currency, this.geo);
     // A guessed (default) country never triggers a regional price.

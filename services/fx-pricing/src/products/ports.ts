@@ -10,10 +10,15 @@ export interface ProductListQuery {
   limit: number;
 }
 
-/** Stock levels a change sets absolutely (by key: `_` or a variation id) and those it makes unlimited. */
+/**
+ * Stock levels a change sets absolutely (by key: `_` or a variation id) and those it makes unlimited
+ * (or removes with their variation), each conditional on the level it was computed from.
+ */
 export interface StockLevelChange {
-  set: Record<string, number>;
+  set: Map<string, number>;
   unset: string[];
+  /** Every key above: its level when the product was read (null: unlimited, or no such level yet). */
+  expected: Map<string, number | null>;
 }
 
 /** Partner-managed products in fx-pricing's `products` collection (the catalogue's, seeded ones too). */
@@ -27,8 +32,9 @@ export interface ProductRepository {
   countListed(merchantId: number, mode: Mode): Promise<number>;
   /**
    * Writes the product's fields and the stock levels the change names, iff it was not updated since
-   * `expectedUpdatedAt` (the caller re-reads and merges again); other stock levels are left alone, so a
-   * concurrent checkout's hold is never overwritten. null when someone else changed it first.
+   * `expectedUpdatedAt` and every level the change names is still its `expected` one (a checkout's hold
+   * or a return moves a level without touching `updated_at`); the caller re-reads and merges again.
+   * Other stock levels are left alone. null when someone else changed it first.
    */
   update(
     productId: number,
@@ -37,6 +43,8 @@ export interface ProductRepository {
     stock: StockLevelChange,
     now: Date,
   ): Promise<ProductRecord | null>;
+  /** The stock level keys that units are held from by checkouts in progress (`stock_holds`). */
+  heldKeys(productId: number): Promise<Set<string>>;
   /** stock_levels[key] += delta iff the level exists (limited) and stays ≥ 0; null otherwise. */
   adjustStock(productId: number, key: string, delta: number, now: Date): Promise<ProductRecord | null>;
 }

@@ -1,4 +1,4 @@
-import { isCountryCode, money, PlatformError, type Money } from '@ppay/kernel';
+import { isCountryCode, isSafeKey, money, PlatformError, SAFE_KEY_MAX_LENGTH, type Money } from '@ppay/kernel';
 import type { ProductRecord, ProductShipping, ProductVariation } from '../catalogue/product';
 
 /** What partners may create (a `subscription` type stays the seed file's). */
@@ -160,12 +160,28 @@ function validateVariations(
     if (names.has(name.toLowerCase())) throw invalid(`${param}.name`, `variation names must be unique (${name})`);
     names.add(name.toLowerCase());
     const id = v.variation_id ?? newVariationId();
-    if (typeof id !== 'string' || id.length > 64 || ids.has(id))
-      throw invalid(`${param}.variation_id`, 'invalid variation_id');
+    checkVariationId(id, `${param}.variation_id`);
+    if (ids.has(id)) throw invalid(`${param}.variation_id`, `variation ids must be unique (${id})`);
     ids.add(id);
     const price = v.price ? sameCurrency(moneyOf(v.price, `${param}.price`, 1), `${param}.price.currency`) : null;
     return { variation_id: id, name, price, stock: stockOf(v.stock, `${param}.stock`, physical) };
   });
+}
+
+/**
+ * A variation id is a key of the product's stored stock levels (and of maps in memory), so only a
+ * safe key (kernel `isSafeKey`) is taken: never a path (`a.b`), an operator (`$where`) or `__proto__`.
+ */
+export function checkVariationId(id: unknown, param: string): asserts id is string {
+  if (typeof id !== 'string') throw invalid(param, `${param} must be a string`);
+  if (id.length > SAFE_KEY_MAX_LENGTH)
+    throw invalid(param, `${param} must be at most ${SAFE_KEY_MAX_LENGTH} characters`);
+  if (!isSafeKey(id)) {
+    throw invalid(
+      param,
+      `${param} must be letters, digits, _ or -, starting with a letter or digit, and not a reserved name`,
+    );
+  }
 }
 
 function validateShipping(

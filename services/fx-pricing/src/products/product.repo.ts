@@ -3,7 +3,7 @@ import type { Mode } from '@ppay/kernel';
 import { FERRETDB_SQL_PUSHDOWN, nextSequence } from '@ppay/runtime';
 import type { ProductRecord } from '../catalogue/product';
 import { PRODUCT_SEQUENCE } from '../catalogue/catalogue.repo';
-import { stockLevelsOf, toProduct, type ProductDocument } from '../catalogue/product-document.repo';
+import { stockLevelPath, stockLevelsOf, toProduct, type ProductDocument } from '../catalogue/product-document.repo';
 import type { ProductFields } from './product-input';
 import { productListKey } from './products';
 import type { ProductListQuery, ProductRepository, StockLevelChange } from './ports';
@@ -41,7 +41,7 @@ export class MongoProductRepository implements ProductRepository {
       merchant_id: p.merchant_id,
       mode: p.mode,
       ...definitionOf(p),
-      stock_levels: stockLevelsOf(p),
+      stock_levels: Object.fromEntries(stockLevelsOf(p)),
       archived_at: p.archived_at,
       list_key: productListKey(p),
       list_mode: listModeOf(p),
@@ -93,21 +93,27 @@ export class MongoProductRepository implements ProductRepository {
   ): Promise<ProductRecord | null> {
     const set: Record<string, unknown> = { ...definitionOf(fields), archived_at: fields.archived_at, updated_at: now };
     if (fields.archived_at) set.list_key = null;
-    for (const [key, level] of Object.entries(stock.set)) set[`stock_levels.${key}`] = level;
-    const unset = Object.fromEntries(stock.unset.map((key) => [`stock_levels.${key}`, '']));
+    for (const [key, level] of stock.set) set[stockLevelPath(key)] = level;
+    const unset = Object.fromEntries(stock.unset.map((key) => [stockLevelPath(key), '']));
+    const filter: Record<string, unknown> = { _id: productId, updated_at: expectedUpdatedAt };
+    for (const [key, level] of stock.expected) filter[stockLevelPath(key)] = level ?? { $exists: false };
     const doc = await this.model
-      .findOneAndUpdate(
-        { _id: productId, updated_at: expectedUpdatedAt },
-        { $set: set, ...(stock.unset.length ? { $unset: unset } : {}) },
-        { new: true },
-      )
+      .findOneAndUpdate(filter, { $set: set, ...(stock.unset.length ? { $unset: unset } : {}) }, { new: true })
       .lean()
       .exec();
     return doc ? toProduct(doc as ProductDocument) : null;
   }
 
+  async heldKeys(productId: number): Promise<Set<string>> {
+    const doc = (await this.model.findById(productId, { stock_holds: 1 }).lean().exec()) as Pick<
+      ProductDocument,
+      'stock_holds'
+    > | null;
+    return new Set(Object.values(doc?.stock_holds ?? {}).map((hold) => hold.key));
+  }
+
   async adjustStock(productId: number, key: string, delta: number, now: Date): Promise<ProductRecord | null> {
-    const path = `stock_levels.${key}`;
+    const path = stockLevelPath(key);
     const doc = await this.model
       .findOneAndUpdate(
         { _id: productId, [path]: { $gte: Math.max(0, -delta) } },

@@ -1,4 +1,7 @@
 import { PlatformError } from '@ppay/kernel';
+import { OWN_STOCK } from '../catalogue/product';
+import { stockLevelsOf, toProduct, type ProductDocument } from '../catalogue/product-document.repo';
+import { StockService } from '../stock/stock';
 import { MemoryProducts } from './product-memory.test-util';
 import { ProductService, type ProductPatch } from './products';
 import type { ProductInput } from './product-input';
@@ -18,7 +21,8 @@ function world() {
   let clock = Date.parse('2026-11-01T10:00:00Z');
   const now = () => new Date((clock += 1_000));
   const service = new ProductService(repo, (c) => ['NGN', 'USD'].includes(c), {}, now);
-  return { repo, service };
+  const stock = new StockService({ products: repo, stock: repo }, now);
+  return { repo, service, stock };
 }
 
 async function errorOf(p: Promise<unknown>): Promise<[string, string | undefined]> {
@@ -131,7 +135,7 @@ describe('ProductService', () => {
   it('never overwrites stock a PATCH does not name (a checkout may have taken some meanwhile)', async () => {
     const { service, repo } = world();
     const mug = await service.create(1000, 'sandbox', MUG);
-    repo.docs.get(mug.id)!.levels._ = 7; // three sold since it was read
+    repo.docs.get(mug.id)!.levels.set('_', 7); // three sold since it was read
     const renamed = await service.update(1000, 'sandbox', mug.id, { title: 'Big mug' });
     expect(renamed.stock).toBe(7);
     expect((await service.update(1000, 'sandbox', mug.id, { stock: 20 })).stock).toBe(20);
@@ -184,5 +188,112 @@ describe('ProductService', () => {
     expect(
       await errorOf(service.create(1000, 'sandbox', { ...EBOOK, installments_allowed: 'yes' as unknown as boolean })),
     ).toEqual(['VALIDATION_FAILED', 'installments_allowed']);
+  });
+
+  const UNSAFE_IDS = ['a.b', '$where', '__proto__', 'constructor', 'toString', '_', 'a b', 'x'.repeat(65)];
+
+  it('refuses variation ids that are not safe map keys with 400 naming the field, keeping the stock', async () => {
+    const { service } = world();
+    for (const id of UNSAFE_IDS) {
+      const input = { ...MUG, stock: undefined, variations: [{ variation_id: id, name: 'S', stock: 3 }] };
+      expect([id, ...(await errorOf(service.create(1000, 'sandbox', input)))]).toEqual([
+        id,
+        'VALIDATION_FAILED',
+        'variations[0].variation_id',
+      ]);
+    }
+    const shirt = await service.create(1000, 'sandbox', {
+      ...MUG,
+      stock: undefined,
+      variations: [{ variation_id: 'size-S_1', name: 'S', stock: 3 }],
+    });
+    expect(shirt.variations[0]).toMatchObject({ variation_id: 'size-S_1', stock: 3 });
+    for (const id of UNSAFE_IDS) {
+      const kept = { variation_id: 'size-S_1', name: 'S' };
+      const patch: ProductPatch = { variations: [kept, { variation_id: id, name: 'M', stock: 2 }] };
+      expect([id, ...(await errorOf(service.update(1000, 'sandbox', shirt.id, patch)))]).toEqual([
+        id,
+        'VALIDATION_FAILED',
+        'variations[1].variation_id',
+      ]);
+      const adjust: ProductPatch = { stock_adjustment: 1, variation_id: id };
+      expect([id, ...(await errorOf(service.update(1000, 'sandbox', shirt.id, adjust)))]).toEqual([
+        id,
+        'VALIDATION_FAILED',
+        'variation_id',
+      ]);
+    }
+    expect(await service.get(1000, 'sandbox', shirt.id)).toEqual(shirt);
+  });
+
+  it('reads stored stock levels as own entries only: a variation id never reaches an inherited member', () => {
+    const variations = ['constructor', '__proto__', 'var_s'].map((variation_id) => ({
+      variation_id,
+      name: variation_id,
+      price: null,
+      stock: 4,
+    }));
+    expect([...stockLevelsOf({ stock: null, variations }).keys()]).toEqual(['constructor', '__proto__', 'var_s']);
+    const doc = { variations, stock_levels: { var_s: 2 } } as unknown as ProductDocument;
+    expect(toProduct(doc).variations.map((v) => v.stock)).toEqual([null, null, 2]);
+    expect(toProduct(doc).stock).toBeNull();
+  });
+
+  it('refuses an absolute stock PATCH while a checkout holds units, so its release cannot inflate the level', async () => {
+    const { service, stock, repo } = world();
+    const mug = await service.create(1000, 'sandbox', MUG); // 10
+    const line = { merchant_id: 1000, mode: 'sandbox' as const, product_id: mug.id, variation_id: null, quantity: 2 };
+    expect(await stock.hold(line, 'cs_a')).toBe('held'); // 8 for sale, 2 held
+    expect(await errorOf(service.update(1000, 'sandbox', mug.id, { stock: 4 }))).toEqual(['STOCK_HELD', 'stock']);
+    expect(await errorOf(service.update(1000, 'sandbox', mug.id, { stock: null }))).toEqual(['STOCK_HELD', 'stock']);
+    expect(repo.docs.get(mug.id)!.levels.get(OWN_STOCK)).toBe(8);
+    // A relative change works meanwhile; the absolute one once the checkout settles.
+    expect((await service.update(1000, 'sandbox', mug.id, { stock_adjustment: -1 })).stock).toBe(7);
+    await stock.commit(mug.id, 'cs_a');
+    expect((await service.update(1000, 'sandbox', mug.id, { stock: 4 })).stock).toBe(4);
+
+    // A hold taken after the PATCH read the level, before it wrote: the write fails and is refused on re-read.
+    const update = repo.update.bind(repo);
+    let raced = false;
+    repo.update = async (...args) => {
+      if (!raced) {
+        raced = true;
+        expect(await stock.hold(line, 'cs_b')).toBe('held'); // 4 → 2
+      }
+      return update(...args);
+    };
+    expect(await errorOf(service.update(1000, 'sandbox', mug.id, { stock: 9 }))).toEqual(['STOCK_HELD', 'stock']);
+    expect(await stock.release(mug.id, 'cs_b')).toBe(true);
+    expect((await service.get(1000, 'sandbox', mug.id)).stock).toBe(4);
+  });
+
+  it('refuses removing a variation or setting its stock while units of it are held, naming variations', async () => {
+    const { service, stock } = world();
+    const shirt = await service.create(1000, 'sandbox', {
+      ...MUG,
+      stock: undefined,
+      variations: [
+        { variation_id: 'S', name: 'S', stock: 3 },
+        { variation_id: 'M', name: 'M', stock: 3 },
+      ],
+    });
+    const line = { merchant_id: 1000, mode: 'sandbox' as const, product_id: shirt.id, variation_id: 'S', quantity: 1 };
+    expect(await stock.hold(line, 'cs_a')).toBe('held');
+    const setS: ProductPatch = {
+      variations: [
+        { variation_id: 'S', name: 'S', stock: 5 },
+        { variation_id: 'M', name: 'M' },
+      ],
+    };
+    expect(await errorOf(service.update(1000, 'sandbox', shirt.id, setS))).toEqual(['STOCK_HELD', 'variations']);
+    const dropS: ProductPatch = { variations: [{ variation_id: 'M', name: 'M' }] };
+    expect(await errorOf(service.update(1000, 'sandbox', shirt.id, dropS))).toEqual(['STOCK_HELD', 'variations']);
+    const setM: ProductPatch = {
+      variations: [
+        { variation_id: 'S', name: 'S' },
+        { variation_id: 'M', name: 'M', stock: 9 },
+      ],
+    };
+    expect((await service.update(1000, 'sandbox', shirt.id, setM)).variations.map((v) => v.stock)).toEqual([2, 9]);
   });
 });

@@ -1,6 +1,12 @@
 import { PlatformError, prefixedId, type Mode } from '@ppay/kernel';
 import { OWN_STOCK, productNotFound, type ProductRecord } from '../catalogue/product';
-import { validateProductInput, type ProductFields, type ProductInput, type VariationInput } from './product-input';
+import {
+  checkVariationId,
+  validateProductInput,
+  type ProductFields,
+  type ProductInput,
+  type VariationInput,
+} from './product-input';
 import type { ProductRepository, StockLevelChange } from './ports';
 
 /** Products a merchant may list per mode (archived ones do not count). */
@@ -143,6 +149,7 @@ export class ProductService {
       const merged: ProductInput = { ...inputOf(product), ...changes };
       const fields: ProductFields = validateProductInput(merged, this.pricedIn, () => prefixedId('var', 16));
       const stock = stockChangeOf(product, changes, fields);
+      await this.refuseWhileHeld(product.id, stock);
       const now = this.now();
       const written = await this.repo.update(
         product.id,
@@ -159,12 +166,32 @@ export class ProductService {
     });
   }
 
+  /**
+   * An absolute stock level (set, made unlimited, removed with its variation) is refused while a
+   * checkout holds units of it: the hold's release would add its units to a level that never counted
+   * them. The write is conditional on the levels read before this check, so a hold taken after it
+   * fails the write and the next round sees it here.
+   */
+  private async refuseWhileHeld(productId: number, stock: StockLevelChange): Promise<void> {
+    if (stock.expected.size === 0) return;
+    const held = await this.repo.heldKeys(productId);
+    const key = [...stock.expected.keys()].find((k) => held.has(k));
+    if (key === undefined) return;
+    throw new PlatformError('STOCK_HELD', undefined, {
+      param: key === OWN_STOCK ? 'stock' : 'variations',
+      detail:
+        `units of ${key === OWN_STOCK ? 'this product' : `variation ${key}`} are held by a checkout in progress; ` +
+        'retry once it settles (seconds), or move the stock with stock_adjustment',
+    });
+  }
+
   private async adjust(product: ProductRecord, delta: number, variationId: string | undefined) {
     if (!Number.isSafeInteger(delta) || delta === 0 || Math.abs(delta) > 1_000_000_000) {
       throw new PlatformError('VALIDATION_FAILED', 'stock_adjustment must be a non-zero whole number', {
         param: 'stock_adjustment',
       });
     }
+    if (variationId !== undefined) checkVariationId(variationId, 'variation_id');
     const variation = variationId ? product.variations.find((v) => v.variation_id === variationId) : undefined;
     if (variationId && !variation) {
       throw new PlatformError('VALIDATION_FAILED', `no variation ${variationId} on this product`, {
@@ -194,30 +221,36 @@ export class ProductService {
 
 /**
  * The stock levels a change sets: only those it names (`stock`, a variation's `stock`), so a checkout's
- * hold taken meanwhile is never overwritten; removed variations lose theirs.
+ * hold taken meanwhile is never overwritten; removed variations lose theirs. Each is conditional on
+ * the level read.
  */
 function stockChangeOf(
   product: ProductRecord,
   changes: Partial<ProductInput>,
   fields: ProductFields,
 ): StockLevelChange {
-  const set: Record<string, number> = {};
+  const set = new Map<string, number>();
   const unset: string[] = [];
+  const expected = new Map<string, number | null>();
+  const levelRead = (key: string) =>
+    key === OWN_STOCK ? product.stock : (product.variations.find((v) => v.variation_id === key)?.stock ?? null);
+  const write = (key: string, level: number | null) => {
+    if (level === null) unset.push(key);
+    else set.set(key, level);
+    expected.set(key, levelRead(key));
+  };
   if (changes.stock !== undefined || (changes.type !== undefined && changes.type !== 'physical')) {
-    if (fields.stock === null) unset.push(OWN_STOCK);
-    else set[OWN_STOCK] = fields.stock;
+    write(OWN_STOCK, fields.stock);
   }
   if (changes.variations !== undefined) {
     const given = new Map((changes.variations as VariationInput[]).map((v) => [v.variation_id, v]));
     for (const v of fields.variations) {
       const input = given.get(v.variation_id);
       const named = input !== undefined ? input.stock !== undefined : true; // a new variation sets its own
-      if (!named) continue;
-      if (v.stock === null) unset.push(v.variation_id);
-      else set[v.variation_id] = v.stock;
+      if (named) write(v.variation_id, v.stock);
     }
     const kept = new Set(fields.variations.map((v) => v.variation_id));
-    for (const v of product.variations) if (!kept.has(v.variation_id)) unset.push(v.variation_id);
+    for (const v of product.variations) if (!kept.has(v.variation_id)) write(v.variation_id, null);
   }
-  return { set, unset };
+  return { set, unset, expected };
 }

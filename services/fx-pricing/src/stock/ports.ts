@@ -1,3 +1,9 @@
+/** What a product's return memory keeps: returns since `since`, at most `max` of them. */
+export interface ReturnMemory {
+  since: Date;
+  max: number;
+}
+
 /**
  * Stock holds and returns on a product's document (`stock_levels`, `stock_holds`, `stock_returns`):
  * every change is one conditional write, keyed so a repeat changes nothing.
@@ -19,9 +25,10 @@ export interface StockRepository {
   /** Removes a hold whose units were sold (they stay taken); idempotent. */
   commit(productId: number, holdId: string): Promise<void>;
   /**
-   * levels[key] += quantity once per `returnId` (recorded in `stock_returns` with its time; records older
-   * than `forgetBefore` are dropped in the same write, so the map only holds recent returns). false when
-   * the level is unlimited (nothing to give back) or the return was already made.
+   * levels[key] += quantity once per `returnId` (recorded in `stock_returns` with its time; the records
+   * `returnsToForget` picks for `memory` are dropped in the same write, so the map only holds recent
+   * returns, a bounded number of them). false when the level is unlimited (nothing to give back) or the
+   * return was already made.
    */
   giveBack(
     productId: number,
@@ -29,6 +36,6 @@ export interface StockRepository {
     quantity: number,
     returnId: string,
     now: Date,
-    forgetBefore: Date,
+    memory: ReturnMemory,
   ): Promise<boolean>;
 }

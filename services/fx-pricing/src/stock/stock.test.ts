@@ -1,6 +1,6 @@
 import { OWN_STOCK, PRODUCT_DEFAULTS, type ProductRecord } from '../catalogue/product';
-import type { StockRepository } from './ports';
-import { RETURN_MEMORY_MS, StockService, type StockRequest } from './stock';
+import type { ReturnMemory, StockRepository } from './ports';
+import { RETURN_MEMORY_MAX, RETURN_MEMORY_MS, returnsToForget, StockService, type StockRequest } from './stock';
 
 /** Stock on products in memory, with the Mongo repository's conditions. */
 class MemoryStock implements StockRepository {
@@ -28,9 +28,9 @@ class MemoryStock implements StockRepository {
   async commit(_p: number, holdId: string) {
     this.holds.delete(holdId);
   }
-  async giveBack(_p: number, key: string, quantity: number, returnId: string, now: Date, forgetBefore: Date) {
-    for (const [id, at] of this.returns) if (at < forgetBefore) this.returns.delete(id);
+  async giveBack(_p: number, key: string, quantity: number, returnId: string, now: Date, memory: ReturnMemory) {
     if (!this.levels.has(key) || this.returns.has(returnId)) return false;
+    for (const id of returnsToForget(this.returns, memory)) this.returns.delete(id);
     this.levels.set(key, this.levels.get(key)! + quantity);
     this.returns.set(returnId, now);
     return true;
@@ -117,5 +117,42 @@ describe('StockService', () => {
     await service.giveBack(req(1), 'ord_2');
     expect([...stock.returns.keys()]).toEqual(['ord_2']);
     expect(await service.giveBack(req(1, { variation_id: 'var_big' }), 'ord_3')).toBe(false); // unlimited
+  });
+
+  it('remembers at most RETURN_MEMORY_MAX returns per product, forgetting the oldest first', async () => {
+    const { stock, service, advance } = world();
+    for (let i = 0; i < RETURN_MEMORY_MAX + 5; i++) {
+      advance(1);
+      expect(await service.giveBack(req(1), `ord_${i}`)).toBe(true);
+    }
+    expect(stock.returns.size).toBe(RETURN_MEMORY_MAX);
+    expect([stock.returns.has('ord_4'), stock.returns.has('ord_5')]).toEqual([false, true]);
+    expect(await service.giveBack(req(1), `ord_${RETURN_MEMORY_MAX + 4}`)).toBe(false); // a recent repeat: once
+    expect(stock.levels.get(OWN_STOCK)).toBe(5 + RETURN_MEMORY_MAX + 5);
+  });
+
+  it('picks the returns to forget: stale ones, then the oldest beyond the cap, ties by id', () => {
+    const at = (ms: number) => new Date(Date.parse('2026-11-01T00:00:00Z') + ms);
+    const returns = new Map([
+      ['ord_c', at(20)],
+      ['ord_b', at(10)],
+      ['ord_a', at(10)],
+      ['ord_old', at(0)],
+    ]);
+    expect(returnsToForget(returns, { since: at(5), max: 10 })).toEqual(['ord_old']);
+    expect(returnsToForget(returns, { since: at(5), max: 2 })).toEqual(['ord_old', 'ord_a', 'ord_b']);
+    expect(returnsToForget(returns, { since: at(0), max: 4 })).toEqual(['ord_old']);
+  });
+
+  it('never uses a request string as a stock key: an unknown variation or an unsafe hold id', async () => {
+    const { stock, service } = world();
+    stock.levels.set('constructor', 1);
+    expect(await service.giveBack(req(1, { variation_id: 'constructor' }), 'ord_1')).toBe(false);
+    expect(stock.levels.get('constructor')).toBe(1);
+    for (const id of ['a.b', '$where', '__proto__']) {
+      await expect(service.hold(req(1), id)).rejects.toMatchObject({ code: 'VALIDATION_FAILED', param: 'hold_id' });
+      await expect(service.giveBack(req(1), id)).rejects.toMatchObject({ param: 'hold_id' });
+    }
+    expect(stock.levels.get(OWN_STOCK)).toBe(5);
   });
 });

@@ -1,5 +1,6 @@
-import { addMoney, subtractMoney, SUBJECTS, type Money, type OutboxEntry } from '@ppay/kernel';
-import type { ChargeFound, ChargeOutcome, PaymentsPort } from '../ports';
+import { addMoney, subtractMoney, SUBJECTS, type OutboxEntry } from '@ppay/kernel';
+import { lookUpChargeInFlight } from '../charge-look-up';
+import type { ChargeOutcome, PaymentsPort } from '../ports';
 import type { DueWork, Lease } from '../renewals/leased-scheduler';
 import { clockOf } from '../subscriptions/subscription';
 import { amountPaid, installmentKey, nextActionAt, planEventFor, type InstallmentPlanRecord } from './installment-plan';
@@ -14,8 +15,6 @@ export interface InstallmentObserver {
 const NOOP_OBSERVER: InstallmentObserver = { part: () => undefined, planEnded: () => undefined };
 
 const MAX_WRITE_ROUNDS = 5;
-
-const sameAmount = (a: Money, b: Money) => a.amount === b.amount && a.currency === b.currency;
 
 /**
  * The later parts of installment plans, the work of the leased scheduler (renewals/leased-scheduler.ts,
@@ -71,11 +70,9 @@ export class InstallmentCharges implements DueWork<InstallmentPlanRecord> {
   }
 
   /**
-   * The part in flight on a cancelled plan: found succeeded or declined, that outcome is recorded (a paid
-   * part stays paid, as any paid part of a cancelled plan); found in flight, payments is asked to finish
-   * that charge (the key exists, so this makes no new one); not found, nothing was charged: the part is
-   * cancelled. A charge under the key that is not this part's (another amount) cannot be ours: payments
-   * would have refused our request with that key.
+   * The part in flight on a cancelled plan, settled by a look-up (charge-look-up.ts): found succeeded or
+   * declined, that outcome is recorded (a paid part stays paid, as any paid part of a cancelled plan); found
+   * in flight, that charge is finished by its key; not found, nothing was charged: the part is cancelled.
    */
   private async settle(
     rec: InstallmentPlanRecord,
@@ -84,14 +81,19 @@ export class InstallmentCharges implements DueWork<InstallmentPlanRecord> {
     deadline?: Date,
   ): Promise<InstallmentPlanRecord | null> {
     const { number, attempt } = rec.charging!;
-    const part = rec.parts[number - 1]!;
     const started = this.realNow();
-    const key = installmentKey(rec.id, number, attempt);
-    const found = await this.deps.payments.findCharge(rec.merchant_id, rec.mode, key, deadline);
-    const ours: ChargeFound | null = found && sameAmount(found.amount, part.amount) ? found : null;
-    if (!ours) return this.write(chargeNeverMade(rec), [], lease);
-    if (ours.status === 'pending') return this.charge(rec, when, lease, deadline);
-    const outcome = { charge_id: ours.charge_id, status: ours.status, decline_code: ours.decline_code };
+    const outcome = await lookUpChargeInFlight(
+      this.deps.payments,
+      {
+        merchantId: rec.merchant_id,
+        mode: rec.mode,
+        idempotencyKey: installmentKey(rec.id, number, attempt),
+        amount: rec.parts[number - 1]!.amount,
+      },
+      () => this.ask(rec, deadline),
+      deadline,
+    );
+    if (!outcome) return this.write(chargeNeverMade(rec), [], lease);
     return this.recordOutcome(rec, outcome, started, when, lease);
   }
 
@@ -101,10 +103,16 @@ export class InstallmentCharges implements DueWork<InstallmentPlanRecord> {
     lease: Lease,
     deadline?: Date,
   ): Promise<InstallmentPlanRecord | null> {
+    const started = this.realNow();
+    const outcome = await this.ask(rec, deadline);
+    return this.recordOutcome(rec, outcome, started, when, lease);
+  }
+
+  /** Asks payments for the charge in flight, with its key: a repeat answers the same charge. */
+  private ask(rec: InstallmentPlanRecord, deadline?: Date): Promise<ChargeOutcome> {
     const { number, attempt } = rec.charging!;
     const part = rec.parts[number - 1]!;
-    const started = this.realNow();
-    const outcome = await this.deps.payments.chargeSaved(
+    return this.deps.payments.chargeSaved(
       rec.merchant_id,
       rec.mode,
       {
@@ -125,7 +133,6 @@ export class InstallmentCharges implements DueWork<InstallmentPlanRecord> {
       },
       deadline,
     );
-    return this.recordOutcome(rec, outcome, started, when, lease);
   }
 
   /** Applies a charge's outcome to the plan it was made for, whatever happened to the plan meanwhile. */

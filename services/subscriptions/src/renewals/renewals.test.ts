@@ -134,7 +134,14 @@ describe('renewals', () => {
     };
     await scheduler('b').drain();
     expect(payments.calls).toHaveLength(0);
-    expect(await service.get(7, 'sandbox', sub.id)).toMatchObject({ status: 'cancelled', next_payment_date: null });
+    // The charge the claim found in flight is looked up instead (cancel-in-flight.test.ts): none was made.
+    expect(payments.lookups).toEqual([renewalKey(sub.id, new Date('2026-02-28T10:00:00.000Z'), 1)]);
+    expect(await service.get(7, 'sandbox', sub.id)).toMatchObject({
+      status: 'cancelled',
+      payment_status: 'paid',
+      pending_period: null,
+      next_payment_date: null,
+    });
     tick(365 * DAY);
     await scheduler('b').drain();
     expect(payments.calls).toHaveLength(0);
@@ -153,7 +160,7 @@ describe('renewals', () => {
   });
 
   it('a charge in flight when the merchant cancels is recorded on the cancelled subscription', async () => {
-    const { service, checkouts, scheduler, payments, tick } = setup();
+    const { service, checkouts, scheduler, payments, subscriptions, tick } = setup();
     const sub = await checkouts.checkoutCompleted('sandbox', checkout());
     tick(28 * DAY);
     const charge = payments.chargeSaved.bind(payments);
@@ -166,7 +173,12 @@ describe('renewals', () => {
       status: 'cancelled',
       payment_status: 'paid',
       access_until: new Date('2026-03-31T10:00:00.000Z'),
+      pending_period: null,
       next_payment_date: null,
     });
+    // Announced as a renewal: the partner learns the customer paid for access to the period's end.
+    expect(subjects(subscriptions)).toEqual(['created', 'cancelled', 'renewed']);
+    await scheduler().drain();
+    expect(payments.lookups).toHaveLength(0);
   });
 });

@@ -1,6 +1,8 @@
 import { SUBJECTS, type OutboxEntry } from '@ppay/kernel';
+import { lookUpChargeInFlight } from '../charge-look-up';
 import type { ChargeOutcome, PaymentsPort } from '../ports';
 import {
+  chargeNeverMade,
   claimRenewal,
   claimRetry,
   lateOutcomeRecorded,
@@ -22,10 +24,11 @@ const NOOP_OBSERVER: RenewalObserver = { renewal: () => undefined };
 
 /**
  * Subscription renewals, the work of the leased scheduler (leased-scheduler.ts): on a claimed subscription,
- * every action due on its own clock, one at a time: renew, retry, end a period-end cancellation. Each
- * charge is asked of payments with a key derived from (subscription, period start, attempt) and recorded on
- * the period's renewal record, so a crash, a redelivery or a second scheduler repeats the same charge
- * instead of making another (docs/architecture.md, "Renewals: three documents, no transaction").
+ * every action due on its own clock, one at a time: renew, retry, end a period-end cancellation, settle a
+ * charge left in flight on a cancelled subscription. Each charge is asked of payments with a key derived
+ * from (subscription, period start, attempt) and recorded on the period's renewal record, so a crash, a
+ * redelivery or a second scheduler repeats the same charge instead of making another (docs/architecture.md,
+ * "Renewals: three documents, no transaction"); once the subscription is cancelled it is only looked up.
  */
 export class SubscriptionRenewals implements DueWork<SubscriptionRecord> {
   constructor(
@@ -50,6 +53,7 @@ export class SubscriptionRenewals implements DueWork<SubscriptionRecord> {
       const next = periodEnded(rec, when);
       return this.write(next, [eventFor(SUBJECTS.subscriptionCancelled, next, next.cancelled_at ?? when)], lease);
     }
+    if (rec.status === 'cancelled' && rec.payment_status === 'pending') return this.settle(rec, when, lease, deadline);
     if (rec.status === 'active') {
       const claimedCharge = await this.write(claimRenewal(rec, when), [], lease);
       return claimedCharge && this.charge(claimedCharge, when, lease, deadline);
@@ -74,29 +78,47 @@ export class SubscriptionRenewals implements DueWork<SubscriptionRecord> {
     lease: Lease,
     deadline?: Date,
   ): Promise<SubscriptionRecord | null> {
-    const period = rec.pending_period;
-    if (!period || !rec.payment_method_id) throw new Error(`subscription ${rec.id} is due without a period or method`);
-    const attempt = rec.failed_attempts + 1;
-    const key = renewalKey(rec.id, period.start, attempt);
     const started = this.realNow();
-    await this.deps.renewals.startAttempt(
-      {
-        subscription_id: rec.id,
-        merchant_id: rec.merchant_id,
-        mode: rec.mode,
-        period_index: period.index,
-        period_start: period.start,
-        period_end: period.end,
-      },
-      attempt,
-      key,
-      started,
+    await this.startAttempt(rec, started);
+    const outcome = await this.ask(rec, deadline);
+    await this.finishAttempt(rec, outcome);
+    return this.recordOutcome(rec, outcome, started, when, lease);
+  }
+
+  /**
+   * The renewal in flight on a cancelled subscription, settled by a look-up (charge-look-up.ts): found
+   * succeeded or declined, that outcome is recorded on the period's renewal record and the subscription
+   * (which stays cancelled); found in flight at payments, that charge is finished by its key; not found,
+   * nothing was charged and the charge is no longer in flight.
+   */
+  private async settle(
+    rec: SubscriptionRecord,
+    when: Date,
+    lease: Lease,
+    deadline?: Date,
+  ): Promise<SubscriptionRecord | null> {
+    const started = this.realNow();
+    const outcome = await lookUpChargeInFlight(
+      this.deps.payments,
+      { merchantId: rec.merchant_id, mode: rec.mode, idempotencyKey: inFlight(rec).key, amount: rec.amount },
+      () => this.ask(rec, deadline),
+      deadline,
     );
-    const outcome = await this.deps.payments.chargeSaved(
+    if (!outcome) return this.write(chargeNeverMade(rec), [], lease);
+    // The period's record, made here if the scheduler stopped before making it.
+    await this.startAttempt(rec, started);
+    await this.finishAttempt(rec, outcome);
+    return this.recordOutcome(rec, outcome, started, when, lease);
+  }
+
+  /** Asks payments for the charge in flight, with its key: a repeat answers the same charge. */
+  private ask(rec: SubscriptionRecord, deadline?: Date): Promise<ChargeOutcome> {
+    const { period, attempt, key, paymentMethodId } = inFlight(rec);
+    return this.deps.payments.chargeSaved(
       rec.merchant_id,
       rec.mode,
       {
-        payment_method_id: rec.payment_method_id,
+        payment_method_id: paymentMethodId,
         price: rec.amount,
         idempotency_key: key,
         product: rec.product,
@@ -107,13 +129,33 @@ export class SubscriptionRenewals implements DueWork<SubscriptionRecord> {
       },
       deadline,
     );
-    await this.deps.renewals.finishAttempt(rec.id, period.start, attempt, {
+  }
+
+  private startAttempt(rec: SubscriptionRecord, at: Date): Promise<void> {
+    const { period, attempt, key } = inFlight(rec);
+    return this.deps.renewals.startAttempt(
+      {
+        subscription_id: rec.id,
+        merchant_id: rec.merchant_id,
+        mode: rec.mode,
+        period_index: period.index,
+        period_start: period.start,
+        period_end: period.end,
+      },
+      attempt,
+      key,
+      at,
+    );
+  }
+
+  private finishAttempt(rec: SubscriptionRecord, outcome: ChargeOutcome): Promise<void> {
+    const { period, attempt } = inFlight(rec);
+    return this.deps.renewals.finishAttempt(rec.id, period.start, attempt, {
       charge_id: outcome.charge_id,
       status: outcome.status,
       decline_code: outcome.decline_code,
       finished_at: this.realNow(),
     });
-    return this.recordOutcome(rec, outcome, started, when, lease);
   }
 
   /** Applies a charge's outcome to the subscription it was made for, whatever happened to it meanwhile. */
@@ -140,17 +182,25 @@ export class SubscriptionRenewals implements DueWork<SubscriptionRecord> {
         next = renewalFailed(rec, { failedAt: now, declineCode: outcome.decline_code });
         events = [eventFor(SUBJECTS.subscriptionPaymentFailed, next, now, outcome.charge_id)];
         if (next.status === 'paused') events.push(eventFor(SUBJECTS.subscriptionPaused, next, now));
-      } else if (rec.status === 'cancelled' && rec.payment_status === 'pending') {
-        // Cancelled while the charge was in flight: the money moved anyway, so it is recorded (lifecycle.ts).
-        next = lateOutcomeRecorded(rec, {
+      } else if (rec.status === 'cancelled') {
+        // Cancelled while the charge was in flight: the money moved anyway, so it is recorded (lifecycle.ts),
+        // and a payment is announced as a renewal is: the customer has paid access to the period's end.
+        const late = lateOutcomeRecorded(rec, {
           at: now,
           period,
           succeeded: outcome.status === 'succeeded',
           declineCode: outcome.decline_code,
         });
-        this.observer.renewal('late', seconds);
-        const saved = await this.deps.subscriptions.save(next, []);
-        if (saved) return saved;
+        if (!late) return null; // already recorded by whoever settled this charge
+        if (outcome.status === 'succeeded') {
+          events = [eventFor(SUBJECTS.subscriptionRenewed, late, now, outcome.charge_id)];
+        }
+        // Under no lease: a scheduler that settled the charge meanwhile may hold it, and this must land.
+        const saved = await this.deps.subscriptions.save(late, events);
+        if (saved) {
+          this.observer.renewal('late', seconds);
+          return saved;
+        }
         rec = await this.deps.subscriptions.findById(charged.id);
         continue;
       } else {
@@ -183,4 +233,13 @@ export class SubscriptionRenewals implements DueWork<SubscriptionRecord> {
     if (saved && release) lease.released = true;
     return saved;
   }
+}
+
+/** The charge in flight: the period it pays for, its attempt number and key, the method it charges. */
+function inFlight(rec: SubscriptionRecord) {
+  const period = rec.pending_period;
+  if (!period || !rec.payment_method_id)
+    throw new Error(`subscription ${rec.id} has a charge in flight without a period or method`);
+  const attempt = rec.failed_attempts + 1;
+  return { period, attempt, key: renewalKey(rec.id, period.start, attempt), paymentMethodId: rec.payment_method_id };
 }

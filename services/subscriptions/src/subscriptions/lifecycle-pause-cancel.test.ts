@@ -1,5 +1,7 @@
+import { nextActionAt } from './subscription';
 import {
   cancel,
+  chargeNeverMade,
   claimRenewal,
   claimRetry,
   hasAccess,
@@ -168,7 +170,9 @@ describe('cancel', () => {
         next_retry_at: null,
         next_payment_date: null,
       });
-      expect(state.pending_period).toBeNull();
+      // A charge in flight may exist: its period (and so its key) is kept for the look-up that settles it.
+      expect(state.pending_period).toEqual(before.payment_status === 'pending' ? before.pending_period : null);
+      expect(state.payment_status).toBe(before.payment_status);
     }
   });
 
@@ -209,9 +213,52 @@ describe('cancel', () => {
       declineCode: 'card_declined',
     });
     expect(failed).toMatchObject({ status: 'cancelled', payment_status: 'failed', decline_reason: 'card_declined' });
+    expect(late!.pending_period).toBeNull();
+    expect(failed!.pending_period).toBeNull();
     expect(() =>
       lateOutcomeRecorded(active(), { at: FEB_28, period: claimed.pending_period!, succeeded: true }),
     ).toThrow(expect.objectContaining({ code: 'CONFLICT' }));
+  });
+
+  it('a late outcome already recorded, or a decline no longer in flight, records nothing more', () => {
+    const claimed = dueClaimed();
+    const period = claimed.pending_period!;
+    const paid = lateOutcomeRecorded(cancel(claimed, { now: FEB_28 }).state, { at: FEB_28, period, succeeded: true })!;
+    expect(lateOutcomeRecorded(paid, { at: FEB_28, period, succeeded: true })).toBeNull();
+    const neverMade = chargeNeverMade(cancel(claimed, { now: FEB_28 }).state);
+    expect(lateOutcomeRecorded(neverMade, { at: FEB_28, period, succeeded: false })).toBeNull();
+  });
+
+  it('a payment landing after its charge was settled as never made is recorded', () => {
+    const claimed = dueClaimed();
+    const neverMade = chargeNeverMade(cancel(claimed, { now: FEB_28 }).state);
+    const period = claimed.pending_period!;
+    expect(lateOutcomeRecorded(neverMade, { at: FEB_28, period, succeeded: true })).toMatchObject({
+      status: 'cancelled',
+      payment_status: 'paid',
+      current_period: period,
+      pending_period: null,
+      access_until: MAR_31,
+    });
+  });
+});
+
+describe('chargeNeverMade', () => {
+  it('a cancelled renewal with no charge at payments: no longer in flight, payment_status as before the claim', () => {
+    const inFlight = cancel(dueClaimed(), { now: FEB_28 }).state;
+    expect(nextActionAt(inFlight)).toEqual(new Date(0)); // settled by the scheduler at once
+    const renewal = chargeNeverMade(inFlight);
+    expect(renewal).toMatchObject({ status: 'cancelled', payment_status: 'paid', pending_period: null });
+    expect(nextActionAt(renewal)).toBeNull();
+    const retry = claimRetry(dueWaiting(), plus(FEB_28, 1));
+    expect(chargeNeverMade(cancel(retry, { now: FEB_28 }).state)).toMatchObject({ payment_status: 'failed' });
+    const firstAfterTrial = claimRenewal(trialing(), t('2026-02-14T10:00:00.000Z'));
+    expect(chargeNeverMade(cancel(firstAfterTrial, { now: FEB_28 }).state)).toMatchObject({ payment_status: 'none' });
+  });
+
+  it('refuses a subscription that is not cancelled, or has nothing in flight', () => {
+    expect(() => chargeNeverMade(dueClaimed())).toThrow(expect.objectContaining({ code: 'CONFLICT' }));
+    expect(() => chargeNeverMade(cancelled())).toThrow(expect.objectContaining({ code: 'CONFLICT' }));
   });
 });
 

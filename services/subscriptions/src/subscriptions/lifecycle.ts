@@ -310,8 +310,10 @@ export interface CancelResult<S> {
  *    period to wait for, and dunning stops;
  *  - cancelled → unchanged with alreadyCancelled (idempotent, as Stripe answers a second cancel with the
  *    cancelled subscription), so a retried request gets the same 200 and the original cancelled_at.
- * A charge in flight when a due subscription is cancelled may still succeed: renewalSucceeded refuses it
- * (the subscription is no longer due) and the worker records it with lateOutcomeRecorded instead.
+ * A charge in flight when a due subscription is cancelled may exist and may still succeed: the cancelled
+ * subscription keeps it in flight (`payment_status: pending`, its `pending_period`, whose start and attempt
+ * make its key), renewalSucceeded refuses it (the subscription is no longer due), and the scheduler
+ * settles it by looking the charge up, never by charging: lateOutcomeRecorded or chargeNeverMade.
  */
 export function cancel<S extends SubscriptionState>(
   state: S,
@@ -336,7 +338,7 @@ export function cancel<S extends SubscriptionState>(
       cancel_at_period_end: false,
       cancel_at: null,
       access_until: termEnd !== null && termEnd > now ? now : termEnd,
-      pending_period: null,
+      pending_period: inFlight(state) ? state.pending_period : null,
       next_retry_at: null,
       next_payment_date: null,
     },
@@ -367,23 +369,46 @@ export function periodEnded<S extends SubscriptionState>(state: S, now: Date): S
  * (or not) whatever the subscription's status: a success is recorded — the customer paid for that period,
  * so access runs to its end — but the subscription stays cancelled and nothing more is charged. Refusing it
  * would leave a charge (and a wallet credit) that no subscription knows about; refunds are not built yet.
+ * A success also lands after the charge was settled as never made (a scheduler's request reached payments
+ * only after another had looked it up and found nothing): it is recorded all the same. Null when there is
+ * nothing to record: this outcome is recorded already, or it is a decline of a charge no longer in flight.
  */
 export function lateOutcomeRecorded<S extends SubscriptionState>(
   state: S,
   input: { at: Date; period: Period; succeeded: boolean; declineCode?: string | null },
-): S {
+): S | null {
   expectStatus(state, ['cancelled'], 'record a late charge outcome');
+  const start = input.period.start.getTime();
+  const stillInFlight = inFlight(state) && state.pending_period?.start.getTime() === start;
   if (!input.succeeded) {
-    return { ...state, payment_status: 'failed', decline_reason: input.declineCode ?? null };
+    if (!stillInFlight) return null;
+    return { ...state, payment_status: 'failed', pending_period: null, decline_reason: input.declineCode ?? null };
   }
+  // Periods only move forward (a resume re-anchors them later): one starting at or after this one is paid.
+  const paidAlready = state.current_period !== null && state.current_period.start.getTime() >= start;
+  if (!stillInFlight && paidAlready) return null;
   const accessUntil =
     state.access_until !== null && state.access_until > input.period.end ? state.access_until : input.period.end;
   return {
     ...state,
     payment_status: 'paid',
     current_period: input.period,
+    pending_period: stillInFlight ? null : state.pending_period,
     access_until: accessUntil,
     last_payment_at: input.at,
     decline_reason: null,
   };
+}
+
+/**
+ * A cancelled subscription's renewal was in flight, and payments holds no charge by its key: the scheduler
+ * stopped before asking (a crash). Nothing was charged and nothing will be: the charge is no longer in
+ * flight, and `payment_status` is again what the last recorded charge left (`failed` during dunning, `paid`
+ * after a payment, `none` when nothing was ever charged).
+ */
+export function chargeNeverMade<S extends SubscriptionState>(state: S): S {
+  expectStatus(state, ['cancelled'], 'give up a charge in flight');
+  if (!inFlight(state)) throw conflict(state.status, 'give up a charge without a charge in flight');
+  const before = state.failed_attempts > 0 ? 'failed' : state.last_payment_at !== null ? 'paid' : 'none';
+  return { ...state, payment_status: before, pending_period: null };
 }

@@ -103,12 +103,14 @@ export function clockOf(rec: Pick<SubscriptionRecord, 'clock_offset_ms'>, realNo
 /**
  * When the scheduler next has something to do for this subscription, on its own clock: renew (or end a
  * period-end cancellation), retry a declined charge, or finish a charge left in flight by a crash (at
- * once). Null when nothing is scheduled (pending, cancelled, paused without a period-end cancellation).
+ * once; on a cancelled subscription, settle it by a look-up). Null when nothing is scheduled (pending,
+ * cancelled with nothing in flight, paused without a period-end cancellation).
  */
 export function nextActionAt(s: SubscriptionState): Date | null {
   if (s.status === 'active') return s.cancel_at_period_end ? s.cancel_at : s.next_payment_date;
   if (s.status === 'due') return s.payment_status === 'pending' ? new Date(0) : s.next_retry_at;
   if (s.status === 'paused') return s.cancel_at_period_end ? s.cancel_at : null;
+  if (s.status === 'cancelled' && s.payment_status === 'pending' && s.pending_period) return new Date(0);
   return null;
 }
 

@@ -321,6 +321,18 @@ describe('gateway HTTP behaviour over fake services (app.inject)', () => {
       code: 'METADATA_INVALID',
       param: 'metadata.note',
     });
+    for (const key of ['a.b', '$where', 'k'.repeat(41), 'a[0]', '']) {
+      const res = await post({ amount: 1, metadata: { ok: 1, [key]: 'x' } });
+      expect([key, res.statusCode, res.json().error]).toEqual([
+        key,
+        422,
+        expect.objectContaining({
+          code: 'METADATA_INVALID',
+          param: 'metadata',
+          detail: expect.stringContaining('1 to 40 characters'),
+        }),
+      ]);
+    }
     expect(t.calls).toEqual([]);
   });
 

@@ -9,7 +9,7 @@ import Fastify, {
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import { Counter, Histogram } from 'prom-client';
-import { newRequestId, PlatformError, type CallerInfo } from '@ppay/kernel';
+import { METADATA_KEY_MAX_LENGTH, newRequestId, PlatformError, type CallerInfo } from '@ppay/kernel';
 import { adminTokenAuth, apiKeyAuth, sandboxKeysOnly, userTokenAuth } from './auth/hooks';
 import { operatorDenial } from './auth/operator-access';
 import { trustProxyOption } from './config';
@@ -81,10 +81,16 @@ function validationError(err: FastifyError, route?: string): PlatformError {
     return new PlatformError('INVALID_MERCHANT_ID', undefined, { param, detail: message });
   }
   if (err.validationContext === 'body' && param?.startsWith('metadata')) {
+    // A refused key is named by its rule, not echoed: it may be anything up to the body's size.
+    if (err.validation![0]?.keyword === 'additionalProperties') {
+      return new PlatformError('METADATA_INVALID', undefined, { param: 'metadata', detail: METADATA_KEY_RULE });
+    }
     return new PlatformError('METADATA_INVALID', undefined, { param, detail: message });
   }
   return new PlatformError('VALIDATION_FAILED', message, { param });
 }
+
+const METADATA_KEY_RULE = `metadata keys are 1 to ${METADATA_KEY_MAX_LENGTH} characters, without ".", "[" or "]", and do not start with "$"`;
 
 const DELETE_MERCHANT_ROUTE = '/api/v1/partner/marketplace/merchants/:merchantId/delete';
 const APPROVE_PAYOUT_ROUTE = `${DASHBOARD_PREFIX}/merchants/:merchantId/payouts/:reference/approve`;

@@ -1,5 +1,5 @@
 import { Type, type TSchema } from '@sinclair/typebox';
-import { SAFE_KEY_MAX_LENGTH, SAFE_KEY_PATTERN } from '@ppay/kernel';
+import { METADATA_KEY_MAX_LENGTH, METADATA_KEY_PATTERN, SAFE_KEY_MAX_LENGTH, SAFE_KEY_PATTERN } from '@ppay/kernel';
 
 /**
  * Pieces every resource schema uses. Response schemas are also the serialisers (fast-json-stringify):
@@ -88,7 +88,7 @@ export const LIMITS = {
   country: 100,
   currency: 3,
   metadataKeys: 50,
-  metadataKey: 40,
+  metadataKey: METADATA_KEY_MAX_LENGTH,
   metadataValue: 500,
   extraValue: 1000,
   /** Largest amount the API takes in any currency's minor unit (exact in a JS number). */
@@ -116,11 +116,12 @@ const Scalar = (maxLength: number) =>
  * (spec 7.1), the other bounds 400 (see http/validation.ts).
  */
 export const ScalarMetadata = Type.Record(
-  Type.String({ maxLength: LIMITS.metadataKey }),
+  Type.String({ pattern: METADATA_KEY_PATTERN }),
   Scalar(LIMITS.metadataValue),
   {
     maxProperties: LIMITS.metadataKeys,
-    description: `At most ${LIMITS.metadataKeys} keys of up to ${LIMITS.metadataKey} characters; string (up to ${LIMITS.metadataValue}), number or boolean values`,
+    additionalProperties: false,
+    description: `At most ${LIMITS.metadataKeys} keys of 1 to ${LIMITS.metadataKey} characters, without \`.\`, \`[\` or \`]\` and not starting with \`$\`; string (up to ${LIMITS.metadataValue}), number or boolean values`,
   },
 );
 

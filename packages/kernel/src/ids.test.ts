@@ -1,4 +1,12 @@
-import { isSafeKey, newEventId, newRequestId, prefixedId, randomBase62, SAFE_KEY_MAX_LENGTH } from './ids';
+import {
+  isMetadataKey,
+  isSafeKey,
+  newEventId,
+  newRequestId,
+  prefixedId,
+  randomBase62,
+  SAFE_KEY_MAX_LENGTH,
+} from './ids';
 
 describe('random ids', () => {
   it('makes prefixed random ids and spec-shaped event ids', () => {
@@ -38,5 +46,28 @@ describe('isSafeKey (client ids used as stored map keys)', () => {
     for (const id of bad) expect([id, isSafeKey(id)]).toEqual([id, false]);
     expect(isSafeKey(42)).toBe(false);
     expect(isSafeKey(undefined)).toBe(false);
+  });
+});
+
+describe('isMetadataKey (partner metadata keys, stored as object keys)', () => {
+  it("takes Stripe's keys: up to 40 characters of any kind but brackets", () => {
+    for (const key of [
+      'order_id',
+      'Order ID',
+      'customer-name',
+      'café',
+      '\u{1F600}'.repeat(40),
+      'k'.repeat(40),
+      'constructor',
+    ]) {
+      expect([key, isMetadataKey(key)]).toEqual([key, true]);
+    }
+  });
+
+  it('refuses paths, operators, the prototype, brackets, empty and over-long keys', () => {
+    for (const key of ['a.b', '$where', '__proto__', 'a[0]', 'x]', '', 'k'.repeat(41), '\u{1F600}'.repeat(41), 7]) {
+      expect([key, isMetadataKey(key)]).toEqual([key, false]);
+    }
+    expect(isMetadataKey('a$b')).toBe(true); // only a leading $ is an operator
   });
 });

@@ -91,3 +91,18 @@ const SAFE_KEY = new RegExp(SAFE_KEY_PATTERN);
 export function isSafeKey(value: unknown): value is string {
   return typeof value === 'string' && value.length <= SAFE_KEY_MAX_LENGTH && SAFE_KEY.test(value);
 }
+
+export const METADATA_KEY_MAX_LENGTH = 40;
+
+/**
+ * A metadata key (Stripe's bounds: up to 40 characters, no `[` or `]`). Metadata is stored as an
+ * object whose keys are the partner's, so a key is never a path separator (`.`), an operator (`$…`)
+ * or the prototype (`__proto__`). Linear: a fixed-word lookahead, then two classes.
+ */
+export const METADATA_KEY_PATTERN = `^(?!__proto__$)[^.$\\[\\]][^.\\[\\]]{0,${METADATA_KEY_MAX_LENGTH - 1}}$`;
+const METADATA_KEY = new RegExp(METADATA_KEY_PATTERN, 'u');
+
+/** Whether a client string may be a metadata key (the length is checked before the pattern). */
+export function isMetadataKey(value: unknown): value is string {
+  return typeof value === 'string' && value.length <= METADATA_KEY_MAX_LENGTH * 2 && METADATA_KEY.test(value);
+}

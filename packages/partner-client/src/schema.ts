@@ -221,7 +221,7 @@ export interface paths {
                         country_code?: string;
                         billing_country?: string;
                         shipping_country?: string;
-                        /** @description At most 50 keys of up to 40 characters; string (up to 500), number or boolean values */
+                        /** @description At most 50 keys of 1 to 40 characters, without `.`, `[` or `]` and not starting with `$`; string (up to 500), number or boolean values */
                         metadata?: {
                             [key: string]: string | number | boolean;
                         };
@@ -1251,7 +1251,7 @@ export interface paths {
                             /** @enum {string} */
                             interval: "weekly" | "monthly";
                         };
-                        /** @description At most 50 keys of up to 40 characters; string (up to 500), number or boolean values */
+                        /** @description At most 50 keys of 1 to 40 characters, without `.`, `[` or `]` and not starting with `$`; string (up to 500), number or boolean values */
                         metadata?: {
                             [key: string]: string | number | boolean;
                         };

@@ -129,6 +129,10 @@ export function validateProductInput(
     throw invalid('active', 'active must be a boolean');
   if (input.installments_allowed !== undefined && typeof input.installments_allowed !== 'boolean')
     throw invalid('installments_allowed', 'installments_allowed must be a boolean');
+  // Checkout sells physical goods once, never in installments or by subscription: the flag would promise a plan
+  // every session of the product is then refused.
+  if (physical && input.installments_allowed === true)
+    throw invalid('installments_allowed', 'physical products cannot be sold in installments');
   return {
     name,
     description,

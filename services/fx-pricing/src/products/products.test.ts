@@ -86,6 +86,24 @@ describe('ProductService', () => {
     ]);
   });
 
+  it('never allows installments on a physical product, created or patched (checkout refuses the pair)', async () => {
+    const { service } = world();
+    expect(await errorOf(service.create(1000, 'sandbox', { ...MUG, installments_allowed: true }))).toEqual([
+      'VALIDATION_FAILED',
+      'installments_allowed',
+    ]);
+    const mug = await service.create(1000, 'sandbox', MUG);
+    expect(await errorOf(service.update(1000, 'sandbox', mug.id, { installments_allowed: true }))).toEqual([
+      'VALIDATION_FAILED',
+      'installments_allowed',
+    ]);
+    const ebook = await service.create(1000, 'sandbox', { ...EBOOK, installments_allowed: true });
+    expect(ebook.installments_allowed).toBe(true);
+    expect(
+      await errorOf(service.update(1000, 'sandbox', ebook.id, { type: 'physical', shipping: MUG.shipping })),
+    ).toEqual(['VALIDATION_FAILED', 'installments_allowed']);
+  });
+
   it('patches fields, keeps variations by id with their stock, and adjusts stock never below zero', async () => {
     const { service } = world();
     const shirt = await service.create(1000, 'sandbox', {
@@ -179,9 +197,9 @@ describe('ProductService', () => {
   it('installments_allowed (issue 26): false unless given, set on create, changed by a PATCH, kept by others', async () => {
     const { service } = world();
     expect((await service.create(1000, 'sandbox', EBOOK)).installments_allowed).toBe(false);
-    const laptop = await service.create(1000, 'sandbox', { ...MUG, title: 'Laptop', installments_allowed: true });
+    const laptop = await service.create(1000, 'sandbox', { ...EBOOK, title: 'Course', installments_allowed: true });
     expect(laptop.installments_allowed).toBe(true);
-    const renamed = await service.update(1000, 'sandbox', laptop.id, { title: 'Laptop 14' });
+    const renamed = await service.update(1000, 'sandbox', laptop.id, { title: 'Course 2' });
     expect(renamed.installments_allowed).toBe(true);
     const off = await service.update(1000, 'sandbox', laptop.id, { installments_allowed: false });
     expect(off.installments_allowed).toBe(false);

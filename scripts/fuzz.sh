@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # External fuzzing of the HTTP API: schemathesis (PyPI, pinned) against a started platform.
 # Usage: scripts/fuzz.sh [extra schemathesis args]   (run `npm run build` first; `npm run test:fuzz` does)
-# FUZZ_EXAMPLES (default 50) and FUZZ_SEED (default 42) set the run; the venv is cached per machine.
+# FUZZ_EXAMPLES (default 50) and FUZZ_SEED (default 42) set the run, FUZZ_CONFIG another schemathesis.toml; the venv is cached per machine.
 set -euo pipefail
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 SCHEMATHESIS_VERSION="4.32.5"

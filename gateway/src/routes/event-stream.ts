@@ -7,7 +7,8 @@ import { RemoteCallError, type PlatformMetrics } from '@ppay/runtime';
 import type { types } from '@ppay/proto';
 import type { GatewayDeps } from '../deps';
 import { callerMetadata } from '../http/caller';
-import { apiKeySecurity as security, COMMON_ERRORS } from '../schemas/common';
+import { apiKeySecurity as security, COMMON_ERRORS, CURSOR_PATTERN } from '../schemas/common';
+import { EventStreamEvent } from '../schemas/events';
 
 /**
  * GET /events/stream (for the `listen` CLI): the calling key's events as they happen, as
@@ -44,7 +45,12 @@ export const EventStreamQuery = Type.Object(
 
 export const EventStreamHeaders = Type.Object({
   'last-event-id': Type.Optional(
-    Type.String({ minLength: 1, maxLength: 200, description: 'Resume after this frame id (SSE reconnection)' }),
+    Type.String({
+      minLength: 1,
+      maxLength: 200,
+      pattern: CURSOR_PATTERN,
+      description: 'Resume after this frame id (SSE reconnection)',
+    }),
   ),
 });
 
@@ -199,7 +205,7 @@ export async function registerEventStreamRoutes(app: FastifyInstance, deps: Gate
             description: 'An endless text/event-stream of frames (x-sse-frame: EventStreamFrame)',
             content: {
               'text/event-stream': {
-                schema: Type.String({ description: 'Server-Sent Events: one EventStreamFrame per event' }),
+                schema: EventStreamEvent,
                 'x-sse-frame': { $ref: '#/components/schemas/EventStreamFrame' },
               },
             },

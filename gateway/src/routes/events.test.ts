@@ -78,6 +78,20 @@ describe('event log routes (app.inject)', () => {
     expect(t.calls).toEqual([]);
   });
 
+  it('answers a cursor that is not base64url text 400 INVALID_CURSOR, as the service does, before any call', async () => {
+    const t = await testGateway({ webhooks: {} });
+    for (const cursor of ['a+b', 'abc=', 'a%20b', 'x'.repeat(201)]) {
+      const res = await t.app.inject({ method: 'GET', url: partner(`/events?cursor=${cursor}`), headers });
+      expect([cursor, res.statusCode, res.json().error.code, res.json().error.param]).toEqual([
+        cursor,
+        400,
+        'INVALID_CURSOR',
+        'cursor',
+      ]);
+    }
+    expect(t.calls).toEqual([]);
+  });
+
   it('shows an event’s deliveries with nulls for absent optional fields; unknown events are 404', async () => {
     const t = await testGateway({
       webhooks: {

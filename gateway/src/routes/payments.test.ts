@@ -3,6 +3,8 @@ import { SANDBOX_KEY, testGateway } from '../gateway-kit.test-util';
 const url = '/api/v1/partner/payments/charge';
 const headers = { 'x-api-key': SANDBOX_KEY };
 const customer = { email: 'ada@example.com' };
+/** What every charge carries (spec 7.1 requires them; the schema says so). */
+const basics = { amount: 1_500_000, currency: 'NGN', customer };
 const ngn = (amount: number) => ({ amount, currency: 'NGN' });
 const usd = (amount: number) => ({ amount, currency: 'USD' });
 
@@ -55,19 +57,49 @@ describe('charge and session routes over a fake payments service', () => {
       method: 'POST',
       url,
       headers,
-      payload: { currency: 'NGN', original_product_amount: 5, converted_total_currency: 'NGN', customer },
+      payload: { ...basics, original_product_amount: 5, converted_total_currency: 'NGN' },
     });
     expect(t.calls[1]!.request).toMatchObject({
-      amount: undefined,
+      amount: ngn(1_500_000),
       total: { amount: 5, currency: '' },
       converted_total: undefined,
       unpaired_converted_total_currency: 'NGN',
     });
   });
 
+  it('answers a charge without amount, currency or customer.email as spec 7.1 does, before payments', async () => {
+    const t = await testGateway({ payments: { CreateCharge: () => ({ preview: wirePreview }) } });
+    const answer = async (payload: object) => {
+      const res = await t.app.inject({ method: 'POST', url, headers, payload });
+      const { code, param, detail } = res.json().error;
+      return { status: res.statusCode, code, param, detail };
+    };
+    const required = 'amount, currency and customer.email are required';
+    expect(await answer({})).toEqual({ status: 422, code: 'AMOUNT_REQUIRED', param: 'amount', detail: undefined });
+    expect(await answer({ currency: 'NGN', customer })).toMatchObject({ status: 422, code: 'AMOUNT_REQUIRED' });
+    expect(await answer({ amount: 5, customer })).toEqual({
+      status: 400,
+      code: 'MISSING_REQUIRED_FIELDS',
+      param: 'currency',
+      detail: required,
+    });
+    for (const payload of [
+      { amount: 5, currency: 'NGN' },
+      { amount: 5, currency: 'NGN', customer: {} },
+    ]) {
+      expect(await answer(payload)).toEqual({
+        status: 400,
+        code: 'MISSING_REQUIRED_FIELDS',
+        param: 'customer.email',
+        detail: required,
+      });
+    }
+    expect(t.calls).toEqual([]);
+  });
+
   it('answers a preview with the spec 4.1 data, field for field and in order', async () => {
     const t = await testGateway({ payments: { CreateCharge: () => ({ preview: wirePreview }) } });
-    const res = await t.app.inject({ method: 'POST', url, headers, payload: { preview: true } });
+    const res = await t.app.inject({ method: 'POST', url, headers, payload: { ...basics, preview: true } });
     expect(res.statusCode).toBe(200);
     expect(res.body).toBe(`{"success":true,"data":${restPreview},"message":"Preview only: no charge was created"}`);
   });
@@ -84,7 +116,7 @@ describe('charge and session routes over a fake payments service', () => {
       amount_disputed: ngn(2_500),
     };
     const t = await testGateway({ payments: { CreateCharge: () => ({ charge, replayed: false }) } });
-    const res = await t.app.inject({ method: 'POST', url, headers, payload: {} });
+    const res = await t.app.inject({ method: 'POST', url, headers, payload: basics });
     expect(res.json().data).toEqual({
       charge_id: 'ch_1',
       payment_gateway: 'naira_gateway',

@@ -1,5 +1,17 @@
 import { Type } from '@sinclair/typebox';
-import { ModeEnum, Nullable, StringEnum } from './common';
+import { absoluteUrlPattern, ModeEnum, Nullable, StringEnum } from './common';
+
+/**
+ * An absolute http(s) URL without credentials, not naming localhost (refused unless the platform opens
+ * private targets to sandbox keys); empty: none. Live keys need https and every address the host resolves
+ * to must be allowed (spec 6.7): decided when saved (400 INVALID_WEBHOOK_URL).
+ */
+const WebhookUrl = (description: string) =>
+  Type.String({
+    maxLength: 2048,
+    pattern: `^$|^(?![^/?#]*//(?:[^/?#]*\\.)?[Ll][Oo][Cc][Aa][Ll][Hh][Oo][Ss][Tt]\\.?(?:[:/?#]|$))${absoluteUrlPattern('[Hh][Tt][Tt][Pp][Ss]?').slice(1)}`,
+    description,
+  });
 
 /** Public view of a key: never the key itself, never the secret. */
 export const ApiKey = Type.Object({
@@ -57,7 +69,7 @@ export const CreateKeyBody = Type.Object(
     ),
     mode: Type.Optional(StringEnum(['sandbox', 'live'] as const, { deprecated: true, description: 'Alias of type' })),
     name: Type.Optional(Type.String({ maxLength: 100 })),
-    webhook_url: Type.Optional(Type.String({ maxLength: 2048 })),
+    webhook_url: Type.Optional(WebhookUrl('Where this key’s webhooks are sent; empty: none')),
     api_version: Type.Optional(ApiVersion),
   },
   { additionalProperties: false },
@@ -67,7 +79,7 @@ export const ToggleBody = Type.Object({ enabled: Type.Optional(Type.Boolean()) }
 
 export const WebhookBody = Type.Object(
   {
-    webhook_url: Type.Optional(Type.String({ maxLength: 2048, description: 'Empty string removes the URL' })),
+    webhook_url: Type.Optional(WebhookUrl('Empty string removes the URL')),
     api_version: Type.Optional(ApiVersion),
   },
   { additionalProperties: false, minProperties: 1, description: 'webhook_url and/or api_version' },

@@ -145,6 +145,35 @@ export const MAX_ID = Number.MAX_SAFE_INTEGER;
 
 export const MerchantIdParams = Type.Object({ merchantId: Type.Integer({ minimum: 1, maximum: MAX_ID }) });
 
+/**
+ * A page cursor: the `next_cursor` of an earlier page, base64url text (no padding) of at most 200
+ * characters. Any other string is 400 INVALID_CURSOR (http/validation.ts); which strings of this
+ * alphabet are cursors only the list that issued them knows.
+ */
+export const CURSOR_PATTERN = '^[A-Za-z0-9_-]+$';
+export const Cursor = (maxLength = 200) =>
+  Type.String({ minLength: 1, maxLength, pattern: CURSOR_PATTERN, description: 'next_cursor of the previous page' });
+
+/**
+ * Patterns for rules the services apply after String.prototype.trim: its whitespace spelled out, as
+ * JavaScript's and Python's `\s` differ (validators and fuzzers must read a pattern the same way).
+ */
+const TRIMMED = '\\t\\n\\v\\f\\r \\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff';
+/** Not blank once trimmed. */
+export const NOT_BLANK = `[^${TRIMMED}]`;
+/** At least 3 characters once trimmed (two non-blank characters with one between). */
+export const AT_LEAST_3_TRIMMED = `${NOT_BLANK}[\\s\\S]+${NOT_BLANK}`;
+
+/**
+ * An absolute URL whose host is a domain name (the last label starts with a letter, so it is never read
+ * as an IPv4 address), with an optional port, path, query and fragment: what WHATWG URL parsing accepts.
+ */
+export function absoluteUrlPattern(schemes: string): string {
+  const label = '(?![Xx][Nn]--)[A-Za-z0-9-]+';
+  const port = '(?::(?:6553[0-5]|655[0-2][0-9]|65[0-4][0-9]{2}|6[0-4][0-9]{3}|[1-5][0-9]{4}|[0-9]{1,4}))?';
+  return `^${schemes}://(?:${label}\\.)*(?![Xx][Nn]--)[A-Za-z][A-Za-z0-9-]*\\.?${port}(?:[/?#][^\\s]*)?$`;
+}
+
 export const Pagination = Type.Object({
   page: Type.Integer(),
   limit: Type.Integer(),

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { DISPUTE_EVIDENCE_FIELDS, DISPUTE_REASONS, DISPUTE_STATUSES } from '@ppay/kernel';
-import { LIMITS, Nullable, StringEnum } from './common';
+import { Cursor, LIMITS, Nullable, StringEnum } from './common';
 
 /** Disputes (docs/decisions.md, Disputes): the REST dispute is the dispute.* events' dispute object. */
 
@@ -24,9 +24,7 @@ export const DisputeListQuery = Type.Object(
     from: Type.Optional(DateTime('Disputes opened at or after this time')),
     to: Type.Optional(DateTime('Disputes opened before this time')),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
-    cursor: Type.Optional(
-      Type.String({ minLength: 1, maxLength: 200, description: 'next_cursor of the previous page' }),
-    ),
+    cursor: Type.Optional(Cursor()),
   },
   { additionalProperties: false },
 );

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { Nullable, StringEnum } from './common';
+import { Cursor, Nullable, StringEnum } from './common';
 
 /** Webhook events and their deliveries (spec 6; the partner event log). */
 
@@ -23,9 +23,7 @@ export const EventListQuery = Type.Object(
     to: Type.Optional(DateTime('Events that occurred before this time')),
     delivery_status: Type.Optional(DeliveryStatus),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
-    cursor: Type.Optional(
-      Type.String({ minLength: 1, maxLength: 200, description: 'next_cursor of the previous page' }),
-    ),
+    cursor: Type.Optional(Cursor()),
   },
   { additionalProperties: false },
 );
@@ -110,9 +108,7 @@ export const AttemptParams = Type.Object({
 export const AttemptListQuery = Type.Object(
   {
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 20, default: 10 })),
-    cursor: Type.Optional(
-      Type.String({ minLength: 1, maxLength: 40, description: 'next_cursor of the previous page' }),
-    ),
+    cursor: Type.Optional(Cursor(40)),
   },
   { additionalProperties: false },
 );
@@ -144,6 +140,27 @@ export const WebhookTestResult = Type.Object({
   response_excerpt: Type.String(),
 });
 
+const ReadyData = Type.Object({}, { additionalProperties: false });
+const EventData = Type.Object({
+  event_id: Type.String(),
+  event_type: Type.String(),
+  api_version: Type.String(),
+  body: Type.String({
+    description:
+      "The envelope exactly as a delivery to this key carries it (JSON text, the key's api_version), unsigned",
+  }),
+});
+const ErrorData = Type.Object({
+  code: Type.String({ description: 'A catalogue code (docs/errors.md)' }),
+  message: Type.String(),
+});
+const READY = { description: 'First frame: where the stream starts' };
+const EVENT = { description: 'One event' };
+const ERROR = { description: 'Ends the stream (reconnect with Last-Event-ID when the code is SERVICE_UNAVAILABLE)' };
+const ReadyId = Type.String({ description: 'Resume after this frame with Last-Event-ID' });
+const EventIdLine = Type.String({ description: 'Resume after this event with Last-Event-ID' });
+const EventTypeLine = Type.String({ description: 'The event type as this key receives it, e.g. payment.succeeded' });
+
 /**
  * One frame of GET /events/stream (Server-Sent Events): its `id:`, `event:` and `data:` lines, `data`
  * being this JSON object on one line. Referenced from the stream's `text/event-stream` response
@@ -151,43 +168,32 @@ export const WebhookTestResult = Type.Object({
  */
 export const EventStreamFrame = Type.Union(
   [
-    Type.Object(
-      {
-        id: Type.String({ description: 'Resume after this frame with Last-Event-ID' }),
-        event: Type.Literal('ready'),
-        data: Type.Object({}, { additionalProperties: false }),
-      },
-      { description: 'First frame: where the stream starts' },
-    ),
-    Type.Object(
-      {
-        id: Type.String({ description: 'Resume after this event with Last-Event-ID' }),
-        event: Type.String({ description: 'The event type as this key receives it, e.g. payment.succeeded' }),
-        data: Type.Object({
-          event_id: Type.String(),
-          event_type: Type.String(),
-          api_version: Type.String(),
-          body: Type.String({
-            description:
-              "The envelope exactly as a delivery to this key carries it (JSON text, the key's api_version), unsigned",
-          }),
-        }),
-      },
-      { description: 'One event' },
-    ),
-    Type.Object(
-      {
-        event: Type.Literal('error'),
-        data: Type.Object({
-          code: Type.String({ description: 'A catalogue code (docs/errors.md)' }),
-          message: Type.String(),
-        }),
-      },
-      { description: 'Ends the stream (reconnect with Last-Event-ID when the code is SERVICE_UNAVAILABLE)' },
-    ),
+    Type.Object({ id: ReadyId, event: Type.Literal('ready'), data: ReadyData }, READY),
+    Type.Object({ id: EventIdLine, event: EventTypeLine, data: EventData }, EVENT),
+    Type.Object({ event: Type.Literal('error'), data: ErrorData }, ERROR),
   ],
   {
     $id: 'EventStreamFrame',
     description: 'One frame of GET /events/stream; comment lines (`: heartbeat`) come between frames',
   },
+);
+
+/**
+ * An SSE `data:` line: the frame's data as one line of JSON text (its object: x-sse-frame). OpenAPI 3.0
+ * has no contentSchema, so a pattern pins how each kind of line begins.
+ */
+const JsonLine = (pattern: string) =>
+  Type.String({ pattern, description: 'One line of JSON: the data of the frame (x-sse-frame)' });
+
+/**
+ * The schema of each event of the stream as an SSE reader parses it (`id`, `event`, and `data` as the
+ * text of its line): what OpenAPI 3.0 puts under `text/event-stream` `schema`, one event at a time.
+ */
+export const EventStreamEvent = Type.Union(
+  [
+    Type.Object({ id: ReadyId, event: Type.Literal('ready'), data: JsonLine('^\\{\\}$') }, READY),
+    Type.Object({ id: EventIdLine, event: EventTypeLine, data: JsonLine('^\\{"event_id":".*\\}$') }, EVENT),
+    Type.Object({ event: Type.Literal('error'), data: JsonLine('^\\{"code":".*\\}$') }, ERROR),
+  ],
+  { description: 'Server-Sent Events: one event per frame (x-sse-frame: the frame with its data parsed)' },
 );

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { LIMITS, ModeEnum, Nullable, StringEnum } from './common';
+import { Cursor, LIMITS, ModeEnum, Nullable, StringEnum } from './common';
 import { CurrencyOf, MinorUnitsOf } from './money';
 
 /** Installment plans (issue 26): a total paid in parts, the first on the hosted checkout page. */
@@ -19,9 +19,7 @@ export const PlanListQuery = Type.Object(
     from: Type.Optional(DateTime('Plans created at or after this time')),
     to: Type.Optional(DateTime('Plans created before this time')),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
-    cursor: Type.Optional(
-      Type.String({ minLength: 1, maxLength: 200, description: 'next_cursor of the previous page' }),
-    ),
+    cursor: Type.Optional(Cursor()),
   },
   { additionalProperties: false },
 );

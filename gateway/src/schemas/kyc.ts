@@ -201,7 +201,9 @@ export const BanksQuery = Type.Object({
   currency: Type.Optional(
     Type.String({
       maxLength: LIMITS.currency,
-      description: 'NGN, GHS, KES or ZAR (any case); omitted: every institution',
+      // Any case, as the directory reads it; empty is the same as omitted.
+      pattern: '^(?:[Nn][Gg][Nn]|[Gg][Hh][Ss]|[Kk][Ee][Ss]|[Zz][Aa][Rr])?$',
+      description: 'NGN, GHS, KES or ZAR (any case); omitted or empty: every institution',
     }),
   ),
 });

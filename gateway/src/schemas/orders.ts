@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { ORDER_STATUSES } from '@ppay/kernel';
-import { LIMITS, Nullable, StringEnum } from './common';
+import { absoluteUrlPattern, AT_LEAST_3_TRIMMED, Cursor, LIMITS, NOT_BLANK, Nullable, StringEnum } from './common';
 
 /** Orders for physical products (docs/decisions.md, Products and orders); amounts as MoneyAmount objects. */
 
@@ -24,24 +24,35 @@ export const OrderListQuery = Type.Object(
     from: Type.Optional(DateTime('Orders created at or after this time')),
     to: Type.Optional(DateTime('Orders created before this time')),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
-    cursor: Type.Optional(
-      Type.String({ minLength: 1, maxLength: 200, description: 'next_cursor of the previous page' }),
-    ),
+    cursor: Type.Optional(Cursor()),
   },
   { additionalProperties: false },
 );
 
 export const FulfilBody = Type.Object(
   {
-    carrier: Type.String({ minLength: 1, maxLength: 100 }),
-    tracking_number: Type.String({ minLength: 1, maxLength: 100 }),
-    tracking_url: Type.Optional(Type.String({ maxLength: LIMITS.url, description: 'Absolute https URL' })),
+    carrier: Type.String({ minLength: 1, maxLength: 100, pattern: NOT_BLANK, description: 'Not blank' }),
+    tracking_number: Type.String({ minLength: 1, maxLength: 100, pattern: NOT_BLANK, description: 'Not blank' }),
+    tracking_url: Type.Optional(
+      Type.String({
+        maxLength: LIMITS.url,
+        pattern: `^$|${absoluteUrlPattern('https')}`,
+        description: 'Absolute https URL (empty: none)',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
 
 export const CancelBody = Type.Object(
-  { reason: Type.String({ minLength: 3, maxLength: 500 }) },
+  {
+    reason: Type.String({
+      minLength: 3,
+      maxLength: 500,
+      pattern: AT_LEAST_3_TRIMMED,
+      description: '3 to 500 characters once surrounding spaces are trimmed',
+    }),
+  },
   { additionalProperties: false },
 );
 

@@ -3,6 +3,7 @@ import {
   Amount,
   Country,
   CurrencyCode,
+  Cursor,
   Email,
   ExtraScalar,
   LIMITS,
@@ -15,22 +16,33 @@ import {
 } from './common';
 import { CurrencyOf, MinorUnitsOf } from './money';
 
+const customerFields = {
+  first_name: Type.Optional(Type.String({ maxLength: LIMITS.name })),
+  last_name: Type.Optional(Type.String({ maxLength: LIMITS.name })),
+  country: Type.Optional(Country()),
+};
+
 /** Spec 4.1 and 4.2 request customer block (other customer fields: not shown, so bounded extras pass). */
 export const CustomerInput = Type.Object(
-  {
-    email: Type.Optional(Email),
-    first_name: Type.Optional(Type.String({ maxLength: LIMITS.name })),
-    last_name: Type.Optional(Type.String({ maxLength: LIMITS.name })),
-    country: Type.Optional(Country()),
-  },
+  { email: Type.Optional(Email), ...customerFields },
   { additionalProperties: ExtraScalar, maxProperties: 20 },
 );
 
-/** Spec 4.1 request body, with its deprecated aliases (resolved by the route). */
+/** A charge's customer: spec 7.1 requires customer.email (400 `Missing required fields` without it). */
+const ChargeCustomerInput = Type.Object(
+  { email: Email, ...customerFields },
+  { additionalProperties: ExtraScalar, maxProperties: 20 },
+);
+
+/**
+ * Spec 4.1 request body, with its deprecated aliases (resolved by the route). amount, currency and
+ * customer.email are required; a missing one still answers spec 7.1's code (app.ts): 422 `amount is
+ * required`, 400 `Missing required fields`.
+ */
 export const ChargeBody = Type.Object(
   {
-    amount: Type.Optional(Amount()),
-    currency: Type.Optional(CurrencyCode()),
+    amount: Amount(),
+    currency: CurrencyCode(),
     total_amount: Type.Optional(Amount()),
     total_currency: Type.Optional(CurrencyCode()),
     original_product_amount: Type.Optional(Amount({ deprecated: true, description: 'Alias of total_amount' })),
@@ -44,7 +56,7 @@ export const ChargeBody = Type.Object(
     callback_url: Type.Optional(Url()),
     redirectUrl: Type.Optional(Url('Alias of callback_url')),
     redirect_url: Type.Optional(Url('Alias of callback_url')),
-    customer: Type.Optional(CustomerInput),
+    customer: ChargeCustomerInput,
     user_country: Type.Optional(Country()),
     customer_country: Type.Optional(Country()),
     country_code: Type.Optional(Country()),
@@ -307,9 +319,7 @@ export const ChargeListQuery = Type.Object(
     from: Type.Optional(Type.String({ format: 'date-time', maxLength: 40, description: 'Created at or after' })),
     to: Type.Optional(Type.String({ format: 'date-time', maxLength: 40, description: 'Created before' })),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
-    cursor: Type.Optional(
-      Type.String({ minLength: 1, maxLength: 200, description: 'next_cursor of the previous page' }),
-    ),
+    cursor: Type.Optional(Cursor()),
   },
   { additionalProperties: false },
 );

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { Nullable, StringEnum } from './common';
+import { AT_LEAST_3_TRIMMED, Nullable, StringEnum } from './common';
 import { CurrencyOf, MinorUnitsOf } from './money';
 
 /** Sub-merchant payout initiation (not shown in the spec; shapes settled by the marketplace money issue). */
@@ -17,7 +17,14 @@ export const PayoutParams = Type.Object({
   reference: Type.String({ minLength: 1, maxLength: 100 }),
 });
 
-export const RejectBody = Type.Object({ reason: Type.String({ minLength: 3, maxLength: 500 }) });
+export const RejectBody = Type.Object({
+  reason: Type.String({
+    minLength: 3,
+    maxLength: 500,
+    pattern: AT_LEAST_3_TRIMMED,
+    description: '3 to 500 characters once surrounding spaces are trimmed',
+  }),
+});
 
 /** Spec 2.9 wallet balance entry (minor units), plus what a payout may still reserve. */
 export const BalanceEntry = Type.Object({

@@ -1,5 +1,5 @@
 import { Type, type TSchema } from '@sinclair/typebox';
-import { Country, LIMITS, Nullable, StringEnum, VariationId } from './common';
+import { Country, Cursor, LIMITS, Nullable, StringEnum, VariationId } from './common';
 
 /** A merchant's own products (docs/decisions.md, Products and orders). */
 
@@ -88,9 +88,7 @@ export const ProductListQuery = Type.Object(
     type: Type.Optional(StringEnum([...TYPES, 'subscription'] as const)),
     active: Type.Optional(Type.Boolean()),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
-    cursor: Type.Optional(
-      Type.String({ minLength: 1, maxLength: 200, description: 'next_cursor of the previous page' }),
-    ),
+    cursor: Type.Optional(Cursor()),
   },
   { additionalProperties: false },
 );

@@ -18,6 +18,9 @@ export const NOT_BUILT_YET: readonly { method: string; path: string }[] = [];
 
 const DEFAULT_RATE_LIMITS = process.env.FUZZ_RATE_LIMITS === 'default';
 
+/** FUZZ_CONFIG names another schemathesis configuration, e.g. one without the per-operation overrides. */
+const CONFIG_FILE = path.resolve(process.env.FUZZ_CONFIG ?? path.join(REPO_ROOT, 'test', 'fuzz', 'schemathesis.toml'));
+
 const INFRA: InfraOptions = {
   dir: path.join(REPO_ROOT, '.infra', 'fuzz'),
   mongoPort: Number(process.env.FUZZ_MONGO_PORT ?? 27617),
@@ -91,7 +94,7 @@ async function main(): Promise<void> {
     });
     const args = [
       '--config-file',
-      path.join(REPO_ROOT, 'test', 'fuzz', 'schemathesis.toml'),
+      CONFIG_FILE,
       'run',
       `${platform.gatewayUrl}/docs/json`,
       '--url',

@@ -182,11 +182,11 @@ export interface paths {
                 path?: never;
                 cookie?: never;
             };
-            requestBody?: {
+            requestBody: {
                 content: {
                     "application/json": {
-                        amount?: number;
-                        currency?: string;
+                        amount: number;
+                        currency: string;
                         total_amount?: number;
                         total_currency?: string;
                         /**
@@ -208,8 +208,8 @@ export interface paths {
                         redirectUrl?: string;
                         /** @description Alias of callback_url */
                         redirect_url?: string;
-                        customer?: {
-                            email?: string;
+                        customer: {
+                            email: string;
                             first_name?: string;
                             last_name?: string;
                             country?: string;
@@ -4834,7 +4834,7 @@ export interface paths {
                 };
                 cookie?: never;
             };
-            requestBody?: {
+            requestBody: {
                 content: {
                     "application/json": {
                         title?: string;
@@ -5634,9 +5634,11 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
+                        /** @description Not blank */
                         carrier: string;
+                        /** @description Not blank */
                         tracking_number: string;
-                        /** @description Absolute https URL */
+                        /** @description Absolute https URL (empty: none) */
                         tracking_url?: string;
                     };
                 };
@@ -6186,6 +6188,7 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
+                        /** @description 3 to 500 characters once surrounding spaces are trimmed */
                         reason: string;
                     };
                 };
@@ -12745,7 +12748,7 @@ export interface paths {
         get: {
             parameters: {
                 query?: {
-                    /** @description NGN, GHS, KES or ZAR (any case); omitted: every institution */
+                    /** @description NGN, GHS, KES or ZAR (any case); omitted or empty: every institution */
                     currency?: string;
                 };
                 header?: never;
@@ -14502,7 +14505,26 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "text/event-stream": string;
+                        "text/event-stream": {
+                            /** @description Resume after this frame with Last-Event-ID */
+                            id: string;
+                            /** @enum {string} */
+                            event: "ready";
+                            /** @description One line of JSON: the data of the frame (x-sse-frame) */
+                            data: string;
+                        } | {
+                            /** @description Resume after this event with Last-Event-ID */
+                            id: string;
+                            /** @description The event type as this key receives it, e.g. payment.succeeded */
+                            event: string;
+                            /** @description One line of JSON: the data of the frame (x-sse-frame) */
+                            data: string;
+                        } | {
+                            /** @enum {string} */
+                            event: "error";
+                            /** @description One line of JSON: the data of the frame (x-sse-frame) */
+                            data: string;
+                        };
                     };
                 };
                 /** @description Error */
@@ -14656,6 +14678,7 @@ export interface paths {
                          */
                         mode?: "sandbox" | "live";
                         name?: string;
+                        /** @description Where this key’s webhooks are sent; empty: none */
                         webhook_url?: string;
                         /** @example 2026-03-27 */
                         api_version?: string;
@@ -15353,7 +15376,7 @@ export interface paths {
                 cookie?: never;
             };
             /** @description webhook_url and/or api_version */
-            requestBody?: {
+            requestBody: {
                 content: {
                     "application/json": {
                         /** @description Empty string removes the URL */
@@ -16345,6 +16368,7 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
+                        /** @description 3 to 500 characters once surrounding spaces are trimmed */
                         reason: string;
                     };
                 };

@@ -19,6 +19,7 @@ const definition = {
   Slow: { path: '/test.Test/Slow', requestStream: false, responseStream: false, ...passThrough },
   Down: { path: '/test.Test/Down', requestStream: false, responseStream: false, ...passThrough },
   Quota: { path: '/test.Test/Quota', requestStream: false, responseStream: false, ...passThrough },
+  Prose: { path: '/test.Test/Prose', requestStream: false, responseStream: false, ...passThrough },
 } as unknown as grpc.ServiceDefinition;
 
 type TestClient = grpc.Client & {
@@ -26,11 +27,15 @@ type TestClient = grpc.Client & {
   Slow: (req: Buffer, cb: grpc.requestCallback<Buffer>) => grpc.ClientUnaryCall;
   Down: (req: Buffer, cb: grpc.requestCallback<Buffer>) => grpc.ClientUnaryCall;
   Quota: (req: Buffer, cb: grpc.requestCallback<Buffer>) => grpc.ClientUnaryCall;
+  Prose: (req: Buffer, cb: grpc.requestCallback<Buffer>) => grpc.ClientUnaryCall;
 };
 const TestClientCtor = grpc.makeGenericClientConstructor(
   definition,
   'Test',
 ) as unknown as ClientConstructor<TestClient>;
+
+/** Error text as services write it: typographic quotes, accents, a percent sign, a line break. */
+const PROSE = 'set a stock level first (the variation’s stock) — 8% of café\nnext line';
 
 const breaker = {
   errorThresholdPercentage: 50,
@@ -57,6 +62,13 @@ describe('ServiceClient breaker: only the target’s own failures count', () => 
         cb(
           toServiceError(
             new PlatformError('RESEND_LIMIT_REACHED', undefined, { retryAfterSeconds: 42 }),
+            createLogger('test', 'silent'),
+          ),
+        ),
+      Prose: (_call: grpc.ServerUnaryCall<Buffer, Buffer>, cb: grpc.sendUnaryData<Buffer>) =>
+        cb(
+          toServiceError(
+            new PlatformError('VALIDATION_FAILED', undefined, { param: 'variation’s', detail: PROSE }),
             createLogger('test', 'silent'),
           ),
         ),
@@ -146,5 +158,12 @@ describe('ServiceClient breaker: only the target’s own failures count', () => 
       .catch((err: { toPlatformError(): PlatformError }) => err.toPlatformError());
     expect(relayed).toMatchObject({ code: 'RESEND_LIMIT_REACHED', retryAfterSeconds: 42 });
     expect(c.breakerState).toBe('closed');
+  });
+  it('carries error details and params of any text to the caller (gRPC metadata is printable ASCII only)', async () => {
+    await expect(client().call('Prose', u32(0) as never)).rejects.toMatchObject({
+      errorCode: 'VALIDATION_FAILED',
+      param: 'variation’s',
+      detail: PROSE,
+    });
   });
 });

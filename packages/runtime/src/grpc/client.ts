@@ -2,6 +2,7 @@ import * as grpc from '@grpc/grpc-js';
 import CircuitBreaker from 'opossum';
 import { budgetMs, ERROR_TRAILERS, isErrorCode, PlatformError, type ErrorCode } from '@ppay/kernel';
 import type { PlatformMetrics } from '../metrics';
+import { fromTrailerText } from './trailer-text';
 
 type ReqOf<F> = F extends (argument: infer A, callback: grpc.requestCallback<infer _R>) => grpc.ClientUnaryCall
   ? A
@@ -247,6 +248,10 @@ export class ServiceClient<C extends grpc.Client> {
       const v = err.metadata?.get(key)[0];
       return typeof v === 'string' && v !== '' ? v : undefined;
     };
+    const textTrailer = (key: string) => {
+      const v = trailer(key);
+      return v === undefined ? undefined : fromTrailerText(v);
+    };
     const code = trailer(ERROR_TRAILERS.code);
     const ownFailure =
       err.code === grpc.status.RESOURCE_EXHAUSTED || (err.code === grpc.status.DEADLINE_EXCEEDED && budgetIsRequests);
@@ -256,8 +261,8 @@ export class ServiceClient<C extends grpc.Client> {
       err.code,
       err.details || err.message,
       isErrorCode(code) ? code : undefined,
-      trailer(ERROR_TRAILERS.param),
-      trailer(ERROR_TRAILERS.detail),
+      textTrailer(ERROR_TRAILERS.param),
+      textTrailer(ERROR_TRAILERS.detail),
       ownFailure,
       positiveSeconds(trailer(ERROR_TRAILERS.retryAfter)),
     );

@@ -4,6 +4,7 @@ import { deadlineDate, ERROR_TRAILERS, newRequestId, PlatformError, type CallerI
 import { callerFromMetadata } from '../caller-metadata';
 import type { Logger } from '../logger';
 import type { PlatformMetrics } from '../metrics';
+import { toTrailerText } from './trailer-text';
 
 export interface CallContext {
   caller: CallerInfo;
@@ -32,8 +33,8 @@ export function toServiceError(err: unknown, log: Logger): Partial<grpc.StatusOb
   const metadata = new grpc.Metadata();
   if (err instanceof PlatformError) {
     metadata.set(ERROR_TRAILERS.code, err.code);
-    if (err.param) metadata.set(ERROR_TRAILERS.param, err.param);
-    if (err.detail) metadata.set(ERROR_TRAILERS.detail, err.detail);
+    if (err.param) metadata.set(ERROR_TRAILERS.param, toTrailerText(err.param));
+    if (err.detail) metadata.set(ERROR_TRAILERS.detail, toTrailerText(err.detail));
     if (err.retryAfterSeconds) metadata.set(ERROR_TRAILERS.retryAfter, String(err.retryAfterSeconds));
     return { code: err.grpcStatus, details: err.message, metadata };
   }

@@ -2,14 +2,15 @@ import { Type } from '@sinclair/typebox';
 import { absoluteUrlPattern, ModeEnum, Nullable, StringEnum } from './common';
 
 /**
- * An absolute http(s) URL without credentials, not naming localhost (refused unless the platform opens
- * private targets to sandbox keys); empty: none. Live keys need https and every address the host resolves
- * to must be allowed (spec 6.7): decided when saved (400 INVALID_WEBHOOK_URL).
+ * An absolute http(s) URL without credentials, of a host name or an IP address; empty: none. Which hosts may
+ * receive webhooks is the deployment's (loopback and private addresses only where the platform opens them to
+ * sandbox keys, as the local launcher does), and live keys need https: decided when saved, with every
+ * address the host resolves to (spec 6.7; 400 INVALID_WEBHOOK_URL).
  */
 const WebhookUrl = (description: string) =>
   Type.String({
     maxLength: 2048,
-    pattern: `^$|^(?![^/?#]*//(?:[^/?#]*\\.)?[Ll][Oo][Cc][Aa][Ll][Hh][Oo][Ss][Tt]\\.?(?:[:/?#]|$))${absoluteUrlPattern('[Hh][Tt][Tt][Pp][Ss]?').slice(1)}`,
+    pattern: `^$|${absoluteUrlPattern('[Hh][Tt][Tt][Pp][Ss]?', { ipHosts: true })}`,
     description,
   });
 

@@ -168,10 +168,13 @@ export const AT_LEAST_3_TRIMMED = `${NOT_BLANK}[\\s\\S]+${NOT_BLANK}`;
  * An absolute URL whose host is a domain name (the last label starts with a letter, so it is never read
  * as an IPv4 address), with an optional port, path, query and fragment: what WHATWG URL parsing accepts.
  */
-export function absoluteUrlPattern(schemes: string): string {
+export function absoluteUrlPattern(schemes: string, options: { ipHosts?: boolean } = {}): string {
   const label = '(?![Xx][Nn]--)[A-Za-z0-9-]+';
   const port = '(?::(?:6553[0-5]|655[0-2][0-9]|65[0-4][0-9]{2}|6[0-4][0-9]{3}|[1-5][0-9]{4}|[0-9]{1,4}))?';
-  return `^${schemes}://(?:${label}\\.)*(?![Xx][Nn]--)[A-Za-z][A-Za-z0-9-]*\\.?${port}(?:[/?#][^\\s]*)?$`;
+  const domain = `(?:${label}\\.)*(?![Xx][Nn]--)[A-Za-z][A-Za-z0-9-]*\\.?`;
+  const octet = '(?:25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])';
+  const host = options.ipHosts ? `(?:${domain}|${octet}(?:\\.${octet}){3}|\\[[0-9A-Fa-f:.]{2,45}\\])` : domain;
+  return `^${schemes}://${host}${port}(?:[/?#][^\\s]*)?$`;
 }
 
 export const Pagination = Type.Object({

@@ -20,7 +20,12 @@ async function signalled(args: string[], usr2: number): Promise<{ majors: number
   let out = '';
   child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
   const exited = new Promise<string | null>((resolve) => child.on('exit', (_code, signal) => resolve(signal)));
-  while (!out.includes('ready')) await pause(20);
+  let gone = false;
+  void exited.then(() => (gone = true));
+  while (!out.includes('ready')) {
+    if (gone) throw new Error('the child ended before it was ready: its preload did not load');
+    await pause(20);
+  }
   for (let i = 0; i < usr2; i++) {
     child.kill('SIGUSR2');
     await pause(200);
@@ -30,7 +35,7 @@ async function signalled(args: string[], usr2: number): Promise<{ majors: number
   return { majors: Number(/majors (\d+)/.exec(out)?.[1] ?? -1), signal };
 }
 
-describe('bench memory: a full GC on SIGUSR2 (gc-on-signal preload)', () => {
+describe('bench memory: a full GC on SIGUSR2 (its preload)', () => {
   it('each SIGUSR2 runs a major GC and the process lives on', async () => {
     const { majors, signal } = await signalled(GC_ON_SIGNAL_ARGS, 3);
     expect(signal).toBeNull();

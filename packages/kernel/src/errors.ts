@@ -230,6 +230,9 @@ export const ERROR_CATALOGUE = {
     'This event was resent too often in the last hour; retry later',
   ),
   CLOCK_ADVANCE_TOO_FAR: invalid('to is more renewals ahead than one call may run; advance in smaller steps'),
+
+  // --- live card payments: processor events ----------------------------------------------------
+  PROCESSOR_SIGNATURE_INVALID: invalid('The event signature is missing or invalid'),
 } as const satisfies Record<string, CatalogueEntry>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;

@@ -27,10 +27,17 @@ export interface ProcessorAuthorization {
   gateway_account_id?: string;
 }
 
+/**
+ * What a processor adapter can do. A live adapter is built a feature at a time; the registry answers
+ * GATEWAY_NOT_CONFIGURED for what it cannot do yet, before anything is stored or reserved.
+ */
+export type ProcessorFeature = 'charges' | 'refunds' | 'checkout';
+
 export interface ProcessorAdapter {
   /** Spec 2.2 `payment_gateway`. */
   readonly id: string;
   readonly mode: Mode;
+  readonly features: readonly ProcessorFeature[];
   /**
    * Asks the processor to set the payment up. `intent.charge_id` is the processor's idempotency key:
    * asking twice for one charge never creates two payments. SERVICE_UNAVAILABLE means nothing was
@@ -59,8 +66,11 @@ export type RefundAnswer =
   { status: 'succeeded'; processor_reference: string } | { status: 'failed'; failure_reason: string };
 
 export interface ProcessorRegistry {
-  /** Sandbox callers always get sandbox adapters; live callers get live adapters or GATEWAY_NOT_CONFIGURED. */
-  adapterFor(group: ProcessorGroup, mode: Mode): ProcessorAdapter;
+  /**
+   * Sandbox callers always get sandbox adapters; live callers get a live adapter that can do `feature`
+   * (default `charges`), or GATEWAY_NOT_CONFIGURED.
+   */
+  adapterFor(group: ProcessorGroup, mode: Mode, feature?: ProcessorFeature): ProcessorAdapter;
 }
 
 /** Authorises card payments: on a checkout session (sandbox: deterministic test cards), and saved cards later. */

@@ -5,6 +5,7 @@ import { PROCESSOR_IDS, type ProcessorGroup } from './processors';
 import type {
   PaymentIntent,
   ProcessorAdapter,
+  ProcessorFeature,
   ProcessorAuthorization,
   ProcessorRegistry,
   RefundAnswer,
@@ -25,6 +26,7 @@ export const SANDBOX_DECLINED_REFUND_REASON = 'sandbox_decline';
  */
 class SandboxProcessor implements ProcessorAdapter {
   readonly mode: Mode = 'sandbox';
+  readonly features: readonly ProcessorFeature[] = ['charges', 'refunds', 'checkout'];
 
   constructor(
     readonly group: ProcessorGroup,
@@ -61,6 +63,12 @@ class SandboxProcessor implements ProcessorAdapter {
   }
 }
 
+const LIVE_FEATURE_MESSAGES: Record<ProcessorFeature, string> = {
+  charges: 'Live payments are not enabled for this currency yet',
+  refunds: 'Live refunds are not enabled for this currency yet',
+  checkout: 'Live hosted checkout is not enabled for this currency yet',
+};
+
 export interface ProcessorBreakerOptions {
   timeoutMs: number;
   resetTimeoutMs: number;
@@ -91,6 +99,10 @@ class GuardedProcessor implements ProcessorAdapter {
 
   get mode(): Mode {
     return this.inner.mode;
+  }
+
+  get features(): readonly ProcessorFeature[] {
+    return this.inner.features;
   }
 
   initialise(intent: PaymentIntent): Promise<ProcessorAuthorization> {
@@ -151,13 +163,18 @@ export class StaticProcessorRegistry implements ProcessorRegistry {
     }
   }
 
-  adapterFor(group: ProcessorGroup, mode: Mode): ProcessorAdapter {
+  adapterFor(group: ProcessorGroup, mode: Mode, feature: ProcessorFeature = 'charges'): ProcessorAdapter {
     if (mode === 'sandbox') return this.sandbox[group];
     const adapter = this.live[group];
     if (!adapter)
       throw new PlatformError('GATEWAY_NOT_CONFIGURED', undefined, {
         detail: `no live ${group} processor is configured`,
       });
+    if (!adapter.features.includes(feature)) {
+      throw new PlatformError('GATEWAY_NOT_CONFIGURED', LIVE_FEATURE_MESSAGES[feature], {
+        detail: `the live ${adapter.id} does not offer ${feature} yet`,
+      });
+    }
     return adapter;
   }
 }

@@ -78,7 +78,10 @@ describe('Stripe connector against stripe-mock', () => {
     let alerts = 0;
     // stripe-mock accepts only test keys: a live key is its wrong key.
     const wrong = { ...settings, secretKey: 'sk_live_contract00000000' };
-    const gateway = new StripeCardGateway(stripeClient(wrong), wrong, { call: () => undefined, authFailure: () => alerts++ });
+    const gateway = new StripeCardGateway(stripeClient(wrong), wrong, {
+      call: () => undefined,
+      authFailure: () => alerts++,
+    });
     const err = (await gateway.initialise(intent('ch_contract_auth')).catch((e: unknown) => e)) as Error & {
       code: string;
       detail?: string;
@@ -96,8 +99,12 @@ describe('Stripe connector against stripe-mock', () => {
   });
 
   it('without a secret key nothing is configured: live card charges answer GATEWAY_NOT_CONFIGURED', () => {
-    expect(stripeSettings({ STRIPE_API_BASE: mock.url, STRIPE_TIMEOUT_MS: 1_000, STRIPE_MAX_NETWORK_RETRIES: 0 })).toBeNull();
+    expect(
+      stripeSettings({ STRIPE_API_BASE: mock.url, STRIPE_TIMEOUT_MS: 1_000, STRIPE_MAX_NETWORK_RETRIES: 0 }),
+    ).toBeNull();
     const registry = new StaticProcessorRegistry({ timeoutMs: 1_000, resetTimeoutMs: 1_000, cardPublishableKey: 'pk' });
-    expect(() => registry.adapterFor('card', 'live')).toThrow(expect.objectContaining({ code: 'GATEWAY_NOT_CONFIGURED' }));
+    expect(() => registry.adapterFor('card', 'live')).toThrow(
+      expect.objectContaining({ code: 'GATEWAY_NOT_CONFIGURED' }),
+    );
   });
 });

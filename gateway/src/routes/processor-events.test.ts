@@ -32,7 +32,12 @@ describe('POST /api/v1/processors/stripe/webhooks', () => {
         },
       },
     });
-    const res = await t.app.inject({ method: 'POST', url, headers: { 'content-type': 'application/json' }, payload: raw });
+    const res = await t.app.inject({
+      method: 'POST',
+      url,
+      headers: { 'content-type': 'application/json' },
+      payload: raw,
+    });
     expect(res.statusCode).toBe(400);
     expect(res.json().error.code).toBe('PROCESSOR_SIGNATURE_INVALID');
     expect(t.calls[0]!.request.signature).toBe('');

@@ -69,6 +69,9 @@ export class MongoProcessorEventRepository implements ProcessorEventRepository {
   }
 
   async postpone(id: string, until: Date): Promise<void> {
-    await this.model.updateOne({ _id: id, status: 'received' }, { $set: { next_attempt_at: until }, $inc: { attempts: 1 } });
+    await this.model.updateOne(
+      { _id: id, status: 'received' },
+      { $set: { next_attempt_at: until }, $inc: { attempts: 1 } },
+    );
   }
 }

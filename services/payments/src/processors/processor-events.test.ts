@@ -25,9 +25,14 @@ function setup() {
     { unmatchedAfterMs: 60_000, retryMs: 1_000, now: () => now },
   );
   const verifier = new StripeEventVerifier(Stripe.webhooks, [SECRET, OLD_SECRET]);
-  const handler = processorEventHandlers(inbox, { stripe: verifier }, (_p, t, o) => counted.push(`${t}:${o}`), (err) => {
-    throw err;
-  }).ReceiveProcessorEvent!;
+  const handler = processorEventHandlers(
+    inbox,
+    { stripe: verifier },
+    (_p, t, o) => counted.push(`${t}:${o}`),
+    (err) => {
+      throw err;
+    },
+  ).ReceiveProcessorEvent!;
   const post = (payload: string, signature: string) =>
     (handler as (req: unknown, ctx: unknown) => Promise<{ outcome: string }>)(
       { processor: 'stripe', payload: Buffer.from(payload), signature },

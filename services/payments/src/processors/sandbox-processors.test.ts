@@ -47,7 +47,10 @@ describe('processor registry', () => {
     expect(() => registry.adapterFor('naira', 'live')).toThrow(/Live payments are not enabled/);
     // A live adapter built for charges only: its refunds and hosted checkout are refused, never sent elsewhere.
     expect(() => registry.adapterFor('card', 'live', 'refunds')).toThrow(
-      expect.objectContaining({ code: 'GATEWAY_NOT_CONFIGURED', message: 'Live refunds are not enabled for this currency yet' }),
+      expect.objectContaining({
+        code: 'GATEWAY_NOT_CONFIGURED',
+        message: 'Live refunds are not enabled for this currency yet',
+      }),
     );
     expect(() => registry.adapterFor('card', 'live', 'checkout')).toThrow(
       expect.objectContaining({ code: 'GATEWAY_NOT_CONFIGURED' }),

@@ -1,6 +1,10 @@
 import { stripeSettings, type StripeConfig } from './stripe-config';
 
-const base: StripeConfig = { STRIPE_API_BASE: 'https://api.stripe.com', STRIPE_TIMEOUT_MS: 4000, STRIPE_MAX_NETWORK_RETRIES: 1 };
+const base: StripeConfig = {
+  STRIPE_API_BASE: 'https://api.stripe.com',
+  STRIPE_TIMEOUT_MS: 4000,
+  STRIPE_MAX_NETWORK_RETRIES: 1,
+};
 const keys = {
   STRIPE_SECRET_KEY: 'sk_test_abcdefgh12345678',
   STRIPE_PUBLISHABLE_KEY: 'pk_test_abcdefgh12345678',

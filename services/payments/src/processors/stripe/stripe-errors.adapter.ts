@@ -38,7 +38,8 @@ export function classifyStripeError(err: unknown): StripeFailure {
     return { kind: 'unavailable', detail: 'could not reach Stripe' };
   }
   if (err instanceof errors.StripeRateLimitError) return { kind: 'unavailable', detail: 'Stripe rate limit' };
-  if (err instanceof errors.StripeAPIError) return { kind: 'unavailable', detail: `Stripe error ${err.statusCode ?? ''}` };
+  if (err instanceof errors.StripeAPIError)
+    return { kind: 'unavailable', detail: `Stripe error ${err.statusCode ?? ''}` };
   if (err instanceof errors.StripeError) {
     const status = err.statusCode ?? 400;
     if (status >= 500) return { kind: 'unavailable', detail: `Stripe error ${status}` };
@@ -52,7 +53,11 @@ export function classifyStripeError(err: unknown): StripeFailure {
  * The PlatformError a failed Stripe call becomes. `onAuthFailure` is the alert for a key that no
  * longer works; the partner only learns the processor is unavailable.
  */
-export function stripeFailureError(failure: StripeFailure, operation: string, onAuthFailure: () => void): PlatformError {
+export function stripeFailureError(
+  failure: StripeFailure,
+  operation: string,
+  onAuthFailure: () => void,
+): PlatformError {
   switch (failure.kind) {
     case 'timeout':
       return new PlatformError('UPSTREAM_TIMEOUT', 'The payment processor did not answer in time', {

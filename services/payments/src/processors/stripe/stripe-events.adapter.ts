@@ -23,13 +23,19 @@ export class StripeEventVerifier implements EventVerifier {
   verify(payload: Buffer, signature: string): VerifiedEvent {
     const event = this.construct(payload, signature);
     const outcome = OUTCOMES[event.type];
-    if (!outcome) return { kind: 'ignored', processor: 'stripe', event_id: event.id, type: event.type, why: 'unhandled_type' };
+    if (!outcome)
+      return { kind: 'ignored', processor: 'stripe', event_id: event.id, type: event.type, why: 'unhandled_type' };
     const intent = event.data.object as Stripe.PaymentIntent;
     const meta = intent.metadata ?? {};
     const merchantId = Number(meta.merchant_id);
     const currency = String(intent.currency ?? '').toUpperCase();
     // A payment the platform did not make (another integration on the same account) is none of ours.
-    if (!meta.charge_id || !Number.isSafeInteger(merchantId) || !MODES.includes(meta.mode as Mode) || processorGroupOf(currency) !== 'card') {
+    if (
+      !meta.charge_id ||
+      !Number.isSafeInteger(merchantId) ||
+      !MODES.includes(meta.mode as Mode) ||
+      processorGroupOf(currency) !== 'card'
+    ) {
       return { kind: 'ignored', processor: 'stripe', event_id: event.id, type: event.type, why: 'not_ours' };
     }
     const error = intent.last_payment_error;
@@ -63,4 +69,5 @@ export class StripeEventVerifier implements EventVerifier {
   }
 }
 
-const invalidSignature = () => new PlatformError('PROCESSOR_SIGNATURE_INVALID', undefined, { param: 'Stripe-Signature' });
+const invalidSignature = () =>
+  new PlatformError('PROCESSOR_SIGNATURE_INVALID', undefined, { param: 'Stripe-Signature' });

@@ -41,7 +41,10 @@ export class StripeCardGateway implements ProcessorAdapter {
 
   async initialise(intent: PaymentIntent): Promise<ProcessorAuthorization> {
     if (intent.mode !== 'live' || processorGroupOf(intent.amount.currency) !== 'card') {
-      throw new PlatformError('INTERNAL', `the Stripe card gateway cannot take a ${intent.mode} ${intent.amount.currency} charge`);
+      throw new PlatformError(
+        'INTERNAL',
+        `the Stripe card gateway cannot take a ${intent.mode} ${intent.amount.currency} charge`,
+      );
     }
     const [created, accountId] = await Promise.all([
       this.call('payment_intents.create', () =>

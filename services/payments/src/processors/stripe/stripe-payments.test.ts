@@ -55,9 +55,16 @@ const intent: PaymentIntent = {
   callback_url: 'https://merchant.example/cb',
 };
 
-const PI = { id: 'pi_123', object: 'payment_intent', client_secret: 'pi_123_secret_abc', status: 'requires_payment_method' };
+const PI = {
+  id: 'pi_123',
+  object: 'payment_intent',
+  client_secret: 'pi_123_secret_abc',
+  status: 'requires_payment_method',
+};
 const ok: Script = (req) =>
-  req.url === '/v1/account' ? { status: 200, json: { id: 'acct_platform', object: 'account' } } : { status: 200, json: PI };
+  req.url === '/v1/account'
+    ? { status: 200, json: { id: 'acct_platform', object: 'account' } }
+    : { status: 200, json: PI };
 const stripeError = (status: number, type: string, extra: Record<string, unknown> = {}) => ({
   status,
   json: { error: { type, message: `Invalid API Key provided: ${SECRET.slice(0, 8)}****`, ...extra } },
@@ -130,10 +137,25 @@ describe('Stripe card gateway', () => {
   });
 
   it.each([
-    ['a rate limit', stripeError(429, 'invalid_request_error', { code: 'rate_limit' }), 'SERVICE_UNAVAILABLE', 'unavailable'],
+    [
+      'a rate limit',
+      stripeError(429, 'invalid_request_error', { code: 'rate_limit' }),
+      'SERVICE_UNAVAILABLE',
+      'unavailable',
+    ],
     ["Stripe's 5xx", stripeError(500, 'api_error'), 'SERVICE_UNAVAILABLE', 'unavailable'],
-    ['a card error', stripeError(402, 'card_error', { code: 'card_declined', decline_code: 'insufficient_funds' }), 'UNPROCESSABLE', 'declined'],
-    ['a refused request (our bug)', stripeError(400, 'invalid_request_error', { param: 'amount' }), 'INTERNAL', 'refused'],
+    [
+      'a card error',
+      stripeError(402, 'card_error', { code: 'card_declined', decline_code: 'insufficient_funds' }),
+      'UNPROCESSABLE',
+      'declined',
+    ],
+    [
+      'a refused request (our bug)',
+      stripeError(400, 'invalid_request_error', { param: 'amount' }),
+      'INTERNAL',
+      'refused',
+    ],
   ])('maps %s', async (_name, answer, code, outcome) => {
     const stripe = await scriptedStripe((req) => (req.url === '/v1/account' ? ok(req, '') : answer));
     try {
@@ -148,7 +170,9 @@ describe('Stripe card gateway', () => {
 
   it('a card error answers its decline code', async () => {
     const stripe = await scriptedStripe((req) =>
-      req.url === '/v1/account' ? ok(req, '') : stripeError(402, 'card_error', { code: 'card_declined', decline_code: 'lost_card' }),
+      req.url === '/v1/account'
+        ? ok(req, '')
+        : stripeError(402, 'card_error', { code: 'card_declined', decline_code: 'lost_card' }),
     );
     try {
       await expect(gateway(stripe.settings()).adapter.initialise(intent)).rejects.toMatchObject({
@@ -199,7 +223,10 @@ describe('Stripe card gateway', () => {
     const stripe = await scriptedStripe(() => stripeError(401, 'invalid_request_error'));
     try {
       const { adapter, authFailures, calls } = gateway(stripe.settings());
-      const err = (await adapter.initialise(intent).catch((e: unknown) => e)) as Error & { code: string; detail?: string };
+      const err = (await adapter.initialise(intent).catch((e: unknown) => e)) as Error & {
+        code: string;
+        detail?: string;
+      };
       expect(err).toMatchObject({ code: 'SERVICE_UNAVAILABLE' });
       expect(`${err.message} ${err.detail} ${String(err.cause)}`).not.toMatch(/sk_test/);
       expect(authFailures()).toBeGreaterThanOrEqual(1);
@@ -214,7 +241,9 @@ describe('Stripe card gateway', () => {
     try {
       const { adapter } = gateway(stripe.settings());
       await expect(adapter.initialise({ ...intent, mode: 'sandbox' })).rejects.toMatchObject({ code: 'INTERNAL' });
-      await expect(adapter.initialise({ ...intent, amount: money(2500, 'NGN') })).rejects.toMatchObject({ code: 'INTERNAL' });
+      await expect(adapter.initialise({ ...intent, amount: money(2500, 'NGN') })).rejects.toMatchObject({
+        code: 'INTERNAL',
+      });
       expect(stripe.seen).toHaveLength(0);
     } finally {
       await stripe.close();

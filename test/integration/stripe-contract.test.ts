@@ -2,6 +2,7 @@ import { money, type Mode } from '@ppay/kernel';
 import { stripeClient, stripeWebhooks } from '../../services/payments/src/processors/stripe/stripe-client.adapter';
 import { stripeSettings, type StripeSettings } from '../../services/payments/src/processors/stripe/stripe-config';
 import {
+  cancelKey,
   paymentIntentKey,
   StripeCardGateway,
 } from '../../services/payments/src/processors/stripe/stripe-payments.adapter';
@@ -65,13 +66,49 @@ describe('Stripe connector against stripe-mock', () => {
         'metadata[mode]': 'live',
       });
     }
-    // Every call stripe-mock saw was accepted: the account once, a PaymentIntent per charge.
-    expect(mock.requests.map((r) => `${r.method} ${r.path} ${r.status}`)).toEqual([
+    // Every call stripe-mock saw was accepted: the account once, a PaymentIntent per charge (the account
+    // is read alongside the first create, so in either order).
+    expect(mock.requests.map((r) => `${r.method} ${r.path} ${r.status}`).sort()).toEqual([
       'GET /v1/account 200',
       ...Array(5).fill('POST /v1/payment_intents 200'),
     ]);
     expect(outcomes.filter((o) => !o.endsWith(':ok'))).toEqual([]);
     expect(mock.log()).not.toMatch(/status=4\d\d/);
+  });
+
+  it('cancels a failed PaymentIntent as stripe-mock accepts it, with our idempotency key', async () => {
+    const outcomes: string[] = [];
+    const gateway = new StripeCardGateway(stripeClient(settings), settings, {
+      call: (op, outcome) => outcomes.push(`${op}:${outcome}`),
+      authFailure: () => outcomes.push('auth'),
+    });
+    const { processor_reference } = await gateway.initialise(intent('ch_contract_cancel'));
+    const answer = await gateway.abandon({
+      charge_id: 'ch_contract_cancel',
+      processor_reference,
+      failure_id: 'evt_contract_failed',
+    });
+    // stripe-mock answers its PaymentIntent fixture; a 200 to a cancel is Stripe's "it is canceled".
+    expect(answer).toBe('cancelled');
+    const cancel = mock.requests.pop()!;
+    expect(`${cancel.method} ${cancel.path} ${cancel.status}`).toBe(
+      `POST /v1/payment_intents/${processor_reference}/cancel 200`,
+    );
+    expect(cancel.headers['idempotency-key']).toBe(cancelKey('ch_contract_cancel', 'evt_contract_failed'));
+    expect(cancel.form).toEqual({ cancellation_reason: 'abandoned' });
+    expect(outcomes).toContain('payment_intents.cancel:ok');
+    expect(outcomes.filter((o) => !o.endsWith(':ok'))).toEqual([]);
+  });
+
+  it('reads a PaymentIntent back as stripe-mock accepts it (what a refused cancel is answered with)', async () => {
+    const client = stripeClient(settings);
+    const read = await client.paymentIntents.retrieve('pi_contract_read');
+    expect(read).toMatchObject({ object: 'payment_intent', status: expect.any(String) });
+    expect(mock.requests.pop()).toMatchObject({
+      method: 'GET',
+      path: '/v1/payment_intents/pi_contract_read',
+      status: 200,
+    });
   });
 
   it('a key stripe-mock refuses is a 503 with the alert, and the key is never shown', async () => {

@@ -244,10 +244,15 @@ void runService<types.payments.PaymentsServiceHandlers, (typeof paymentsConfig)[
     };
     const eventCounters = processorEventMetrics(metrics.registry);
     const inbox = new ProcessorEventInbox(
-      { events: new MongoProcessorEventRepository(processorEventDocs), charges: chargeRepo, outcomes },
+      { events: new MongoProcessorEventRepository(processorEventDocs), charges: chargeRepo, outcomes, processors },
       {
         unmatchedAfterMs: 10 * 60_000,
         retryMs: 5_000,
+        onAbandonFailed: (e, err) =>
+          log.warn(
+            { err, event_id: e.event_id, charge_id: e.charge_id },
+            'cancelling a failed payment at its processor failed; the charge stays pending and the sweep retries',
+          ),
         onFinished: (e, status, note) => {
           eventCounters.count(e.processor, e.type, status);
           if (status === 'mismatch' || status === 'stale' || status === 'unmatched')

@@ -50,7 +50,27 @@ export interface ProcessorAdapter {
    * means nothing happened this time; UPSTREAM_TIMEOUT means the outcome is unknown.
    */
   refund(request: RefundIntent): Promise<RefundAnswer>;
+  /**
+   * Ends a payment at the processor before its charge is failed: processors that let the customer try
+   * again on the same payment after a decline would otherwise still take the money. `cancelled`: nothing
+   * can be taken any more; `succeeded`: it was paid after all; `processing`: the payment moved on since
+   * (a new attempt) and the processor's next event tells its outcome. Any error (SERVICE_UNAVAILABLE,
+   * UPSTREAM_TIMEOUT, …) means nothing is known: ask again later with the same intent.
+   */
+  abandon(payment: AbandonIntent): Promise<AbandonAnswer>;
 }
+
+export interface AbandonIntent {
+  charge_id: string;
+  processor_reference: string;
+  /**
+   * The failure being acted on (the processor's event id): with the charge id, the idempotency key, so
+   * a repeat is the same request and a later failure of the same payment is a new one.
+   */
+  failure_id: string;
+}
+
+export type AbandonAnswer = 'cancelled' | 'succeeded' | 'processing';
 
 export interface RefundIntent {
   refund_id: string;

@@ -5,13 +5,13 @@ const KNOWN_TYPES = new Set(['payment_intent.succeeded', 'payment_intent.payment
 
 /**
  * Inbound processor events by processor, type and outcome: signature_invalid (refused, nothing stored),
- * ignored, received, duplicate, then applied / duplicate_outcome / stale / mismatch / unmatched when applied.
- * signature_invalid and mismatch are the alerting ones.
+ * ignored, received, duplicate, then applied / duplicate / superseded / stale / mismatch / unmatched when applied.
+ * signature_invalid, mismatch and stale are the alerting ones.
  */
 export function processorEventMetrics(registry: Registry) {
   const events = new Counter({
     name: 'ppay_processor_events_total',
-    help: 'Inbound payment processor events, by processor, type and outcome (signature_invalid, ignored, received, duplicate, applied, stale, mismatch, unmatched)',
+    help: 'Inbound payment processor events, by processor, type and outcome (signature_invalid, ignored, received, duplicate, applied, superseded, stale, mismatch, unmatched)',
     labelNames: ['processor', 'type', 'outcome'],
     registers: [registry],
   });

@@ -1,4 +1,7 @@
+import type { Mode } from '@ppay/kernel';
+import type { AbandonAnswer, AbandonIntent, ProcessorAdapter, ProcessorRegistry } from './ports';
 import type { InboxRecord, InboxStatus, ProcessorEventRepository } from './processor-events';
+import type { ProcessorGroup } from './processors';
 
 /** The inbox in memory: one record per id, as the unique `_id` keeps it in MongoDB. */
 export class MemoryProcessorEvents implements ProcessorEventRepository {
@@ -23,5 +26,30 @@ export class MemoryProcessorEvents implements ProcessorEventRepository {
   async postpone(id: string, until: Date): Promise<void> {
     const r = this.docs.get(id);
     if (r?.status === 'received') Object.assign(r, { next_attempt_at: until, attempts: r.attempts + 1 });
+  }
+}
+
+/**
+ * The live processors as the inbox sees them: only `abandon` is reached, answering `next` (an Error is
+ * thrown: the processor could not be asked) and recording what it was asked.
+ */
+export class ScriptedAbandons implements Pick<ProcessorRegistry, 'adapterFor'> {
+  readonly asked: AbandonIntent[] = [];
+  next: AbandonAnswer | Error = 'cancelled';
+
+  adapterFor(group: ProcessorGroup, mode: Mode): ProcessorAdapter {
+    const unreachable = () => Promise.reject(new Error('not used by the inbox'));
+    return {
+      id: `${group}_gateway`,
+      mode,
+      features: ['charges'],
+      initialise: unreachable,
+      refund: unreachable,
+      abandon: async (payment) => {
+        this.asked.push(payment);
+        if (this.next instanceof Error) throw this.next;
+        return this.next;
+      },
+    };
   }
 }

@@ -1,11 +1,11 @@
 import Stripe from 'stripe';
-import { SUBJECTS } from '@ppay/kernel';
+import { PlatformError, SUBJECTS } from '@ppay/kernel';
 import { OutcomeService } from '../charges/outcomes';
 import { testCharge, testFees } from '../charges/charge.test-util';
 import { MemoryCharges } from '../memory-ports.test-util';
 import { ProcessorEventInbox } from './processor-events';
 import { processorEventHandlers } from './processor-events.handlers';
-import { MemoryProcessorEvents } from './processor-events.test-util';
+import { MemoryProcessorEvents, ScriptedAbandons } from './processor-events.test-util';
 import { StripeEventVerifier } from './stripe/stripe-events.adapter';
 
 /**
@@ -20,9 +20,16 @@ function setup() {
   const charges = new MemoryCharges();
   const events = new MemoryProcessorEvents();
   const counted: string[] = [];
+  const processors = new ScriptedAbandons();
+  const abandonFailures: string[] = [];
   const inbox = new ProcessorEventInbox(
-    { events, charges, outcomes: new OutcomeService(charges, () => now) },
-    { unmatchedAfterMs: 60_000, retryMs: 1_000, now: () => now },
+    { events, charges, outcomes: new OutcomeService(charges, () => now), processors },
+    {
+      unmatchedAfterMs: 60_000,
+      retryMs: 1_000,
+      now: () => now,
+      onAbandonFailed: (e, err) => abandonFailures.push(`${e.event_id}:${(err as PlatformError).code}`),
+    },
   );
   const verifier = new StripeEventVerifier(Stripe.webhooks, [SECRET, OLD_SECRET]);
   const handler = processorEventHandlers(
@@ -42,6 +49,8 @@ function setup() {
     charges,
     events,
     inbox,
+    processors,
+    abandonFailures,
     counted,
     post,
     advance: (ms: number) => (now = new Date(now.getTime() + ms)),
@@ -108,7 +117,7 @@ describe('inbound processor events', () => {
     ]);
   });
 
-  it('a payment_failed fails the charge with the decline code; a later succeeded never moves it back', async () => {
+  it('a payment_failed fails the charge with the decline code only once its payment is cancelled at the processor', async () => {
     const t = setup();
     await t.charges.insert(liveCharge());
     const failed = stripeEvent('evt_f', 'payment_intent.payment_failed', {
@@ -116,12 +125,94 @@ describe('inbound processor events', () => {
     });
     await t.post(failed, sign(failed));
     await t.inbox.applyDue();
+    // The background run and the sweep may both ask: the same request (one idempotency key) each time.
+    expect(new Set(t.processors.asked.map((a) => JSON.stringify(a)))).toEqual(
+      new Set([JSON.stringify({ charge_id: 'ch_live_1', processor_reference: 'pi_live_1', failure_id: 'evt_f' })]),
+    );
     expect(t.charges.docs.get('ch_live_1')).toMatchObject({ status: 'failed', failure_reason: 'insufficient_funds' });
+    expect(t.charges.events.filter((e) => e.subject === SUBJECTS.paymentFailed)).toHaveLength(1);
+    expect(t.events.docs.get('stripe:evt_f')?.status).toBe('applied');
+    // Cannot happen once cancelled; if it ever came, a final state still never moves: kept as stale (alerted).
     const late = stripeEvent('evt_s', 'payment_intent.succeeded');
     await t.post(late, sign(late));
     await t.inbox.applyDue();
     expect(t.charges.docs.get('ch_live_1')!.status).toBe('failed');
     expect(t.events.docs.get('stripe:evt_s')?.status).toBe('stale');
+  });
+
+  it('a failure the customer overtook (the payment succeeded when cancelled) settles the charge succeeded, never failed', async () => {
+    const t = setup();
+    await t.charges.insert(liveCharge());
+    t.processors.next = 'succeeded';
+    const failed = stripeEvent('evt_f', 'payment_intent.payment_failed');
+    await t.post(failed, sign(failed));
+    await t.inbox.applyDue();
+    expect(t.charges.docs.get('ch_live_1')!.status).toBe('succeeded');
+    expect(t.charges.events.map((e) => e.subject)).toEqual([SUBJECTS.paymentSucceeded]);
+    expect(t.events.docs.get('stripe:evt_f')?.status).toBe('superseded');
+    // Its own success event then finds the charge already succeeded.
+    const success = stripeEvent('evt_s', 'payment_intent.succeeded');
+    await t.post(success, sign(success));
+    await t.inbox.applyDue();
+    expect(t.events.docs.get('stripe:evt_s')?.status).toBe('duplicate');
+    expect(t.charges.events).toHaveLength(1);
+  });
+
+  it("a new attempt processing when cancelled leaves the charge pending for that attempt's own event", async () => {
+    const t = setup();
+    await t.charges.insert(liveCharge());
+    t.processors.next = 'processing';
+    const failed = stripeEvent('evt_f1', 'payment_intent.payment_failed');
+    await t.post(failed, sign(failed));
+    await t.inbox.applyDue();
+    expect(t.charges.docs.get('ch_live_1')!.status).toBe('pending');
+    expect(t.events.docs.get('stripe:evt_f1')?.status).toBe('superseded');
+    // That attempt is declined too: its own failure is cancelled, under its own id, and fails the charge.
+    t.processors.next = 'cancelled';
+    const again = stripeEvent('evt_f2', 'payment_intent.payment_failed');
+    await t.post(again, sign(again));
+    await t.inbox.applyDue();
+    expect(new Set(t.processors.asked.map((a) => a.failure_id))).toEqual(new Set(['evt_f1', 'evt_f2']));
+    expect(t.charges.docs.get('ch_live_1')!.status).toBe('failed');
+  });
+
+  it('a processor that cannot be asked to cancel leaves the event pending and the charge untouched; the sweep retries', async () => {
+    const t = setup();
+    await t.charges.insert(liveCharge());
+    t.processors.next = new PlatformError('SERVICE_UNAVAILABLE');
+    const failed = stripeEvent('evt_f', 'payment_intent.payment_failed');
+    await t.post(failed, sign(failed));
+    await t.inbox.applyDue();
+    t.processors.next = new PlatformError('UPSTREAM_TIMEOUT');
+    // Past the time an event waits for its charge: a processor outage never drops or fails anything.
+    for (let i = 0; i < 8; i++) {
+      t.advance(20_000);
+      await t.inbox.applyDue();
+    }
+    const record = t.events.docs.get('stripe:evt_f')!;
+    expect(record.status).toBe('received');
+    expect(record.attempts).toBeGreaterThanOrEqual(4);
+    expect(t.charges.docs.get('ch_live_1')!.status).toBe('pending');
+    expect(t.charges.events).toHaveLength(0);
+    expect(t.abandonFailures).toContain('evt_f:SERVICE_UNAVAILABLE');
+    expect(t.abandonFailures).toContain('evt_f:UPSTREAM_TIMEOUT');
+    // Backing off: at most 64 retry delays apart, so the next sweep after that cancels and fails it.
+    t.processors.next = 'cancelled';
+    t.advance(64_000);
+    await t.inbox.applyDue();
+    expect(t.charges.docs.get('ch_live_1')!.status).toBe('failed');
+    expect(t.events.docs.get('stripe:evt_f')?.status).toBe('applied');
+  });
+
+  it('a failed attempt arriving after the charge succeeded is superseded, not a conflict, and nothing is cancelled', async () => {
+    const t = setup();
+    await t.charges.insert(liveCharge({ status: 'succeeded' }));
+    const failed = stripeEvent('evt_f', 'payment_intent.payment_failed');
+    await t.post(failed, sign(failed));
+    await t.inbox.applyDue();
+    expect(t.events.docs.get('stripe:evt_f')?.status).toBe('superseded');
+    expect(t.processors.asked).toHaveLength(0);
+    expect(t.charges.docs.get('ch_live_1')!.status).toBe('succeeded');
   });
 
   it('a bad, missing, tampered or too old signature is refused and nothing is stored', async () => {

@@ -1,6 +1,8 @@
 import { PlatformError, type Mode, type Money } from '@ppay/kernel';
 import type { OutcomeService } from '../charges/outcomes';
+import type { ChargeRecord } from '../charges/charge';
 import type { ChargeRepository } from '../ports';
+import type { ProcessorRegistry } from './ports';
 
 /**
  * Events from the live processors, in our terms (each connector maps its own; nothing here knows a
@@ -37,10 +39,12 @@ export interface EventVerifier {
 
 /**
  * received → applied (the charge took the outcome), duplicate (it already had it), stale (it has the
- * other final state: a state never moves backwards), mismatch (amount, currency, mode or payment id
- * differ from our record: kept for an operator, never applied), unmatched (no such charge in time).
+ * other final state: a state never moves backwards), superseded (a failure the processor overtook: the
+ * payment succeeded after all, which the charge took, or a new attempt is under way, whose own event
+ * settles the charge), mismatch (amount, currency, mode or payment id differ from our record: kept for
+ * an operator, never applied), unmatched (no such charge in time).
  */
-export type InboxStatus = 'received' | 'applied' | 'duplicate' | 'stale' | 'mismatch' | 'unmatched';
+export type InboxStatus = 'received' | 'applied' | 'duplicate' | 'stale' | 'superseded' | 'mismatch' | 'unmatched';
 
 export interface InboxRecord extends ProcessorEvent {
   /** `processor:event_id`. */
@@ -67,25 +71,40 @@ export interface ProcessorEventRepository {
 export interface InboxOptions {
   /** An event whose charge is not found (or not yet initialised) this long after it arrived is unmatched. */
   unmatchedAfterMs: number;
-  /** Delay before an event waiting for its charge is tried again. */
+  /**
+   * Delay before an event waiting for its charge is tried again; a failure whose payment could not be
+   * cancelled at the processor yet is tried again after this, doubled each attempt up to 64 times.
+   */
   retryMs: number;
+  /** The processor could not be asked to cancel a failed payment: the event stays received and is retried. */
+  onAbandonFailed?: (record: InboxRecord, err: unknown) => void;
   onFinished?: (record: InboxRecord, status: Exclude<InboxStatus, 'received'>, note: string | null) => void;
   now?: () => Date;
 }
 
-type Verdict = { status: Exclude<InboxStatus, 'received'>; note: string | null } | 'later';
+/** `later`: its charge is not there yet (unmatched in time); `retry`: the processor must be asked again. */
+type Verdict = { status: Exclude<InboxStatus, 'received'>; note: string | null } | 'later' | 'retry';
 
 /**
  * The inbox of processor events: stored once by event id and acknowledged at once, then applied
  * asynchronously by `applyDue` through the charge outcome use case the sandbox helper uses. Applying
  * is safe to repeat (the charge's write is conditional on its state), so a crash between applying and
  * finishing only means the next sweep finds the charge already settled (duplicate).
+ *
+ * A failure is applied only once the processor confirms the payment can no longer be taken (a customer
+ * may retry a declined payment): until it answers, the event is retried and the charge stays pending,
+ * so our final state and the processor's never differ.
  */
 export class ProcessorEventInbox {
   private readonly now: () => Date;
 
   constructor(
-    private readonly deps: { events: ProcessorEventRepository; charges: ChargeRepository; outcomes: OutcomeService },
+    private readonly deps: {
+      events: ProcessorEventRepository;
+      charges: ChargeRepository;
+      outcomes: OutcomeService;
+      processors: Pick<ProcessorRegistry, 'adapterFor'>;
+    },
     private readonly options: InboxOptions,
   ) {
     this.now = options.now ?? (() => new Date());
@@ -135,6 +154,11 @@ export class ProcessorEventInbox {
     for (const record of await this.deps.events.due(this.now(), limit)) {
       const verdict = await this.judge(record);
       const now = this.now();
+      if (verdict === 'retry') {
+        const delay = this.options.retryMs * 2 ** Math.min(record.attempts, 6);
+        await this.deps.events.postpone(record.id, new Date(now.getTime() + delay));
+        continue;
+      }
       if (verdict === 'later') {
         if (now.getTime() - record.received_at.getTime() < this.options.unmatchedAfterMs) {
           await this.deps.events.postpone(record.id, new Date(now.getTime() + this.options.retryMs));
@@ -149,7 +173,7 @@ export class ProcessorEventInbox {
     return finished;
   }
 
-  private async finish(record: InboxRecord, verdict: Exclude<Verdict, 'later'>, now: Date): Promise<void> {
+  private async finish(record: InboxRecord, verdict: Exclude<Verdict, 'later' | 'retry'>, now: Date): Promise<void> {
     await this.deps.events.finish(record.id, verdict.status, verdict.note, now);
     this.options.onFinished?.(record, verdict.status, verdict.note);
   }
@@ -169,9 +193,48 @@ export class ProcessorEventInbox {
         note: `event ${e.amount.amount} ${e.amount.currency}, charge ${expected.amount} ${expected.currency}`,
       };
     }
+    if (e.outcome === 'failed' && charge.status === 'pending') return this.failOnceAbandoned(e, charge);
+    // Events may come out of order: an attempt declined before the one that paid is no conflict.
+    if (e.outcome === 'failed' && charge.status === 'succeeded') {
+      return { status: 'superseded', note: 'the charge succeeded: this was an earlier attempt' };
+    }
+    return this.settle(charge, e.outcome, e.failure_reason, { status: 'applied', note: null });
+  }
+
+  /** Fails the charge only once its payment is cancelled at the processor; otherwise takes what it became. */
+  private async failOnceAbandoned(e: InboxRecord, charge: ChargeRecord): Promise<Verdict> {
+    let answer;
     try {
-      const { changed } = await this.deps.outcomes.settle(charge, e.outcome, e.failure_reason ?? 'declined');
-      return changed ? { status: 'applied', note: null } : { status: 'duplicate', note: null };
+      answer = await this.deps.processors
+        .adapterFor(charge.processor_group, charge.mode)
+        .abandon({ charge_id: charge.charge_id, processor_reference: e.processor_reference, failure_id: e.event_id });
+    } catch (err) {
+      this.options.onAbandonFailed?.(e, err);
+      return 'retry';
+    }
+    if (answer === 'cancelled')
+      return this.settle(charge, 'failed', e.failure_reason, { status: 'applied', note: null });
+    if (answer === 'processing') {
+      return {
+        status: 'superseded',
+        note: 'a new attempt is processing at the processor; its event settles the charge',
+      };
+    }
+    return this.settle(charge, 'succeeded', null, {
+      status: 'superseded',
+      note: 'the payment succeeded at the processor after this failure',
+    });
+  }
+
+  private async settle(
+    charge: ChargeRecord,
+    target: 'succeeded' | 'failed',
+    failureReason: string | null,
+    applied: Exclude<Verdict, 'later' | 'retry'>,
+  ): Promise<Verdict> {
+    try {
+      const { changed } = await this.deps.outcomes.settle(charge, target, failureReason ?? 'declined');
+      return changed ? applied : { status: 'duplicate', note: null };
     } catch (err) {
       if (err instanceof PlatformError && err.code === 'CONFLICT') return { status: 'stale', note: err.message };
       throw err;

@@ -47,6 +47,7 @@ export class FakeProcessors implements ProcessorRegistry {
         if (answer instanceof Error) throw answer;
         return answer;
       },
+      abandon: async () => 'cancelled',
     };
   }
 }

@@ -3,6 +3,8 @@ import CircuitBreaker from 'opossum';
 import { PlatformError, type Mode } from '@ppay/kernel';
 import { PROCESSOR_IDS, type ProcessorGroup } from './processors';
 import type {
+  AbandonAnswer,
+  AbandonIntent,
   PaymentIntent,
   ProcessorAdapter,
   ProcessorFeature,
@@ -61,6 +63,11 @@ class SandboxProcessor implements ProcessorAdapter {
     const digest = createHash('sha256').update(`${this.group}:refund:${request.refund_id}`).digest('hex');
     return { status: 'succeeded', processor_reference: `sbx_re_${digest.slice(0, 20)}` };
   }
+
+  /** A sandbox payment is settled only by the sandbox helpers: there is nothing at a processor to stop. */
+  async abandon(_payment: AbandonIntent): Promise<AbandonAnswer> {
+    return 'cancelled';
+  }
 }
 
 const LIVE_FEATURE_MESSAGES: Record<ProcessorFeature, string> = {
@@ -78,6 +85,7 @@ export interface ProcessorBreakerOptions {
 class GuardedProcessor implements ProcessorAdapter {
   private readonly breaker: CircuitBreaker<[PaymentIntent], ProcessorAuthorization>;
   private readonly refundBreaker: CircuitBreaker<[RefundIntent], RefundAnswer>;
+  private readonly abandonBreaker: CircuitBreaker<[AbandonIntent], AbandonAnswer>;
 
   constructor(
     private readonly inner: ProcessorAdapter,
@@ -91,6 +99,7 @@ class GuardedProcessor implements ProcessorAdapter {
     };
     this.breaker = new CircuitBreaker((intent: PaymentIntent) => inner.initialise(intent), breakerOptions);
     this.refundBreaker = new CircuitBreaker((request: RefundIntent) => inner.refund(request), breakerOptions);
+    this.abandonBreaker = new CircuitBreaker((payment: AbandonIntent) => inner.abandon(payment), breakerOptions);
   }
 
   get id(): string {
@@ -111,6 +120,10 @@ class GuardedProcessor implements ProcessorAdapter {
 
   refund(request: RefundIntent): Promise<RefundAnswer> {
     return this.guarded(() => this.refundBreaker.fire(request));
+  }
+
+  abandon(payment: AbandonIntent): Promise<AbandonAnswer> {
+    return this.guarded(() => this.abandonBreaker.fire(payment));
   }
 
   private async guarded<T>(call: () => Promise<T>): Promise<T> {

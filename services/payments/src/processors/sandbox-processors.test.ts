@@ -34,6 +34,7 @@ describe('processor registry', () => {
       features: ['charges'],
       initialise: jest.fn(async () => ({ processor_reference: 'live_1' })),
       refund: jest.fn(async () => ({ status: 'succeeded' as const, processor_reference: 'live_re_1' })),
+      abandon: jest.fn(async () => 'cancelled' as const),
     };
     const registry = new StaticProcessorRegistry({
       timeoutMs: 1000,
@@ -74,6 +75,7 @@ describe('processor registry', () => {
       features: ['charges'],
       initialise: () => new Promise(() => undefined),
       refund: () => new Promise(() => undefined),
+      abandon: () => new Promise(() => undefined),
     };
     const registry = new StaticProcessorRegistry({
       timeoutMs: 50,

@@ -1,5 +1,7 @@
 import { PlatformError, processorGroupOf, type Mode } from '@ppay/kernel';
 import type {
+  AbandonAnswer,
+  AbandonIntent,
   PaymentIntent,
   ProcessorAdapter,
   ProcessorAuthorization,
@@ -20,6 +22,12 @@ export interface StripeObserver {
 
 /** The idempotency key of a charge's PaymentIntent: one PaymentIntent per charge, however often asked. */
 export const paymentIntentKey = (chargeId: string) => `ppay_${chargeId}_payment_intent`;
+/**
+ * The idempotency key of cancelling a charge's PaymentIntent after one failure: a repeat (a crash, a
+ * timeout) gets Stripe's first answer. Stripe keeps a refusal under its key for a day, so a later
+ * failure of the same PaymentIntent (after a new attempt) asks under its own key.
+ */
+export const cancelKey = (chargeId: string, failureId: string) => `ppay_${chargeId}_cancel_${failureId.slice(0, 100)}`;
 
 /**
  * The live card gateway on Stripe (USD, EUR, GBP, CAD, AUD). The platform's own Stripe account takes
@@ -75,6 +83,40 @@ export class StripeCardGateway implements ProcessorAdapter {
   /** Never reached: the registry refuses live refunds of this gateway (no `refunds` feature) before any is reserved. */
   async refund(_request: RefundIntent): Promise<RefundAnswer> {
     throw new PlatformError('GATEWAY_NOT_CONFIGURED', 'Live refunds are not enabled for this currency yet');
+  }
+
+  /**
+   * Cancels the PaymentIntent before its charge is failed: after `payment_intent.payment_failed` Stripe
+   * still lets the customer pay it with another card. Stripe refuses to cancel one that succeeded or is
+   * processing (and, once the idempotency key has expired, one already cancelled): what it is then, read
+   * back, is the answer. Unavailable, timeout or any other refusal throw: nothing is known yet.
+   */
+  async abandon(payment: AbandonIntent): Promise<AbandonAnswer> {
+    let refusal: string;
+    try {
+      await this.client.paymentIntents.cancel(
+        payment.processor_reference,
+        { cancellation_reason: 'abandoned' },
+        { idempotencyKey: cancelKey(payment.charge_id, payment.failure_id) },
+      );
+      this.observer.call('payment_intents.cancel', 'ok');
+      // Stripe answers a cancel with 200 only once the PaymentIntent is canceled.
+      return 'cancelled';
+    } catch (err) {
+      const failure = classifyStripeError(err);
+      this.observer.call('payment_intents.cancel', failure.kind);
+      if (failure.kind !== 'refused') throw stripeFailureError(failure, 'cancel', () => this.observer.authFailure());
+      refusal = failure.code;
+    }
+    const current = await this.call('payment_intents.retrieve', () =>
+      this.client.paymentIntents.retrieve(payment.processor_reference),
+    );
+    if (current.status === 'succeeded') return 'succeeded';
+    if (current.status === 'canceled') return 'cancelled';
+    // Refused for its state, and not final: a new attempt is processing, or has since ended and Stripe
+    // sends that attempt's own event (cancelled then under its own key).
+    if (refusal === 'payment_intent_unexpected_state') return 'processing';
+    throw new PlatformError('INTERNAL', `Stripe refused to cancel a ${current.status} PaymentIntent (${refusal})`);
   }
 
   /** The platform's own account: configured, or read once from Stripe (a failed read is asked again next time). */

@@ -1,49 +1,7 @@
-import * as http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { money } from '@ppay/kernel';
 import type { PaymentIntent } from '../ports';
-import { stripeClient } from './stripe-client.adapter';
-import { stripeSettings, type StripeSettings } from './stripe-config';
-import { paymentIntentKey, StripeCardGateway } from './stripe-payments.adapter';
-
-/**
- * The connector's mapping of Stripe's answers and errors, through the real library against a scripted
- * in-process HTTP server (Stripe's real error bodies and statuses; the library makes its own error classes).
- */
-type Script = (req: http.IncomingMessage, body: string) => { status: number; json?: unknown; hang?: boolean };
-
-const SECRET = 'sk_test_unit0000000000secret';
-
-async function scriptedStripe(script: Script) {
-  const seen: { path: string; headers: http.IncomingHttpHeaders; body: string }[] = [];
-  const server = http.createServer((req, res) => {
-    let body = '';
-    req.on('data', (c: Buffer) => (body += c.toString()));
-    req.on('end', () => {
-      seen.push({ path: req.url ?? '', headers: req.headers, body });
-      const answer = script(req, body);
-      if (answer.hang) return;
-      res.writeHead(answer.status, { 'content-type': 'application/json' }).end(JSON.stringify(answer.json ?? {}));
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const port = (server.address() as AddressInfo).port;
-  return {
-    seen,
-    settings: (over: Partial<StripeSettings> = {}): StripeSettings => ({
-      ...stripeSettings({
-        STRIPE_SECRET_KEY: SECRET,
-        STRIPE_PUBLISHABLE_KEY: 'pk_test_unit00000000',
-        STRIPE_WEBHOOK_SECRET: 'whsec_unit00000000',
-        STRIPE_API_BASE: `http://127.0.0.1:${port}`,
-        STRIPE_TIMEOUT_MS: 300,
-        STRIPE_MAX_NETWORK_RETRIES: 0,
-      })!,
-      ...over,
-    }),
-    close: () => new Promise<void>((r) => (server.closeAllConnections(), server.close(() => r()))),
-  };
-}
+import { paymentIntentKey } from './stripe-payments.adapter';
+import { gateway, scriptedStripe, stripeError, type Script } from './stripe.test-util';
 
 const intent: PaymentIntent = {
   charge_id: 'ch_unit_1',
@@ -65,21 +23,8 @@ const ok: Script = (req) =>
   req.url === '/v1/account'
     ? { status: 200, json: { id: 'acct_platform', object: 'account' } }
     : { status: 200, json: PI };
-const stripeError = (status: number, type: string, extra: Record<string, unknown> = {}) => ({
-  status,
-  json: { error: { type, message: `Invalid API Key provided: ${SECRET.slice(0, 8)}****`, ...extra } },
-});
 
-function gateway(settings: StripeSettings) {
-  const calls: string[] = [];
-  let authFailures = 0;
-  const adapter = new StripeCardGateway(stripeClient(settings), settings, {
-    call: (op, outcome) => calls.push(`${op}:${outcome}`),
-    authFailure: () => authFailures++,
-  });
-  return { adapter, calls, authFailures: () => authFailures };
-}
-
+/** The connector's mapping of Stripe's answers and errors, through the real library (see stripe.test-util). */
 describe('Stripe card gateway', () => {
   it('creates one PaymentIntent per charge and answers its client secret, our publishable key and the platform account', async () => {
     const stripe = await scriptedStripe(ok);

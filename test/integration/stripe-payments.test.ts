@@ -102,6 +102,7 @@ describe('live card payments on Stripe', () => {
     expect([first.status, first.body]).toEqual([200, { received: true, outcome: 'received' }]);
     const settled = async () => (await partner(key, 'GET', `/payments/charges/${charge.charge_id}`)).body.data;
     expect(await eventually(async () => (await settled()).status === 'succeeded', 10_000)).toBe(true);
+    expect((await settled()).gateway_reference).toBe(paymentIntent);
 
     const credited = async () => (await t.walletBalances(m.merchant_id, 'live')).find((b) => b.currency === 'USD');
     expect(await eventually(async () => (await credited())?.transaction_count === 1, 10_000)).toBe(true);

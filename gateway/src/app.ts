@@ -36,6 +36,7 @@ import { registerOnboardingRoutes } from './routes/onboarding';
 import { registerOrderRoutes } from './routes/orders';
 import { registerPaymentRoutes } from './routes/payments';
 import { registerPricingRoutes } from './routes/pricing';
+import { registerProcessorEventRoutes } from './routes/processor-events';
 import { registerProductRoutes } from './routes/products';
 import { registerSubscriptionRoutes } from './routes/subscriptions';
 import { registerWalletRoutes } from './routes/wallets';
@@ -380,5 +381,6 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
   );
   await app.register(async (checkout) => registerCheckoutRoutes(checkout, deps));
   await app.register(async (onboarding) => registerOnboardingRoutes(onboarding, deps));
+  await app.register(async (processors) => registerProcessorEventRoutes(processors, deps));
   return app;
 }

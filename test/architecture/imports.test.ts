@@ -5,9 +5,12 @@ import { importCycles, reachableFrom, readImportGraph } from '../support/import-
 const ROOT = path.resolve(__dirname, '..', '..');
 const graph = readImportGraph(ROOT);
 
-/** Libraries that tie code to a transport, a framework, a database, messaging or an observability backend. */
+/**
+ * Libraries that tie code to a transport, a framework, a database, messaging, an observability backend or a
+ * payment processor.
+ */
 const INFRASTRUCTURE =
-  /^(@grpc\/|@fastify\/|fastify$|mongoose$|mongodb$|nats$|opossum$|pino$|prom-client$|@opentelemetry\/|@ppay\/proto$|@ppay\/runtime)/;
+  /^(@grpc\/|@fastify\/|fastify$|mongoose$|mongodb$|nats$|opossum$|pino$|prom-client$|stripe$|@opentelemetry\/|@ppay\/proto$|@ppay\/runtime)/;
 
 /**
  * The service layout of docs/architecture.md: wiring at the service root (`main.ts`, `config.ts`,

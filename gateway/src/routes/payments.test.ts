@@ -243,6 +243,7 @@ describe('charge reads (GET /payments/charges, /payments/charges/{id})', () => {
       client_secret: null,
       publishable_key: null,
       gateway_account_id: null,
+      gateway_reference: null,
       created_at: '2026-11-01T10:00:00.000Z',
       completed_at: '2026-11-01T10:00:01.000Z',
       refunds: [
@@ -260,6 +261,14 @@ describe('charge reads (GET /payments/charges, /payments/charges/{id})', () => {
       dispute: { dispute_id: 'dp_1', status: 'open', amount: 200_000, currency: 'NGN' },
     });
     expect(t.calls[0]).toMatchObject({ method: 'GetCharge', request: { charge_id: 'ch_1' } });
+  });
+
+  it("answers the processor's id of the payment as gateway_reference", async () => {
+    const live = { ...wireCharge, payment_gateway: 'card_gateway', is_live: true, gateway_reference: 'pi_3Abc' };
+    const t = await testGateway({ payments: { GetCharge: () => live } });
+    const res = await t.app.inject({ method: 'GET', url: '/api/v1/partner/payments/charges/ch_1', headers });
+    expect(res.statusCode).toBe(200);
+    expect(res.json().data).toMatchObject({ payment_gateway: 'card_gateway', gateway_reference: 'pi_3Abc' });
   });
 
   it('lists with its filters and refuses bad ones with 400', async () => {

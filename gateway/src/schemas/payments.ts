@@ -353,6 +353,12 @@ export const ChargeDetail = Type.Object(
     client_secret: Nullable(Type.String()),
     publishable_key: Nullable(Type.String()),
     gateway_account_id: Nullable(Type.String()),
+    gateway_reference: Nullable(
+      Type.String({
+        description:
+          "The processor's id of the payment (live cards: the Stripe PaymentIntent), null until the processor answers",
+      }),
+    ),
     created_at: DateTime,
     completed_at: Nullable(DateTime),
     refunds: Type.Array(RefundData),

@@ -237,6 +237,8 @@ export const ERROR_CATALOGUE = {
     'This onboarding page only plays the sandbox gateway; live onboarding is completed at the card gateway',
     422,
   ),
+  // --- live card payments: processor events ----------------------------------------------------
+  PROCESSOR_SIGNATURE_INVALID: invalid('The event signature is missing or invalid'),
 } as const satisfies Record<string, CatalogueEntry>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;

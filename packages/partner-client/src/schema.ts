@@ -490,6 +490,11 @@ export interface paths {
                                     publishable_key: string | null;
                                     /** @default null */
                                     gateway_account_id: string | null;
+                                    /**
+                                     * @description The processor's id of the payment (live cards: the Stripe PaymentIntent), null until the processor answers
+                                     * @default null
+                                     */
+                                    gateway_reference: string | null;
                                     /** Format: date-time */
                                     created_at: string;
                                     /**
@@ -712,6 +717,11 @@ export interface paths {
                                 publishable_key: string | null;
                                 /** @default null */
                                 gateway_account_id: string | null;
+                                /**
+                                 * @description The processor's id of the payment (live cards: the Stripe PaymentIntent), null until the processor answers
+                                 * @default null
+                                 */
+                                gateway_reference: string | null;
                                 /** Format: date-time */
                                 created_at: string;
                                 /**

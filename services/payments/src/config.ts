@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { DEFAULT_PORTS } from '@ppay/runtime';
+import { stripeConfig } from './processors/stripe/stripe-config';
 
 /** payments-specific settings; the shared ones come from the kernel's baseServiceConfig. */
 export const paymentsConfig = Type.Object({
@@ -45,4 +46,6 @@ export const paymentsConfig = Type.Object({
   ORDER_FULFILMENT_ALERT_DAYS: Type.Integer({ default: 3, minimum: 1, maximum: 90 }),
   /** Delay of the sandbox "fails after a delay" test card (4000 0000 0000 0119). */
   SANDBOX_PROCESSING_DELAY_MS: Type.Integer({ default: 2_000, minimum: 0 }),
+  /** The live card gateway (processors/stripe/stripe-config.ts): off without STRIPE_SECRET_KEY. */
+  ...stripeConfig.properties,
 });

@@ -49,6 +49,11 @@ import {
 } from './platform-clients.adapter';
 import { SandboxCardProcessor, sandboxDisputeReason } from './processors/sandbox-cards.adapter';
 import { StaticProcessorRegistry } from './processors/sandbox-processors.adapter';
+import { MongoProcessorEventRepository, processorEventModel } from './processors/processor-event.repo';
+import { ProcessorEventInbox } from './processors/processor-events';
+import { processorEventHandlers } from './processors/processor-events.handlers';
+import { processorEventMetrics } from './processors/processor-events.metrics';
+import { stripeConnector } from './processors/stripe/stripe-connector.adapter';
 import { RefundLedger } from './refunds/refund-ledger';
 import { REFUND_DEBITS } from './refunds/refund-ledger.consumer';
 import { RefundService } from './refunds/refunds';
@@ -79,7 +84,9 @@ void runService<types.payments.PaymentsServiceHandlers, (typeof paymentsConfig)[
     const payoutDocs = payoutModel(mongo);
     const disputeDocs = disputeModel(mongo);
     const orderDocs = orderModel(mongo);
+    const processorEventDocs = processorEventModel(mongo);
     await ensureIndexes([
+      processorEventDocs,
       charges,
       profiles,
       entries,
@@ -113,11 +120,14 @@ void runService<types.payments.PaymentsServiceHandlers, (typeof paymentsConfig)[
     const feeSchedule = config.FEE_SCHEDULE_JSON
       ? (JSON.parse(config.FEE_SCHEDULE_JSON) as FeeSchedule)
       : DEFAULT_FEE_SCHEDULE;
+    // Live card payments on Stripe when configured: its gateway and the verifier of its events together.
+    const stripe = stripeConnector(config, metrics.registry);
     const processors = new StaticProcessorRegistry({
       timeoutMs: config.PROCESSOR_TIMEOUT_MS,
       resetTimeoutMs: 30_000,
       cardPublishableKey: config.CARD_PUBLISHABLE_KEY,
       sandboxDelayMs: config.SANDBOX_INIT_DELAY_MS,
+      live: stripe ? { card: stripe.card } : {},
     });
     const service = new ChargeService(
       { merchants: directory, fx, splits, processors, charges: chargeRepo },
@@ -142,6 +152,7 @@ void runService<types.payments.PaymentsServiceHandlers, (typeof paymentsConfig)[
       undefined,
       (err, chargeId) => log.warn({ err, charge_id: chargeId }, 'recording a late off-session charge answer failed'),
     );
+    const outcomes = new OutcomeService(chargeRepo);
     const credits = new WalletCredits(ledger, splits);
     const reconciler = new LedgerReconciler(
       { charges: chargeRepo, sessions: sessionRepo, ledger, credits },
@@ -229,6 +240,25 @@ void runService<types.payments.PaymentsServiceHandlers, (typeof paymentsConfig)[
       await closer.decideDue();
       disputeCounters.unanswered.set(await disputeRepo.countUnansweredDueBefore(new Date(Date.now() + 24 * 3_600_000)));
     };
+    const eventCounters = processorEventMetrics(metrics.registry);
+    const inbox = new ProcessorEventInbox(
+      { events: new MongoProcessorEventRepository(processorEventDocs), charges: chargeRepo, outcomes, processors },
+      {
+        unmatchedAfterMs: 10 * 60_000,
+        retryMs: 5_000,
+        onAbandonFailed: (e, err) =>
+          log.warn(
+            { err, event_id: e.event_id, charge_id: e.charge_id },
+            'cancelling a failed payment at its processor failed; the charge stays pending and the sweep retries',
+          ),
+        onFinished: (e, status, note) => {
+          eventCounters.count(e.processor, e.type, status);
+          if (status === 'mismatch' || status === 'stale' || status === 'unmatched')
+            log.error({ event_id: e.event_id, charge_id: e.charge_id, status, note }, 'processor event not applied');
+        },
+      },
+    );
+    const applyError = (err: unknown) => log.warn({ err }, 'applying processor events failed; the sweep retries');
     const reconcile = () =>
       reconciler.run((repair) => {
         countLedgerWrites(ledgerCounters, { inserted: repair.inserted, duplicates: 0 }, 'repair');
@@ -237,7 +267,8 @@ void runService<types.payments.PaymentsServiceHandlers, (typeof paymentsConfig)[
       });
     return {
       handlers: {
-        ...chargeHandlers(service, new OutcomeService(chargeRepo), new ChargeQueries(chargeRepo)),
+        ...chargeHandlers(service, outcomes, new ChargeQueries(chargeRepo)),
+        ...processorEventHandlers(inbox, stripe ? { stripe: stripe.verifier } : {}, eventCounters.count, applyError),
         ...refundHandlers(refunds),
         ...sessionHandlers(sessions),
         ...paymentMethodHandlers(paymentMethods, offSession),
@@ -262,6 +293,8 @@ void runService<types.payments.PaymentsServiceHandlers, (typeof paymentsConfig)[
         // Spec 3.1: sessions expire whether or not anyone polls them.
         { name: 'session expiry', intervalMs: config.SESSION_SWEEP_INTERVAL_MS, run: () => sessions.sweepExpired() },
         { name: 'abandoned charges', intervalMs: config.CHARGE_SWEEP_INTERVAL_MS, run: () => service.abandonStale() },
+        // Processor events stored but not applied yet (a crash, a charge not initialised yet).
+        { name: 'processor events', intervalMs: config.CHARGE_SWEEP_INTERVAL_MS, run: () => inbox.applyDue() },
         // Charges stored before GET /payments/charges get their list key; the job stops once all have one.
         { name: 'charge list keys', intervalMs: 60_000, run: chargeListKeysJob(charges) },
         { name: 'ledger reconciliation', intervalMs: config.LEDGER_RECONCILE_INTERVAL_MS, run: reconcile },

@@ -66,4 +66,11 @@ describe('ChargeQueries', () => {
       amount_disputed: { amount: 0, currency: 'NGN' },
     });
   });
+
+  it("answers the processor's id of the payment as gateway_reference, null before the processor answers", () => {
+    const live = testCharge({ charge_id: 'ch_l', mode: 'live', processor_reference: 'pi_3Live' });
+    expect(chargeResource(live).gateway_reference).toBe('pi_3Live');
+    const waiting = testCharge({ charge_id: 'ch_w', status: 'initializing', processor_reference: null });
+    expect(chargeResource(waiting).gateway_reference).toBeNull();
+  });
 });

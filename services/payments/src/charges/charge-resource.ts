@@ -13,6 +13,7 @@ export function chargeResource(c: ChargeRecord) {
     client_secret: c.client_secret,
     publishable_key: c.publishable_key,
     gateway_account_id: c.gateway_account_id,
+    gateway_reference: c.processor_reference,
     transaction_id: c.transaction_id,
     fee_details: c.fee_details,
     status: c.status,

@@ -30,23 +30,35 @@ export class OutcomeService {
     }
     const charge = await this.charges.findForMerchant(merchantId, mode, chargeId);
     if (!charge) throw new PlatformError('CHARGE_NOT_FOUND', undefined, { param: 'charge_id' });
-    const target = outcome === 'succeed' ? 'succeeded' : 'failed';
-    if (charge.status === target) return charge;
+    return (await this.settle(charge, outcome === 'succeed' ? 'succeeded' : 'failed', reason || 'declined')).charge;
+  }
+
+  /**
+   * The one way a charge reaches its outcome, for the sandbox helper and the processors' events alike.
+   * `changed` is false when the charge already had this outcome (a repeat); the other final state, or a
+   * charge not yet pending, is a CONFLICT: a final state never moves.
+   */
+  async settle(
+    charge: ChargeRecord,
+    target: 'succeeded' | 'failed',
+    failureReason: string,
+  ): Promise<{ charge: ChargeRecord; changed: boolean }> {
+    if (charge.status === target) return { charge, changed: false };
     if (charge.status !== 'pending') {
       throw new PlatformError('CONFLICT', `Charge is already ${charge.status}`, { param: 'charge_id' });
     }
     const completedAt = this.now();
-    const failureReason = target === 'failed' ? reason || 'declined' : null;
+    const reason = target === 'failed' ? failureReason : null;
     const subject = target === 'succeeded' ? SUBJECTS.paymentSucceeded : SUBJECTS.paymentFailed;
-    const event = outboxEvent(subject, paymentOutcome(charge, target, failureReason, completedAt), {
+    const event = outboxEvent(subject, paymentOutcome(charge, target, reason, completedAt), {
       merchantId: charge.merchant_id,
       mode: charge.mode,
     });
-    const completed = await this.charges.complete(charge.charge_id, target, failureReason, completedAt, event);
-    if (completed) return completed;
+    const completed = await this.charges.complete(charge.charge_id, target, reason, completedAt, event);
+    if (completed) return { charge: completed, changed: true };
     // Someone else finished it between our read and write: report what it became.
-    const now = await this.charges.findForMerchant(merchantId, mode, chargeId);
-    if (now?.status === target) return now;
+    const now = await this.charges.findForMerchant(charge.merchant_id, charge.mode, charge.charge_id);
+    if (now?.status === target) return { charge: now, changed: false };
     throw new PlatformError('CONFLICT', `Charge is already ${now?.status ?? 'gone'}`, { param: 'charge_id' });
   }
 }

@@ -93,7 +93,7 @@ export class SessionService {
       : null;
     const group = processorGroupFor(input.currency);
     // Live sessions need a live processor, exactly as live charges do (GATEWAY_NOT_CONFIGURED otherwise).
-    const adapter = this.deps.processors.adapterFor(group, mode);
+    const adapter = this.deps.processors.adapterFor(group, mode, 'checkout');
     let product = { id: null as number | null, name: input.productName, type: 'custom' };
     if (found && input.productId !== undefined) {
       product = { id: input.productId, name: input.productName || found.name, type: found.type };

@@ -27,10 +27,17 @@ export interface ProcessorAuthorization {
   gateway_account_id?: string;
 }
 
+/**
+ * What a processor adapter can do. A live adapter is built a feature at a time; the registry answers
+ * GATEWAY_NOT_CONFIGURED for what it cannot do yet, before anything is stored or reserved.
+ */
+export type ProcessorFeature = 'charges' | 'refunds' | 'checkout';
+
 export interface ProcessorAdapter {
   /** Spec 2.2 `payment_gateway`. */
   readonly id: string;
   readonly mode: Mode;
+  readonly features: readonly ProcessorFeature[];
   /**
    * Asks the processor to set the payment up. `intent.charge_id` is the processor's idempotency key:
    * asking twice for one charge never creates two payments. SERVICE_UNAVAILABLE means nothing was
@@ -43,7 +50,27 @@ export interface ProcessorAdapter {
    * means nothing happened this time; UPSTREAM_TIMEOUT means the outcome is unknown.
    */
   refund(request: RefundIntent): Promise<RefundAnswer>;
+  /**
+   * Ends a payment at the processor before its charge is failed: processors that let the customer try
+   * again on the same payment after a decline would otherwise still take the money. `cancelled`: nothing
+   * can be taken any more; `succeeded`: it was paid after all; `processing`: the payment moved on since
+   * (a new attempt) and the processor's next event tells its outcome. Any error (SERVICE_UNAVAILABLE,
+   * UPSTREAM_TIMEOUT, …) means nothing is known: ask again later with the same intent.
+   */
+  abandon(payment: AbandonIntent): Promise<AbandonAnswer>;
 }
+
+export interface AbandonIntent {
+  charge_id: string;
+  processor_reference: string;
+  /**
+   * The failure being acted on (the processor's event id): with the charge id, the idempotency key, so
+   * a repeat is the same request and a later failure of the same payment is a new one.
+   */
+  failure_id: string;
+}
+
+export type AbandonAnswer = 'cancelled' | 'succeeded' | 'processing';
 
 export interface RefundIntent {
   refund_id: string;
@@ -59,8 +86,11 @@ export type RefundAnswer =
   { status: 'succeeded'; processor_reference: string } | { status: 'failed'; failure_reason: string };
 
 export interface ProcessorRegistry {
-  /** Sandbox callers always get sandbox adapters; live callers get live adapters or GATEWAY_NOT_CONFIGURED. */
-  adapterFor(group: ProcessorGroup, mode: Mode): ProcessorAdapter;
+  /**
+   * Sandbox callers always get sandbox adapters; live callers get a live adapter that can do `feature`
+   * (default `charges`), or GATEWAY_NOT_CONFIGURED.
+   */
+  adapterFor(group: ProcessorGroup, mode: Mode, feature?: ProcessorFeature): ProcessorAdapter;
 }
 
 /** Authorises card payments: on a checkout session (sandbox: deterministic test cards), and saved cards later. */

@@ -26,6 +26,7 @@ export class FakeProcessors implements ProcessorRegistry {
     return {
       id: `${group}_gateway`,
       mode,
+      features: ['charges', 'refunds', 'checkout'],
       initialise: async (intent) => {
         this.intents.push(intent);
         if (this.gate) await this.gate;
@@ -46,6 +47,7 @@ export class FakeProcessors implements ProcessorRegistry {
         if (answer instanceof Error) throw answer;
         return answer;
       },
+      abandon: async () => 'cancelled',
     };
   }
 }

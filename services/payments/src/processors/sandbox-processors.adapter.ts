@@ -3,8 +3,11 @@ import CircuitBreaker from 'opossum';
 import { PlatformError, type Mode } from '@ppay/kernel';
 import { PROCESSOR_IDS, type ProcessorGroup } from './processors';
 import type {
+  AbandonAnswer,
+  AbandonIntent,
   PaymentIntent,
   ProcessorAdapter,
+  ProcessorFeature,
   ProcessorAuthorization,
   ProcessorRegistry,
   RefundAnswer,
@@ -25,6 +28,7 @@ export const SANDBOX_DECLINED_REFUND_REASON = 'sandbox_decline';
  */
 class SandboxProcessor implements ProcessorAdapter {
   readonly mode: Mode = 'sandbox';
+  readonly features: readonly ProcessorFeature[] = ['charges', 'refunds', 'checkout'];
 
   constructor(
     readonly group: ProcessorGroup,
@@ -59,7 +63,18 @@ class SandboxProcessor implements ProcessorAdapter {
     const digest = createHash('sha256').update(`${this.group}:refund:${request.refund_id}`).digest('hex');
     return { status: 'succeeded', processor_reference: `sbx_re_${digest.slice(0, 20)}` };
   }
+
+  /** A sandbox payment is settled only by the sandbox helpers: there is nothing at a processor to stop. */
+  async abandon(_payment: AbandonIntent): Promise<AbandonAnswer> {
+    return 'cancelled';
+  }
 }
+
+const LIVE_FEATURE_MESSAGES: Record<ProcessorFeature, string> = {
+  charges: 'Live payments are not enabled for this currency yet',
+  refunds: 'Live refunds are not enabled for this currency yet',
+  checkout: 'Live hosted checkout is not enabled for this currency yet',
+};
 
 export interface ProcessorBreakerOptions {
   timeoutMs: number;
@@ -70,6 +85,7 @@ export interface ProcessorBreakerOptions {
 class GuardedProcessor implements ProcessorAdapter {
   private readonly breaker: CircuitBreaker<[PaymentIntent], ProcessorAuthorization>;
   private readonly refundBreaker: CircuitBreaker<[RefundIntent], RefundAnswer>;
+  private readonly abandonBreaker: CircuitBreaker<[AbandonIntent], AbandonAnswer>;
 
   constructor(
     private readonly inner: ProcessorAdapter,
@@ -83,6 +99,7 @@ class GuardedProcessor implements ProcessorAdapter {
     };
     this.breaker = new CircuitBreaker((intent: PaymentIntent) => inner.initialise(intent), breakerOptions);
     this.refundBreaker = new CircuitBreaker((request: RefundIntent) => inner.refund(request), breakerOptions);
+    this.abandonBreaker = new CircuitBreaker((payment: AbandonIntent) => inner.abandon(payment), breakerOptions);
   }
 
   get id(): string {
@@ -93,12 +110,20 @@ class GuardedProcessor implements ProcessorAdapter {
     return this.inner.mode;
   }
 
+  get features(): readonly ProcessorFeature[] {
+    return this.inner.features;
+  }
+
   initialise(intent: PaymentIntent): Promise<ProcessorAuthorization> {
     return this.guarded(() => this.breaker.fire(intent));
   }
 
   refund(request: RefundIntent): Promise<RefundAnswer> {
     return this.guarded(() => this.refundBreaker.fire(request));
+  }
+
+  abandon(payment: AbandonIntent): Promise<AbandonAnswer> {
+    return this.guarded(() => this.abandonBreaker.fire(payment));
   }
 
   private async guarded<T>(call: () => Promise<T>): Promise<T> {
@@ -151,13 +176,18 @@ export class StaticProcessorRegistry implements ProcessorRegistry {
     }
   }
 
-  adapterFor(group: ProcessorGroup, mode: Mode): ProcessorAdapter {
+  adapterFor(group: ProcessorGroup, mode: Mode, feature: ProcessorFeature = 'charges'): ProcessorAdapter {
     if (mode === 'sandbox') return this.sandbox[group];
     const adapter = this.live[group];
     if (!adapter)
       throw new PlatformError('GATEWAY_NOT_CONFIGURED', undefined, {
         detail: `no live ${group} processor is configured`,
       });
+    if (!adapter.features.includes(feature)) {
+      throw new PlatformError('GATEWAY_NOT_CONFIGURED', LIVE_FEATURE_MESSAGES[feature], {
+        detail: `the live ${adapter.id} does not offer ${feature} yet`,
+      });
+    }
     return adapter;
   }
 }

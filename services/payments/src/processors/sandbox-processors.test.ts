@@ -31,8 +31,10 @@ describe('processor registry', () => {
     const live: ProcessorAdapter = {
       id: 'card_gateway',
       mode: 'live',
+      features: ['charges'],
       initialise: jest.fn(async () => ({ processor_reference: 'live_1' })),
       refund: jest.fn(async () => ({ status: 'succeeded' as const, processor_reference: 'live_re_1' })),
+      abandon: jest.fn(async () => 'cancelled' as const),
     };
     const registry = new StaticProcessorRegistry({
       timeoutMs: 1000,
@@ -44,6 +46,17 @@ describe('processor registry', () => {
     expect(live.initialise).not.toHaveBeenCalled();
     expect(registry.adapterFor('card', 'live').mode).toBe('live');
     expect(() => registry.adapterFor('naira', 'live')).toThrow(/Live payments are not enabled/);
+    // A live adapter built for charges only: its refunds and hosted checkout are refused, never sent elsewhere.
+    expect(() => registry.adapterFor('card', 'live', 'refunds')).toThrow(
+      expect.objectContaining({
+        code: 'GATEWAY_NOT_CONFIGURED',
+        message: 'Live refunds are not enabled for this currency yet',
+      }),
+    );
+    expect(() => registry.adapterFor('card', 'live', 'checkout')).toThrow(
+      expect.objectContaining({ code: 'GATEWAY_NOT_CONFIGURED' }),
+    );
+    expect(registry.adapterFor('card', 'sandbox', 'refunds').mode).toBe('sandbox');
     expect(
       () =>
         new StaticProcessorRegistry({
@@ -59,8 +72,10 @@ describe('processor registry', () => {
     const hung: ProcessorAdapter = {
       id: 'card_gateway',
       mode: 'live',
+      features: ['charges'],
       initialise: () => new Promise(() => undefined),
       refund: () => new Promise(() => undefined),
+      abandon: () => new Promise(() => undefined),
     };
     const registry = new StaticProcessorRegistry({
       timeoutMs: 50,

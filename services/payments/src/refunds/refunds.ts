@@ -143,6 +143,8 @@ export class RefundService {
             (charge.amount_disputed.amount > 0 ? `, disputed ${charge.amount_disputed.amount})` : ')'),
         });
       }
+      // A processor that cannot refund yet is refused before anything is reserved on the charge.
+      this.deps.processors.adapterFor(charge.processor_group, charge.mode, 'refunds');
       const refund = newRefund(
         { idempotency_key: key, request_fingerprint: fingerprint, amount: wanted, reason },
         this.now(),
@@ -197,7 +199,7 @@ export class RefundService {
     refund: RefundRecord,
     deadline?: Date,
   ): Promise<{ charge: ChargeRecord; refund: RefundRecord }> {
-    const adapter = this.deps.processors.adapterFor(charge.processor_group, charge.mode);
+    const adapter = this.deps.processors.adapterFor(charge.processor_group, charge.mode, 'refunds');
     const answer = await withinDeadline(
       adapter.refund({
         refund_id: refund.refund_id,

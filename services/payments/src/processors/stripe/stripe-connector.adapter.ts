@@ -1,0 +1,25 @@
+import type { Registry } from 'prom-client';
+import type { EventVerifier } from '../processor-events';
+import type { ProcessorAdapter } from '../ports';
+import { stripeClient, stripeWebhooks } from './stripe-client.adapter';
+import { stripeSettings, type StripeConfig } from './stripe-config';
+import { StripeEventVerifier } from './stripe-events.adapter';
+import { StripeCardGateway } from './stripe-payments.adapter';
+import { stripeMetrics } from './stripe.metrics';
+
+/**
+ * The Stripe connector as the payments service plugs it in: the live card gateway and the verifier
+ * of its inbound events, both or neither (null without STRIPE_SECRET_KEY: live card requests then
+ * answer GATEWAY_NOT_CONFIGURED). A bad configuration throws at boot.
+ */
+export function stripeConnector(
+  config: StripeConfig,
+  registry: Registry,
+): { card: ProcessorAdapter; verifier: EventVerifier } | null {
+  const settings = stripeSettings(config);
+  if (!settings) return null;
+  return {
+    card: new StripeCardGateway(stripeClient(settings), settings, stripeMetrics(registry)),
+    verifier: new StripeEventVerifier(stripeWebhooks(), settings.webhookSecrets),
+  };
+}

@@ -1,0 +1,146 @@
+import { PlatformError, processorGroupOf, type Mode } from '@ppay/kernel';
+import type {
+  AbandonAnswer,
+  AbandonIntent,
+  PaymentIntent,
+  ProcessorAdapter,
+  ProcessorAuthorization,
+  ProcessorFeature,
+  RefundAnswer,
+  RefundIntent,
+} from '../ports';
+import { PROCESSOR_IDS } from '../processors';
+import type { StripeClient } from './stripe-client.adapter';
+import type { StripeSettings } from './stripe-config';
+import { classifyStripeError, stripeFailureError } from './stripe-errors.adapter';
+
+/** Counts each call by operation and outcome; `authFailure` is the alert for a key Stripe refuses. */
+export interface StripeObserver {
+  call(operation: string, outcome: string): void;
+  authFailure(): void;
+}
+
+/** The idempotency key of a charge's PaymentIntent: one PaymentIntent per charge, however often asked. */
+export const paymentIntentKey = (chargeId: string) => `ppay_${chargeId}_payment_intent`;
+/**
+ * The idempotency key of cancelling a charge's PaymentIntent after one failure: a repeat (a crash, a
+ * timeout) gets Stripe's first answer. Stripe keeps a refusal under its key for a day, so a later
+ * failure of the same PaymentIntent (after a new attempt) asks under its own key.
+ */
+export const cancelKey = (chargeId: string, failureId: string) => `ppay_${chargeId}_cancel_${failureId.slice(0, 100)}`;
+
+/**
+ * The live card gateway on Stripe (USD, EUR, GBP, CAD, AUD). The platform's own Stripe account takes
+ * every payment; merchants' shares go to their wallets and leave by the staged payouts
+ * (docs/decisions.md, Live card payments), so `gateway_account_id` is the platform's account.
+ * Charges only for now: refunds and hosted checkout are refused by the registry until built.
+ */
+export class StripeCardGateway implements ProcessorAdapter {
+  readonly id = PROCESSOR_IDS.card;
+  readonly mode: Mode = 'live';
+  readonly features: readonly ProcessorFeature[] = ['charges'];
+  private account: Promise<string> | null = null;
+
+  constructor(
+    private readonly client: StripeClient,
+    private readonly settings: Pick<StripeSettings, 'publishableKey' | 'accountId'>,
+    private readonly observer: StripeObserver,
+  ) {}
+
+  async initialise(intent: PaymentIntent): Promise<ProcessorAuthorization> {
+    if (intent.mode !== 'live' || processorGroupOf(intent.amount.currency) !== 'card') {
+      throw new PlatformError(
+        'INTERNAL',
+        `the Stripe card gateway cannot take a ${intent.mode} ${intent.amount.currency} charge`,
+      );
+    }
+    const [created, accountId] = await Promise.all([
+      this.call('payment_intents.create', () =>
+        this.client.paymentIntents.create(
+          {
+            amount: intent.amount.amount,
+            currency: intent.amount.currency.toLowerCase(),
+            automatic_payment_methods: { enabled: true },
+            description: intent.description ? intent.description.slice(0, 1_000) : undefined,
+            metadata: { charge_id: intent.charge_id, merchant_id: String(intent.merchant_id), mode: intent.mode },
+          },
+          { idempotencyKey: paymentIntentKey(intent.charge_id) },
+        ),
+      ),
+      this.accountId(),
+    ]);
+    if (!created.client_secret) {
+      throw new PlatformError('INTERNAL', 'Stripe answered a PaymentIntent without a client secret');
+    }
+    return {
+      processor_reference: created.id,
+      client_secret: created.client_secret,
+      publishable_key: this.settings.publishableKey,
+      gateway_account_id: accountId,
+    };
+  }
+
+  /** Never reached: the registry refuses live refunds of this gateway (no `refunds` feature) before any is reserved. */
+  async refund(_request: RefundIntent): Promise<RefundAnswer> {
+    throw new PlatformError('GATEWAY_NOT_CONFIGURED', 'Live refunds are not enabled for this currency yet');
+  }
+
+  /**
+   * Cancels the PaymentIntent before its charge is failed: after `payment_intent.payment_failed` Stripe
+   * still lets the customer pay it with another card. Stripe refuses to cancel one that succeeded or is
+   * processing (and, once the idempotency key has expired, one already cancelled): what it is then, read
+   * back, is the answer. Unavailable, timeout or any other refusal throw: nothing is known yet.
+   */
+  async abandon(payment: AbandonIntent): Promise<AbandonAnswer> {
+    let refusal: string;
+    try {
+      await this.client.paymentIntents.cancel(
+        payment.processor_reference,
+        { cancellation_reason: 'abandoned' },
+        { idempotencyKey: cancelKey(payment.charge_id, payment.failure_id) },
+      );
+      this.observer.call('payment_intents.cancel', 'ok');
+      // Stripe answers a cancel with 200 only once the PaymentIntent is canceled.
+      return 'cancelled';
+    } catch (err) {
+      const failure = classifyStripeError(err);
+      this.observer.call('payment_intents.cancel', failure.kind);
+      if (failure.kind !== 'refused') throw stripeFailureError(failure, 'cancel', () => this.observer.authFailure());
+      refusal = failure.code;
+    }
+    const current = await this.call('payment_intents.retrieve', () =>
+      this.client.paymentIntents.retrieve(payment.processor_reference),
+    );
+    if (current.status === 'succeeded') return 'succeeded';
+    if (current.status === 'canceled') return 'cancelled';
+    // Refused for its state, and not final: a new attempt is processing, or has since ended and Stripe
+    // sends that attempt's own event (cancelled then under its own key).
+    if (refusal === 'payment_intent_unexpected_state') return 'processing';
+    throw new PlatformError('INTERNAL', `Stripe refused to cancel a ${current.status} PaymentIntent (${refusal})`);
+  }
+
+  /** The platform's own account: configured, or read once from Stripe (a failed read is asked again next time). */
+  private accountId(): Promise<string> {
+    if (this.settings.accountId) return Promise.resolve(this.settings.accountId);
+    this.account ??= this.call('accounts.retrieve', () => this.client.accounts.retrieveCurrent()).then(
+      (account) => account.id,
+      (err: unknown) => {
+        this.account = null;
+        throw err;
+      },
+    );
+    return this.account;
+  }
+
+  private async call<T>(operation: string, run: () => Promise<T>): Promise<T> {
+    try {
+      const result = await run();
+      this.observer.call(operation, 'ok');
+      return result;
+    } catch (err) {
+      const failure = classifyStripeError(err);
+      this.observer.call(operation, failure.kind);
+      throw stripeFailureError(failure, operation, () => this.observer.authFailure());
+    }
+  }
+}

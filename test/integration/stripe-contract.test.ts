@@ -1,0 +1,147 @@
+import { money, type Mode } from '@ppay/kernel';
+import { stripeClient, stripeWebhooks } from '../../services/payments/src/processors/stripe/stripe-client.adapter';
+import { stripeSettings, type StripeSettings } from '../../services/payments/src/processors/stripe/stripe-config';
+import {
+  cancelKey,
+  paymentIntentKey,
+  StripeCardGateway,
+} from '../../services/payments/src/processors/stripe/stripe-payments.adapter';
+import { StaticProcessorRegistry } from '../../services/payments/src/processors/sandbox-processors.adapter';
+import { startStripeMock, type StripeMock } from '../support/stripe-mock';
+
+/**
+ * Contract tests of every call the Stripe connector makes, against Stripe's official mock (stripe-mock
+ * v0.203.0: each request checked against Stripe's API description, answers in real object shapes).
+ * It keeps no state, so these prove the requests and the mapping of answers; flows are unit tests.
+ */
+let mock: StripeMock;
+let settings: StripeSettings;
+
+beforeAll(async () => {
+  mock = await startStripeMock();
+  settings = stripeSettings({
+    STRIPE_SECRET_KEY: 'sk_test_contract00000000',
+    STRIPE_PUBLISHABLE_KEY: 'pk_test_contract00000000',
+    STRIPE_WEBHOOK_SECRET: 'whsec_contract00000000',
+    STRIPE_API_BASE: mock.url,
+    STRIPE_TIMEOUT_MS: 5_000,
+    STRIPE_MAX_NETWORK_RETRIES: 0,
+  })!;
+});
+afterAll(() => mock?.stop());
+
+const intent = (chargeId: string, currency = 'USD', mode: Mode = 'live') => ({
+  charge_id: chargeId,
+  merchant_id: 4242,
+  mode,
+  amount: money(1999, currency),
+  customer_email: 'buyer@example.com',
+  description: 'Contract test order',
+  callback_url: 'https://merchant.example/cb',
+});
+
+describe('Stripe connector against stripe-mock', () => {
+  it('creates a PaymentIntent stripe-mock accepts, with our idempotency key and metadata, and maps its answer', async () => {
+    const outcomes: string[] = [];
+    const gateway = new StripeCardGateway(stripeClient(settings), settings, {
+      call: (op, outcome) => outcomes.push(`${op}:${outcome}`),
+      authFailure: () => outcomes.push('auth'),
+    });
+    for (const currency of ['USD', 'EUR', 'GBP', 'CAD', 'AUD']) {
+      const chargeId = `ch_contract_${currency}`;
+      const answer = await gateway.initialise(intent(chargeId, currency));
+      expect(answer.processor_reference).toMatch(/^pi_/);
+      expect(answer.client_secret).toMatch(/^pi_\w+_secret_\w+$/);
+      expect(answer.publishable_key).toBe('pk_test_contract00000000');
+      expect(answer.gateway_account_id).toMatch(/^acct_/);
+      const create = mock.requests.filter((r) => r.path === '/v1/payment_intents').pop()!;
+      expect(create.status).toBe(200);
+      expect(create.headers['idempotency-key']).toBe(paymentIntentKey(chargeId));
+      expect(create.headers['stripe-version']).toBe('2026-08-26.dahlia');
+      expect(create.form).toMatchObject({
+        amount: '1999',
+        currency: currency.toLowerCase(),
+        'metadata[charge_id]': chargeId,
+        'metadata[merchant_id]': '4242',
+        'metadata[mode]': 'live',
+      });
+    }
+    // Every call stripe-mock saw was accepted: the account once, a PaymentIntent per charge (the account
+    // is read alongside the first create, so in either order).
+    expect(mock.requests.map((r) => `${r.method} ${r.path} ${r.status}`).sort()).toEqual([
+      'GET /v1/account 200',
+      ...Array(5).fill('POST /v1/payment_intents 200'),
+    ]);
+    expect(outcomes.filter((o) => !o.endsWith(':ok'))).toEqual([]);
+    expect(mock.log()).not.toMatch(/status=4\d\d/);
+  });
+
+  it('cancels a failed PaymentIntent as stripe-mock accepts it, with our idempotency key', async () => {
+    const outcomes: string[] = [];
+    const gateway = new StripeCardGateway(stripeClient(settings), settings, {
+      call: (op, outcome) => outcomes.push(`${op}:${outcome}`),
+      authFailure: () => outcomes.push('auth'),
+    });
+    const { processor_reference } = await gateway.initialise(intent('ch_contract_cancel'));
+    const answer = await gateway.abandon({
+      charge_id: 'ch_contract_cancel',
+      processor_reference,
+      failure_id: 'evt_contract_failed',
+    });
+    // stripe-mock answers its PaymentIntent fixture; a 200 to a cancel is Stripe's "it is canceled".
+    expect(answer).toBe('cancelled');
+    const cancel = mock.requests.pop()!;
+    expect(`${cancel.method} ${cancel.path} ${cancel.status}`).toBe(
+      `POST /v1/payment_intents/${processor_reference}/cancel 200`,
+    );
+    expect(cancel.headers['idempotency-key']).toBe(cancelKey('ch_contract_cancel', 'evt_contract_failed'));
+    expect(cancel.form).toEqual({ cancellation_reason: 'abandoned' });
+    expect(outcomes).toContain('payment_intents.cancel:ok');
+    expect(outcomes.filter((o) => !o.endsWith(':ok'))).toEqual([]);
+  });
+
+  it('reads a PaymentIntent back as stripe-mock accepts it (what a refused cancel is answered with)', async () => {
+    const client = stripeClient(settings);
+    const read = await client.paymentIntents.retrieve('pi_contract_read');
+    expect(read).toMatchObject({ object: 'payment_intent', status: expect.any(String) });
+    expect(mock.requests.pop()).toMatchObject({
+      method: 'GET',
+      path: '/v1/payment_intents/pi_contract_read',
+      status: 200,
+    });
+  });
+
+  it('a key stripe-mock refuses is a 503 with the alert, and the key is never shown', async () => {
+    let alerts = 0;
+    // stripe-mock accepts only test keys: a live key is its wrong key.
+    const wrong = { ...settings, secretKey: 'sk_live_contract00000000' };
+    const gateway = new StripeCardGateway(stripeClient(wrong), wrong, {
+      call: () => undefined,
+      authFailure: () => alerts++,
+    });
+    const err = (await gateway.initialise(intent('ch_contract_auth')).catch((e: unknown) => e)) as Error & {
+      code: string;
+      detail?: string;
+    };
+    expect(err.code).toBe('SERVICE_UNAVAILABLE');
+    expect(`${err.message} ${err.detail ?? ''}`).not.toMatch(/sk_live/);
+    expect(alerts).toBeGreaterThan(0);
+  });
+
+  it('signs and verifies an event as Stripe does (the library the inbound route uses)', () => {
+    const payload = JSON.stringify({ id: 'evt_1', type: 'payment_intent.succeeded', data: { object: {} } });
+    const webhooks = stripeWebhooks();
+    const header = webhooks.generateTestHeaderString({ payload, secret: settings.webhookSecrets[0]! });
+    expect(webhooks.constructEvent(payload, header, settings.webhookSecrets[0]!, 300).id).toBe('evt_1');
+  });
+
+  it('without a secret key nothing is configured: live card charges answer GATEWAY_NOT_CONFIGURED', () => {
+    expect(
+      stripeSettings({ STRIPE_API_BASE: mock.url, STRIPE_TIMEOUT_MS: 1_000, STRIPE_MAX_NETWORK_RETRIES: 0 }),
+    ).toBeNull();
+    const registry = new StaticProcessorRegistry({ timeoutMs: 1_000, resetTimeoutMs: 1_000, cardPublishableKey: 'pk' });
+    expect(() => registry.adapterFor('card', 'live')).toThrow(
+      expect.objectContaining({ code: 'GATEWAY_NOT_CONFIGURED' }),
+    );
+  });
+});

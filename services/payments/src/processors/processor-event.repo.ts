@@ -1,5 +1,5 @@
 import { Schema, type Connection, type Model } from 'mongoose';
-import { isDuplicateKeyError, moneySchema } from '@ppay/runtime';
+import { FERRETDB_SQL_PUSHDOWN, isDuplicateKeyError, moneySchema } from '@ppay/runtime';
 import type { InboxRecord, InboxStatus, ProcessorEventRepository } from './processor-events';
 
 /** The inbox of processor events (`processor_events`, `_id` = processor:event_id: one document per event). */
@@ -60,6 +60,7 @@ export class MongoProcessorEventRepository implements ProcessorEventRepository {
       .find({ status: 'received', next_attempt_at: { $lte: now } })
       .sort({ next_attempt_at: 1 })
       .limit(limit)
+      .comment(FERRETDB_SQL_PUSHDOWN) // the sweep's read: in SQL over its index, not of every event kept
       .lean<ProcessorEventDocument[]>();
     return docs.map(toRecord);
   }

@@ -107,7 +107,13 @@ export class MongoLedgerEntries implements LedgerEntryStore {
   }
 
   async entriesForCharge(chargeId: string): Promise<LedgerEntry[]> {
-    const docs = (await this.model.find({ charge_id: chargeId }, { outbox: 0 }).lean().exec()) as LedgerDocument[];
+    // Read for every marketplace payment (its split is judged once) and every physical order: in SQL over the
+    // charge_id index on the local FerretDB, never a read of the whole ledger per payment.
+    const docs = (await this.model
+      .find({ charge_id: chargeId }, { outbox: 0 })
+      .comment(FERRETDB_SQL_PUSHDOWN)
+      .lean()
+      .exec()) as LedgerDocument[];
     return docs.map(toEntry);
   }
 

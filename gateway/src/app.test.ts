@@ -101,6 +101,23 @@ describe('gateway HTTP behaviour over fake services (app.inject)', () => {
     expect(bad.statusCode).toBe(400);
   });
 
+  it('answers a webhook_url the document refuses with the service’s code, not the pattern that refused it', async () => {
+    const t = await testGateway();
+    const headers = { 'x-id-key': await t.userToken(1000) };
+    for (const [method, url] of [
+      ['PUT', partner('/api-keys/key_1/webhook')],
+      ['POST', partner('/create-api-key')],
+    ] as const) {
+      const res = await t.app.inject({ method, url, headers, payload: { webhook_url: 'ftp://example.com/hook' } });
+      expect([url, res.statusCode, res.json().error]).toEqual([
+        url,
+        400,
+        expect.objectContaining({ code: 'INVALID_WEBHOOK_URL', param: 'webhook_url' }),
+      ]);
+    }
+    expect(t.calls).toEqual([]);
+  });
+
   it('validates bodies strictly, naming the field, and maps transport problems to their own statuses', async () => {
     const t = await testGateway();
     const headers = { 'x-id-key': await t.userToken(1000) };

@@ -43,6 +43,7 @@ import { registerWalletRoutes } from './routes/wallets';
 import { forTypedClients } from './openapi-document';
 import { ErrorResponse } from './schemas/common';
 import { EventStreamFrame } from './schemas/events';
+import { PAYOUT_BANK_CURRENCIES } from './schemas/kyc';
 
 export type { GatewayDeps };
 
@@ -93,6 +94,11 @@ function validationError(err: FastifyError, route?: string): PlatformError {
     }
     return new PlatformError('METADATA_INVALID', undefined, { param, detail: message });
   }
+  // A value a pattern refuses gets the service's own answer to it, not the pattern's text.
+  if (err.validation![0]?.keyword === 'pattern') {
+    const answer = patternAnswer(err.validationContext ?? 'body', param, route);
+    if (answer) return answer;
+  }
   // A cursor the schema refuses is no cursor this API issued, as the services answer it.
   if (
     (err.validationContext === 'querystring' && param === 'cursor') ||
@@ -118,6 +124,20 @@ function chargeRequiredError(param: string | undefined): PlatformError | undefin
   }
   return undefined;
 }
+
+/** The services' answers to values the document's patterns refuse (docs/decisions.md, H3-16). */
+function patternAnswer(context: string, param: string | undefined, route?: string): PlatformError | undefined {
+  if (context === 'body' && param === 'webhook_url')
+    return new PlatformError('INVALID_WEBHOOK_URL', undefined, { param });
+  if (context === 'querystring' && param === 'currency' && route === PAYOUT_BANKS_ROUTE) {
+    return new PlatformError('VALIDATION_FAILED', `currency must be one of ${PAYOUT_BANK_CURRENCIES.join(', ')}`, {
+      param,
+    });
+  }
+  return undefined;
+}
+
+const PAYOUT_BANKS_ROUTE = `${PARTNER_PREFIX}/marketplace/payout/banks`;
 
 const DELETE_MERCHANT_ROUTE = '/api/v1/partner/marketplace/merchants/:merchantId/delete';
 const APPROVE_PAYOUT_ROUTE = `${DASHBOARD_PREFIX}/merchants/:merchantId/payouts/:reference/approve`;

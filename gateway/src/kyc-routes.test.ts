@@ -257,6 +257,17 @@ describe('KYC and payout routes over a fake kyc service (app.inject)', () => {
     expect(t.calls[0]!.request).toEqual({ currency: 'NGN' });
   });
 
+  it('answers a currency outside the directory as kyc does, not with the pattern that refused it', async () => {
+    const t = await testGateway({ kyc: { ListPayoutBanks: () => ({ banks: [] }) }, marketplace: operatorOf() });
+    const res = await t.app.inject({ method: 'GET', url: partner('/marketplace/payout/banks?currency=USD'), headers });
+    expect([res.statusCode, res.json().message, res.json().error.param]).toEqual([
+      400,
+      'currency must be one of GHS, KES, NGN, ZAR',
+      'currency',
+    ]);
+    expect(t.calls.filter((c) => c.method === 'ListPayoutBanks')).toEqual([]);
+  });
+
   it('routes the sandbox decision helper with its reason', async () => {
     const t = await testGateway({
       kyc: {

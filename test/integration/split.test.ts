@@ -127,7 +127,8 @@ describe('marketplace split on successful payments', () => {
     } finally {
       await t.platform.startProcess('marketplace');
     }
-    expect(await eventually(async () => (await balance(sub)).length === 1, 30_000, 250)).toBe(true);
+    // The sub-merchant's credit is written before the operator's (H3-11): once the operator's shows, both do.
+    expect(await eventually(async () => (await balance(op.merchant_id)).length === 1, 30_000, 250)).toBe(true);
     expect(await balance(op.merchant_id)).toEqual([['NGN', 482_500]]);
     expect(await balance(sub)).toEqual([['NGN', 460_000]]);
     const metricsText = await fetch(t.platform.metricsUrl('payments')).then((r) => r.text());

@@ -197,12 +197,16 @@ export const DecisionBody = Type.Object(
 );
 
 /** Spec 4.9 payout banks query. */
+/** The currencies of the payout banks directory (spec 7.3), as kyc answers an other one. */
+export const PAYOUT_BANK_CURRENCIES = ['GHS', 'KES', 'NGN', 'ZAR'] as const;
+const anyCase = (code: string) => [...code].map((c) => `[${c}${c.toLowerCase()}]`).join('');
+
 export const BanksQuery = Type.Object({
   currency: Type.Optional(
     Type.String({
       maxLength: LIMITS.currency,
       // Any case, as the directory reads it; empty is the same as omitted.
-      pattern: '^(?:[Nn][Gg][Nn]|[Gg][Hh][Ss]|[Kk][Ee][Ss]|[Zz][Aa][Rr])?$',
+      pattern: `^(?:${PAYOUT_BANK_CURRENCIES.map(anyCase).join('|')})?$`,
       description: 'NGN, GHS, KES or ZAR (any case); omitted or empty: every institution',
     }),
   ),

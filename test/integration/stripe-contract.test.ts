@@ -7,22 +7,23 @@ import {
   StripeCardGateway,
 } from '../../services/payments/src/processors/stripe/stripe-payments.adapter';
 import { StaticProcessorRegistry } from '../../services/payments/src/processors/sandbox-processors.adapter';
-import { startStripeMock, type StripeMock } from '../support/stripe-mock';
+import { startStripeMock, testStripeKeys, type StripeMock } from '../support/stripe-mock';
 
 /**
  * Contract tests of every call the Stripe connector makes, against Stripe's official mock (stripe-mock
  * v0.203.0: each request checked against Stripe's API description, answers in real object shapes).
  * It keeps no state, so these prove the requests and the mapping of answers; flows are unit tests.
  */
+const KEYS = testStripeKeys();
 let mock: StripeMock;
 let settings: StripeSettings;
 
 beforeAll(async () => {
   mock = await startStripeMock();
   settings = stripeSettings({
-    STRIPE_SECRET_KEY: 'sk_test_contract00000000',
-    STRIPE_PUBLISHABLE_KEY: 'pk_test_contract00000000',
-    STRIPE_WEBHOOK_SECRET: 'whsec_contract00000000',
+    STRIPE_SECRET_KEY: KEYS.secretKey,
+    STRIPE_PUBLISHABLE_KEY: KEYS.publishableKey,
+    STRIPE_WEBHOOK_SECRET: KEYS.webhookSecret,
     STRIPE_API_BASE: mock.url,
     STRIPE_TIMEOUT_MS: 5_000,
     STRIPE_MAX_NETWORK_RETRIES: 0,
@@ -52,7 +53,7 @@ describe('Stripe connector against stripe-mock', () => {
       const answer = await gateway.initialise(intent(chargeId, currency));
       expect(answer.processor_reference).toMatch(/^pi_/);
       expect(answer.client_secret).toMatch(/^pi_\w+_secret_\w+$/);
-      expect(answer.publishable_key).toBe('pk_test_contract00000000');
+      expect(answer.publishable_key).toBe(KEYS.publishableKey);
       expect(answer.gateway_account_id).toMatch(/^acct_/);
       const create = mock.requests.filter((r) => r.path === '/v1/payment_intents').pop()!;
       expect(create.status).toBe(200);
@@ -114,7 +115,7 @@ describe('Stripe connector against stripe-mock', () => {
   it('a key stripe-mock refuses is a 503 with the alert, and the key is never shown', async () => {
     let alerts = 0;
     // stripe-mock accepts only test keys: a live key is its wrong key.
-    const wrong = { ...settings, secretKey: 'sk_live_contract00000000' };
+    const wrong = { ...settings, secretKey: KEYS.liveSecretKey };
     const gateway = new StripeCardGateway(stripeClient(wrong), wrong, {
       call: () => undefined,
       authFailure: () => alerts++,

@@ -1,13 +1,14 @@
 import Stripe from 'stripe';
 import { eventually, http, startTestPlatform, type TestPlatform } from '../support/platform';
-import { startStripeMock, type StripeMock } from '../support/stripe-mock';
+import { startStripeMock, testStripeKeys, type StripeMock } from '../support/stripe-mock';
 
 /**
  * A live card charge end to end on the platform configured for Stripe (stripe-mock behind
  * STRIPE_API_BASE): the partner gets what Stripe's form needs, and Stripe's signed event, posted to
  * the inbound route, settles the charge, credits the live wallet and lands in the event log, once.
  */
-const WEBHOOK_SECRET = 'whsec_e2e0000000000000000';
+const KEYS = testStripeKeys();
+const WEBHOOK_SECRET = KEYS.webhookSecret;
 
 describe('live card payments on Stripe', () => {
   let mock: StripeMock;
@@ -18,8 +19,8 @@ describe('live card payments on Stripe', () => {
     t = await startTestPlatform('stripe-payments', {
       envFor: {
         payments: {
-          STRIPE_SECRET_KEY: 'sk_test_e2e000000000000000',
-          STRIPE_PUBLISHABLE_KEY: 'pk_test_e2e000000000000000',
+          STRIPE_SECRET_KEY: KEYS.secretKey,
+          STRIPE_PUBLISHABLE_KEY: KEYS.publishableKey,
           STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET,
           STRIPE_API_BASE: mock.url,
           STRIPE_MAX_NETWORK_RETRIES: '0',
@@ -60,7 +61,7 @@ describe('live card payments on Stripe', () => {
     const charge = created.body.data;
     expect(charge).toMatchObject({
       payment_gateway: 'card_gateway',
-      publishable_key: 'pk_test_e2e000000000000000',
+      publishable_key: KEYS.publishableKey,
       gateway_account_id: expect.stringMatching(/^acct_/),
       client_secret: expect.stringMatching(/^pi_\w+_secret_\w+$/),
     });

@@ -1,4 +1,5 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import * as http from 'node:http';
 import * as net from 'node:net';
 import type { AddressInfo } from 'node:net';
@@ -114,5 +115,19 @@ export async function startStripeMock(): Promise<StripeMock> {
         await exited;
       }
     },
+  };
+}
+
+/**
+ * Keys for stripe-mock, made at run time: it takes any `sk_test_…` key, and no key that looks real is
+ * committed. `live` is one it refuses (it accepts test keys only).
+ */
+export function testStripeKeys() {
+  const part = () => randomBytes(12).toString('hex');
+  return {
+    secretKey: `sk_test_${part()}`,
+    liveSecretKey: `sk_live_${part()}`,
+    publishableKey: `pk_test_${part()}`,
+    webhookSecret: `whsec_${part()}`,
   };
 }

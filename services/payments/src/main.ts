@@ -50,7 +50,9 @@ import {
 import { SandboxCardProcessor, sandboxDisputeReason } from './processors/sandbox-cards.adapter';
 import { StaticProcessorRegistry } from './processors/sandbox-processors.adapter';
 import { MongoProcessorEventRepository, processorEventModel } from './processors/processor-event.repo';
+import { eventSubject } from './processors/processor-event';
 import { ProcessorEventInbox } from './processors/processor-events';
+import { PaymentEventApplier } from './processors/payment-events';
 import { processorEventHandlers } from './processors/processor-events.handlers';
 import { processorEventMetrics } from './processors/processor-events.metrics';
 import { stripeConnector } from './processors/stripe/stripe-connector.adapter';
@@ -240,21 +242,25 @@ void runService<types.payments.PaymentsServiceHandlers, (typeof paymentsConfig)[
       await closer.decideDue();
       disputeCounters.unanswered.set(await disputeRepo.countUnansweredDueBefore(new Date(Date.now() + 24 * 3_600_000)));
     };
-    const eventCounters = processorEventMetrics(metrics.registry);
+    const eventCounters = processorEventMetrics(metrics.registry, stripe ? stripe.eventTypes : []);
+    const paymentEvents = new PaymentEventApplier({ charges: chargeRepo, outcomes, processors }, (e, err) =>
+      log.warn(
+        { err, event_id: e.event_id, charge_id: e.charge_id },
+        'cancelling a failed payment at its processor failed; the charge stays pending and the sweep retries',
+      ),
+    );
     const inbox = new ProcessorEventInbox(
-      { events: new MongoProcessorEventRepository(processorEventDocs), charges: chargeRepo, outcomes, processors },
+      { events: new MongoProcessorEventRepository(processorEventDocs), appliers: { payment: paymentEvents } },
       {
         unmatchedAfterMs: 10 * 60_000,
         retryMs: 5_000,
-        onAbandonFailed: (e, err) =>
-          log.warn(
-            { err, event_id: e.event_id, charge_id: e.charge_id },
-            'cancelling a failed payment at its processor failed; the charge stays pending and the sweep retries',
-          ),
-        onFinished: (e, status, note) => {
-          eventCounters.count(e.processor, e.type, status);
+        onFinished: ({ event }, status, note) => {
+          eventCounters.count(event.processor, event.type, status);
           if (status === 'mismatch' || status === 'stale' || status === 'unmatched')
-            log.error({ event_id: e.event_id, charge_id: e.charge_id, status, note }, 'processor event not applied');
+            log.error(
+              { event_id: event.event_id, ...eventSubject(event), status, note },
+              'processor event not applied',
+            );
         },
       },
     );

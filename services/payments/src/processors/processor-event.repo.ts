@@ -1,6 +1,7 @@
 import { Schema, type Connection, type Model } from 'mongoose';
-import { FERRETDB_SQL_PUSHDOWN, isDuplicateKeyError, moneySchema } from '@ppay/runtime';
-import type { InboxRecord, InboxStatus, ProcessorEventRepository } from './processor-events';
+import { FERRETDB_SQL_PUSHDOWN, isDuplicateKeyError } from '@ppay/runtime';
+import type { FinalStatus, InboxRecord } from './processor-event';
+import type { ProcessorEventRepository } from './processor-events';
 
 /** The inbox of processor events (`processor_events`, `_id` = processor:event_id: one document per event). */
 interface ProcessorEventDocument extends Omit<InboxRecord, 'id'> {
@@ -10,16 +11,8 @@ interface ProcessorEventDocument extends Omit<InboxRecord, 'id'> {
 const processorEventSchema = new Schema<ProcessorEventDocument>(
   {
     _id: { type: String, required: true },
-    processor: { type: String, required: true },
-    event_id: { type: String, required: true },
-    type: { type: String, required: true },
-    outcome: { type: String, required: true },
-    charge_id: { type: String, required: true },
-    merchant_id: { type: Number, required: true },
-    mode: { type: String, required: true },
-    processor_reference: { type: String, required: true },
-    amount: { type: moneySchema, required: true },
-    failure_reason: { type: String, default: null },
+    // The event in our terms, one shape per kind (`ProcessorEvent`), written once and never queried into.
+    event: { type: Schema.Types.Mixed, required: true },
     status: { type: String, required: true },
     note: { type: String, default: null },
     attempts: { type: Number, default: 0 },
@@ -65,7 +58,7 @@ export class MongoProcessorEventRepository implements ProcessorEventRepository {
     return docs.map(toRecord);
   }
 
-  async finish(id: string, status: Exclude<InboxStatus, 'received'>, note: string | null, now: Date): Promise<void> {
+  async finish(id: string, status: FinalStatus, note: string | null, now: Date): Promise<void> {
     await this.model.updateOne({ _id: id, status: 'received' }, { $set: { status, note, finished_at: now } });
   }
 

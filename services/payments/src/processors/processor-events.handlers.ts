@@ -1,7 +1,8 @@
 import { PlatformError } from '@ppay/kernel';
 import type { UnaryHandlers } from '@ppay/runtime';
 import type { types } from '@ppay/proto';
-import type { EventVerifier, ProcessorEventInbox } from './processor-events';
+import type { EventVerifier } from './processor-event';
+import type { ProcessorEventInbox } from './processor-events';
 
 type Handlers = UnaryHandlers<types.payments.PaymentsServiceHandlers>;
 

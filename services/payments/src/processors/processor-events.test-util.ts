@@ -1,6 +1,7 @@
 import type { Mode } from '@ppay/kernel';
 import type { AbandonAnswer, AbandonIntent, ProcessorAdapter, ProcessorRegistry } from './ports';
-import type { InboxRecord, InboxStatus, ProcessorEventRepository } from './processor-events';
+import type { FinalStatus, InboxRecord } from './processor-event';
+import type { ProcessorEventRepository } from './processor-events';
 import type { ProcessorGroup } from './processors';
 
 /** The inbox in memory: one record per id, as the unique `_id` keeps it in MongoDB. */
@@ -19,7 +20,7 @@ export class MemoryProcessorEvents implements ProcessorEventRepository {
       .slice(0, limit)
       .map((r) => structuredClone(r));
   }
-  async finish(id: string, status: Exclude<InboxStatus, 'received'>, note: string | null, now: Date): Promise<void> {
+  async finish(id: string, status: FinalStatus, note: string | null, now: Date): Promise<void> {
     const r = this.docs.get(id);
     if (r?.status === 'received') Object.assign(r, { status, note, finished_at: now });
   }

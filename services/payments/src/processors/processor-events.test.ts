@@ -3,6 +3,7 @@ import { PlatformError, SUBJECTS } from '@ppay/kernel';
 import { OutcomeService } from '../charges/outcomes';
 import { testCharge, testFees } from '../charges/charge.test-util';
 import { MemoryCharges } from '../memory-ports.test-util';
+import { PaymentEventApplier } from './payment-events';
 import { ProcessorEventInbox } from './processor-events';
 import { processorEventHandlers } from './processor-events.handlers';
 import { MemoryProcessorEvents, ScriptedAbandons } from './processor-events.test-util';
@@ -22,14 +23,13 @@ function setup() {
   const counted: string[] = [];
   const processors = new ScriptedAbandons();
   const abandonFailures: string[] = [];
+  const payment = new PaymentEventApplier(
+    { charges, outcomes: new OutcomeService(charges, () => now), processors },
+    (e, err) => abandonFailures.push(`${e.event_id}:${(err as PlatformError).code}`),
+  );
   const inbox = new ProcessorEventInbox(
-    { events, charges, outcomes: new OutcomeService(charges, () => now), processors },
-    {
-      unmatchedAfterMs: 60_000,
-      retryMs: 1_000,
-      now: () => now,
-      onAbandonFailed: (e, err) => abandonFailures.push(`${e.event_id}:${(err as PlatformError).code}`),
-    },
+    { events, appliers: { payment } },
+    { unmatchedAfterMs: 60_000, retryMs: 1_000, now: () => now },
   );
   const verifier = new StripeEventVerifier(Stripe.webhooks, [SECRET, OLD_SECRET]);
   const handler = processorEventHandlers(

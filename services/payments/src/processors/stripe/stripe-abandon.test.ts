@@ -2,7 +2,9 @@ import { money, SUBJECTS } from '@ppay/kernel';
 import { testCharge, testFees } from '../../charges/charge.test-util';
 import { OutcomeService } from '../../charges/outcomes';
 import { MemoryCharges } from '../../memory-ports.test-util';
-import { ProcessorEventInbox, type ProcessorEvent } from '../processor-events';
+import { PaymentEventApplier } from '../payment-events';
+import type { ProcessorEvent } from '../processor-event';
+import { ProcessorEventInbox } from '../processor-events';
 import { MemoryProcessorEvents } from '../processor-events.test-util';
 import { StaticProcessorRegistry } from '../sandbox-processors.adapter';
 import { cancelKey } from './stripe-payments.adapter';
@@ -116,10 +118,16 @@ describe('a payment_intent.payment_failed through the inbox and the Stripe gatew
       live: { card: gateway(stripe.settings()).adapter },
     });
     const inbox = new ProcessorEventInbox(
-      { events, charges, outcomes: new OutcomeService(charges, () => now), processors },
+      {
+        events,
+        appliers: {
+          payment: new PaymentEventApplier({ charges, outcomes: new OutcomeService(charges, () => now), processors }),
+        },
+      },
       { unmatchedAfterMs: 60_000, retryMs: 1_000, now: () => now },
     );
     const failed: ProcessorEvent = {
+      kind: 'payment',
       processor: 'stripe',
       event_id: 'evt_fail_1',
       type: 'payment_intent.payment_failed',

@@ -1,9 +1,9 @@
 import type { Registry } from 'prom-client';
-import type { EventVerifier } from '../processor-events';
+import type { EventVerifier } from '../processor-event';
 import type { ProcessorAdapter } from '../ports';
 import { stripeClient, stripeWebhooks } from './stripe-client.adapter';
 import { stripeSettings, type StripeConfig } from './stripe-config';
-import { StripeEventVerifier } from './stripe-events.adapter';
+import { STRIPE_EVENTS, StripeEventVerifier } from './stripe-events.adapter';
 import { StripeCardGateway } from './stripe-payments.adapter';
 import { stripeMetrics } from './stripe.metrics';
 
@@ -15,11 +15,12 @@ import { stripeMetrics } from './stripe.metrics';
 export function stripeConnector(
   config: StripeConfig,
   registry: Registry,
-): { card: ProcessorAdapter; verifier: EventVerifier } | null {
+): { card: ProcessorAdapter; verifier: EventVerifier; eventTypes: readonly string[] } | null {
   const settings = stripeSettings(config);
   if (!settings) return null;
   return {
     card: new StripeCardGateway(stripeClient(settings), settings, stripeMetrics(registry)),
     verifier: new StripeEventVerifier(stripeWebhooks(), settings.webhookSecrets),
+    eventTypes: Object.keys(STRIPE_EVENTS),
   };
 }

@@ -1,0 +1,87 @@
+import type { Mode, Money } from '@ppay/kernel';
+
+/**
+ * Events from the live processors, in our terms: each connector maps its own (nothing outside a
+ * connector knows a processor's field names), each kind is applied by its own use case. An event is
+ * stored and applied once per (processor, event id).
+ */
+interface EventBase {
+  processor: string;
+  /** The processor's event id. */
+  event_id: string;
+  /** The processor's event type, for logs and metrics. */
+  type: string;
+  merchant_id: number;
+  mode: Mode;
+}
+
+/** A payment's outcome, for a charge named by our own id. */
+export interface PaymentEvent extends EventBase {
+  kind: 'payment';
+  outcome: 'succeeded' | 'failed';
+  charge_id: string;
+  /** The processor's id of the payment: must be the one the charge recorded. */
+  processor_reference: string;
+  amount: Money;
+  failure_reason: string | null;
+}
+
+export type ProcessorEvent = PaymentEvent;
+export type ProcessorEventKind = ProcessorEvent['kind'];
+
+/**
+ * received → applied (the record took the event), duplicate (it already had it), stale (it has another
+ * final state: a state never moves backwards), superseded (the processor overtook the event: e.g. a
+ * failure after which the payment succeeded, or a new attempt whose own event settles it), mismatch
+ * (amount, currency, mode or the processor's id differ from our record: kept for an operator, never
+ * applied), unmatched (nothing to apply it to arrived in time).
+ */
+export type InboxStatus = 'received' | 'applied' | 'duplicate' | 'stale' | 'superseded' | 'mismatch' | 'unmatched';
+export type FinalStatus = Exclude<InboxStatus, 'received'>;
+
+export interface InboxRecord {
+  /** `processor:event_id`. */
+  id: string;
+  event: ProcessorEvent;
+  status: InboxStatus;
+  note: string | null;
+  attempts: number;
+  received_at: Date;
+  next_attempt_at: Date;
+  finished_at: Date | null;
+}
+
+/**
+ * What applying an event decided: a final status; `later` (what it is about is not there yet: tried
+ * again, unmatched in time); `retry` (the processor must be asked again: tried again, backing off, never
+ * unmatched).
+ */
+export type Verdict = { status: FinalStatus; note: string | null } | 'later' | 'retry';
+
+/** Applies one kind of event. Must be safe to repeat: a crash between applying and finishing applies again. */
+export interface EventApplier<E extends ProcessorEvent> {
+  apply(event: E, record: InboxRecord): Promise<Verdict>;
+}
+
+export type EventAppliers = { [K in ProcessorEventKind]: EventApplier<Extract<ProcessorEvent, { kind: K }>> };
+
+/**
+ * What a verified request holds: an event to apply, or one to acknowledge and ignore (a type not
+ * handled, or an object the platform did not make).
+ */
+export type VerifiedEvent =
+  | { kind: 'event'; event: ProcessorEvent }
+  | { kind: 'ignored'; processor: string; event_id: string; type: string; why: 'unhandled_type' | 'not_ours' };
+
+/** Checks a processor's signature over the raw body; PROCESSOR_SIGNATURE_INVALID when it does not hold. */
+export interface EventVerifier {
+  verify(payload: Buffer, signature: string): VerifiedEvent;
+}
+
+/** The record an event is about, for logs. */
+export function eventSubject(event: ProcessorEvent): Record<string, string> {
+  switch (event.kind) {
+    case 'payment':
+      return { charge_id: event.charge_id };
+  }
+}

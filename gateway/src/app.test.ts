@@ -223,6 +223,16 @@ describe('gateway HTTP behaviour over fake services (app.inject)', () => {
     });
     expect(created.json().data.payment_url).toBe('http://localhost:8080/checkout/cs_1');
     expect(created.json().data).not.toHaveProperty('merchant_id');
+    // A session paid on the processor's page (live, Stripe Checkout): its URL is the one answered.
+    const stripePage = 'https://checkout.stripe.com/c/pay/cs_test_1';
+    const live = await testGateway({ payments: { CreateSession: () => ({ ...session, payment_url: stripePage }) } });
+    const onStripe = await live.app.inject({
+      method: 'POST',
+      url: partner('/payments/sessions'),
+      headers,
+      payload: { amount: 500_000, currency: 'NGN', product_name: 'x', customer: { email: 'a@b.co' } },
+    });
+    expect(onStripe.json().data.payment_url).toBe(stripePage);
   });
 
   it('resolves the spec 4.1 aliases and country fallbacks, and refuses nested metadata with 422', async () => {

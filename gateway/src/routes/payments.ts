@@ -241,8 +241,8 @@ export async function registerPaymentRoutes(app: FastifyInstance, deps: GatewayD
         callerMetadata(req),
         payment,
       );
-      // The gateway owns the public address of the hosted page.
-      return ok({ ...s, payment_url: checkoutUrl(s.session_id) });
+      // The processor's page when it has one (a live session); else ours, whose public address the gateway owns.
+      return ok({ ...s, payment_url: s.payment_url || checkoutUrl(s.session_id) });
     },
   );
 

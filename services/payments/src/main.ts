@@ -11,6 +11,8 @@ import { OutcomeService } from './charges/outcomes';
 import { MongoSessionRepository, sessionModel } from './checkout/session.repo';
 import { GoodsCheckout } from './checkout/goods-checkout';
 import { SessionService } from './checkout/sessions';
+import { CheckoutEventApplier } from './checkout/checkout-events';
+import { ProcessorCheckout } from './checkout/processor-checkout';
 import { sessionHandlers } from './checkout/sessions.handlers';
 import { paymentsConfig } from './config';
 import { DisputeCloser } from './disputes/dispute-closing';
@@ -249,8 +251,15 @@ void runService<types.payments.PaymentsServiceHandlers, (typeof paymentsConfig)[
         'cancelling a failed payment at its processor failed; the charge stays pending and the sweep retries',
       ),
     );
+    const checkoutEvents = new CheckoutEventApplier({
+      sessions: sessionRepo,
+      checkout: new ProcessorCheckout({ sessions: sessionRepo, charges: chargeRepo }),
+    });
     const inbox = new ProcessorEventInbox(
-      { events: new MongoProcessorEventRepository(processorEventDocs), appliers: { payment: paymentEvents } },
+      {
+        events: new MongoProcessorEventRepository(processorEventDocs),
+        appliers: { payment: paymentEvents, checkout: checkoutEvents },
+      },
       {
         unmatchedAfterMs: 10 * 60_000,
         retryMs: 5_000,

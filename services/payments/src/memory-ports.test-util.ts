@@ -3,7 +3,7 @@ import { isRetryableFailure, type ChargeRecord } from './charges/charge';
 import { chargeListKey } from './charges/charge-queries';
 import type { FxConverter, FxQuote } from './charges/ports';
 import type { CatalogueProduct, ProductLookup } from './checkout/ports';
-import type { AttemptChange, SessionRecord } from './checkout/session';
+import type { AttemptChange, ProcessorClose, SessionRecord } from './checkout/session';
 import type { PaymentMethodRecord } from './payment-methods/payment-method';
 import type { PaymentMethodRepository } from './payment-methods/ports';
 import type {
@@ -214,6 +214,20 @@ export class MemorySessions implements SessionRepository {
       s.attempts.push(change.attempt);
       s.attempt_count++;
     }
+    this.events.push(...events);
+    return clone(s);
+  }
+  async closeFromProcessor(id: string, change: ProcessorClose, events: OutboxEntry[]) {
+    const s = this.docs.get(id);
+    if (!s) return null;
+    if (change.status === 'completed') {
+      if (!['pending', 'expired'].includes(s.status) || s.payment) return null;
+      Object.assign(s, { status: 'completed', completed_at: change.now, payment: change.payment, in_flight: null });
+    } else {
+      if (s.status !== 'pending' || s.in_flight) return null;
+      s.status = 'expired';
+    }
+    s.updated_at = change.now;
     this.events.push(...events);
     return clone(s);
   }

@@ -1,6 +1,6 @@
 import type { Mode, OutboxEntry } from '@ppay/kernel';
 import type { ChargeRecord, ChargeStatus } from './charges/charge';
-import type { AttemptChange, SessionRecord } from './checkout/session';
+import type { AttemptChange, ProcessorClose, SessionRecord } from './checkout/session';
 import type { ProcessorAuthorization } from './processors/ports';
 import type { LedgerEntry } from './wallets/ledger-entry';
 import type { WalletBalanceEntry, WalletEffect, WalletRecord } from './wallets/wallet';
@@ -141,6 +141,12 @@ export interface SessionRepository {
     change: AttemptChange,
     events: OutboxEntry[],
   ): Promise<SessionRecord | null>;
+  /**
+   * A live session closed by its processor, in one write with `events`: completed with its payment
+   * (from pending, or from expired by our clock: the processor took the money before its own expiry),
+   * or expired (from pending). Null when the session was in neither state (already closed).
+   */
+  closeFromProcessor(sessionId: string, change: ProcessorClose, events: OutboxEntry[]): Promise<SessionRecord | null>;
   /** CAS pending → expired for one session past its expiry with no attempt in progress. */
   expire(sessionId: string, now: Date): Promise<void>;
   /** The sweeper: every pending session past expires_at → expired. Returns how many. */

@@ -9,6 +9,7 @@ import {
   MemoryPaymentMethods,
   MemorySessions,
 } from '../memory-ports.test-util';
+import type { ProcessorRegistry } from '../processors/ports';
 import { FakeCardProcessor, FakeProcessors } from '../processors/processors.test-util';
 import { OffSessionChargeService } from '../payment-methods/off-session-charges';
 import { PaymentMethodService } from '../payment-methods/payment-methods';
@@ -74,7 +75,7 @@ export const INSTALLMENTS: SessionRequest = {
  * Hosted checkout over in-memory ports, with the saved payment methods a subscription checkout makes
  * and their off-session charges: merchant 1000 ("Ada & Sons"), a clock the test moves.
  */
-export function checkoutSetup(options: { maxAttempts?: number } = {}) {
+export function checkoutSetup(options: { maxAttempts?: number; processors?: ProcessorRegistry } = {}) {
   const merchants = new FakeMerchants();
   merchants.add({ merchant_id: 1000, business_name: 'Ada & Sons' });
   const sessions = new MemorySessions();
@@ -115,7 +116,7 @@ export function checkoutSetup(options: { maxAttempts?: number } = {}) {
   const service = new SessionService(
     {
       merchants,
-      processors: new FakeProcessors(),
+      processors: options.processors ?? new FakeProcessors(),
       products,
       sessions,
       cards,
@@ -148,6 +149,7 @@ export function checkoutSetup(options: { maxAttempts?: number } = {}) {
     cards,
     paymentMethods,
     offSession,
+    now,
     advance: (ms: number) => (clock += ms),
   };
 }

@@ -16,7 +16,7 @@ import {
   type StoredCharge,
   type StoredFeeDetails,
 } from '../charges/stored-charge';
-import type { AttemptChange, SessionPayment, SessionRecord } from './session';
+import type { AttemptChange, ProcessorClose, SessionPayment, SessionRecord } from './session';
 import type { SessionRepository } from '../ports';
 import { dueForLedgerCheck, markLedgerChecked } from '../wallets/ledger-check.repo';
 
@@ -50,6 +50,7 @@ const sessionSchema = new Schema<SessionDocument>(
   {
     _id: { type: String, required: true },
     gateway_session_id: { type: String, required: true },
+    payment_url: { type: String, default: null },
     merchant_id: { type: Number, required: true },
     mode: { type: String, required: true },
     status: { type: String, required: true },
@@ -117,6 +118,7 @@ function toRecord(doc: SessionDocument): SessionRecord {
     fee_details: feeDetailsOf({ base_amount: base_product_price, ...fees }, rest.amount.currency),
     payment: rest.payment ? { ...chargeOf(rest.payment), card: rest.payment.card } : null,
     in_flight: rest.in_flight ? { ...rest.in_flight, started_at: asDate(rest.in_flight.started_at) } : null,
+    payment_url: rest.payment_url ?? null,
     trial_days: rest.trial_days ?? null,
     installments: rest.installments ?? null,
     goods: rest.goods ?? null,
@@ -231,6 +233,32 @@ export class MongoSessionRepository implements SessionRepository {
       .exec()) as SessionDocument | null;
     if (!doc) return null;
     this.afterWrite(id);
+    return toRecord(doc);
+  }
+
+  async closeFromProcessor(id: string, change: ProcessorClose, events: OutboxEntry[]): Promise<SessionRecord | null> {
+    const [filter, set] =
+      change.status === 'completed'
+        ? [
+            { _id: id, status: { $in: ['pending', 'expired'] }, payment: null },
+            {
+              status: 'completed',
+              completed_at: change.now,
+              payment: storedPayment(change.payment),
+              in_flight: null,
+              updated_at: change.now,
+            },
+          ]
+        : [
+            { _id: id, status: 'pending', in_flight: null },
+            { status: 'expired', updated_at: change.now },
+          ];
+    const doc = (await this.model
+      .findOneAndUpdate(filter, { $set: set, $push: { outbox: { $each: events } } }, { new: true })
+      .lean()
+      .exec()) as SessionDocument | null;
+    if (!doc) return null;
+    if (events.length) this.afterWrite(id);
     return toRecord(doc);
   }
 

@@ -60,6 +60,11 @@ export type SessionPayment = ChargeRecord & { card: CardSummary };
 export interface SessionRecord {
   session_id: string;
   gateway_session_id: string;
+  /**
+   * Where the customer pays when it is the processor's own page (a live Stripe Checkout Session's URL);
+   * null: our hosted page, whose public address the gateway owns (docs/decisions.md, S25).
+   */
+  payment_url: string | null;
   merchant_id: number;
   mode: Mode;
   status: SessionStatus;
@@ -112,6 +117,7 @@ export type SessionDraft = Pick<
   SessionRecord,
   | 'session_id'
   | 'gateway_session_id'
+  | 'payment_url'
   | 'merchant_id'
   | 'mode'
   | 'processor_group'
@@ -136,6 +142,7 @@ export function newSession(d: SessionDraft, now: Date): SessionRecord {
   return {
     session_id: d.session_id,
     gateway_session_id: d.gateway_session_id,
+    payment_url: d.payment_url,
     merchant_id: d.merchant_id,
     mode: d.mode,
     status: 'pending',
@@ -259,6 +266,13 @@ export interface AttemptChange {
   stock_state?: 'commit' | 'release';
   now: Date;
 }
+
+/**
+ * How a live session's processor closes it (its events): paid, with the payment, or expired. The
+ * customer never pays a live session on our page, so there is no attempt to finish.
+ */
+export type ProcessorClose =
+  { status: 'completed'; payment: SessionPayment; now: Date } | { status: 'expired'; now: Date };
 
 /** Spec 3.1 at read time: a pending session past expires_at is expired, whether or not it was swept. */
 export function effectiveStatus(s: SessionRecord, now: Date): SessionStatus {

@@ -20,6 +20,7 @@ import { validateCard, type CardInput, type CardResult, type TestCard } from '..
 import type { CardProcessor, ProcessorRegistry } from '../processors/ports';
 import { processorGroupFor } from '../processors/processors';
 import { installmentCheckoutCompleted } from './installment-checkout';
+import { assertLiveCheckoutOffered } from './processor-checkout';
 import type { GoodsCheckout } from './goods-checkout';
 import { assertSoldOnce, shippingAddressOf, type AddressInput } from './physical-goods';
 import type { ProductLookup } from './ports';
@@ -92,6 +93,11 @@ export class SessionService {
       ? await activeSubMerchantSplit(this.deps.splits, merchantId, input.subMerchantId, mode)
       : null;
     const group = processorGroupFor(input.currency);
+    assertLiveCheckoutOffered(mode, {
+      goods: goods !== null,
+      installments: !!input.installments,
+      frequency: input.frequency,
+    });
     // Live sessions need a live processor, exactly as live charges do (GATEWAY_NOT_CONFIGURED otherwise).
     const adapter = this.deps.processors.adapterFor(group, mode, 'checkout');
     let product = { id: null as number | null, name: input.productName, type: 'custom' };
@@ -113,19 +119,22 @@ export class SessionService {
       : priced(money(input.amount, input.currency));
     const now = this.now();
     const id = prefixedId('cs', 32); // 32 base62 ≈ 190 bits: the id is the checkout page's capability
-    const authorization = await adapter.initialise({
-      charge_id: id,
+    const authorization = await adapter.initialiseCheckout({
+      session_id: id,
       merchant_id: merchantId,
       mode,
       amount: fee.total,
       customer_email: input.email,
       description: product.name,
-      callback_url: input.successUrl,
+      success_url: redirectWithSession(input.successUrl, id),
+      cancel_url: redirectWithSession(input.cancelUrl, id),
+      expires_at: new Date(now.getTime() + this.options.ttlMs),
     });
     const record = newSession(
       {
         session_id: id,
         gateway_session_id: authorization.processor_reference,
+        payment_url: authorization.payment_url,
         merchant_id: merchantId,
         mode,
         processor_group: group,
@@ -146,7 +155,7 @@ export class SessionService {
         sub_merchant_id: split ? input.subMerchantId! : null,
         split: split && { commission_rate: split.commission_rate, commission_source: split.commission_source },
         metadata: r.metadata ?? {},
-        expires_at: new Date(now.getTime() + this.options.ttlMs),
+        expires_at: authorization.expires_at,
         idempotency_key: r.idempotency_key?.trim() || null,
         fee,
       },
@@ -219,7 +228,10 @@ export class SessionService {
     const card = validateCard(cardInput, this.now());
     const address = current.goods ? shippingAddressOf(addressInput, current.goods) : null;
     if (current.mode !== 'sandbox') {
-      throw new PlatformError('GATEWAY_NOT_CONFIGURED', undefined, { detail: 'live checkout is not enabled yet' });
+      // Never a card on our page in live mode: the customer pays on the processor's (payment_url).
+      throw new PlatformError('GATEWAY_NOT_CONFIGURED', undefined, {
+        detail: "a live session is paid on the processor's page (payment_url), not here",
+      });
     }
     const attemptId = prefixedId('att');
     const started = this.now();

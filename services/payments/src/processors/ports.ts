@@ -28,6 +28,34 @@ export interface ProcessorAuthorization {
 }
 
 /**
+ * A hosted checkout session for a processor to set up (spec 4.2): the customer pays on the processor's
+ * own page when it has one. A port method of its own, not a PaymentIntent: a session has URLs to send the
+ * customer back to and an expiry, and its processor object (e.g. a Stripe Checkout Session) is not a
+ * charge's (docs/decisions.md, S25).
+ */
+export interface CheckoutIntent {
+  session_id: string;
+  merchant_id: number;
+  mode: Mode;
+  amount: Money;
+  customer_email: string;
+  description: string;
+  success_url: string;
+  cancel_url: string;
+  /** Our session's expiry; a processor may keep its own session a little longer (never shorter). */
+  expires_at: Date;
+}
+
+export interface CheckoutAuthorization {
+  /** The processor's id of the session (spec 4.2 `gateway_session_id`). */
+  processor_reference: string;
+  /** Where the customer pays: the processor's page, or null for our own hosted page. */
+  payment_url: string | null;
+  /** When the processor's session expires: the session's expiry. */
+  expires_at: Date;
+}
+
+/**
  * What a processor adapter can do. A live adapter is built a feature at a time; the registry answers
  * GATEWAY_NOT_CONFIGURED for what it cannot do yet, before anything is stored or reserved.
  */
@@ -44,6 +72,11 @@ export interface ProcessorAdapter {
    * created; UPSTREAM_TIMEOUT means the outcome is unknown.
    */
   initialise(intent: PaymentIntent): Promise<ProcessorAuthorization>;
+  /**
+   * Sets a hosted checkout session up (feature `checkout`). `session_id` is the processor's idempotency
+   * key; errors as for `initialise`.
+   */
+  initialiseCheckout(intent: CheckoutIntent): Promise<CheckoutAuthorization>;
   /**
    * Refunds part or all of a captured payment. `refund_id` is the processor's idempotency key: asking
    * twice for one refund never refunds twice. A decline is an answer (`failed`); SERVICE_UNAVAILABLE

@@ -26,7 +26,20 @@ export interface PaymentEvent extends EventBase {
   failure_reason: string | null;
 }
 
-export type ProcessorEvent = PaymentEvent;
+/** A hosted checkout session of ours, closed at its processor: paid, or expired unpaid. */
+export interface CheckoutEvent extends EventBase {
+  kind: 'checkout';
+  outcome: 'completed' | 'expired';
+  session_id: string;
+  /** The processor's id of the session: must be the session's `gateway_session_id`. */
+  processor_reference: string;
+  /** The processor's id of the payment made on it (completed only): the charge's processor_reference. */
+  payment_reference: string | null;
+  /** What the customer paid (completed only): must be the session's `fee_details.total`. */
+  amount: Money | null;
+}
+
+export type ProcessorEvent = PaymentEvent | CheckoutEvent;
 export type ProcessorEventKind = ProcessorEvent['kind'];
 
 /**
@@ -83,5 +96,7 @@ export function eventSubject(event: ProcessorEvent): Record<string, string> {
   switch (event.kind) {
     case 'payment':
       return { charge_id: event.charge_id };
+    case 'checkout':
+      return { session_id: event.session_id };
   }
 }

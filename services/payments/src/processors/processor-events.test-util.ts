@@ -1,6 +1,6 @@
 import type { Mode } from '@ppay/kernel';
 import type { AbandonAnswer, AbandonIntent, ProcessorAdapter, ProcessorRegistry } from './ports';
-import type { FinalStatus, InboxRecord } from './processor-event';
+import type { CheckoutEvent, EventApplier, FinalStatus, InboxRecord } from './processor-event';
 import type { ProcessorEventRepository } from './processor-events';
 import type { ProcessorGroup } from './processors';
 
@@ -45,6 +45,7 @@ export class ScriptedAbandons implements Pick<ProcessorRegistry, 'adapterFor'> {
       mode,
       features: ['charges'],
       initialise: unreachable,
+      initialiseCheckout: unreachable,
       refund: unreachable,
       abandon: async (payment) => {
         this.asked.push(payment);
@@ -54,3 +55,8 @@ export class ScriptedAbandons implements Pick<ProcessorRegistry, 'adapterFor'> {
     };
   }
 }
+
+/** For inbox tests of payment events: a checkout event reaching their inbox is a bug of the test. */
+export const NO_CHECKOUT_EVENTS: EventApplier<CheckoutEvent> = {
+  apply: () => Promise.reject(new Error('no checkout events in this test')),
+};

@@ -2,6 +2,7 @@ import { PlatformError, type Mode } from '@ppay/kernel';
 import type { CardPayment, CardResult, SavedCard, TestCard, ValidCard } from './cards';
 import type {
   CardProcessor,
+  CheckoutIntent,
   PaymentIntent,
   ProcessorAdapter,
   ProcessorRegistry,
@@ -16,6 +17,7 @@ import type { ProcessorGroup } from './processors';
 export class FakeProcessors implements ProcessorRegistry {
   readonly intents: PaymentIntent[] = [];
   readonly refunds: RefundIntent[] = [];
+  readonly checkouts: CheckoutIntent[] = [];
   /** The answer to refunds (default: succeeded); an Error is thrown instead. */
   refundAnswer?: RefundAnswer | Error;
   failWith?: Error;
@@ -39,6 +41,11 @@ export class FakeProcessors implements ProcessorRegistry {
               gateway_account_id: `acct_${intent.merchant_id}`,
             }
           : { processor_reference: `ref_${intent.charge_id}` };
+      },
+      initialiseCheckout: async (intent) => {
+        this.checkouts.push(intent);
+        if (this.failWith) throw this.failWith;
+        return { processor_reference: `ref_${intent.session_id}`, payment_url: null, expires_at: intent.expires_at };
       },
       refund: async (request) => {
         this.refunds.push(request);

@@ -5,6 +5,8 @@ import { PROCESSOR_IDS, type ProcessorGroup } from './processors';
 import type {
   AbandonAnswer,
   AbandonIntent,
+  CheckoutAuthorization,
+  CheckoutIntent,
   PaymentIntent,
   ProcessorAdapter,
   ProcessorFeature,
@@ -54,6 +56,23 @@ class SandboxProcessor implements ProcessorAdapter {
     };
   }
 
+  /**
+   * A sandbox session is paid on our own hosted page: its reference is derived as a charge's was (the
+   * session id in place of the charge id), so sandbox sessions look as they always did.
+   */
+  async initialiseCheckout(intent: CheckoutIntent): Promise<CheckoutAuthorization> {
+    const { processor_reference } = await this.initialise({
+      charge_id: intent.session_id,
+      merchant_id: intent.merchant_id,
+      mode: intent.mode,
+      amount: intent.amount,
+      customer_email: intent.customer_email,
+      description: intent.description,
+      callback_url: intent.success_url,
+    });
+    return { processor_reference, payment_url: null, expires_at: intent.expires_at };
+  }
+
   /** Refunds succeed, except with the documented sandbox reason, which the processor declines. */
   async refund(request: RefundIntent): Promise<RefundAnswer> {
     if (this.delayMs > 0) await new Promise((r) => setTimeout(r, this.delayMs));
@@ -86,6 +105,7 @@ class GuardedProcessor implements ProcessorAdapter {
   private readonly breaker: CircuitBreaker<[PaymentIntent], ProcessorAuthorization>;
   private readonly refundBreaker: CircuitBreaker<[RefundIntent], RefundAnswer>;
   private readonly abandonBreaker: CircuitBreaker<[AbandonIntent], AbandonAnswer>;
+  private readonly checkoutBreaker: CircuitBreaker<[CheckoutIntent], CheckoutAuthorization>;
 
   constructor(
     private readonly inner: ProcessorAdapter,
@@ -100,6 +120,10 @@ class GuardedProcessor implements ProcessorAdapter {
     this.breaker = new CircuitBreaker((intent: PaymentIntent) => inner.initialise(intent), breakerOptions);
     this.refundBreaker = new CircuitBreaker((request: RefundIntent) => inner.refund(request), breakerOptions);
     this.abandonBreaker = new CircuitBreaker((payment: AbandonIntent) => inner.abandon(payment), breakerOptions);
+    this.checkoutBreaker = new CircuitBreaker(
+      (intent: CheckoutIntent) => inner.initialiseCheckout(intent),
+      breakerOptions,
+    );
   }
 
   get id(): string {
@@ -116,6 +140,10 @@ class GuardedProcessor implements ProcessorAdapter {
 
   initialise(intent: PaymentIntent): Promise<ProcessorAuthorization> {
     return this.guarded(() => this.breaker.fire(intent));
+  }
+
+  initialiseCheckout(intent: CheckoutIntent): Promise<CheckoutAuthorization> {
+    return this.guarded(() => this.checkoutBreaker.fire(intent));
   }
 
   refund(request: RefundIntent): Promise<RefundAnswer> {

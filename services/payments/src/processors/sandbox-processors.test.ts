@@ -33,6 +33,7 @@ describe('processor registry', () => {
       mode: 'live',
       features: ['charges'],
       initialise: jest.fn(async () => ({ processor_reference: 'live_1' })),
+      initialiseCheckout: jest.fn(),
       refund: jest.fn(async () => ({ status: 'succeeded' as const, processor_reference: 'live_re_1' })),
       abandon: jest.fn(async () => 'cancelled' as const),
     };
@@ -74,6 +75,7 @@ describe('processor registry', () => {
       mode: 'live',
       features: ['charges'],
       initialise: () => new Promise(() => undefined),
+      initialiseCheckout: () => new Promise(() => undefined),
       refund: () => new Promise(() => undefined),
       abandon: () => new Promise(() => undefined),
     };

@@ -12,6 +12,7 @@ describe('refunds of a live charge whose processor cannot refund yet', () => {
       mode: 'live',
       features: ['charges'],
       initialise: jest.fn(),
+      initialiseCheckout: jest.fn(),
       refund: jest.fn(),
       abandon: jest.fn(),
     };

@@ -4,9 +4,10 @@ import type { ProcessorEvent } from '../processor-event';
 
 /**
  * Maps one type of verified Stripe event to ours; `not_ours` for an object the platform did not make
- * (another integration on the same account). One table per kind of event, joined by the verifier.
+ * (another integration on the same account), `unhandled` for one of ours in a state not acted on. One
+ * table per kind of event, joined by the verifier.
  */
-export type StripeEventMapper = (event: Stripe.Event) => ProcessorEvent | 'not_ours';
+export type StripeEventMapper = (event: Stripe.Event) => ProcessorEvent | 'not_ours' | 'unhandled';
 export type StripeEventMappers = Readonly<Record<string, StripeEventMapper>>;
 
 /** Our metadata on an object we made at Stripe: which merchant and mode it belongs to. */

@@ -2,13 +2,14 @@ import type Stripe from 'stripe';
 import { PlatformError } from '@ppay/kernel';
 import type { EventVerifier, VerifiedEvent } from '../processor-event';
 import type { StripeEventMappers } from './stripe-event-mapping.adapter';
+import { CHECKOUT_EVENTS } from './stripe-checkout-events.adapter';
 import { PAYMENT_EVENTS } from './stripe-payment-events.adapter';
 
 /** Stripe's own default: a signature older than 5 minutes is refused (replays). */
 const TOLERANCE_SECONDS = 300;
 
 /** Every Stripe event type the platform acts on, by kind. */
-export const STRIPE_EVENTS: StripeEventMappers = { ...PAYMENT_EVENTS };
+export const STRIPE_EVENTS: StripeEventMappers = { ...PAYMENT_EVENTS, ...CHECKOUT_EVENTS };
 
 /**
  * Verifies `Stripe-Signature` over the raw body with the library's constructEvent against each
@@ -28,6 +29,8 @@ export class StripeEventVerifier implements EventVerifier {
     if (!map)
       return { kind: 'ignored', processor: 'stripe', event_id: event.id, type: event.type, why: 'unhandled_type' };
     const mapped = map(event);
+    if (mapped === 'unhandled')
+      return { kind: 'ignored', processor: 'stripe', event_id: event.id, type: event.type, why: 'unhandled_type' };
     if (mapped === 'not_ours')
       return { kind: 'ignored', processor: 'stripe', event_id: event.id, type: event.type, why: 'not_ours' };
     return { kind: 'event', event: mapped };

@@ -2,6 +2,8 @@ import { PlatformError, processorGroupOf, type Mode } from '@ppay/kernel';
 import type {
   AbandonAnswer,
   AbandonIntent,
+  CheckoutAuthorization,
+  CheckoutIntent,
   PaymentIntent,
   ProcessorAdapter,
   ProcessorAuthorization,
@@ -10,6 +12,7 @@ import type {
   RefundIntent,
 } from '../ports';
 import { PROCESSOR_IDS } from '../processors';
+import { createCheckoutSession } from './stripe-checkout.adapter';
 import type { StripeClient } from './stripe-client.adapter';
 import type { StripeSettings } from './stripe-config';
 import { classifyStripeError, stripeFailureError } from './stripe-errors.adapter';
@@ -33,18 +36,21 @@ export const cancelKey = (chargeId: string, failureId: string) => `ppay_${charge
  * The live card gateway on Stripe (USD, EUR, GBP, CAD, AUD). The platform's own Stripe account takes
  * every payment; merchants' shares go to their wallets and leave by the staged payouts
  * (docs/decisions.md, Live card payments), so `gateway_account_id` is the platform's account.
- * Charges only for now: refunds and hosted checkout are refused by the registry until built.
+ * Charges and one-time hosted checkout (a Stripe Checkout Session); refunds are refused by the registry
+ * until built, and so are goods, subscription and installment sessions (by SessionService).
  */
 export class StripeCardGateway implements ProcessorAdapter {
   readonly id = PROCESSOR_IDS.card;
   readonly mode: Mode = 'live';
-  readonly features: readonly ProcessorFeature[] = ['charges'];
+  readonly features: readonly ProcessorFeature[] = ['charges', 'checkout'];
   private account: Promise<string> | null = null;
 
   constructor(
     private readonly client: StripeClient,
     private readonly settings: Pick<StripeSettings, 'publishableKey' | 'accountId'>,
     private readonly observer: StripeObserver,
+    /** Stripe's clock, as far as the limits on a Checkout Session's expiry go. */
+    private readonly now: () => Date = () => new Date(),
   ) {}
 
   async initialise(intent: PaymentIntent): Promise<ProcessorAuthorization> {
@@ -78,6 +84,11 @@ export class StripeCardGateway implements ProcessorAdapter {
       publishable_key: this.settings.publishableKey,
       gateway_account_id: accountId,
     };
+  }
+
+  /** The session's Stripe Checkout Session: the customer pays on Stripe's page (`payment_url`). */
+  initialiseCheckout(intent: CheckoutIntent): Promise<CheckoutAuthorization> {
+    return createCheckoutSession(this.client, intent, (operation, run) => this.call(operation, run), this.now);
   }
 
   /** Never reached: the registry refuses live refunds of this gateway (no `refunds` feature) before any is reserved. */

@@ -1,0 +1,41 @@
+import type Stripe from 'stripe';
+import { money, processorGroupOf } from '@ppay/kernel';
+import type { CheckoutEvent } from '../processor-event';
+import { ourId, ourMetadata, type StripeEventMappers } from './stripe-event-mapping.adapter';
+
+function checkoutOutcome(outcome: CheckoutEvent['outcome']) {
+  return (event: Stripe.Event) => {
+    const session = event.data.object as Stripe.Checkout.Session;
+    const ours = ourMetadata(session.metadata);
+    const sessionId = ourId(ours?.meta.session_id);
+    const currency = String(session.currency ?? '').toUpperCase();
+    if (!ours || !sessionId || processorGroupOf(currency) !== 'card') return 'not_ours' as const;
+    // Our sessions take cards only, so a completed one is paid; anything else is for a later slice.
+    if (outcome === 'completed' && session.payment_status !== 'paid') return 'unhandled' as const;
+    const intent = session.payment_intent;
+    const paid = outcome === 'completed';
+    return {
+      kind: 'checkout' as const,
+      processor: 'stripe',
+      event_id: event.id,
+      type: event.type,
+      merchant_id: ours.merchant_id,
+      mode: ours.mode,
+      outcome,
+      session_id: sessionId,
+      processor_reference: session.id,
+      payment_reference: paid ? ((typeof intent === 'string' ? intent : intent?.id) ?? null) : null,
+      amount: paid && session.amount_total !== null ? money(session.amount_total, currency) : null,
+    };
+  };
+}
+
+/**
+ * A Checkout Session of one of our sessions was paid or expired (metadata `session_id`, `merchant_id`,
+ * `mode`). `checkout.session.async_payment_succeeded` / `_failed` are not handled: our sessions take
+ * cards only, which are never paid asynchronously (docs/decisions.md, S27).
+ */
+export const CHECKOUT_EVENTS: StripeEventMappers = {
+  'checkout.session.completed': checkoutOutcome('completed'),
+  'checkout.session.expired': checkoutOutcome('expired'),
+};

@@ -7,6 +7,7 @@ import {
   StripeCardGateway,
 } from '../../services/payments/src/processors/stripe/stripe-payments.adapter';
 import { StaticProcessorRegistry } from '../../services/payments/src/processors/sandbox-processors.adapter';
+import { checkoutSessionKey } from '../../services/payments/src/processors/stripe/stripe-checkout.adapter';
 import { startStripeMock, testStripeKeys, type StripeMock } from '../support/stripe-mock';
 
 /**
@@ -99,6 +100,45 @@ describe('Stripe connector against stripe-mock', () => {
     expect(cancel.form).toEqual({ cancellation_reason: 'abandoned' });
     expect(outcomes).toContain('payment_intents.cancel:ok');
     expect(outcomes.filter((o) => !o.endsWith(':ok'))).toEqual([]);
+  });
+
+  it('creates a Checkout Session stripe-mock accepts, with our idempotency key, metadata and expiry', async () => {
+    const outcomes: string[] = [];
+    const gateway = new StripeCardGateway(stripeClient(settings), settings, {
+      call: (op, outcome) => outcomes.push(`${op}:${outcome}`),
+      authFailure: () => outcomes.push('auth'),
+    });
+    const expiresAt = new Date(Date.now() + 45 * 60_000);
+    const answer = await gateway.initialiseCheckout({
+      session_id: 'cs_contract_1',
+      merchant_id: 4242,
+      mode: 'live',
+      amount: money(1999, 'EUR'),
+      customer_email: 'buyer@example.com',
+      description: 'Contract test order',
+      success_url: 'https://merchant.example/thanks?session_id=cs_contract_1',
+      cancel_url: 'https://merchant.example/cart?session_id=cs_contract_1',
+      expires_at: expiresAt,
+    });
+    // stripe-mock answers its fixture: a Checkout Session id and a URL to send the customer to.
+    expect(answer.processor_reference).toMatch(/^cs_/);
+    expect(answer.payment_url).toMatch(/^https:\/\//);
+    expect(answer.expires_at).toEqual(new Date(Math.ceil(expiresAt.getTime() / 1000) * 1000));
+    const create = mock.requests.pop()!;
+    expect(`${create.method} ${create.path} ${create.status}`).toBe('POST /v1/checkout/sessions 200');
+    expect(create.headers['idempotency-key']).toBe(checkoutSessionKey('cs_contract_1'));
+    expect(create.form).toMatchObject({
+      mode: 'payment',
+      'line_items[0][price_data][currency]': 'eur',
+      'line_items[0][price_data][unit_amount]': '1999',
+      'line_items[0][quantity]': '1',
+      client_reference_id: 'cs_contract_1',
+      expires_at: String(Math.ceil(expiresAt.getTime() / 1000)),
+      'metadata[session_id]': 'cs_contract_1',
+      'payment_intent_data[metadata][session_id]': 'cs_contract_1',
+      'payment_intent_data[metadata][merchant_id]': '4242',
+    });
+    expect(outcomes).toEqual(['checkout.sessions.create:ok']);
   });
 
   it('reads a PaymentIntent back as stripe-mock accepts it (what a refused cancel is answered with)', async () => {

@@ -124,4 +124,80 @@ describe('live card payments on Stripe', () => {
     expect(await credited()).toEqual(wallet);
     expect(await events()).toHaveLength(1);
   });
+
+  it('a live one-time session is paid on Stripe’s page; its signed completion completes it and credits the wallet once', async () => {
+    const m = await t.merchant({ country: 'US', currency: 'USD' });
+    const live = await http(t.url, 'POST', '/api/v1/partner/create-api-key', {
+      headers: { 'x-id-key': m.user_token },
+      body: { type: 'live' },
+    });
+    const key = live.body.data.api_key as string;
+    const body = {
+      amount: 4_000,
+      currency: 'USD',
+      product_name: 'Sourdough',
+      customer: { email: 'buyer@example.com' },
+    };
+    // Not offered live yet: refused before anything is asked of Stripe or stored.
+    const sessionsAsked = () => mock.requests.filter((r) => r.path === '/v1/checkout/sessions').length;
+    const subscription = await partner(key, 'POST', '/payments/sessions', {
+      ...body,
+      subscription_frequency_key: 'monthly',
+    });
+    expect([subscription.status, subscription.body.error?.code]).toEqual([422, 'GATEWAY_NOT_CONFIGURED']);
+    expect(sessionsAsked()).toBe(0);
+
+    const created = await partner(key, 'POST', '/payments/sessions', body);
+    expect(created.status).toBe(200);
+    const session = created.body.data;
+    expect(session).toMatchObject({ mode: 'live', status: 'pending', payment_type: 'one_time' });
+    const create = mock.requests.find(
+      (r) => r.path === '/v1/checkout/sessions' && r.form['metadata[session_id]'] === session.session_id,
+    )!;
+    expect(create).toMatchObject({ method: 'POST', status: 200 });
+    // The customer pays on Stripe's page, never ours; the session is Stripe's Checkout Session.
+    expect(session.gateway_session_id).toMatch(/^cs_/);
+    expect(session.payment_url).toMatch(/^https:\/\//);
+    expect(session.payment_url).not.toContain('/checkout/cs_');
+    const paid = { amount: Number(create.form['line_items[0][price_data][unit_amount]']), currency: 'usd' };
+    expect(paid.amount).toBe(session.fee_details.total_amount);
+
+    const payload = JSON.stringify({
+      id: 'evt_e2e_checkout_completed',
+      object: 'event',
+      type: 'checkout.session.completed',
+      created: Math.floor(Date.now() / 1000),
+      data: {
+        object: {
+          id: session.gateway_session_id,
+          object: 'checkout.session',
+          amount_total: paid.amount,
+          currency: paid.currency,
+          payment_status: 'paid',
+          payment_intent: 'pi_e2e_checkout',
+          client_reference_id: session.session_id,
+          metadata: { session_id: session.session_id, merchant_id: String(m.merchant_id), mode: 'live' },
+        },
+      },
+    });
+    const signature = Stripe.webhooks.generateTestHeaderString({ payload, secret: WEBHOOK_SECRET });
+    const first = await postEvent(payload, signature);
+    expect([first.status, first.body]).toEqual([200, { received: true, outcome: 'received' }]);
+    const status = async () => (await partner(key, 'GET', `/payments/sessions/${session.session_id}`)).body.data;
+    expect(await eventually(async () => (await status()).status === 'completed', 10_000)).toBe(true);
+
+    const credited = async () => (await t.walletBalances(m.merchant_id, 'live')).find((b) => b.currency === 'USD');
+    expect(await eventually(async () => (await credited())?.transaction_count === 1, 10_000)).toBe(true);
+    const wallet = (await credited())!;
+    const events = async () =>
+      (await partner(key, 'GET', '/events?type=payment.succeeded')).body.data.events as { data: unknown }[];
+    expect(await eventually(async () => (await events()).length === 1, 10_000)).toBe(true);
+    expect(JSON.stringify((await events())[0])).toContain(session.session_id);
+
+    const again = await postEvent(payload, signature);
+    expect([again.status, again.body.outcome]).toEqual([200, 'duplicate']);
+    await new Promise((r) => setTimeout(r, 1_000));
+    expect(await credited()).toEqual(wallet);
+    expect(await events()).toHaveLength(1);
+  });
 });

@@ -199,5 +199,41 @@ describe('live card payments on Stripe', () => {
     await new Promise((r) => setTimeout(r, 1_000));
     expect(await credited()).toEqual(wallet);
     expect(await events()).toHaveLength(1);
+
+    // Another session, created twice with one Idempotency-Key (one Checkout Session), then expired by Stripe.
+    const once = () =>
+      http(t.url, 'POST', '/api/v1/partner/payments/sessions', {
+        headers: { 'x-api-key': key, 'idempotency-key': 'e2e-checkout-expiry' },
+        body,
+      });
+    const [made, replayed] = [await once(), await once()];
+    expect(replayed.body.data.session_id).toBe(made.body.data.session_id);
+    const other = made.body.data;
+    expect(mock.requests.filter((r) => r.form['metadata[session_id]'] === other.session_id)).toHaveLength(1);
+    const expired = JSON.stringify({
+      id: 'evt_e2e_checkout_expired',
+      object: 'event',
+      type: 'checkout.session.expired',
+      created: Math.floor(Date.now() / 1000),
+      data: {
+        object: {
+          id: other.gateway_session_id,
+          object: 'checkout.session',
+          amount_total: paid.amount,
+          currency: paid.currency,
+          payment_status: 'unpaid',
+          payment_intent: null,
+          metadata: { session_id: other.session_id, merchant_id: String(m.merchant_id), mode: 'live' },
+        },
+      },
+    });
+    const sent = await postEvent(
+      expired,
+      Stripe.webhooks.generateTestHeaderString({ payload: expired, secret: WEBHOOK_SECRET }),
+    );
+    expect([sent.status, sent.body.outcome]).toEqual([200, 'received']);
+    const otherStatus = async () => (await partner(key, 'GET', `/payments/sessions/${other.session_id}`)).body.data;
+    expect(await eventually(async () => (await otherStatus()).status === 'expired', 10_000)).toBe(true);
+    expect(await events()).toHaveLength(1);
   });
 });

@@ -192,6 +192,12 @@ export class MemorySessions implements SessionRepository {
     const s = this.docs.get(id);
     return s && s.merchant_id === merchantId && s.mode === mode ? clone(s) : null;
   }
+  async findByIdempotencyKey(merchantId: number, mode: Mode, key: string) {
+    const s = [...this.docs.values()].find(
+      (d) => d.merchant_id === merchantId && d.mode === mode && d.idempotency_key === key,
+    );
+    return s ? clone(s) : null;
+  }
   async claimAttempt(id: string, attemptId: string, now: Date, staleBefore: Date) {
     const s = this.docs.get(id);
     if (!s || s.status !== 'pending' || s.expires_at <= now) return null;

@@ -131,6 +131,8 @@ export interface SessionRepository {
   ): Promise<{ session: SessionRecord; created: boolean }>;
   findById(sessionId: string): Promise<SessionRecord | null>;
   findForMerchant(sessionId: string, merchantId: number, mode: Mode): Promise<SessionRecord | null>;
+  /** The merchant's session created with this Idempotency-Key in this mode, if any. */
+  findByIdempotencyKey(merchantId: number, mode: Mode, idempotencyKey: string): Promise<SessionRecord | null>;
   /** pending, not past expires_at, no live attempt (or a stale one) → claims the attempt. */
   claimAttempt(sessionId: string, attemptId: string, now: Date, staleBefore: Date): Promise<SessionRecord | null>;
   releaseAttempt(sessionId: string, attemptId: string): Promise<void>;

@@ -1,7 +1,16 @@
-import { outboxEvent, SUBJECTS, type OutboxEntry } from '@ppay/kernel';
+import {
+  outboxEvent,
+  prefixedId,
+  splitMoney,
+  SUBJECTS,
+  type InstallmentTerms,
+  type Money,
+  type OutboxEntry,
+} from '@ppay/kernel';
 import type { ChargeRecord } from '../charges/charge';
+import type { FeeBreakdown } from '../charges/fees';
 import type { PaymentMethodRecord } from '../payment-methods/payment-method';
-import type { SessionRecord } from './session';
+import type { SessionInstallments, SessionRecord } from './session';
 
 /**
  * payments.installment_checkout.completed: the first part of an installment session is paid with the card
@@ -34,4 +43,21 @@ export function installmentCheckoutCompleted(
     },
     { merchantId: s.merchant_id, mode: s.mode },
   );
+}
+
+/** The plan of an installment session: a fresh plan id, each part (remainder on the first) with its own fee. */
+export function installmentParts(
+  total: Money,
+  terms: InstallmentTerms,
+  priced: (base: Money) => FeeBreakdown,
+): SessionInstallments {
+  return {
+    plan_id: prefixedId('ip'),
+    ...terms,
+    total,
+    parts: splitMoney(total, terms.count).map((base, i) => {
+      const { fee, total: charged } = priced(base);
+      return { number: i + 1, base, fee, total: charged };
+    }),
+  };
 }

@@ -159,6 +159,18 @@ describe('live hosted checkout on Stripe', () => {
     expect(t.cards.payments).toEqual([]);
   });
 
+  it('a live create repeated with its Idempotency-Key answers its session without asking Stripe again', async () => {
+    const t = setup();
+    const first = await t.service.create(1000, 'live', { ...ONE_TIME, idempotency_key: 'order-42' });
+    const again = await t.service.create(1000, 'live', { ...ONE_TIME, idempotency_key: ' order-42 ' });
+    expect([first.replayed, again.replayed]).toEqual([false, true]);
+    expect(again.session.session_id).toBe(first.session.session_id);
+    expect(stripe.seen).toHaveLength(1);
+    // Another key is another session.
+    await t.service.create(1000, 'live', { ...ONE_TIME, idempotency_key: 'order-43' });
+    expect([stripe.seen.length, t.sessions.docs.size]).toEqual([2, 2]);
+  });
+
   it.each([
     ['subscription', { ...SUBSCRIPTION, amount: 2_500, currency: 'USD' }],
     ['installment', { ...INSTALLMENTS, amount: 3_000, currency: 'USD' }],

@@ -27,6 +27,22 @@ export function assertLiveCheckoutOffered(
   });
 }
 
+/**
+ * A live create repeated with its Idempotency-Key answers the session it made, before the processor is
+ * asked again: a second processor session (never shown to anyone) would only expire, its event matching
+ * nothing of ours. Sandbox replays are left as they were (answered by the insert).
+ */
+export async function liveReplay(
+  sessions: Pick<SessionRepository, 'findByIdempotencyKey'>,
+  merchantId: number,
+  mode: Mode,
+  idempotencyKey: string | undefined,
+): Promise<SessionRecord | null> {
+  const key = idempotencyKey?.trim();
+  if (mode !== 'live' || !key) return null;
+  return sessions.findByIdempotencyKey(merchantId, mode, key);
+}
+
 /** What the processor's session tells of the card: nothing (its page took it), so the session shows none. */
 const CARD_AT_PROCESSOR: CardSummary = { brand: 'card', last4: '' };
 

@@ -183,6 +183,14 @@ export class MongoSessionRepository implements SessionRepository {
     return doc ? toRecord(doc) : null;
   }
 
+  async findByIdempotencyKey(merchantId: number, mode: Mode, key: string): Promise<SessionRecord | null> {
+    const doc = (await this.model
+      .findOne({ merchant_id: merchantId, mode, idempotency_ref: key }, NO_OUTBOX)
+      .lean()
+      .exec()) as SessionDocument | null;
+    return doc ? toRecord(doc) : null;
+  }
+
   async claimAttempt(id: string, attemptId: string, now: Date, staleBefore: Date): Promise<SessionRecord | null> {
     const doc = (await this.model
       .findOneAndUpdate(

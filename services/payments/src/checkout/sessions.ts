@@ -4,9 +4,7 @@ import {
   outboxEvent,
   PlatformError,
   prefixedId,
-  splitMoney,
   SUBJECTS,
-  type InstallmentTerms,
   type Mode,
   type Money,
   type OutboxEntry,
@@ -19,8 +17,8 @@ import type { ChargeRepository, MerchantDirectory, SessionRepository, SplitResol
 import { validateCard, type CardInput, type CardResult, type TestCard } from '../processors/cards';
 import type { CardProcessor, ProcessorRegistry } from '../processors/ports';
 import { processorGroupFor } from '../processors/processors';
-import { installmentCheckoutCompleted } from './installment-checkout';
-import { assertLiveCheckoutOffered } from './processor-checkout';
+import { installmentCheckoutCompleted, installmentParts } from './installment-checkout';
+import { assertLiveCheckoutOffered, liveReplay } from './processor-checkout';
 import type { GoodsCheckout } from './goods-checkout';
 import { assertSoldOnce, shippingAddressOf, type AddressInput } from './physical-goods';
 import type { ProductLookup } from './ports';
@@ -32,7 +30,6 @@ import {
   newSession,
   paidCharge,
   sessionOutcome,
-  type SessionInstallments,
   type SessionRecord,
 } from './session';
 import { validateSessionRequest, type SessionRequest } from './session-request';
@@ -118,6 +115,8 @@ export class SessionService {
       ? priced(installments.parts[0]!.base)
       : priced(money(input.amount, input.currency));
     const now = this.now();
+    const replay = await liveReplay(this.deps.sessions, merchantId, mode, r.idempotency_key);
+    if (replay) return { session: replay, replayed: true };
     const id = prefixedId('cs', 32); // 32 base62 ≈ 190 bits: the id is the checkout page's capability
     const authorization = await adapter.initialiseCheckout({
       session_id: id,
@@ -410,23 +409,6 @@ export class SessionService {
     }
     return s;
   }
-}
-
-/** The plan of an installment session: a fresh plan id, each part (remainder on the first) with its own fee. */
-function installmentParts(
-  total: Money,
-  terms: InstallmentTerms,
-  priced: (base: Money) => FeeBreakdown,
-): SessionInstallments {
-  return {
-    plan_id: prefixedId('ip'),
-    ...terms,
-    total,
-    parts: splitMoney(total, terms.count).map((base, i) => {
-      const { fee, total: charged } = priced(base);
-      return { number: i + 1, base, fee, total: charged };
-    }),
-  };
 }
 
 export function sessionNotFound(): PlatformError {

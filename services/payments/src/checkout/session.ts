@@ -291,7 +291,7 @@ export function checkoutView(
     customer_pays_fees: s.fee_details.customer_pays_fees,
     customer_email: s.customer.email,
     product_name: s.product.name,
-    // Live checkout has no processor yet: the page shows no form (docs/decisions.md, sessions 14).
+    // A live session is paid on its processor's page (payment_url), never ours: no form here (sessions 14).
     payments_enabled: s.mode === 'sandbox',
     has_success_url: Boolean(s.success_url),
     has_cancel_url: Boolean(s.cancel_url),

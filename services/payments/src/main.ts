@@ -60,6 +60,7 @@ import { processorEventMetrics } from './processors/processor-events.metrics';
 import { stripeConnector } from './processors/stripe/stripe-connector.adapter';
 import { RefundLedger } from './refunds/refund-ledger';
 import { REFUND_DEBITS } from './refunds/refund-ledger.consumer';
+import { RefundEventApplier } from './refunds/refund-events';
 import { RefundService } from './refunds/refunds';
 import { refundHandlers } from './refunds/refunds.handlers';
 import { refundMetrics } from './refunds/refunds.metrics';
@@ -255,10 +256,11 @@ void runService<types.payments.PaymentsServiceHandlers, (typeof paymentsConfig)[
       sessions: sessionRepo,
       checkout: new ProcessorCheckout({ sessions: sessionRepo, charges: chargeRepo }),
     });
+    const refundEvents = new RefundEventApplier({ charges: chargeRepo, refunds });
     const inbox = new ProcessorEventInbox(
       {
         events: new MongoProcessorEventRepository(processorEventDocs),
-        appliers: { payment: paymentEvents, checkout: checkoutEvents },
+        appliers: { payment: paymentEvents, refund: refundEvents, checkout: checkoutEvents },
       },
       {
         unmatchedAfterMs: 10 * 60_000,

@@ -63,6 +63,7 @@ function setup() {
       events,
       appliers: {
         payment: { apply: () => Promise.reject(new Error('no payment events here')) },
+        refund: { apply: () => Promise.reject(new Error('no refund events here')) },
         checkout: new CheckoutEventApplier({
           sessions: t.sessions,
           checkout: new ProcessorCheckout({ sessions: t.sessions, charges: t.charges }, t.now),

@@ -26,6 +26,21 @@ export interface PaymentEvent extends EventBase {
   failure_reason: string | null;
 }
 
+/** A refund's state at its processor, for a refund named by our own id (and its charge). */
+export interface RefundEvent extends EventBase {
+  kind: 'refund';
+  /** `pending`: the processor has it and has not settled it (records its id, never a final state). */
+  outcome: 'succeeded' | 'failed' | 'pending';
+  refund_id: string;
+  charge_id: string;
+  /** The processor's id of the refund: must be the one the refund recorded, once it recorded one. */
+  processor_reference: string;
+  /** The processor's id of the payment refunded, when it says: must be the charge's. */
+  payment_reference: string | null;
+  amount: Money;
+  failure_reason: string | null;
+}
+
 /** A hosted checkout session of ours, closed at its processor: paid, or expired unpaid. */
 export interface CheckoutEvent extends EventBase {
   kind: 'checkout';
@@ -39,7 +54,7 @@ export interface CheckoutEvent extends EventBase {
   amount: Money | null;
 }
 
-export type ProcessorEvent = PaymentEvent | CheckoutEvent;
+export type ProcessorEvent = PaymentEvent | RefundEvent | CheckoutEvent;
 export type ProcessorEventKind = ProcessorEvent['kind'];
 
 /**
@@ -96,6 +111,8 @@ export function eventSubject(event: ProcessorEvent): Record<string, string> {
   switch (event.kind) {
     case 'payment':
       return { charge_id: event.charge_id };
+    case 'refund':
+      return { charge_id: event.charge_id, refund_id: event.refund_id };
     case 'checkout':
       return { session_id: event.session_id };
   }

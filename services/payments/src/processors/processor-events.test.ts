@@ -28,7 +28,15 @@ function setup() {
     (e, err) => abandonFailures.push(`${e.event_id}:${(err as PlatformError).code}`),
   );
   const inbox = new ProcessorEventInbox(
-    { events, appliers: { payment, checkout: NO_CHECKOUT_EVENTS } },
+    // Refund events have their own tests (refunds/refund-events.test.ts).
+    {
+      events,
+      appliers: {
+        payment,
+        refund: { apply: () => Promise.reject(new Error('no refund events here')) },
+        checkout: NO_CHECKOUT_EVENTS,
+      },
+    },
     { unmatchedAfterMs: 60_000, retryMs: 1_000, now: () => now },
   );
   const verifier = new StripeEventVerifier(Stripe.webhooks, [SECRET, OLD_SECRET]);

@@ -17,6 +17,7 @@ import { DisputeCloser } from './disputes/dispute-closing';
 import { DEFAULT_DISPUTE_FEES, type DisputeFeeTable } from './disputes/dispute-funds';
 import { disputeLedger } from './disputes/dispute-ledger';
 import { DISPUTE_REINSTATEMENTS, DISPUTE_WITHDRAWALS } from './disputes/dispute-ledger.consumer';
+import { DisputeEventApplier } from './disputes/dispute-events';
 import { DisputeOpener } from './disputes/dispute-opening';
 import { disputeModel, MongoDisputeRepository } from './disputes/dispute.repo';
 import { DisputeService } from './disputes/disputes';
@@ -249,8 +250,12 @@ void runService<types.payments.PaymentsServiceHandlers, (typeof paymentsConfig)[
         'cancelling a failed payment at its processor failed; the charge stays pending and the sweep retries',
       ),
     );
+    const disputeEvents = new DisputeEventApplier({ charges: chargeRepo, disputes: disputeRepo, opener, closer });
     const inbox = new ProcessorEventInbox(
-      { events: new MongoProcessorEventRepository(processorEventDocs), appliers: { payment: paymentEvents } },
+      {
+        events: new MongoProcessorEventRepository(processorEventDocs),
+        appliers: { payment: paymentEvents, dispute: disputeEvents },
+      },
       {
         unmatchedAfterMs: 10 * 60_000,
         retryMs: 5_000,

@@ -53,6 +53,29 @@ export class DisputeCloser {
     });
   }
 
+  /**
+   * A processor's own decision of its dispute (a live dispute's closed event): won or lost from
+   * `needs_response` as from `under_review` (the processor decides unanswered disputes, and a merchant
+   * may answer in the processor's dashboard). A closed dispute is answered as it is, `changed` false:
+   * the caller tells a repeat from a contradiction.
+   */
+  async processorDecided(
+    disputeId: string,
+    outcome: DisputeOutcome,
+  ): Promise<{ dispute: DisputeRecord; changed: boolean }> {
+    for (let round = 0; round < (this.options.maxRounds ?? 50); round++) {
+      const d = await this.deps.disputes.findById(disputeId);
+      if (!d || d.status === 'opening')
+        throw new PlatformError('DISPUTE_NOT_FOUND', undefined, { param: 'dispute_id' });
+      if (isClosed(d)) return { dispute: d, changed: false };
+      const closed = await this.close(d, outcome, 'processor');
+      if (closed) return { dispute: closed, changed: true };
+    }
+    throw new PlatformError('CONFLICT', 'This dispute is being changed by concurrent requests; retry', {
+      param: 'dispute_id',
+    });
+  }
+
   /** Sandbox: the due date is now, so its draft is submitted, or without one the dispute is lost, at once. */
   async expireNow(merchantId: number, mode: Mode, disputeId: string): Promise<DisputeRecord> {
     return this.retrying(merchantId, mode, disputeId, async (d) => {

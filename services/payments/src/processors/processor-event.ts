@@ -1,4 +1,4 @@
-import type { Mode, Money } from '@ppay/kernel';
+import type { DisputeReason, Mode, Money } from '@ppay/kernel';
 
 /**
  * Events from the live processors, in our terms: each connector maps its own (nothing outside a
@@ -26,7 +26,27 @@ export interface PaymentEvent extends EventBase {
   failure_reason: string | null;
 }
 
-export type ProcessorEvent = PaymentEvent;
+/**
+ * A change of a dispute (chargeback) at the processor. The processor's dispute carries no metadata of
+ * ours, so it names no merchant: its payment (`payment_reference`, the charge's `processor_reference`)
+ * is how the charge, and through it the dispute, is found.
+ */
+export interface DisputeEvent extends Omit<EventBase, 'merchant_id'> {
+  kind: 'dispute';
+  /** Which notification this was: a funds movement says more than the status it carries. */
+  change: 'created' | 'updated' | 'closed' | 'funds_withdrawn' | 'funds_reinstated';
+  /** The processor's id of the dispute: one dispute of ours per processor dispute. */
+  dispute_reference: string;
+  payment_reference: string;
+  amount: Money;
+  reason: DisputeReason;
+  /** The processor's status in our terms, as of this event. */
+  status: 'needs_response' | 'under_review' | 'won' | 'lost';
+  /** The processor's deadline for evidence (ISO 8601); null when it names none. */
+  evidence_due_by: string | null;
+}
+
+export type ProcessorEvent = PaymentEvent | DisputeEvent;
 export type ProcessorEventKind = ProcessorEvent['kind'];
 
 /**
@@ -83,5 +103,7 @@ export function eventSubject(event: ProcessorEvent): Record<string, string> {
   switch (event.kind) {
     case 'payment':
       return { charge_id: event.charge_id };
+    case 'dispute':
+      return { dispute_reference: event.dispute_reference, payment_reference: event.payment_reference };
   }
 }

@@ -54,3 +54,6 @@ export class ScriptedAbandons implements Pick<ProcessorRegistry, 'adapterFor'> {
     };
   }
 }
+
+/** An applier for a kind of event a test never sends. */
+export const unusedApplier = { apply: () => Promise.reject(new Error('not sent by this test')) };

@@ -6,7 +6,7 @@ import { MemoryCharges } from '../memory-ports.test-util';
 import { PaymentEventApplier } from './payment-events';
 import { ProcessorEventInbox } from './processor-events';
 import { processorEventHandlers } from './processor-events.handlers';
-import { MemoryProcessorEvents, ScriptedAbandons } from './processor-events.test-util';
+import { MemoryProcessorEvents, ScriptedAbandons, unusedApplier } from './processor-events.test-util';
 import { StripeEventVerifier } from './stripe/stripe-events.adapter';
 
 /**
@@ -28,7 +28,7 @@ function setup() {
     (e, err) => abandonFailures.push(`${e.event_id}:${(err as PlatformError).code}`),
   );
   const inbox = new ProcessorEventInbox(
-    { events, appliers: { payment } },
+    { events, appliers: { payment, dispute: unusedApplier } },
     { unmatchedAfterMs: 60_000, retryMs: 1_000, now: () => now },
   );
   const verifier = new StripeEventVerifier(Stripe.webhooks, [SECRET, OLD_SECRET]);

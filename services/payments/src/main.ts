@@ -19,6 +19,7 @@ import { disputeLedger } from './disputes/dispute-ledger';
 import { DISPUTE_REINSTATEMENTS, DISPUTE_WITHDRAWALS } from './disputes/dispute-ledger.consumer';
 import { DisputeEventApplier } from './disputes/dispute-events';
 import { DisputeOpener } from './disputes/dispute-opening';
+import { ModeDisputeProcessors } from './disputes/dispute-processors';
 import { disputeModel, MongoDisputeRepository } from './disputes/dispute.repo';
 import { DisputeService } from './disputes/disputes';
 import { disputeChargeConsumer, sandboxCardDisputeConsumer } from './disputes/disputes.consumer';
@@ -185,7 +186,11 @@ void runService<types.payments.PaymentsServiceHandlers, (typeof paymentsConfig)[
         onOpened: (d) => disputeCounters.opened(d),
       },
     );
-    const disputeProcessors = new SandboxDisputeProcessors(config.SANDBOX_DISPUTE_DECISION_MS);
+    // Live disputes' evidence and acceptance go to Stripe when it is configured; sandbox ones never leave.
+    const disputeProcessors = new ModeDisputeProcessors(
+      new SandboxDisputeProcessors(config.SANDBOX_DISPUTE_DECISION_MS),
+      stripe ? stripe.disputes : null,
+    );
     const closer = new DisputeCloser(
       { charges: chargeRepo, disputes: disputeRepo, processors: disputeProcessors },
       { onClosed: (d, by) => disputeCounters.closed(d, by) },

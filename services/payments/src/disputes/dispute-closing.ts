@@ -30,11 +30,15 @@ export class DisputeCloser {
     private readonly now: () => Date = () => new Date(),
   ) {}
 
-  /** The merchant concedes (POST /disputes/{id}/accept): lost, nothing more moves. */
+  /**
+   * The merchant concedes (POST /disputes/{id}/accept): lost, nothing more moves. The processor closes
+   * it first (a live dispute at Stripe; nothing in sandbox): if it cannot, nothing changes here.
+   */
   async accept(merchantId: number, mode: Mode, disputeId: string): Promise<DisputeRecord> {
     return this.retrying(merchantId, mode, disputeId, async (d) => {
       if (d.status === 'under_review') throw submitted();
       if (isClosed(d)) throw closed(d);
+      await this.deps.processors.forMode(d.mode).accept(d);
       return this.close(d, 'lost', 'accepted');
     });
   }

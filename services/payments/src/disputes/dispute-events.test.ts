@@ -1,5 +1,5 @@
 import Stripe from 'stripe';
-import { SUBJECTS, type DisputeEvent as DisputeMessage, type PaymentOutcome } from '@ppay/kernel';
+import { PlatformError, SUBJECTS, type DisputeEvent as DisputeMessage, type PaymentOutcome } from '@ppay/kernel';
 import { testCharge, testFees } from '../charges/charge.test-util';
 import { OutcomeService } from '../charges/outcomes';
 import { FakeSplits, MemoryCharges, MemoryLedger } from '../memory-ports.test-util';
@@ -99,6 +99,7 @@ function setup() {
     disputes,
     events,
     processors,
+    closer,
     post,
     balance,
     status: (id: string) => events.docs.get(`stripe:${id}`)?.status,
@@ -295,6 +296,27 @@ describe('live disputes from Stripe events', () => {
     expect([t.status('evt_other'), t.status('evt_smaller')]).toEqual(['mismatch', 'mismatch']);
     expect(t.only()).toHaveLength(1);
     expect(t.balance()).toBe(-1_500);
+  });
+
+  it('accepting a live dispute closes it at its processor first; a processor that fails leaves it open', async () => {
+    const t = await paidWorld();
+    await t.post(disputeEvent('evt_c', 'created'));
+    const id = t.only()[0]!.dispute_id;
+    const accept = t.processors.forMode().accept;
+    t.processors.forMode = () => ({
+      submitEvidence: async () => ({ scheduled_outcome: null }),
+      accept: async () => {
+        throw new PlatformError('SERVICE_UNAVAILABLE');
+      },
+    });
+    await expect(t.closer.accept(1000, 'live', id)).rejects.toMatchObject({ code: 'SERVICE_UNAVAILABLE' });
+    expect(t.only()[0]!.status).toBe('needs_response');
+    t.processors.forMode = () => ({ submitEvidence: async () => ({ scheduled_outcome: null }), accept });
+    expect((await t.closer.accept(1000, 'live', id)).status).toBe('lost');
+    expect(t.processors.accepted).toEqual([id]);
+    // Stripe's own closed event for it afterwards is a repeat.
+    await t.post(disputeEvent('evt_l', 'closed', { status: 'lost' }));
+    expect(t.status('evt_l')).toBe('duplicate');
   });
 
   it('inquiries, prevented disputes and disputes of payments without a PaymentIntent are acknowledged and ignored', async () => {

@@ -15,7 +15,10 @@ describe('live card payments on Stripe', () => {
   let t: TestPlatform;
 
   beforeAll(async () => {
-    mock = await startStripeMock();
+    // A real card refund starts pending at Stripe (stripe-mock's fixture says succeeded).
+    mock = await startStripeMock({
+      patch: (r) => (r.method === 'POST' && r.path === '/v1/refunds' ? { status: 'pending' } : undefined),
+    });
     t = await startTestPlatform('stripe-payments', {
       envFor: {
         payments: {
@@ -125,8 +128,8 @@ describe('live card payments on Stripe', () => {
     expect(await events()).toHaveLength(1);
   });
 
-  /** A live USD charge of a new merchant, paid by its signed payment_intent.succeeded (as above). */
-  async function paidLiveCharge(eventId: string) {
+  /** A merchant with a live key and a live USD charge that Stripe's signed event settled. */
+  async function settledLiveCharge(amount: number) {
     const m = await t.merchant({ country: 'US', currency: 'USD' });
     const live = await http(t.url, 'POST', '/api/v1/partner/create-api-key', {
       headers: { 'x-id-key': m.user_token },
@@ -134,40 +137,125 @@ describe('live card payments on Stripe', () => {
     });
     const key = live.body.data.api_key as string;
     const created = await partner(key, 'POST', '/payments/charge', {
-      amount: 2_500,
+      amount,
       currency: 'USD',
-      total_amount: 2_500,
+      total_amount: amount,
       total_currency: 'USD',
       customer: { email: 'buyer@example.com' },
     });
-    const charge = created.body.data;
-    const stored = await (await t.db('payments')).collection('charges').findOne({ _id: charge.charge_id });
-    const paymentIntent = stored!.processor_reference as string;
+    expect(created.status).toBe(200);
+    const chargeId = created.body.data.charge_id as string;
+    const stored = await (
+      await t.db('payments')
+    )
+      .collection<{
+        _id: string;
+        processor_reference: string;
+        refunds: { refund_id: string; processor_reference: string }[];
+      }>('charges')
+      .findOne({ _id: chargeId });
     const payload = JSON.stringify({
-      id: eventId,
+      id: `evt_paid_${chargeId}`,
       object: 'event',
       type: 'payment_intent.succeeded',
       created: Math.floor(Date.now() / 1000),
       data: {
         object: {
-          id: paymentIntent,
+          id: stored!.processor_reference,
           object: 'payment_intent',
-          amount: 2_500,
+          amount,
           currency: 'usd',
           status: 'succeeded',
-          metadata: { charge_id: charge.charge_id, merchant_id: String(m.merchant_id), mode: 'live' },
+          metadata: { charge_id: chargeId, merchant_id: String(m.merchant_id), mode: 'live' },
           last_payment_error: null,
         },
       },
     });
-    await postEvent(payload, Stripe.webhooks.generateTestHeaderString({ payload, secret: WEBHOOK_SECRET }));
-    const wallet = async () => (await t.walletBalances(m.merchant_id, 'live')).find((b) => b.currency === 'USD');
-    expect(await eventually(async () => (await wallet())?.transaction_count === 1, 10_000)).toBe(true);
-    return { m, key, charge, paymentIntent, wallet, credited: (await wallet())!.balance };
+    expect((await postEvent(payload, sign(payload))).status).toBe(200);
+    const credits = async () => (await ledger(chargeId)).filter((e) => e.kind === 'credit');
+    expect(await eventually(async () => (await credits()).length > 0, 10_000)).toBe(true);
+    return { m, key, chargeId, paymentIntent: stored!.processor_reference };
   }
+  const sign = (payload: string) => Stripe.webhooks.generateTestHeaderString({ payload, secret: WEBHOOK_SECRET });
+  const ledger = async (chargeId: string) =>
+    (await t.db('payments')).collection('ledger_entries').find({ charge_id: chargeId }).toArray();
+
+  it('a live refund is a Stripe Refund, pending until its signed event settles it: reversed once, logged', async () => {
+    const { m, key, chargeId, paymentIntent } = await settledLiveCharge(4_000);
+    const posted = await http(t.url, 'POST', `/api/v1/partner/payments/charges/${chargeId}/refunds`, {
+      headers: { 'x-api-key': key, 'idempotency-key': 'live-refund-1' },
+      body: { amount: 1_000, reason: 'damaged' },
+    });
+    expect([posted.status, posted.body.error, posted.body.data?.status, posted.body.data?.amount]).toEqual([
+      200,
+      undefined,
+      'pending',
+      1_000,
+    ]);
+    const refundId = posted.body.data.refund_id as string;
+    const create = mock.requests.find((r) => r.path === '/v1/refunds' && r.form['metadata[refund_id]'] === refundId)!;
+    expect(create).toMatchObject({ method: 'POST', status: 200 });
+    expect(create.form).toMatchObject({ payment_intent: paymentIntent, amount: '1000' });
+    expect(create.headers['idempotency-key']).toBe(`ppay_${refundId}_refund`);
+    const stored = await (
+      await t.db('payments')
+    )
+      .collection<{
+        _id: string;
+        processor_reference: string;
+        refunds: { refund_id: string; processor_reference: string }[];
+      }>('charges')
+      .findOne({ _id: chargeId });
+    const reference = stored!.refunds.find((r) => r.refund_id === refundId)!.processor_reference;
+    expect(reference).toMatch(/^re_/);
+    // Nothing is reversed while Stripe has not settled it.
+    await new Promise((r) => setTimeout(r, 500));
+    expect((await ledger(chargeId)).filter((e) => e.kind === 'debit')).toEqual([]);
+
+    const payload = JSON.stringify({
+      id: `evt_refund_${refundId}`,
+      object: 'event',
+      type: 'refund.updated',
+      created: Math.floor(Date.now() / 1000),
+      data: {
+        object: {
+          id: reference,
+          object: 'refund',
+          amount: 1_000,
+          currency: 'usd',
+          status: 'succeeded',
+          payment_intent: paymentIntent,
+          failure_reason: null,
+          metadata: { refund_id: refundId, charge_id: chargeId, merchant_id: String(m.merchant_id), mode: 'live' },
+        },
+      },
+    });
+    const first = await postEvent(payload, sign(payload));
+    expect([first.status, first.body.outcome]).toEqual([200, 'received']);
+    const refunds = async () => (await partner(key, 'GET', `/payments/charges/${chargeId}/refunds`)).body.data;
+    expect(await eventually(async () => (await refunds()).refunds[0]?.status === 'succeeded', 10_000)).toBe(true);
+    expect((await refunds()).amount_refunded).toBe(1_000);
+    const debits = async () => (await ledger(chargeId)).filter((e) => e.kind === 'debit');
+    expect(await eventually(async () => (await debits()).length > 0, 10_000)).toBe(true);
+    expect((await debits()).map((d) => d.reason)).toEqual(['refund']);
+    const logged = async () =>
+      (await partner(key, 'GET', '/events?type=payment.refunded')).body.data.events as { data: unknown }[];
+    expect(await eventually(async () => (await logged()).length === 1, 10_000)).toBe(true);
+    expect(JSON.stringify((await logged())[0])).toContain(refundId);
+
+    // Stripe delivers again: acknowledged, nothing reversed twice.
+    const again = await postEvent(payload, sign(payload));
+    expect([again.status, again.body.outcome]).toEqual([200, 'duplicate']);
+    await new Promise((r) => setTimeout(r, 1_000));
+    expect(await debits()).toHaveLength(1);
+    expect(await logged()).toHaveLength(1);
+  });
 
   it("a signed charge.dispute.created opens the live dispute with Stripe's due date and withdraws once", async () => {
-    const { key, charge, paymentIntent, wallet, credited } = await paidLiveCharge('evt_e2e_paid_for_dispute');
+    const { m, key, chargeId, paymentIntent } = await settledLiveCharge(2_500);
+    const wallet = async () => (await t.walletBalances(m.merchant_id, 'live')).find((b) => b.currency === 'USD');
+    expect(await eventually(async () => (await wallet())?.transaction_count === 1, 10_000)).toBe(true);
+    const credited = (await wallet())!.balance;
     const dueBy = Math.floor(Date.now() / 1000) + 14 * 86_400;
     const payload = JSON.stringify({
       id: 'evt_e2e_dispute_created',
@@ -193,13 +281,10 @@ describe('live card payments on Stripe', () => {
     expect([first.status, first.body.outcome]).toEqual([200, 'received']);
 
     const disputes = async () =>
-      (await partner(key, 'GET', `/disputes?charge_id=${charge.charge_id}`)).body.data.disputes as Record<
-        string,
-        unknown
-      >[];
+      (await partner(key, 'GET', `/disputes?charge_id=${chargeId}`)).body.data.disputes as Record<string, unknown>[];
     expect(await eventually(async () => (await disputes()).length === 1, 10_000)).toBe(true);
     expect((await disputes())[0]).toMatchObject({
-      charge_id: charge.charge_id,
+      charge_id: chargeId,
       status: 'needs_response',
       reason: 'product_not_received',
       is_live: true,

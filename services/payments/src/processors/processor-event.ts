@@ -26,6 +26,21 @@ export interface PaymentEvent extends EventBase {
   failure_reason: string | null;
 }
 
+/** A refund's state at its processor, for a refund named by our own id (and its charge). */
+export interface RefundEvent extends EventBase {
+  kind: 'refund';
+  /** `pending`: the processor has it and has not settled it (records its id, never a final state). */
+  outcome: 'succeeded' | 'failed' | 'pending';
+  refund_id: string;
+  charge_id: string;
+  /** The processor's id of the refund: must be the one the refund recorded, once it recorded one. */
+  processor_reference: string;
+  /** The processor's id of the payment refunded, when it says: must be the charge's. */
+  payment_reference: string | null;
+  amount: Money;
+  failure_reason: string | null;
+}
+
 /**
  * A change of a dispute (chargeback) at the processor. The processor's dispute carries no metadata of
  * ours, so it names no merchant: its payment (`payment_reference`, the charge's `processor_reference`)
@@ -46,7 +61,7 @@ export interface DisputeEvent extends Omit<EventBase, 'merchant_id'> {
   evidence_due_by: string | null;
 }
 
-export type ProcessorEvent = PaymentEvent | DisputeEvent;
+export type ProcessorEvent = PaymentEvent | RefundEvent | DisputeEvent;
 export type ProcessorEventKind = ProcessorEvent['kind'];
 
 /**
@@ -103,6 +118,8 @@ export function eventSubject(event: ProcessorEvent): Record<string, string> {
   switch (event.kind) {
     case 'payment':
       return { charge_id: event.charge_id };
+    case 'refund':
+      return { charge_id: event.charge_id, refund_id: event.refund_id };
     case 'dispute':
       return { dispute_reference: event.dispute_reference, payment_reference: event.payment_reference };
   }

@@ -11,8 +11,8 @@ import { stripeMetrics } from './stripe.metrics';
 
 /**
  * The Stripe connector as the payments service plugs it in: the live card gateway, the live side of
- * disputes and the verifier of its inbound events, all or none (null without STRIPE_SECRET_KEY: live card requests then
- * answer GATEWAY_NOT_CONFIGURED). A bad configuration throws at boot.
+ * disputes and the verifier of its inbound events, all or none (null without STRIPE_SECRET_KEY: live
+ * card requests then answer GATEWAY_NOT_CONFIGURED). A bad configuration throws at boot.
  */
 export function stripeConnector(
   config: StripeConfig,

@@ -9,6 +9,12 @@ import {
 } from '../../services/payments/src/processors/stripe/stripe-payments.adapter';
 import { StaticProcessorRegistry } from '../../services/payments/src/processors/sandbox-processors.adapter';
 import { checkoutSessionKey } from '../../services/payments/src/processors/stripe/stripe-checkout.adapter';
+import { EMPTY_EVIDENCE, newDispute } from '../../services/payments/src/disputes/dispute';
+import {
+  disputeCloseKey,
+  evidenceSubmitKey,
+  StripeDisputeProcessor,
+} from '../../services/payments/src/processors/stripe/stripe-disputes.adapter';
 import { startStripeMock, testStripeKeys, type StripeMock } from '../support/stripe-mock';
 
 /**
@@ -200,6 +206,60 @@ describe('Stripe connector against stripe-mock', () => {
       path: '/v1/payment_intents/pi_contract_read',
       status: 200,
     });
+  });
+
+  it('submits dispute evidence and closes a dispute as stripe-mock accepts them, with our idempotency keys', async () => {
+    const outcomes: string[] = [];
+    const processor = new StripeDisputeProcessor(stripeClient(settings), {
+      call: (op, outcome) => outcomes.push(`${op}:${outcome}`),
+      authFailure: () => outcomes.push('auth'),
+    });
+    const dispute = {
+      ...newDispute(
+        {
+          charge_id: 'ch_contract_dispute',
+          merchant_id: 4242,
+          sub_merchant_id: null,
+          mode: 'live',
+          amount: money(1999, 'USD'),
+          reason: 'fraudulent',
+          source: 'processor',
+          processor: { reference: 'du_contract_1', evidence_due_by: new Date('2026-12-31T00:00:00Z') },
+        },
+        new Date(),
+      ),
+      status: 'needs_response' as const,
+      evidence: {
+        ...EMPTY_EVIDENCE,
+        customer_name: 'Ada Lovelace',
+        customer_email: 'ada@example.com',
+        product_description: 'A brass calculating engine',
+        shipping_carrier: 'DHL',
+        shipping_tracking_number: '1Z999',
+        shipping_date: '2026-11-20',
+        service_date: '2026-11-21',
+        refund_policy: 'Refunds within 30 days',
+        cancellation_policy: 'Cancel any time before shipping',
+        receipt_url: 'https://shop.example/receipts/42',
+        uncategorized_text: 'The customer signed for it.',
+      },
+    };
+    expect(await processor.submitEvidence(dispute)).toEqual({ scheduled_outcome: null });
+    const update = mock.requests.pop()!;
+    expect(`${update.method} ${update.path} ${update.status}`).toBe('POST /v1/disputes/du_contract_1 200');
+    expect(update.headers['idempotency-key']).toBe(evidenceSubmitKey(dispute.dispute_id));
+    expect(update.form).toMatchObject({
+      submit: 'true',
+      'evidence[customer_name]': 'Ada Lovelace',
+      'evidence[customer_email_address]': 'ada@example.com',
+      'evidence[cancellation_policy_disclosure]': 'Cancel any time before shipping',
+      'evidence[shipping_date]': '2026-11-20',
+    });
+    await processor.accept(dispute);
+    const close = mock.requests.pop()!;
+    expect(`${close.method} ${close.path} ${close.status}`).toBe('POST /v1/disputes/du_contract_1/close 200');
+    expect(close.headers['idempotency-key']).toBe(disputeCloseKey(dispute.dispute_id));
+    expect(outcomes).toEqual(['disputes.update:ok', 'disputes.close:ok']);
   });
 
   it('a key stripe-mock refuses is a 503 with the alert, and the key is never shown', async () => {

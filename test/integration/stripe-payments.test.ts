@@ -251,6 +251,79 @@ describe('live card payments on Stripe', () => {
     expect(await logged()).toHaveLength(1);
   });
 
+  it("a signed charge.dispute.created opens the live dispute with Stripe's due date and withdraws once", async () => {
+    const { m, key, chargeId, paymentIntent } = await settledLiveCharge(2_500);
+    const wallet = async () => (await t.walletBalances(m.merchant_id, 'live')).find((b) => b.currency === 'USD');
+    expect(await eventually(async () => (await wallet())?.transaction_count === 1, 10_000)).toBe(true);
+    const credited = (await wallet())!.balance;
+    const dueBy = Math.floor(Date.now() / 1000) + 14 * 86_400;
+    const payload = JSON.stringify({
+      id: 'evt_e2e_dispute_created',
+      object: 'event',
+      type: 'charge.dispute.created',
+      created: Math.floor(Date.now() / 1000),
+      data: {
+        object: {
+          id: 'du_e2e_1',
+          object: 'dispute',
+          amount: 2_500,
+          currency: 'usd',
+          payment_intent: paymentIntent,
+          reason: 'product_not_received',
+          status: 'needs_response',
+          evidence_details: { due_by: dueBy, has_evidence: false, past_due: false, submission_count: 0 },
+          metadata: {},
+        },
+      },
+    });
+    const signature = Stripe.webhooks.generateTestHeaderString({ payload, secret: WEBHOOK_SECRET });
+    const first = await postEvent(payload, signature);
+    expect([first.status, first.body.outcome]).toEqual([200, 'received']);
+
+    const disputes = async () =>
+      (await partner(key, 'GET', `/disputes?charge_id=${chargeId}`)).body.data.disputes as Record<string, unknown>[];
+    expect(await eventually(async () => (await disputes()).length === 1, 10_000)).toBe(true);
+    expect((await disputes())[0]).toMatchObject({
+      charge_id: chargeId,
+      status: 'needs_response',
+      reason: 'product_not_received',
+      is_live: true,
+      amount: { amount: 2_500, currency: 'USD' },
+      evidence_due_by: new Date(dueBy * 1_000).toISOString(),
+    });
+    // The merchant's credit and the $15 fee withdrawn: two debits after the credit.
+    expect(await eventually(async () => (await wallet())?.transaction_count === 3, 10_000)).toBe(true);
+    const withdrawn = (await wallet())!;
+    expect(withdrawn.balance).toBe(credited - credited - 1_500);
+    const logged = async (type: string) =>
+      ((await partner(key, 'GET', `/events?type=${type}`)).body.data.events as unknown[]).length;
+    expect(await eventually(async () => (await logged('dispute.funds_withdrawn')) === 1, 10_000)).toBe(true);
+    expect(await logged('dispute.created')).toBe(1);
+
+    // Delivered again, and Stripe's own funds_withdrawn for it: nothing is opened or withdrawn twice.
+    const again = await postEvent(payload, signature);
+    expect([again.status, again.body.outcome]).toEqual([200, 'duplicate']);
+    const funds = payload
+      .replace('evt_e2e_dispute_created', 'evt_e2e_dispute_funds')
+      .replace('charge.dispute.created', 'charge.dispute.funds_withdrawn');
+    const second = await postEvent(
+      funds,
+      Stripe.webhooks.generateTestHeaderString({ payload: funds, secret: WEBHOOK_SECRET }),
+    );
+    expect([second.status, second.body.outcome]).toEqual([200, 'received']);
+    await new Promise((r) => setTimeout(r, 1_500));
+    expect(await disputes()).toHaveLength(1);
+    expect(await wallet()).toEqual(withdrawn);
+    expect(await logged('dispute.created')).toBe(1);
+    expect(await logged('dispute.funds_withdrawn')).toBe(1);
+    const inbox = await (
+      await t.db('payments')
+    )
+      .collection<{ _id: string; status: string }>('processor_events')
+      .findOne({ _id: 'stripe:evt_e2e_dispute_funds' });
+    expect(inbox?.status).toBe('duplicate');
+  });
+
   it('a live one-time session is paid on Stripe’s page; its signed completion completes it and credits the wallet once', async () => {
     const m = await t.merchant({ country: 'US', currency: 'USD' });
     const live = await http(t.url, 'POST', '/api/v1/partner/create-api-key', {

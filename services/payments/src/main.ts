@@ -19,7 +19,9 @@ import { DisputeCloser } from './disputes/dispute-closing';
 import { DEFAULT_DISPUTE_FEES, type DisputeFeeTable } from './disputes/dispute-funds';
 import { disputeLedger } from './disputes/dispute-ledger';
 import { DISPUTE_REINSTATEMENTS, DISPUTE_WITHDRAWALS } from './disputes/dispute-ledger.consumer';
+import { DisputeEventApplier } from './disputes/dispute-events';
 import { DisputeOpener } from './disputes/dispute-opening';
+import { ModeDisputeProcessors } from './disputes/dispute-processors';
 import { disputeModel, MongoDisputeRepository } from './disputes/dispute.repo';
 import { DisputeService } from './disputes/disputes';
 import { disputeChargeConsumer, sandboxCardDisputeConsumer } from './disputes/disputes.consumer';
@@ -187,7 +189,11 @@ void runService<types.payments.PaymentsServiceHandlers, (typeof paymentsConfig)[
         onOpened: (d) => disputeCounters.opened(d),
       },
     );
-    const disputeProcessors = new SandboxDisputeProcessors(config.SANDBOX_DISPUTE_DECISION_MS);
+    // Live disputes' evidence and acceptance go to Stripe when it is configured; sandbox ones never leave.
+    const disputeProcessors = new ModeDisputeProcessors(
+      new SandboxDisputeProcessors(config.SANDBOX_DISPUTE_DECISION_MS),
+      stripe ? stripe.disputes : null,
+    );
     const closer = new DisputeCloser(
       { charges: chargeRepo, disputes: disputeRepo, processors: disputeProcessors },
       { onClosed: (d, by) => disputeCounters.closed(d, by) },
@@ -257,10 +263,11 @@ void runService<types.payments.PaymentsServiceHandlers, (typeof paymentsConfig)[
       checkout: new ProcessorCheckout({ sessions: sessionRepo, charges: chargeRepo }),
     });
     const refundEvents = new RefundEventApplier({ charges: chargeRepo, refunds });
+    const disputeEvents = new DisputeEventApplier({ charges: chargeRepo, disputes: disputeRepo, opener, closer });
     const inbox = new ProcessorEventInbox(
       {
         events: new MongoProcessorEventRepository(processorEventDocs),
-        appliers: { payment: paymentEvents, refund: refundEvents, checkout: checkoutEvents },
+        appliers: { payment: paymentEvents, refund: refundEvents, dispute: disputeEvents, checkout: checkoutEvents },
       },
       {
         unmatchedAfterMs: 10 * 60_000,

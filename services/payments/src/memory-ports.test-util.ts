@@ -55,6 +55,10 @@ export class MemoryCharges implements ChargeRepository {
     const c = this.docs.get(chargeId);
     return c && c.merchant_id === merchantId && c.mode === mode ? this.record(c) : null;
   }
+  async findLiveByProcessorReference(reference: string) {
+    const c = [...this.docs.values()].find((d) => d.mode === 'live' && d.processor_reference === reference);
+    return c ? this.record(c) : null;
+  }
   async listForMerchant(merchantId: number, mode: Mode, q: ChargeListQuery) {
     const key = (c: ChargeRecord) => chargeListKey(c);
     return [...this.docs.values()]

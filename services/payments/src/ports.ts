@@ -67,6 +67,11 @@ export interface ChargeRepository {
   /** The charge bound to the Idempotency-Key, else to the reference. */
   findByKeys(merchantId: number, mode: Mode, keys: ChargeKeys): Promise<ChargeRecord | null>;
   findForMerchant(merchantId: number, mode: Mode, chargeId: string): Promise<ChargeRecord | null>;
+  /**
+   * The live charge whose processor's payment is `reference` (a processor's dispute names only that);
+   * null when none is (yet). One payment per charge: the processor made it under the charge's key.
+   */
+  findLiveByProcessorReference(reference: string): Promise<ChargeRecord | null>;
   listForMerchant(merchantId: number, mode: Mode, query: ChargeListQuery): Promise<ChargeRecord[]>;
   /**
    * failed with a retryable reason, or initializing since before `staleBefore` → initializing again

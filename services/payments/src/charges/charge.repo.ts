@@ -113,6 +113,9 @@ chargeSchema.index({ merchant_id: 1, mode: 1, reference_key: 1, list_key: -1 });
 // SQL equality only over non-unique indexes (patch 6), and without this index would read every charge
 // of the table. The reference's lookup uses the listing index above.
 chargeSchema.index({ merchant_id: 1, mode: 1, idempotency_ref: 1, created_at: -1 });
+// A processor's dispute names only its payment: the live charge by processor_reference, an equality
+// on two scalars (no unique index: a charge has no reference until its processor answers).
+chargeSchema.index({ processor_reference: 1, mode: 1 });
 
 export type ChargeModel = Model<ChargeDocument>;
 
@@ -212,6 +215,15 @@ export class MongoChargeRepository implements ChargeRepository {
   async findForMerchant(merchantId: number, mode: Mode, chargeId: string): Promise<ChargeRecord | null> {
     const doc = (await this.model
       .findOne({ _id: chargeId, merchant_id: merchantId, mode }, NO_OUTBOX)
+      .lean()
+      .exec()) as ChargeDocument | null;
+    return doc ? toRecord(doc) : null;
+  }
+
+  async findLiveByProcessorReference(reference: string): Promise<ChargeRecord | null> {
+    const doc = (await this.model
+      .findOne({ processor_reference: reference, mode: 'live' }, NO_OUTBOX)
+      .comment(FERRETDB_SQL_PUSHDOWN) // equality on its own index's fields
       .lean()
       .exec()) as ChargeDocument | null;
     return doc ? toRecord(doc) : null;

@@ -64,6 +64,7 @@ function setup() {
       appliers: {
         payment: { apply: () => Promise.reject(new Error('no payment events here')) },
         refund: { apply: () => Promise.reject(new Error('no refund events here')) },
+        dispute: { apply: () => Promise.reject(new Error('no dispute events here')) },
         checkout: new CheckoutEventApplier({
           sessions: t.sessions,
           checkout: new ProcessorCheckout({ sessions: t.sessions, charges: t.charges }, t.now),

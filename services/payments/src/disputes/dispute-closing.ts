@@ -30,11 +30,15 @@ export class DisputeCloser {
     private readonly now: () => Date = () => new Date(),
   ) {}
 
-  /** The merchant concedes (POST /disputes/{id}/accept): lost, nothing more moves. */
+  /**
+   * The merchant concedes (POST /disputes/{id}/accept): lost, nothing more moves. The processor closes
+   * it first (a live dispute at Stripe; nothing in sandbox): if it cannot, nothing changes here.
+   */
   async accept(merchantId: number, mode: Mode, disputeId: string): Promise<DisputeRecord> {
     return this.retrying(merchantId, mode, disputeId, async (d) => {
       if (d.status === 'under_review') throw submitted();
       if (isClosed(d)) throw closed(d);
+      await this.deps.processors.forMode(d.mode).accept(d);
       return this.close(d, 'lost', 'accepted');
     });
   }
@@ -50,6 +54,29 @@ export class DisputeCloser {
         });
       }
       return this.close(d, outcome, 'processor');
+    });
+  }
+
+  /**
+   * A processor's own decision of its dispute (a live dispute's closed event): won or lost from
+   * `needs_response` as from `under_review` (the processor decides unanswered disputes, and a merchant
+   * may answer in the processor's dashboard). A closed dispute is answered as it is, `changed` false:
+   * the caller tells a repeat from a contradiction.
+   */
+  async processorDecided(
+    disputeId: string,
+    outcome: DisputeOutcome,
+  ): Promise<{ dispute: DisputeRecord; changed: boolean }> {
+    for (let round = 0; round < (this.options.maxRounds ?? 50); round++) {
+      const d = await this.deps.disputes.findById(disputeId);
+      if (!d || d.status === 'opening')
+        throw new PlatformError('DISPUTE_NOT_FOUND', undefined, { param: 'dispute_id' });
+      if (isClosed(d)) return { dispute: d, changed: false };
+      const closed = await this.close(d, outcome, 'processor');
+      if (closed) return { dispute: closed, changed: true };
+    }
+    throw new PlatformError('CONFLICT', 'This dispute is being changed by concurrent requests; retry', {
+      param: 'dispute_id',
     });
   }
 

@@ -87,6 +87,7 @@ describe('DisputeCloser at the evidence due date', () => {
       submitEvidence: async () => {
         throw new Error('processor timed out');
       },
+      accept: async () => undefined,
     });
     await expect(w.closer.expireDue()).rejects.toThrow('processor timed out');
     expect((await w.service.get(1000, 'sandbox', d.dispute_id)).status).toBe('needs_response');

@@ -89,12 +89,16 @@ export class MemoryDisputes implements DisputeRepository {
 /** The sandbox's evidence rule in a test's hands: a fixed answer, and how often it was asked. */
 export class FakeDisputeProcessors implements DisputeProcessors {
   submitted: string[] = [];
+  accepted: string[] = [];
   answer: EvidenceReceipt = { scheduled_outcome: null };
   forMode() {
     return {
       submitEvidence: async (d: DisputeRecord) => {
         this.submitted.push(d.dispute_id);
         return this.answer;
+      },
+      accept: async (d: DisputeRecord) => {
+        this.accepted.push(d.dispute_id);
       },
     };
   }

@@ -24,6 +24,11 @@ export interface OpenDisputeRequest {
   /** Minor units of the charge currency; absent = everything not refunded. */
   amount?: number;
   source: DisputeSource;
+  /**
+   * A processor's dispute (source `processor`): its id and deadline (absent: our response window).
+   * A repeat naming the charge's dispute answers it; see DisputeEventApplier for another id.
+   */
+  processor?: { reference: string; evidence_due_by: Date | null };
 }
 
 export interface DisputeOpeningOptions {
@@ -86,6 +91,11 @@ export class DisputeOpener {
         amount: { amount, currency: room.currency },
         reason: req.reason ?? 'general',
         source: req.source,
+        processor: req.processor && {
+          reference: req.processor.reference,
+          evidence_due_by:
+            req.processor.evidence_due_by ?? new Date(this.now().getTime() + this.options.responseWindowMs),
+        },
       },
       this.now(),
     );
@@ -156,7 +166,10 @@ export class DisputeOpener {
         status: 'needs_response',
         fee,
         funds_withdrawn: funds,
-        evidence_due_by: new Date(now.getTime() + this.options.responseWindowMs),
+        // The processor's deadline is the one that counts; the sandbox's runs from now.
+        evidence_due_by: dispute.processor_reference
+          ? dispute.evidence_due_by
+          : new Date(now.getTime() + this.options.responseWindowMs),
         updated_at: now,
       };
       const scope = { merchantId: next.merchant_id, mode: next.mode };

@@ -40,6 +40,7 @@ const disputeSchema = new Schema<DisputeDocument>(
     funds_withdrawn: { type: Schema.Types.Mixed, default: [] },
     funds_reinstated: { type: Schema.Types.Mixed, default: [] },
     source: { type: String, required: true },
+    processor_reference: { type: String, default: null },
     scheduled_outcome: { type: Schema.Types.Mixed, default: null },
     scheduled_outcome_at: { type: Date, default: null },
     version: { type: Number, required: true },
@@ -85,7 +86,8 @@ function toRecord(doc: DisputeDocument): DisputeRecord {
     scheduled_outcome_at: _s,
     ...rest
   } = withoutRelayFields(doc as DisputeDocument & { outbox_pending_since?: Date | null });
-  return { dispute_id: _id, ...rest };
+  // Disputes stored before live disputes existed have no processor_reference.
+  return { dispute_id: _id, ...rest, processor_reference: rest.processor_reference ?? null };
 }
 
 const NO_OUTBOX = { outbox: 0 };

@@ -41,6 +41,11 @@ export interface DisputeRecord {
   funds_withdrawn: DisputeFunds[];
   funds_reinstated: DisputeFunds[];
   source: DisputeSource;
+  /**
+   * The processor's id of the dispute (Stripe's `du_…`) for one it opened; null for sandbox ones. Its
+   * later events must name it, and evidence and acceptance are sent to it.
+   */
+  processor_reference: string | null;
   /** An outcome the processor has announced for later (sandbox evidence markers); null otherwise. */
   scheduled_outcome: { status: 'won' | 'lost'; at: Date } | null;
   /** Grows with every write: evidence drafts are compare-and-set on it. */
@@ -57,20 +62,25 @@ export const EMPTY_EVIDENCE: DisputeEvidence = Object.freeze(
 export type DisputeDraft = Pick<
   DisputeRecord,
   'charge_id' | 'merchant_id' | 'sub_merchant_id' | 'mode' | 'amount' | 'reason' | 'source'
->;
+> & {
+  /** A processor's dispute: its id and its evidence deadline (kept when it opens). */
+  processor?: { reference: string; evidence_due_by: Date };
+};
 
 /**
  * A new dispute, `opening`: the one place a dispute is drafted. Its fee, funds and due date are set
  * when it opens (when it becomes visible); until then they are placeholders.
  */
-export function newDispute(d: DisputeDraft, now: Date): DisputeRecord {
+export function newDispute({ processor, ...d }: DisputeDraft, now: Date): DisputeRecord {
   return {
     dispute_id: prefixedId('dp'),
     ...d,
     fee: { amount: 0, currency: d.amount.currency },
     status: 'opening',
     evidence: { ...EMPTY_EVIDENCE },
-    evidence_due_by: now,
+    processor_reference: processor?.reference ?? null,
+    // A processor's deadline is known now; otherwise our window starts when the dispute opens.
+    evidence_due_by: processor?.evidence_due_by ?? now,
     evidence_submitted_at: null,
     funds_withdrawn: [],
     funds_reinstated: [],

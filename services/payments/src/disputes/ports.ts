@@ -52,11 +52,14 @@ export interface EvidenceReceipt {
 }
 
 /**
- * The processor's side of a dispute (Stripe's and Paystack's dispute APIs): evidence goes to it, and
- * it decides. Live disputes will arrive through its adapters; only the sandbox one exists.
+ * The processor's side of a dispute (Stripe's and Paystack's dispute APIs): evidence goes to it, a
+ * merchant's acceptance too, and it decides. Both calls must be safe to repeat (a lost race, a retry
+ * after a timeout): the processor dedupes them by dispute.
  */
 export interface DisputeProcessor {
   submitEvidence(dispute: DisputeRecord): Promise<EvidenceReceipt>;
+  /** The merchant concedes: the processor closes the dispute (lost) before we do. */
+  accept(dispute: DisputeRecord): Promise<void>;
 }
 
 export interface DisputeProcessors {

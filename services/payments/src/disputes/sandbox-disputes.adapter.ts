@@ -15,12 +15,14 @@ export class SandboxDisputeProcessors implements DisputeProcessors {
   constructor(private readonly decisionDelayMs = 2_000) {}
 
   forMode(mode: Mode): DisputeProcessor {
-    if (mode === 'sandbox') return { submitEvidence: async (d) => this.sandboxReceipt(d) };
-    return {
-      submitEvidence: async () => {
-        throw new PlatformError('GATEWAY_NOT_CONFIGURED', undefined, { detail: 'no live dispute processor yet' });
-      },
+    if (mode === 'sandbox') {
+      // Accepting asks the sandbox processor nothing: the dispute just closes lost.
+      return { submitEvidence: async (d) => this.sandboxReceipt(d), accept: async () => undefined };
+    }
+    const notConfigured = async (): Promise<never> => {
+      throw new PlatformError('GATEWAY_NOT_CONFIGURED', undefined, { detail: 'no live dispute processor configured' });
     };
+    return { submitEvidence: notConfigured, accept: notConfigured };
   }
 
   private sandboxReceipt(d: DisputeRecord): EvidenceReceipt {

@@ -1,4 +1,4 @@
-import type { Mode, Money } from '@ppay/kernel';
+import type { DisputeReason, Mode, Money } from '@ppay/kernel';
 
 /**
  * Events from the live processors, in our terms: each connector maps its own (nothing outside a
@@ -41,6 +41,26 @@ export interface RefundEvent extends EventBase {
   failure_reason: string | null;
 }
 
+/**
+ * A change of a dispute (chargeback) at the processor. The processor's dispute carries no metadata of
+ * ours, so it names no merchant: its payment (`payment_reference`, the charge's `processor_reference`)
+ * is how the charge, and through it the dispute, is found.
+ */
+export interface DisputeEvent extends Omit<EventBase, 'merchant_id'> {
+  kind: 'dispute';
+  /** Which notification this was: a funds movement says more than the status it carries. */
+  change: 'created' | 'updated' | 'closed' | 'funds_withdrawn' | 'funds_reinstated';
+  /** The processor's id of the dispute: one dispute of ours per processor dispute. */
+  dispute_reference: string;
+  payment_reference: string;
+  amount: Money;
+  reason: DisputeReason;
+  /** The processor's status in our terms, as of this event. */
+  status: 'needs_response' | 'under_review' | 'won' | 'lost';
+  /** The processor's deadline for evidence (ISO 8601); null when it names none. */
+  evidence_due_by: string | null;
+}
+
 /** A hosted checkout session of ours, closed at its processor: paid, or expired unpaid. */
 export interface CheckoutEvent extends EventBase {
   kind: 'checkout';
@@ -54,7 +74,7 @@ export interface CheckoutEvent extends EventBase {
   amount: Money | null;
 }
 
-export type ProcessorEvent = PaymentEvent | RefundEvent | CheckoutEvent;
+export type ProcessorEvent = PaymentEvent | RefundEvent | DisputeEvent | CheckoutEvent;
 export type ProcessorEventKind = ProcessorEvent['kind'];
 
 /**
@@ -113,6 +133,8 @@ export function eventSubject(event: ProcessorEvent): Record<string, string> {
       return { charge_id: event.charge_id };
     case 'refund':
       return { charge_id: event.charge_id, refund_id: event.refund_id };
+    case 'dispute':
+      return { dispute_reference: event.dispute_reference, payment_reference: event.payment_reference };
     case 'checkout':
       return { session_id: event.session_id };
   }

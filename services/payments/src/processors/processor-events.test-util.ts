@@ -1,6 +1,6 @@
 import type { Mode } from '@ppay/kernel';
 import type { AbandonAnswer, AbandonIntent, ProcessorAdapter, ProcessorRegistry } from './ports';
-import type { CheckoutEvent, EventApplier, FinalStatus, InboxRecord } from './processor-event';
+import type { FinalStatus, InboxRecord } from './processor-event';
 import type { ProcessorEventRepository } from './processor-events';
 import type { ProcessorGroup } from './processors';
 
@@ -56,7 +56,5 @@ export class ScriptedAbandons implements Pick<ProcessorRegistry, 'adapterFor'> {
   }
 }
 
-/** For inbox tests of payment events: a checkout event reaching their inbox is a bug of the test. */
-export const NO_CHECKOUT_EVENTS: EventApplier<CheckoutEvent> = {
-  apply: () => Promise.reject(new Error('no checkout events in this test')),
-};
+/** An applier for a kind of event a test never sends. */
+export const unusedApplier = { apply: () => Promise.reject(new Error('not sent by this test')) };

@@ -6,7 +6,7 @@ import { MemoryCharges } from '../memory-ports.test-util';
 import { PaymentEventApplier } from './payment-events';
 import { ProcessorEventInbox } from './processor-events';
 import { processorEventHandlers } from './processor-events.handlers';
-import { MemoryProcessorEvents, NO_CHECKOUT_EVENTS, ScriptedAbandons } from './processor-events.test-util';
+import { MemoryProcessorEvents, ScriptedAbandons, unusedApplier } from './processor-events.test-util';
 import { StripeEventVerifier } from './stripe/stripe-events.adapter';
 
 /**
@@ -28,15 +28,8 @@ function setup() {
     (e, err) => abandonFailures.push(`${e.event_id}:${(err as PlatformError).code}`),
   );
   const inbox = new ProcessorEventInbox(
-    // Refund events have their own tests (refunds/refund-events.test.ts).
-    {
-      events,
-      appliers: {
-        payment,
-        refund: { apply: () => Promise.reject(new Error('no refund events here')) },
-        checkout: NO_CHECKOUT_EVENTS,
-      },
-    },
+    // Refund and dispute events have their own tests (refunds/refund-events.test.ts, disputes/dispute-events.test.ts).
+    { events, appliers: { payment, refund: unusedApplier, dispute: unusedApplier, checkout: unusedApplier } },
     { unmatchedAfterMs: 60_000, retryMs: 1_000, now: () => now },
   );
   const verifier = new StripeEventVerifier(Stripe.webhooks, [SECRET, OLD_SECRET]);

@@ -109,6 +109,8 @@ export class ProcessorEventInbox {
         return this.deps.appliers.payment.apply(event, record);
       case 'refund':
         return this.deps.appliers.refund.apply(event, record);
+      case 'dispute':
+        return this.deps.appliers.dispute.apply(event, record);
       case 'checkout':
         return this.deps.appliers.checkout.apply(event, record);
     }

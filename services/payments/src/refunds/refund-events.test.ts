@@ -5,7 +5,7 @@ import { MemoryCharges } from '../memory-ports.test-util';
 import type { ProcessorAdapter, RefundAnswer, RefundIntent } from '../processors/ports';
 import { ProcessorEventInbox } from '../processors/processor-events';
 import { processorEventHandlers } from '../processors/processor-events.handlers';
-import { MemoryProcessorEvents, NO_CHECKOUT_EVENTS } from '../processors/processor-events.test-util';
+import { MemoryProcessorEvents, unusedApplier } from '../processors/processor-events.test-util';
 import { StaticProcessorRegistry } from '../processors/sandbox-processors.adapter';
 import { StripeEventVerifier } from '../processors/stripe/stripe-events.adapter';
 import { refundableAmount } from './charge-refunds';
@@ -55,7 +55,8 @@ function setup() {
       appliers: {
         payment: { apply: () => Promise.reject(new Error('no payments here')) },
         refund: new RefundEventApplier({ charges, refunds }),
-        checkout: NO_CHECKOUT_EVENTS,
+        dispute: unusedApplier,
+        checkout: unusedApplier,
       },
     },
     { unmatchedAfterMs: 60_000, retryMs: 1_000, now: () => now },

@@ -3,6 +3,7 @@ import { PlatformError } from '@ppay/kernel';
 import type { EventVerifier, VerifiedEvent } from '../processor-event';
 import type { StripeEventMappers } from './stripe-event-mapping.adapter';
 import { CHECKOUT_EVENTS } from './stripe-checkout-events.adapter';
+import { DISPUTE_EVENTS } from './stripe-dispute-events.adapter';
 import { PAYMENT_EVENTS } from './stripe-payment-events.adapter';
 import { REFUND_EVENTS } from './stripe-refund-events.adapter';
 
@@ -10,7 +11,12 @@ import { REFUND_EVENTS } from './stripe-refund-events.adapter';
 const TOLERANCE_SECONDS = 300;
 
 /** Every Stripe event type the platform acts on, by kind. */
-export const STRIPE_EVENTS: StripeEventMappers = { ...PAYMENT_EVENTS, ...REFUND_EVENTS, ...CHECKOUT_EVENTS };
+export const STRIPE_EVENTS: StripeEventMappers = {
+  ...PAYMENT_EVENTS,
+  ...REFUND_EVENTS,
+  ...DISPUTE_EVENTS,
+  ...CHECKOUT_EVENTS,
+};
 
 /**
  * Verifies `Stripe-Signature` over the raw body with the library's constructEvent against each

@@ -16,10 +16,12 @@ export function stripeConnector(
   config: StripeConfig,
   registry: Registry,
 ): { card: ProcessorAdapter; verifier: EventVerifier; eventTypes: readonly string[] } | null {
+  // Registered either way: the dashboards and alerts name them (an unconfigured install shows zero).
+  const observer = stripeMetrics(registry);
   const settings = stripeSettings(config);
   if (!settings) return null;
   return {
-    card: new StripeCardGateway(stripeClient(settings), settings, stripeMetrics(registry)),
+    card: new StripeCardGateway(stripeClient(settings), settings, observer),
     verifier: new StripeEventVerifier(stripeWebhooks(), settings.webhookSecrets),
     eventTypes: Object.keys(STRIPE_EVENTS),
   };

@@ -6,12 +6,15 @@ import { infraDown, infraUp, REPO_ROOT, type InfraOptions } from '@ppay/devstack
 import { eventually, http, startTestPlatform, type HttpResult, type TestPlatform } from '../support/platform';
 import { checkDisputeMoney, disputeAndDecide, PAYMENT_REASONS } from './disputes';
 import { replayCharges, type ReplayJob } from './replays';
+import { checkLive, liveMerchant, payLive, planLive } from './live-cards';
+import { startStripeMock, testStripeKeys, type StripeMock } from '../support/stripe-mock';
 import { buyPhysical, checkPhysical, createPhysicalProducts, physicalSummary, planPhysical } from './orders';
 
 /**
  * Fault injection: a load of charges and their sandbox outcomes — plain, marketplace
  * splits and converted, about a tenth of the succeeded ones then disputed and decided — and of physical
- * purchases on the hosted page (orders.ts) runs while payments, marketplace, fx-pricing and nats-server
+ * purchases on the hosted page (orders.ts) and of live card payments settled by Stripe's signed events
+ * (live-cards.ts, against stripe-mock) runs while payments, marketplace, fx-pricing and nats-server
  * are killed with SIGKILL at random moments and restarted. The client behaves as partners are told to: it
  * retries 5xx/429/in-flight answers with the same Idempotency-Key. Afterwards money must be exact:
  * one stored charge per request, every succeeded charge exactly its ledger entries (as measured
@@ -19,7 +22,7 @@ import { buyPhysical, checkPhysical, createPhysicalProducts, physicalSummary, pl
  * letters, and every Idempotency-Key replay answering the original charge.
  *
  * `npm run test:chaos`; CHAOS_CHARGES (default 2000), CHAOS_PHYSICAL (purchases; default a tenth of the
- * charges), CHAOS_SEED, CHAOS_REPLICAS (1 or 2). It runs on its own FerretDB and NATS (it kills NATS), on
+ * charges), CHAOS_LIVE (live card payments; default a tenth of the charges), CHAOS_SEED, CHAOS_REPLICAS (1 or 2). It runs on its own FerretDB and NATS (it kills NATS), on
  * ports of its own (CHAOS_PORT_BASE for the services, found free from a slot of its name otherwise).
  */
 const INFRA: InfraOptions = {
@@ -31,6 +34,8 @@ const INFRA: InfraOptions = {
 };
 const CHARGES = Number(process.env.CHAOS_CHARGES ?? 2000);
 const PHYSICAL = Number(process.env.CHAOS_PHYSICAL ?? Math.round(CHARGES / 10));
+const LIVE = Number(process.env.CHAOS_LIVE ?? Math.round(CHARGES / 10));
+const STRIPE = testStripeKeys();
 const CONCURRENCY = 12;
 const REPLICAS = Number(process.env.CHAOS_REPLICAS ?? 1);
 const LOAD_BUDGET_MS = Number(process.env.CHAOS_BUDGET_MS ?? 8 * 60_000);
@@ -67,6 +72,7 @@ type EntryShape = [number, string, number][];
 
 describe('fault injection: kill -9 under load keeps money exact', () => {
   let t: TestPlatform;
+  let stripeMock: StripeMock;
   const seed = Number(process.env.CHAOS_SEED ?? 20261123);
   const random = prng(seed);
   const stats = { retries: 0, kills: Object.fromEntries(TARGETS.map((x) => [x, 0])) as Record<Target, number> };
@@ -119,6 +125,7 @@ describe('fault injection: kill -9 under load keeps money exact', () => {
 
   beforeAll(async () => {
     const infra = await infraUp(INFRA);
+    stripeMock = await startStripeMock();
     t = await startTestPlatform(
       'chaos',
       {
@@ -126,7 +133,14 @@ describe('fault injection: kill -9 under load keeps money exact', () => {
         ...(process.env.CHAOS_PORT_BASE ? { portBase: Number(process.env.CHAOS_PORT_BASE) } : {}),
         envFor: {
           // The reconciler races the consumer on purpose: both must be idempotent.
-          payments: { LEDGER_RECONCILE_GRACE_MS: '20000', LEDGER_RECONCILE_INTERVAL_MS: '5000' },
+          payments: {
+            LEDGER_RECONCILE_GRACE_MS: '20000',
+            LEDGER_RECONCILE_INTERVAL_MS: '5000',
+            STRIPE_SECRET_KEY: STRIPE.secretKey,
+            STRIPE_PUBLISHABLE_KEY: STRIPE.publishableKey,
+            STRIPE_WEBHOOK_SECRET: STRIPE.webhookSecret,
+            STRIPE_API_BASE: stripeMock.url,
+          },
           // A restarted service is tried again after 1 s rather than 5 s: the suite is about money, not
           // about how long the breaker waits.
           gateway: { BREAKER_RESET_TIMEOUT_MS: '1000' },
@@ -137,6 +151,7 @@ describe('fault injection: kill -9 under load keeps money exact', () => {
   }, 5 * 60_000);
   afterAll(async () => {
     await t?.stop();
+    await stripeMock?.stop();
     await infraDown(INFRA);
   }, 2 * 60_000);
 
@@ -234,6 +249,9 @@ describe('fault injection: kill -9 under load keeps money exact', () => {
       for (const job of jobs) {
         if (job.outcome === 'succeed' && random() < 0.1) job.dispute = DISPUTE_ACTIONS[Math.floor(random() * 4)];
       }
+      const live = { t, api, until200, payments, webhookSecret: STRIPE.webhookSecret };
+      const liveShop = await liveMerchant(live);
+      const liveJobs = planLive(LIVE, random);
       const purchases = planPhysical(PHYSICAL, random);
       const shop = await createPhysicalProducts({ api }, plain.api_key, purchases);
       const client = { api, until200, gateway: t.url, retried: () => void stats.retries++ };
@@ -270,6 +288,11 @@ describe('fault injection: kill -9 under load keeps money exact', () => {
       };
       // The purchases spread evenly through the charges: the stock runs out near the end.
       const queue = jobs.map((job) => () => charge(job));
+      for (const [k, job] of liveJobs.entries()) {
+        queue.splice(Math.floor(((k + 0.5) * queue.length) / liveJobs.length) + k, 0, () =>
+          payLive(live, liveShop, job, random, deadline),
+        );
+      }
       for (const [k, p] of purchases.entries()) {
         queue.splice(Math.floor(((k + 0.5) * jobs.length) / purchases.length) + k, 0, () =>
           buyPhysical(client, shop, p, deadline),
@@ -337,6 +360,7 @@ describe('fault injection: kill -9 under load keeps money exact', () => {
       const fxPricing = await t.db('fx-pricing');
       const physical = await checkPhysical({ ...client, payments, fxPricing }, shop, purchases);
 
+      const liveMoney = await checkLive(live, liveShop, liveJobs);
       const disputed = jobs.filter((j) => j.disputeId);
       const { disputesWrong, walletsWrong } = await checkDisputeMoney({ api, payments, t }, disputed, [
         plain.merchant_id,
@@ -382,12 +406,14 @@ describe('fault injection: kill -9 under load keeps money exact', () => {
           `  disputes ${disputed.length} (decided by evidence, accept, sandbox won/lost): ${disputesWrong} with money moved other than once;` +
             ` wallets not equal to the sum of their entries ${walletsWrong}`,
           physicalSummary(physical),
+          `  live card payments ${liveJobs.length} (events twice, out of order): ${JSON.stringify(liveMoney.result)}; inbox ${JSON.stringify(liveMoney.inbox)}`,
           `  outbox documents pending ${pendingOutbox}, dead letters ${deadLetters}`,
           `  replays ${jobs.length * 2}: ${replays.identical} identical, ${replays.currentStatus} the same charge in` +
             ` its current status (answer not stored while NATS was down), ${replays.different.length} different`,
         ].join('\n'),
       );
       expect(disputed.length).toBeGreaterThan(0);
+      expect(liveMoney.result).toEqual({ statusWrong: 0, missing: 0, duplicated: 0, wrong: 0, creditedFailed: 0 });
       expect(physical.paid).toBeGreaterThan(0);
       expect(physical.wrong).toEqual(Object.fromEntries(Object.keys(physical.wrong).map((k) => [k, 0])));
       expect({ disputesWrong, walletsWrong }).toEqual({ disputesWrong: 0, walletsWrong: 0 });

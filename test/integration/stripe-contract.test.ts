@@ -4,6 +4,7 @@ import { stripeSettings, type StripeSettings } from '../../services/payments/src
 import {
   cancelKey,
   paymentIntentKey,
+  refundKey,
   StripeCardGateway,
 } from '../../services/payments/src/processors/stripe/stripe-payments.adapter';
 import { StaticProcessorRegistry } from '../../services/payments/src/processors/sandbox-processors.adapter';
@@ -99,6 +100,55 @@ describe('Stripe connector against stripe-mock', () => {
     expect(cancel.form).toEqual({ cancellation_reason: 'abandoned' });
     expect(outcomes).toContain('payment_intents.cancel:ok');
     expect(outcomes.filter((o) => !o.endsWith(':ok'))).toEqual([]);
+  });
+
+  it('refunds a PaymentIntent as stripe-mock accepts it, with our idempotency key and metadata', async () => {
+    const outcomes: string[] = [];
+    const gateway = new StripeCardGateway(stripeClient(settings), settings, {
+      call: (op, outcome) => outcomes.push(`${op}:${outcome}`),
+      authFailure: () => outcomes.push('auth'),
+    });
+    const { processor_reference } = await gateway.initialise(intent('ch_contract_refund'));
+    const request = {
+      refund_id: 're_contract_1',
+      charge_id: 'ch_contract_refund',
+      merchant_id: 4242,
+      mode: 'live' as const,
+      processor_reference,
+      amount: money(500, 'USD'),
+      reason: 'damaged',
+      refund_reference: null,
+      asked_before: false,
+    };
+    const answer = await gateway.refund(request);
+    // stripe-mock answers its Refund fixture (its status is the fixture's): a Stripe refund id either way.
+    expect(answer).toMatchObject({ processor_reference: expect.stringMatching(/^re_/) });
+    const create = mock.requests.pop()!;
+    expect(`${create.method} ${create.path} ${create.status}`).toBe('POST /v1/refunds 200');
+    expect(create.headers['idempotency-key']).toBe(refundKey('re_contract_1'));
+    expect(create.form).toEqual({
+      payment_intent: processor_reference,
+      amount: '500',
+      'metadata[refund_id]': 're_contract_1',
+      'metadata[charge_id]': 'ch_contract_refund',
+      'metadata[merchant_id]': '4242',
+      'metadata[mode]': 'live',
+    });
+    // Asked again: the refund is read back by its id, or looked up among the PaymentIntent's refunds.
+    const reference = (answer as { processor_reference: string }).processor_reference;
+    expect(await gateway.refund({ ...request, refund_reference: reference, asked_before: true })).toMatchObject({
+      processor_reference: expect.stringMatching(/^re_/),
+    });
+    expect(mock.requests.pop()).toMatchObject({ method: 'GET', path: `/v1/refunds/${reference}`, status: 200 });
+    await gateway.refund({ ...request, asked_before: true });
+    const [list] = mock.requests.slice(-2);
+    expect(list).toMatchObject({
+      method: 'GET',
+      path: `/v1/refunds?payment_intent=${processor_reference}&limit=100`,
+      status: 200,
+    });
+    expect(outcomes.filter((o) => !o.endsWith(':ok'))).toEqual([]);
+    expect(mock.log()).not.toMatch(/status=4\d\d/);
   });
 
   it('reads a PaymentIntent back as stripe-mock accepts it (what a refused cancel is answered with)', async () => {

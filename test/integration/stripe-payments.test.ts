@@ -15,7 +15,10 @@ describe('live card payments on Stripe', () => {
   let t: TestPlatform;
 
   beforeAll(async () => {
-    mock = await startStripeMock();
+    // A real card refund starts pending at Stripe (stripe-mock's fixture says succeeded).
+    mock = await startStripeMock({
+      patch: (r) => (r.method === 'POST' && r.path === '/v1/refunds' ? { status: 'pending' } : undefined),
+    });
     t = await startTestPlatform('stripe-payments', {
       envFor: {
         payments: {
@@ -123,5 +126,128 @@ describe('live card payments on Stripe', () => {
     await new Promise((r) => setTimeout(r, 1_000));
     expect(await credited()).toEqual(wallet);
     expect(await events()).toHaveLength(1);
+  });
+
+  /** A merchant with a live key and a live USD charge that Stripe's signed event settled. */
+  async function settledLiveCharge(amount: number) {
+    const m = await t.merchant({ country: 'US', currency: 'USD' });
+    const live = await http(t.url, 'POST', '/api/v1/partner/create-api-key', {
+      headers: { 'x-id-key': m.user_token },
+      body: { type: 'live' },
+    });
+    const key = live.body.data.api_key as string;
+    const created = await partner(key, 'POST', '/payments/charge', {
+      amount,
+      currency: 'USD',
+      total_amount: amount,
+      total_currency: 'USD',
+      customer: { email: 'buyer@example.com' },
+    });
+    expect(created.status).toBe(200);
+    const chargeId = created.body.data.charge_id as string;
+    const stored = await (
+      await t.db('payments')
+    )
+      .collection<{
+        _id: string;
+        processor_reference: string;
+        refunds: { refund_id: string; processor_reference: string }[];
+      }>('charges')
+      .findOne({ _id: chargeId });
+    const payload = JSON.stringify({
+      id: `evt_paid_${chargeId}`,
+      object: 'event',
+      type: 'payment_intent.succeeded',
+      created: Math.floor(Date.now() / 1000),
+      data: {
+        object: {
+          id: stored!.processor_reference,
+          object: 'payment_intent',
+          amount,
+          currency: 'usd',
+          status: 'succeeded',
+          metadata: { charge_id: chargeId, merchant_id: String(m.merchant_id), mode: 'live' },
+          last_payment_error: null,
+        },
+      },
+    });
+    expect((await postEvent(payload, sign(payload))).status).toBe(200);
+    const credits = async () => (await ledger(chargeId)).filter((e) => e.kind === 'credit');
+    expect(await eventually(async () => (await credits()).length > 0, 10_000)).toBe(true);
+    return { m, key, chargeId, paymentIntent: stored!.processor_reference };
+  }
+  const sign = (payload: string) => Stripe.webhooks.generateTestHeaderString({ payload, secret: WEBHOOK_SECRET });
+  const ledger = async (chargeId: string) =>
+    (await t.db('payments')).collection('ledger_entries').find({ charge_id: chargeId }).toArray();
+
+  it('a live refund is a Stripe Refund, pending until its signed event settles it: reversed once, logged', async () => {
+    const { m, key, chargeId, paymentIntent } = await settledLiveCharge(4_000);
+    const posted = await http(t.url, 'POST', `/api/v1/partner/payments/charges/${chargeId}/refunds`, {
+      headers: { 'x-api-key': key, 'idempotency-key': 'live-refund-1' },
+      body: { amount: 1_000, reason: 'damaged' },
+    });
+    expect([posted.status, posted.body.error, posted.body.data?.status, posted.body.data?.amount]).toEqual([
+      200,
+      undefined,
+      'pending',
+      1_000,
+    ]);
+    const refundId = posted.body.data.refund_id as string;
+    const create = mock.requests.find((r) => r.path === '/v1/refunds' && r.form['metadata[refund_id]'] === refundId)!;
+    expect(create).toMatchObject({ method: 'POST', status: 200 });
+    expect(create.form).toMatchObject({ payment_intent: paymentIntent, amount: '1000' });
+    expect(create.headers['idempotency-key']).toBe(`ppay_${refundId}_refund`);
+    const stored = await (
+      await t.db('payments')
+    )
+      .collection<{
+        _id: string;
+        processor_reference: string;
+        refunds: { refund_id: string; processor_reference: string }[];
+      }>('charges')
+      .findOne({ _id: chargeId });
+    const reference = stored!.refunds.find((r) => r.refund_id === refundId)!.processor_reference;
+    expect(reference).toMatch(/^re_/);
+    // Nothing is reversed while Stripe has not settled it.
+    await new Promise((r) => setTimeout(r, 500));
+    expect((await ledger(chargeId)).filter((e) => e.kind === 'debit')).toEqual([]);
+
+    const payload = JSON.stringify({
+      id: `evt_refund_${refundId}`,
+      object: 'event',
+      type: 'refund.updated',
+      created: Math.floor(Date.now() / 1000),
+      data: {
+        object: {
+          id: reference,
+          object: 'refund',
+          amount: 1_000,
+          currency: 'usd',
+          status: 'succeeded',
+          payment_intent: paymentIntent,
+          failure_reason: null,
+          metadata: { refund_id: refundId, charge_id: chargeId, merchant_id: String(m.merchant_id), mode: 'live' },
+        },
+      },
+    });
+    const first = await postEvent(payload, sign(payload));
+    expect([first.status, first.body.outcome]).toEqual([200, 'received']);
+    const refunds = async () => (await partner(key, 'GET', `/payments/charges/${chargeId}/refunds`)).body.data;
+    expect(await eventually(async () => (await refunds()).refunds[0]?.status === 'succeeded', 10_000)).toBe(true);
+    expect((await refunds()).amount_refunded).toBe(1_000);
+    const debits = async () => (await ledger(chargeId)).filter((e) => e.kind === 'debit');
+    expect(await eventually(async () => (await debits()).length > 0, 10_000)).toBe(true);
+    expect((await debits()).map((d) => d.reason)).toEqual(['refund']);
+    const logged = async () =>
+      (await partner(key, 'GET', '/events?type=payment.refunded')).body.data.events as { data: unknown }[];
+    expect(await eventually(async () => (await logged()).length === 1, 10_000)).toBe(true);
+    expect(JSON.stringify((await logged())[0])).toContain(refundId);
+
+    // Stripe delivers again: acknowledged, nothing reversed twice.
+    const again = await postEvent(payload, sign(payload));
+    expect([again.status, again.body.outcome]).toEqual([200, 'duplicate']);
+    await new Promise((r) => setTimeout(r, 1_000));
+    expect(await debits()).toHaveLength(1);
+    expect(await logged()).toHaveLength(1);
   });
 });

@@ -28,7 +28,13 @@ export interface StripeMock {
  * stripe-mock checks each request against Stripe's API description but does not log headers, and the
  * contract tests assert the Idempotency-Key and metadata the connector sends.
  */
-export async function startStripeMock(): Promise<StripeMock> {
+/**
+ * Fields laid over stripe-mock's answer to one request (its fixtures are fixed: a Refund is always
+ * `succeeded`, where a real card refund usually starts `pending`); undefined leaves the answer as is.
+ */
+export type StripeAnswerPatch = (request: Omit<StripeRequest, 'status'>) => Record<string, unknown> | undefined;
+
+export async function startStripeMock(options: { patch?: StripeAnswerPatch } = {}): Promise<StripeMock> {
   const mock = await startStripeMockProcess();
   const httpPort = mock.port;
   const output = mock.output;
@@ -42,15 +48,30 @@ export async function startStripeMock(): Promise<StripeMock> {
       const upstream = http.request(
         { host: '127.0.0.1', port: httpPort, method: req.method, path: req.url, headers: req.headers },
         (answer) => {
-          requests.push({
+          const seen = {
             method: req.method ?? '',
             path: req.url ?? '',
             headers: req.headers,
             form: Object.fromEntries(new URLSearchParams(body.toString('utf8'))),
-            status: answer.statusCode ?? 0,
+          };
+          requests.push({ ...seen, status: answer.statusCode ?? 0 });
+          const patch = answer.statusCode === 200 ? options.patch?.(seen) : undefined;
+          if (!patch) {
+            res.writeHead(answer.statusCode ?? 502, answer.headers);
+            answer.pipe(res);
+            return;
+          }
+          const parts: Buffer[] = [];
+          answer.on('data', (c: Buffer) => parts.push(c));
+          answer.on('end', () => {
+            const patched = Buffer.from(
+              JSON.stringify({ ...JSON.parse(Buffer.concat(parts).toString('utf8')), ...patch }),
+            );
+            // The body is re-sent whole: its own length, never the upstream's length or chunking.
+            const headers = { ...answer.headers, 'content-length': String(patched.length) };
+            delete headers['transfer-encoding'];
+            res.writeHead(200, headers).end(patched);
           });
-          res.writeHead(answer.statusCode ?? 502, answer.headers);
-          answer.pipe(res);
         },
       );
       upstream.on('error', () => res.writeHead(502).end());

@@ -61,6 +61,7 @@ import { processorEventMetrics } from './processors/processor-events.metrics';
 import { stripeConnector } from './processors/stripe/stripe-connector.adapter';
 import { RefundLedger } from './refunds/refund-ledger';
 import { REFUND_DEBITS } from './refunds/refund-ledger.consumer';
+import { RefundEventApplier } from './refunds/refund-events';
 import { RefundService } from './refunds/refunds';
 import { refundHandlers } from './refunds/refunds.handlers';
 import { refundMetrics } from './refunds/refunds.metrics';
@@ -255,8 +256,12 @@ void runService<types.payments.PaymentsServiceHandlers, (typeof paymentsConfig)[
         'cancelling a failed payment at its processor failed; the charge stays pending and the sweep retries',
       ),
     );
+    const refundEvents = new RefundEventApplier({ charges: chargeRepo, refunds });
     const inbox = new ProcessorEventInbox(
-      { events: new MongoProcessorEventRepository(processorEventDocs), appliers: { payment: paymentEvents } },
+      {
+        events: new MongoProcessorEventRepository(processorEventDocs),
+        appliers: { payment: paymentEvents, refund: refundEvents },
+      },
       {
         unmatchedAfterMs: 10 * 60_000,
         retryMs: 5_000,

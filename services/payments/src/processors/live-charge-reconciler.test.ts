@@ -20,7 +20,8 @@ function setup(options: { batch?: number } = {}) {
   const lookups = new MemoryLiveLookups(charges);
   const payment = new PaymentEventApplier({ charges, outcomes: new OutcomeService(charges, () => now), processors });
   const inbox = new ProcessorEventInbox(
-    { events, appliers: { payment } },
+    // The reconciler makes payment events only (refund events have their own tests).
+    { events, appliers: { payment, refund: { apply: () => Promise.reject(new Error('no refund events here')) } } },
     { unmatchedAfterMs: MINUTE, retryMs: 1_000, now: () => now },
   );
   const lookUpFailures: string[] = [];

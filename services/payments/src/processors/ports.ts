@@ -46,8 +46,9 @@ export interface ProcessorAdapter {
   initialise(intent: PaymentIntent): Promise<ProcessorAuthorization>;
   /**
    * Refunds part or all of a captured payment. `refund_id` is the processor's idempotency key: asking
-   * twice for one refund never refunds twice. A decline is an answer (`failed`); SERVICE_UNAVAILABLE
-   * means nothing happened this time; UPSTREAM_TIMEOUT means the outcome is unknown.
+   * twice for one refund never refunds twice. A decline is an answer (`failed`); `pending` means the
+   * processor took it and its event tells the outcome; SERVICE_UNAVAILABLE means nothing happened this
+   * time; UPSTREAM_TIMEOUT means the outcome is unknown.
    */
   refund(request: RefundIntent): Promise<RefundAnswer>;
   /**
@@ -93,10 +94,20 @@ export interface RefundIntent {
   processor_reference: string | null;
   amount: Money;
   reason: string | null;
+  /** The processor's id of this refund once an answer or event named it: asked about, never made again. */
+  refund_reference: string | null;
+  /**
+   * Whether it may have been asked before (a retry, the sweep): a processor whose idempotency keys
+   * expire looks for the refund first rather than trust the key.
+   */
+  asked_before: boolean;
 }
 
+/** `pending`: the processor took the refund (its id is `processor_reference`); its event settles it. */
 export type RefundAnswer =
-  { status: 'succeeded'; processor_reference: string } | { status: 'failed'; failure_reason: string };
+  | { status: 'succeeded'; processor_reference: string }
+  | { status: 'failed'; failure_reason: string }
+  | { status: 'pending'; processor_reference: string };
 
 export interface ProcessorRegistry {
   /**

@@ -26,7 +26,22 @@ export interface PaymentEvent extends EventBase {
   failure_reason: string | null;
 }
 
-export type ProcessorEvent = PaymentEvent;
+/** A refund's state at its processor, for a refund named by our own id (and its charge). */
+export interface RefundEvent extends EventBase {
+  kind: 'refund';
+  /** `pending`: the processor has it and has not settled it (records its id, never a final state). */
+  outcome: 'succeeded' | 'failed' | 'pending';
+  refund_id: string;
+  charge_id: string;
+  /** The processor's id of the refund: must be the one the refund recorded, once it recorded one. */
+  processor_reference: string;
+  /** The processor's id of the payment refunded, when it says: must be the charge's. */
+  payment_reference: string | null;
+  amount: Money;
+  failure_reason: string | null;
+}
+
+export type ProcessorEvent = PaymentEvent | RefundEvent;
 export type ProcessorEventKind = ProcessorEvent['kind'];
 
 /**
@@ -83,5 +98,7 @@ export function eventSubject(event: ProcessorEvent): Record<string, string> {
   switch (event.kind) {
     case 'payment':
       return { charge_id: event.charge_id };
+    case 'refund':
+      return { charge_id: event.charge_id, refund_id: event.refund_id };
   }
 }

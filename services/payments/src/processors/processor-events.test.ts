@@ -28,7 +28,8 @@ function setup() {
     (e, err) => abandonFailures.push(`${e.event_id}:${(err as PlatformError).code}`),
   );
   const inbox = new ProcessorEventInbox(
-    { events, appliers: { payment } },
+    // Refund events have their own tests (refunds/refund-events.test.ts).
+    { events, appliers: { payment, refund: { apply: () => Promise.reject(new Error('no refund events here')) } } },
     { unmatchedAfterMs: 60_000, retryMs: 1_000, now: () => now },
   );
   const verifier = new StripeEventVerifier(Stripe.webhooks, [SECRET, OLD_SECRET]);

@@ -107,6 +107,8 @@ export class ProcessorEventInbox {
     switch (event.kind) {
       case 'payment':
         return this.deps.appliers.payment.apply(event, record);
+      case 'refund':
+        return this.deps.appliers.refund.apply(event, record);
     }
   }
 

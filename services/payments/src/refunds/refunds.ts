@@ -75,7 +75,9 @@ function assertChargeCurrency(amount: Money | null, captured: Money): void {
  * 1. reserve: a `pending` refund is added if the version has not moved (else re-read and re-judge);
  * 2. the processor is asked, with the refund id as its idempotency key;
  * 3. settle: the refund becomes `succeeded` (amount_refunded grows, payment.refunded goes into the
- *    charge's outbox in the same write) or `failed` (its amount is free again).
+ *    charge's outbox in the same write) or `failed` (its amount is free again). A live processor may
+ *    answer `pending` instead: the refund keeps its reservation and records the processor's id, and
+ *    the processor's event settles it later through the same write (`recordAnswer`).
  *
  * A refund left pending (timeout, crash) is resumed by a retry with the same Idempotency-Key or by the
  * sweep; asking the processor again is harmless. The ledger debits follow from payment.refunded.
@@ -109,7 +111,7 @@ export class RefundService {
           throw new PlatformError('IDEMPOTENCY_KEY_REUSED', undefined, { param: 'Idempotency-Key' });
         }
         if (existing.status !== 'pending') return { charge, refund: existing, replayed: true };
-        return { ...(await this.drive(charge, existing, call.deadline)), replayed: true };
+        return { ...(await this.drive(charge, existing, true, call.deadline)), replayed: true };
       }
       if (charge.status !== 'succeeded') {
         throw new PlatformError('CHARGE_NOT_REFUNDABLE', undefined, {
@@ -161,7 +163,7 @@ export class RefundService {
         await this.sleep(Math.floor(Math.random() * 10) + round);
         continue;
       }
-      return { ...(await this.drive(reserved, refund, call.deadline)), replayed: false };
+      return { ...(await this.drive(reserved, refund, false, call.deadline)), replayed: false };
     }
     throw new PlatformError('CONFLICT', 'This charge is being refunded by concurrent requests; retry', {
       param: 'charge_id',
@@ -180,7 +182,7 @@ export class RefundService {
       for (const refund of charge.refunds) {
         if (refund.status !== 'pending' || refund.updated_at > staleBefore) continue;
         const fresh = await this.find(charge.merchant_id, charge.mode, charge.charge_id);
-        const result = await this.drive(fresh, refund).catch(() => null);
+        const result = await this.drive(fresh, refund, true).catch(() => null);
         if (result && result.refund.status !== 'pending') settled++;
       }
     }
@@ -193,10 +195,24 @@ export class RefundService {
     return charge;
   }
 
+  /**
+   * The processor's word on a refund (its event): settles a pending refund exactly as an answer to the
+   * request would, or records the processor's id of one still pending. `changed` is false when the
+   * refund already had that state (a repeat); a final refund is never changed.
+   */
+  async recordAnswer(
+    charge: ChargeRecord,
+    refundId: string,
+    answer: RefundAnswer,
+  ): Promise<{ charge: ChargeRecord; refund: RefundRecord; changed: boolean }> {
+    return this.settle(charge, refundId, answer);
+  }
+
   /** Asks the processor about a pending refund and records its answer; no answer leaves it pending. */
   private async drive(
     charge: ChargeRecord,
     refund: RefundRecord,
+    askedBefore: boolean,
     deadline?: Date,
   ): Promise<{ charge: ChargeRecord; refund: RefundRecord }> {
     const adapter = this.deps.processors.adapterFor(charge.processor_group, charge.mode, 'refunds');
@@ -209,6 +225,8 @@ export class RefundService {
         processor_reference: charge.processor_reference,
         amount: refund.amount,
         reason: refund.reason,
+        refund_reference: refund.processor_reference,
+        asked_before: askedBefore,
       }),
       deadline,
       this.now,
@@ -220,30 +238,36 @@ export class RefundService {
     }
     // SERVICE_UNAVAILABLE or an unknown outcome: the refund stays pending (it may have happened).
     if ('error' in answer) throw answer.error;
-    return this.settle(charge, refund.refund_id, answer.value);
+    const { charge: after, refund: settled } = await this.settle(charge, refund.refund_id, answer.value);
+    return { charge: after, refund: settled };
   }
 
   private async settle(
     charge: ChargeRecord,
     refundId: string,
     answer: RefundAnswer,
-  ): Promise<{ charge: ChargeRecord; refund: RefundRecord }> {
+  ): Promise<{ charge: ChargeRecord; refund: RefundRecord; changed: boolean }> {
     let current = charge;
     for (let round = 0; round < (this.options.maxRounds ?? 50); round++) {
       const pending = current.refunds.find((r) => r.refund_id === refundId);
       if (!pending) throw new PlatformError('INTERNAL', `refund ${refundId} vanished from its charge`);
-      if (pending.status !== 'pending') return { charge: current, refund: pending };
+      if (pending.status !== 'pending') return { charge: current, refund: pending, changed: false };
       const at = this.now();
       const succeeded = answer.status === 'succeeded';
-      const settled: RefundRecord = succeeded
-        ? {
-            ...pending,
-            status: 'succeeded',
-            refunded_before: current.amount_refunded,
-            processor_reference: answer.processor_reference,
-            updated_at: at,
-          }
-        : { ...pending, status: 'failed', failure_reason: answer.failure_reason, updated_at: at };
+      // Still pending at the processor: its id is recorded and updated_at moves, so the sweep asks
+      // again only after staleAfterMs; the reservation stays and nothing is announced.
+      const settled: RefundRecord =
+        answer.status === 'pending'
+          ? { ...pending, processor_reference: answer.processor_reference, updated_at: at }
+          : answer.status === 'succeeded'
+            ? {
+                ...pending,
+                status: 'succeeded',
+                refunded_before: current.amount_refunded,
+                processor_reference: answer.processor_reference,
+                updated_at: at,
+              }
+            : { ...pending, status: 'failed', failure_reason: answer.failure_reason, updated_at: at };
       const amountRefunded = succeeded ? addMoney(current.amount_refunded, pending.amount) : current.amount_refunded;
       const after: ChargeRecord = {
         ...current,
@@ -265,8 +289,8 @@ export class RefundService {
         at,
       );
       if (written) {
-        this.options.onSettled?.(settled);
-        return { charge: written, refund: settled };
+        if (settled.status !== 'pending') this.options.onSettled?.(settled);
+        return { charge: written, refund: settled, changed: true };
       }
       current = await this.find(current.merchant_id, current.mode, current.charge_id);
     }

@@ -122,6 +122,7 @@ describe('a payment_intent.payment_failed through the inbox and the Stripe gatew
         events,
         appliers: {
           payment: new PaymentEventApplier({ charges, outcomes: new OutcomeService(charges, () => now), processors }),
+          refund: { apply: () => Promise.reject(new Error('no refund events here')) },
         },
       },
       { unmatchedAfterMs: 60_000, retryMs: 1_000, now: () => now },

@@ -11,6 +11,7 @@ export const STRIPE_API_VERSION = '2026-08-26.dahlia' as const;
 export interface StripeClient {
   paymentIntents: Pick<Stripe['paymentIntents'], 'create' | 'cancel' | 'retrieve'>;
   accounts: Pick<Stripe['accounts'], 'retrieveCurrent'>;
+  refunds: Pick<Stripe['refunds'], 'create' | 'retrieve' | 'list'>;
 }
 
 /** Stripe's library configured for the platform: its timeout, its own retries (same idempotency key). */

@@ -3,12 +3,13 @@ import { PlatformError } from '@ppay/kernel';
 import type { EventVerifier, VerifiedEvent } from '../processor-event';
 import type { StripeEventMappers } from './stripe-event-mapping.adapter';
 import { PAYMENT_EVENTS } from './stripe-payment-events.adapter';
+import { REFUND_EVENTS } from './stripe-refund-events.adapter';
 
 /** Stripe's own default: a signature older than 5 minutes is refused (replays). */
 const TOLERANCE_SECONDS = 300;
 
 /** Every Stripe event type the platform acts on, by kind. */
-export const STRIPE_EVENTS: StripeEventMappers = { ...PAYMENT_EVENTS };
+export const STRIPE_EVENTS: StripeEventMappers = { ...PAYMENT_EVENTS, ...REFUND_EVENTS };
 
 /**
  * Verifies `Stripe-Signature` over the raw body with the library's constructEvent against each

@@ -1,3 +1,4 @@
+import type Stripe from 'stripe';
 import { PlatformError, processorGroupOf, type Mode } from '@ppay/kernel';
 import type {
   AbandonAnswer,
@@ -30,17 +31,31 @@ export const paymentIntentKey = (chargeId: string) => `ppay_${chargeId}_payment_
  * failure of the same PaymentIntent (after a new attempt) asks under its own key.
  */
 export const cancelKey = (chargeId: string, failureId: string) => `ppay_${chargeId}_cancel_${failureId.slice(0, 100)}`;
+/** The idempotency key of a refund: one Stripe Refund per refund of ours, however often asked. */
+export const refundKey = (refundId: string) => `ppay_${refundId}_refund`;
+
+/**
+ * A Stripe Refund's status as our answer: only `succeeded` and `failed`/`canceled` are final;
+ * `pending` and `requires_action` wait for Stripe's event.
+ */
+export function refundAnswerOf(refund: Pick<Stripe.Refund, 'id' | 'status' | 'failure_reason'>): RefundAnswer {
+  if (refund.status === 'succeeded') return { status: 'succeeded', processor_reference: refund.id };
+  if (refund.status === 'failed' || refund.status === 'canceled') {
+    return { status: 'failed', failure_reason: refund.failure_reason || refund.status };
+  }
+  return { status: 'pending', processor_reference: refund.id };
+}
 
 /**
  * The live card gateway on Stripe (USD, EUR, GBP, CAD, AUD). The platform's own Stripe account takes
  * every payment; merchants' shares go to their wallets and leave by the staged payouts
  * (docs/decisions.md, Live card payments), so `gateway_account_id` is the platform's account.
- * Charges only for now: refunds and hosted checkout are refused by the registry until built.
+ * Charges and refunds; hosted checkout is refused by the registry until built.
  */
 export class StripeCardGateway implements ProcessorAdapter {
   readonly id = PROCESSOR_IDS.card;
   readonly mode: Mode = 'live';
-  readonly features: readonly ProcessorFeature[] = ['charges'];
+  readonly features: readonly ProcessorFeature[] = ['charges', 'refunds'];
   private account: Promise<string> | null = null;
 
   constructor(
@@ -82,9 +97,51 @@ export class StripeCardGateway implements ProcessorAdapter {
     };
   }
 
-  /** Never reached: the registry refuses live refunds of this gateway (no `refunds` feature) before any is reserved. */
-  async refund(_request: RefundIntent): Promise<RefundAnswer> {
-    throw new PlatformError('GATEWAY_NOT_CONFIGURED', 'Live refunds are not enabled for this currency yet');
+  /**
+   * Refunds the charge's PaymentIntent: one Stripe Refund per refund of ours (its idempotency key), which
+   * Stripe usually answers `pending` or `succeeded`; its refund events settle a pending one. A refund
+   * whose Stripe id is known is read back, never created again. One that may have been asked before
+   * without an answer (a timeout, a crash) is looked up among the PaymentIntent's refunds by our
+   * metadata first: Stripe forgets an idempotency key after a day, and a create under a forgotten key
+   * would refund twice. Our free-text reason is not sent: Stripe's reasons are a closed list (and
+   * `fraudulent` blocks the card), so guessing one would say something the merchant did not.
+   */
+  async refund(request: RefundIntent): Promise<RefundAnswer> {
+    if (request.mode !== 'live' || !request.processor_reference) {
+      throw new PlatformError('INTERNAL', `the Stripe card gateway cannot refund charge ${request.charge_id} here`);
+    }
+    if (request.refund_reference) {
+      const id = request.refund_reference;
+      return refundAnswerOf(await this.call('refunds.retrieve', () => this.client.refunds.retrieve(id)));
+    }
+    if (request.asked_before) {
+      const found = await this.findRefund(request.processor_reference, request.refund_id);
+      if (found) return refundAnswerOf(found);
+    }
+    const created = await this.call('refunds.create', () =>
+      this.client.refunds.create(
+        {
+          payment_intent: request.processor_reference!,
+          amount: request.amount.amount,
+          metadata: {
+            refund_id: request.refund_id,
+            charge_id: request.charge_id,
+            merchant_id: String(request.merchant_id),
+            mode: request.mode,
+          },
+        },
+        { idempotencyKey: refundKey(request.refund_id) },
+      ),
+    );
+    return refundAnswerOf(created);
+  }
+
+  /** A refund of ours among the PaymentIntent's (a charge holds at most 100 refunds: one page). */
+  private async findRefund(paymentIntent: string, refundId: string): Promise<Stripe.Refund | null> {
+    const page = await this.call('refunds.list', () =>
+      this.client.refunds.list({ payment_intent: paymentIntent, limit: 100 }),
+    );
+    return page.data.find((r) => r.metadata?.refund_id === refundId) ?? null;
   }
 
   /**

@@ -1,5 +1,5 @@
 import type { Mode } from '@ppay/kernel';
-import type { AbandonAnswer, AbandonIntent, ProcessorAdapter, ProcessorRegistry } from './ports';
+import type { AbandonAnswer, AbandonIntent, LookUpAnswer, ProcessorAdapter, ProcessorRegistry } from './ports';
 import type { FinalStatus, InboxRecord } from './processor-event';
 import type { ProcessorEventRepository } from './processor-events';
 import type { ProcessorGroup } from './processors';
@@ -31,12 +31,15 @@ export class MemoryProcessorEvents implements ProcessorEventRepository {
 }
 
 /**
- * The live processors as the inbox sees them: only `abandon` is reached, answering `next` (an Error is
- * thrown: the processor could not be asked) and recording what it was asked.
+ * The live processors as the inbox and the reconciler see them: `abandon` answers `next`, `lookUp` the
+ * answer scripted for the payment (default pending); an Error is thrown (the processor could not be
+ * asked). Both record what they were asked.
  */
 export class ScriptedAbandons implements Pick<ProcessorRegistry, 'adapterFor'> {
   readonly asked: AbandonIntent[] = [];
   next: AbandonAnswer | Error = 'cancelled';
+  readonly lookedUp: string[] = [];
+  readonly lookUps = new Map<string, LookUpAnswer | Error>();
 
   adapterFor(group: ProcessorGroup, mode: Mode): ProcessorAdapter {
     const unreachable = () => Promise.reject(new Error('not used by the inbox'));
@@ -50,6 +53,12 @@ export class ScriptedAbandons implements Pick<ProcessorRegistry, 'adapterFor'> {
         this.asked.push(payment);
         if (this.next instanceof Error) throw this.next;
         return this.next;
+      },
+      lookUp: async (reference) => {
+        this.lookedUp.push(reference);
+        const answer = this.lookUps.get(reference) ?? { status: 'pending' };
+        if (answer instanceof Error) throw answer;
+        return answer;
       },
     };
   }

@@ -48,6 +48,7 @@ export class FakeProcessors implements ProcessorRegistry {
         return answer;
       },
       abandon: async () => 'cancelled',
+      lookUp: async () => ({ status: 'pending' }),
     };
   }
 }

@@ -5,6 +5,7 @@ import { PROCESSOR_IDS, type ProcessorGroup } from './processors';
 import type {
   AbandonAnswer,
   AbandonIntent,
+  LookUpAnswer,
   PaymentIntent,
   ProcessorAdapter,
   ProcessorFeature,
@@ -68,6 +69,11 @@ class SandboxProcessor implements ProcessorAdapter {
   async abandon(_payment: AbandonIntent): Promise<AbandonAnswer> {
     return 'cancelled';
   }
+
+  /** Never final at a sandbox "processor": only the sandbox helpers settle a sandbox payment. */
+  async lookUp(_processorReference: string): Promise<LookUpAnswer> {
+    return { status: 'pending' };
+  }
 }
 
 const LIVE_FEATURE_MESSAGES: Record<ProcessorFeature, string> = {
@@ -86,6 +92,7 @@ class GuardedProcessor implements ProcessorAdapter {
   private readonly breaker: CircuitBreaker<[PaymentIntent], ProcessorAuthorization>;
   private readonly refundBreaker: CircuitBreaker<[RefundIntent], RefundAnswer>;
   private readonly abandonBreaker: CircuitBreaker<[AbandonIntent], AbandonAnswer>;
+  private readonly lookUpBreaker: CircuitBreaker<[string], LookUpAnswer>;
 
   constructor(
     private readonly inner: ProcessorAdapter,
@@ -100,6 +107,7 @@ class GuardedProcessor implements ProcessorAdapter {
     this.breaker = new CircuitBreaker((intent: PaymentIntent) => inner.initialise(intent), breakerOptions);
     this.refundBreaker = new CircuitBreaker((request: RefundIntent) => inner.refund(request), breakerOptions);
     this.abandonBreaker = new CircuitBreaker((payment: AbandonIntent) => inner.abandon(payment), breakerOptions);
+    this.lookUpBreaker = new CircuitBreaker((reference: string) => inner.lookUp(reference), breakerOptions);
   }
 
   get id(): string {
@@ -124,6 +132,10 @@ class GuardedProcessor implements ProcessorAdapter {
 
   abandon(payment: AbandonIntent): Promise<AbandonAnswer> {
     return this.guarded(() => this.abandonBreaker.fire(payment));
+  }
+
+  lookUp(processorReference: string): Promise<LookUpAnswer> {
+    return this.guarded(() => this.lookUpBreaker.fire(processorReference));
   }
 
   private async guarded<T>(call: () => Promise<T>): Promise<T> {

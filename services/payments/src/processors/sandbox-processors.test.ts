@@ -35,6 +35,7 @@ describe('processor registry', () => {
       initialise: jest.fn(async () => ({ processor_reference: 'live_1' })),
       refund: jest.fn(async () => ({ status: 'succeeded' as const, processor_reference: 'live_re_1' })),
       abandon: jest.fn(async () => 'cancelled' as const),
+      lookUp: jest.fn(async () => ({ status: 'pending' as const })),
     };
     const registry = new StaticProcessorRegistry({
       timeoutMs: 1000,
@@ -76,6 +77,7 @@ describe('processor registry', () => {
       initialise: () => new Promise(() => undefined),
       refund: () => new Promise(() => undefined),
       abandon: () => new Promise(() => undefined),
+      lookUp: () => new Promise(() => undefined),
     };
     const registry = new StaticProcessorRegistry({
       timeoutMs: 50,

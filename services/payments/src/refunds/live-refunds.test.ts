@@ -14,6 +14,7 @@ describe('refunds of a live charge whose processor cannot refund yet', () => {
       initialise: jest.fn(),
       refund: jest.fn(),
       abandon: jest.fn(),
+      lookUp: jest.fn(),
     };
     const processors = new StaticProcessorRegistry({
       timeoutMs: 1_000,

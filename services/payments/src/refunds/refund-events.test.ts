@@ -30,6 +30,7 @@ function setup() {
     features: ['charges', 'refunds'],
     initialise: () => Promise.reject(new Error('not used')),
     abandon: () => Promise.reject(new Error('not used')),
+    lookUp: () => Promise.reject(new Error('not used')),
     refund: async (request) => {
       asked.push(request);
       if (next instanceof Error) throw next;

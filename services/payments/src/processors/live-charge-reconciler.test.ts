@@ -6,7 +6,7 @@ import { LiveChargeReconciler } from './live-charge-reconciler';
 import { MemoryLiveLookups } from './live-charge-lookups.test-util';
 import { PaymentEventApplier } from './payment-events';
 import { ProcessorEventInbox } from './processor-events';
-import { MemoryProcessorEvents, ScriptedAbandons } from './processor-events.test-util';
+import { appliersOf, MemoryProcessorEvents, ScriptedAbandons } from './processor-events.test-util';
 
 /** The reconciler of missed events over the inbox and the charge outcome use case, all in memory. */
 const MINUTE = 60_000;
@@ -21,7 +21,7 @@ function setup(options: { batch?: number } = {}) {
   const payment = new PaymentEventApplier({ charges, outcomes: new OutcomeService(charges, () => now), processors });
   const inbox = new ProcessorEventInbox(
     // The reconciler makes payment events only (refund events have their own tests).
-    { events, appliers: { payment, refund: { apply: () => Promise.reject(new Error('no refund events here')) } } },
+    { events, appliers: appliersOf({ payment }) },
     { unmatchedAfterMs: MINUTE, retryMs: 1_000, now: () => now },
   );
   const lookUpFailures: string[] = [];

@@ -1,6 +1,6 @@
 import type { Mode } from '@ppay/kernel';
 import type { AbandonAnswer, AbandonIntent, LookUpAnswer, ProcessorAdapter, ProcessorRegistry } from './ports';
-import type { FinalStatus, InboxRecord } from './processor-event';
+import type { EventAppliers, FinalStatus, InboxRecord } from './processor-event';
 import type { ProcessorEventRepository } from './processor-events';
 import type { ProcessorGroup } from './processors';
 
@@ -66,3 +66,8 @@ export class ScriptedAbandons implements Pick<ProcessorRegistry, 'adapterFor'> {
 
 /** An applier for a kind of event a test never sends. */
 export const unusedApplier = { apply: () => Promise.reject(new Error('not sent by this test')) };
+
+/** The appliers a test gives, every other kind unused: a new kind of event changes no other test. */
+export function appliersOf(given: Partial<EventAppliers>): EventAppliers {
+  return { payment: unusedApplier, refund: unusedApplier, dispute: unusedApplier, ...given };
+}

@@ -17,29 +17,20 @@ import { stripeMetrics } from './stripe.metrics';
 export function stripeConnector(
   config: StripeConfig,
   registry: Registry,
-<<<<<<< HEAD
 ): {
   card: ProcessorAdapter;
   disputes: DisputeProcessor;
   verifier: EventVerifier;
   eventTypes: readonly string[];
 } | null {
-=======
-): { card: ProcessorAdapter; verifier: EventVerifier; eventTypes: readonly string[] } | null {
   // Registered either way: the dashboards and alerts name them (an unconfigured install shows zero).
   const observer = stripeMetrics(registry);
->>>>>>> live-ops
   const settings = stripeSettings(config);
   if (!settings) return null;
   const client = stripeClient(settings);
-  const observer = stripeMetrics(registry);
   return {
-<<<<<<< HEAD
     card: new StripeCardGateway(client, settings, observer),
     disputes: new StripeDisputeProcessor(client, observer),
-=======
-    card: new StripeCardGateway(stripeClient(settings), settings, observer),
->>>>>>> live-ops
     verifier: new StripeEventVerifier(stripeWebhooks(), settings.webhookSecrets),
     eventTypes: Object.keys(STRIPE_EVENTS),
   };

@@ -81,6 +81,12 @@ describe('PromQL metric-name extraction (used by the dashboards test)', () => {
         'PpayLedgerRepairs',
         'PpayConsumerRedelivering',
         'KycReviewOverdue',
+        'PpayProcessorAuthFailures',
+        'PpayProcessorSignatureFailures',
+        'PpayProcessorEventMismatch',
+        'PpayProcessorEventsNotApplied',
+        'PpayProcessorEventsMissed',
+        'PpayLiveChargesPendingTooLong',
       ]),
     );
     expect(new Set(rules.map((r) => r.alert)).size).toBe(rules.length);
@@ -98,5 +104,15 @@ describe('PromQL metric-name extraction (used by the dashboards test)', () => {
     const overdue = rules.find((r) => r.alert === 'KycReviewOverdue')!;
     expect(metricNamesIn(overdue.expr)).toEqual(['ppay_kyc_review_queue_oldest_age_seconds']);
     expect(overdue.expr).toMatch(/mode="live"/);
+    // The live card gateway's alerts watch what the issue asks for: signatures, mismatches, keys, pending charges.
+    const processorMetrics = rules.filter((r) => r.file === 'processors.yml').flatMap((r) => metricNamesIn(r.expr));
+    expect(new Set(processorMetrics)).toEqual(
+      new Set([
+        'ppay_processor_auth_failures_total',
+        'ppay_processor_events_total',
+        'ppay_live_charge_lookups_total',
+        'ppay_live_charges_pending_stale',
+      ]),
+    );
   });
 });

@@ -1,10 +1,12 @@
 import mongoose, { type Connection } from 'mongoose';
 import { randomBytes } from 'node:crypto';
+import { SUBJECTS } from '@ppay/kernel';
 import type { ChargeRecord, CustomerDetails } from '../../services/payments/src/charges/charge';
 import { testCharge, testFees } from '../../services/payments/src/charges/charge.test-util';
 import { newRefund } from '../../services/payments/src/refunds/refund';
 import { chargeDocumentOf, chargeModel, MongoChargeRepository } from '../../services/payments/src/charges/charge.repo';
 import { chargeListKeysJob } from '../../services/payments/src/charges/charge-lists.repo';
+import { MongoLiveChargeLookups } from '../../services/payments/src/charges/live-charge-lookups.repo';
 import { chargeListKey } from '../../services/payments/src/charges/charge-queries';
 import { testInfraUrls } from '../support/infra';
 
@@ -186,6 +188,38 @@ describe('charge repository: lookup by Idempotency-Key and reference, lean inser
     }
     const found = (await repo.withStalePendingRefunds(cut, 50)).filter((c) => c.merchant_id === m);
     expect(found.map((c) => c.charge_id)).toEqual([rows[1]!.c.charge_id, rows[0]!.c.charge_id, rows[2]!.c.charge_id]);
+  });
+
+  it('the live-charge reconciler reads only live charges due, oldest first; completing one takes it off', async () => {
+    const m = nextMerchant++;
+    const lookups = new MongoLiveChargeLookups(repo.model);
+    // Long ago, so that no other case's charge is in range.
+    const at = (minutes: number) => new Date(Date.UTC(2001, 0, 1, 0, minutes));
+    const made = (mode: 'live' | 'sandbox', minutes: number) => ({
+      ...charge(m, {}, 'pending'),
+      mode,
+      processor_reference: `pi_${mode}_${minutes}`,
+      created_at: at(minutes),
+    });
+    const [a, b, young, sandbox] = [made('live', 2), made('live', 1), made('live', 30), made('sandbox', 0)];
+    for (const c of [a, b, young, sandbox]) expect(await repo.insert(c)).toBe(true);
+    const ids = async (before: Date, limit = 10) => (await lookups.due(before, limit)).map((c) => c.charge_id);
+    expect(await ids(at(10))).toEqual([b.charge_id, a.charge_id]);
+    expect(await ids(at(10), 1)).toEqual([b.charge_id]);
+    expect(await lookups.countStale(at(10))).toBe(2);
+    // Asked at minute 20: due again only after it; never again once completed or given up.
+    await lookups.schedule(b.charge_id, at(20));
+    expect(await ids(at(10))).toEqual([a.charge_id]);
+    const done = await repo.complete(a.charge_id, 'succeeded', null, new Date(), {
+      event_id: `evt_${a.charge_id}`,
+      subject: SUBJECTS.paymentSucceeded,
+      occurred_at: new Date(),
+      data: {},
+    });
+    expect(done?.status).toBe('succeeded');
+    await lookups.schedule(young.charge_id, null);
+    expect(await ids(at(60))).toEqual([b.charge_id]);
+    expect(await lookups.countStale(at(60))).toBe(1);
   });
 
   it('gives charges stored before lists their list key, then stops looking (no full scans once done)', async () => {

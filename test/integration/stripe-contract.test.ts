@@ -262,6 +262,23 @@ describe('Stripe connector against stripe-mock', () => {
     expect(outcomes).toEqual(['disputes.update:ok', 'disputes.close:ok']);
   });
 
+  it('looks a PaymentIntent up for the reconciler as stripe-mock accepts it, and maps its state', async () => {
+    const outcomes: string[] = [];
+    const gateway = new StripeCardGateway(stripeClient(settings), settings, {
+      call: (op, outcome) => outcomes.push(`${op}:${outcome}`),
+      authFailure: () => outcomes.push('auth'),
+    });
+    const answer = await gateway.lookUp('pi_contract_lookup');
+    expect(mock.requests.pop()).toMatchObject({
+      method: 'GET',
+      path: '/v1/payment_intents/pi_contract_lookup',
+      status: 200,
+    });
+    // stripe-mock's fixture is a PaymentIntent awaiting its payment method: not final, so pending.
+    expect(answer).toEqual({ status: 'pending' });
+    expect(outcomes).toEqual(['payment_intents.retrieve:ok']);
+  });
+
   it('a key stripe-mock refuses is a 503 with the alert, and the key is never shown', async () => {
     let alerts = 0;
     // stripe-mock accepts only test keys: a live key is its wrong key.

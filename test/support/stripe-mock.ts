@@ -1,12 +1,7 @@
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import * as http from 'node:http';
-import * as net from 'node:net';
 import type { AddressInfo } from 'node:net';
-import * as path from 'node:path';
-import { promisify } from 'node:util';
-
-const SCRIPT = path.resolve(__dirname, '..', '..', 'scripts', 'stripe-mock.sh');
+import { startStripeMockProcess } from '@ppay/devstack';
 
 /** One request as it reached stripe-mock, through the recording proxy. */
 export interface StripeRequest {
@@ -27,32 +22,6 @@ export interface StripeMock {
   stop(): Promise<void>;
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-async function waitForPort(port: number, child: ChildProcess, output: () => string, timeoutMs: number) {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`stripe-mock exited (${child.exitCode}):\n${output()}`);
-    const open = await new Promise<boolean>((resolve) => {
-      const socket = net.connect(port, '127.0.0.1');
-      socket.once('connect', () => socket.end(() => resolve(true)));
-      socket.once('error', () => resolve(false));
-    });
-    if (open) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`stripe-mock did not listen on ${port} within ${timeoutMs} ms:\n${output()}`);
-}
-
 /**
  * Starts Stripe's official mock on free loopback ports (built and cached per machine by
  * scripts/stripe-mock.sh when missing), behind a proxy that records every request with its headers:
@@ -66,21 +35,9 @@ async function waitForPort(port: number, child: ChildProcess, output: () => stri
 export type StripeAnswerPatch = (request: Omit<StripeRequest, 'status'>) => Record<string, unknown> | undefined;
 
 export async function startStripeMock(options: { patch?: StripeAnswerPatch } = {}): Promise<StripeMock> {
-  const { stdout } = await promisify(execFile)('bash', [SCRIPT], { maxBuffer: 1 << 20 });
-  const binary = stdout.trim().split('\n').pop()!;
-  const [httpPort, httpsPort] = [await freePort(), await freePort()];
-  const child = spawn(binary, ['-http-addr', `127.0.0.1:${httpPort}`, '-https-addr', `127.0.0.1:${httpsPort}`], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout!.on('data', (c: Buffer) => (output += c.toString()));
-  child.stderr!.on('data', (c: Buffer) => (output += c.toString()));
-  try {
-    await waitForPort(httpPort, child, () => output, 30_000);
-  } catch (err) {
-    child.kill('SIGKILL');
-    throw err;
-  }
+  const mock = await startStripeMockProcess();
+  const httpPort = mock.port;
+  const output = mock.output;
 
   const requests: StripeRequest[] = [];
   const proxy = http.createServer((req, res) => {
@@ -126,15 +83,11 @@ export async function startStripeMock(options: { patch?: StripeAnswerPatch } = {
   return {
     url: `http://127.0.0.1:${proxyPort}`,
     requests,
-    log: () => output,
+    log: output,
     async stop() {
       proxy.closeAllConnections();
       await new Promise<void>((resolve) => proxy.close(() => resolve()));
-      if (child.exitCode === null) {
-        const exited = new Promise((resolve) => child.once('exit', resolve));
-        child.kill('SIGTERM');
-        await exited;
-      }
+      await mock.stop();
     },
   };
 }

@@ -5,3 +5,4 @@ export * from './tokens';
 export * from './merchants';
 export * from './kyc-fixtures';
 export * from './hosted-checkout';
+export * from './stripe-mock';

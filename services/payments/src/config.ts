@@ -46,6 +46,17 @@ export const paymentsConfig = Type.Object({
   ORDER_FULFILMENT_ALERT_DAYS: Type.Integer({ default: 3, minimum: 1, maximum: 90 }),
   /** Delay of the sandbox "fails after a delay" test card (4000 0000 0000 0119). */
   SANDBOX_PROCESSING_DELAY_MS: Type.Integer({ default: 2_000, minimum: 0 }),
+  /**
+   * A live charge still pending this long is looked up at its processor (a missed event), then again
+   * each time this long after (processors/live-charge-reconciler.ts); also the threshold of
+   * ppay_live_charges_pending_stale.
+   */
+  LIVE_CHARGE_RECONCILE_AFTER_MS: Type.Integer({ default: 15 * 60_000, minimum: 1_000 }),
+  /** How often the reconciler of live charges runs, and how many it looks up per run. */
+  LIVE_CHARGE_RECONCILE_INTERVAL_MS: Type.Integer({ default: 60_000, minimum: 100 }),
+  LIVE_CHARGE_RECONCILE_BATCH: Type.Integer({ default: 50, minimum: 1, maximum: 1_000 }),
+  /** A live charge older than this is no longer looked up (nobody paid it): its processor's events alone settle it. */
+  LIVE_CHARGE_RECONCILE_MAX_AGE_MS: Type.Integer({ default: 24 * 3_600_000, minimum: 60_000 }),
   /** The live card gateway (processors/stripe/stripe-config.ts): off without STRIPE_SECRET_KEY. */
   ...stripeConfig.properties,
 });

@@ -5,6 +5,7 @@ import { ChargeService } from './charges/charges';
 import { chargeHandlers } from './charges/charges.handlers';
 import { chargeModel, MongoChargeRepository } from './charges/charge.repo';
 import { chargeListKeysJob } from './charges/charge-lists.repo';
+import { MongoLiveChargeLookups } from './charges/live-charge-lookups.repo';
 import { ChargeQueries } from './charges/charge-queries';
 import { DEFAULT_FEE_SCHEDULE, type FeeSchedule } from './charges/fees';
 import { OutcomeService } from './charges/outcomes';
@@ -57,6 +58,8 @@ import { MongoProcessorEventRepository, processorEventModel } from './processors
 import { eventSubject } from './processors/processor-event';
 import { ProcessorEventInbox } from './processors/processor-events';
 import { PaymentEventApplier } from './processors/payment-events';
+import { LiveChargeReconciler } from './processors/live-charge-reconciler';
+import { liveReconcilerMetrics } from './processors/live-charge-reconciler.metrics';
 import { processorEventHandlers } from './processors/processor-events.handlers';
 import { processorEventMetrics } from './processors/processor-events.metrics';
 import { stripeConnector } from './processors/stripe/stripe-connector.adapter';
@@ -251,7 +254,10 @@ void runService<types.payments.PaymentsServiceHandlers, (typeof paymentsConfig)[
       await closer.decideDue();
       disputeCounters.unanswered.set(await disputeRepo.countUnansweredDueBefore(new Date(Date.now() + 24 * 3_600_000)));
     };
-    const eventCounters = processorEventMetrics(metrics.registry, stripe ? stripe.eventTypes : []);
+    const eventCounters = processorEventMetrics(
+      metrics.registry,
+      stripe ? [...stripe.eventTypes, 'reconcile.succeeded', 'reconcile.failed'] : [],
+    );
     const paymentEvents = new PaymentEventApplier({ charges: chargeRepo, outcomes, processors }, (e, err) =>
       log.warn(
         { err, event_id: e.event_id, charge_id: e.charge_id },
@@ -282,6 +288,19 @@ void runService<types.payments.PaymentsServiceHandlers, (typeof paymentsConfig)[
         },
       },
     );
+    // Live charges whose processor event was missed: looked up and applied through the inbox (S20).
+    const liveReconciler = new LiveChargeReconciler(
+      { lookups: new MongoLiveChargeLookups(charges), processors, inbox },
+      {
+        afterMs: config.LIVE_CHARGE_RECONCILE_AFTER_MS,
+        maxAgeMs: config.LIVE_CHARGE_RECONCILE_MAX_AGE_MS,
+        batch: config.LIVE_CHARGE_RECONCILE_BATCH,
+        processor: 'stripe',
+      },
+      (charge, err) =>
+        log.warn({ err, charge_id: charge.charge_id }, 'looking a live payment up at its processor failed'),
+    );
+    const liveReconciled = liveReconcilerMetrics(metrics.registry);
     const applyError = (err: unknown) => log.warn({ err }, 'applying processor events failed; the sweep retries');
     const reconcile = () =>
       reconciler.run((repair) => {
@@ -319,6 +338,12 @@ void runService<types.payments.PaymentsServiceHandlers, (typeof paymentsConfig)[
         { name: 'abandoned charges', intervalMs: config.CHARGE_SWEEP_INTERVAL_MS, run: () => service.abandonStale() },
         // Processor events stored but not applied yet (a crash, a charge not initialised yet).
         { name: 'processor events', intervalMs: config.CHARGE_SWEEP_INTERVAL_MS, run: () => inbox.applyDue() },
+        // Live charges still pending long after they were set up: their processor asked (a missed event).
+        {
+          name: 'live charge reconciliation',
+          intervalMs: config.LIVE_CHARGE_RECONCILE_INTERVAL_MS,
+          run: async () => liveReconciled(await liveReconciler.run()),
+        },
         // Charges stored before GET /payments/charges get their list key; the job stops once all have one.
         { name: 'charge list keys', intervalMs: 60_000, run: chargeListKeysJob(charges) },
         { name: 'ledger reconciliation', intervalMs: config.LEDGER_RECONCILE_INTERVAL_MS, run: reconcile },

@@ -1,7 +1,9 @@
 import type { ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import * as os from 'node:os';
 import autocannon from 'autocannon';
 import { createMerchant, type NewMerchant } from '../merchants';
+import { startStripeMockProcess, type StripeMockProcess } from '../stripe-mock';
 import { benchPortBase, startBenchPlatform } from './bench-infra';
 import { dbSnapshot, dbWork, fmtDbWork } from './db-work';
 import { startHelper } from './helper-process';
@@ -31,7 +33,12 @@ export interface BenchCase {
   writes?: boolean;
   /** Every request carries its own Idempotency-Key (as partners send them); the ceiling ignores it. */
   uniqueIdempotencyKeys?: boolean;
-  merchant: { country: string; currency: string; marketplace?: boolean };
+  merchant: { country: string; currency: string; marketplace?: boolean; keyMode?: 'live' };
+  /**
+   * Live card charges on Stripe: stripe-mock is started, the platform's payments pointed at it, and the
+   * ceiling's last hop makes the same PaymentIntent create with the SDK before its durable write.
+   */
+  stripe?: boolean;
   request(m: NewMerchant, gatewayUrl: string): Promise<BenchRequest>;
 }
 
@@ -101,7 +108,50 @@ export const CASES: Record<string, BenchCase> = {
     merchant: { country: 'NG', currency: 'NGN' },
     request: async (m) => chargeRequest(m),
   },
+  'charge-create-live': {
+    description:
+      'POST /api/v1/partner/payments/charge with a live key: a USD card charge whose PaymentIntent is created at Stripe (stripe-mock on loopback), stored with its answer',
+    target: 0.8,
+    hops: 1, // gateway → payments, then payments → Stripe (the ceiling's leaf makes the same SDK call)
+    writes: true,
+    stripe: true,
+    merchant: { country: 'US', currency: 'USD', keyMode: 'live' },
+    request: async (m) => ({
+      method: 'POST',
+      path: '/api/v1/partner/payments/charge',
+      headers: { 'x-api-key': m.api_key },
+      body: JSON.stringify({
+        amount: 2_500,
+        currency: 'USD',
+        total_amount: 2_500,
+        total_currency: 'USD',
+        customer: { email: 'bench@example.com', country: 'United States' },
+        metadata: { order_id: 'bench-1' },
+      }),
+    }),
+  },
 };
+
+/** stripe-mock and the STRIPE_* a live case's platform and ceiling use (keys made at run time). */
+async function stripeFor(spec: BenchCase): Promise<{ mock: StripeMockProcess; url: string; key: string } | null> {
+  if (!spec.stripe) return null;
+  const mock = await startStripeMockProcess();
+  return { mock, url: `http://127.0.0.1:${mock.port}`, key: `sk_test_${randomBytes(12).toString('hex')}` };
+}
+
+function stripeEnv(stripe: { url: string; key: string }) {
+  return {
+    payments: {
+      STRIPE_SECRET_KEY: stripe.key,
+      STRIPE_PUBLISHABLE_KEY: `pk_test_${randomBytes(12).toString('hex')}`,
+      STRIPE_WEBHOOK_SECRET: `whsec_${randomBytes(12).toString('hex')}`,
+      STRIPE_API_BASE: stripe.url,
+      // As the ceiling: a failed call is a failed request, not a hidden retry.
+      STRIPE_MAX_NETWORK_RETRIES: '0',
+    },
+    gateway: { RATE_LIMIT_LIVE_PER_SECOND: '1000000' },
+  };
+}
 
 function chargeRequest(m: NewMerchant): BenchRequest {
   return {
@@ -184,10 +234,15 @@ async function startCeiling(
   body: unknown,
   req: BenchRequest,
   writes?: { mongoUri: string; natsUrl: string },
+  stripe?: { url: string; key: string } | null,
 ): Promise<ChildProcess[]> {
   const env = { CEILING_BODY: JSON.stringify(body), CEILING_METHOD: req.method, CEILING_URL: routeOf(req) };
   const grpcPort = (hop: number) => String(CEILING_PORT + hop);
-  const leafEnv = writes ? { ...env, CEILING_MONGO_URI: writes.mongoUri, CEILING_NATS_URL: writes.natsUrl } : env;
+  const leafEnv = {
+    ...env,
+    ...(writes ? { CEILING_MONGO_URI: writes.mongoUri, CEILING_NATS_URL: writes.natsUrl } : {}),
+    ...(stripe ? { CEILING_STRIPE_API_BASE: stripe.url, CEILING_STRIPE_SECRET_KEY: stripe.key } : {}),
+  };
   const children = [await startHelper('transport-ceiling.js', ['leaf', grpcPort(hops)], leafEnv)];
   for (let hop = hops - 1; hop >= 1; hop--) {
     children.push(
@@ -213,7 +268,11 @@ const MAX_P99_RATIO_AT_HALF_LOAD = 1.5;
 export async function runHttpCase(name: string, spec: BenchCase): Promise<CaseResult> {
   const seconds = Number(process.env.BENCH_SECONDS ?? 10);
   const connections = Number(process.env.BENCH_CONNECTIONS ?? 50);
-  const bench = await startBenchPlatform({}, { start: false });
+  const stripe = await stripeFor(spec);
+  const bench = await startBenchPlatform(stripe ? stripeEnv(stripe) : {}, { start: false }).catch(async (err) => {
+    await stripe?.mock.stop();
+    throw err;
+  });
   const { platform } = bench;
   const helpers: ChildProcess[] = [];
   try {
@@ -242,13 +301,14 @@ export async function runHttpCase(name: string, spec: BenchCase): Promise<CaseRe
       sample,
       req,
       spec.writes ? { mongoUri: bench.mongoUri, natsUrl: bench.natsUrl } : undefined,
+      stripe,
     );
     helpers.push(...ceilingProcesses);
     const platformUrl = platform.gatewayUrl + req.path;
     const ceilingUrl = `http://127.0.0.1:${CEILING_PORT}${req.path}`;
     const baselineUrl = `http://127.0.0.1:${BASELINE_PORT}${req.path}`;
-    // CPU is summed over the processes that serve each side, the database and NATS included on both.
-    const shared = infraPids(bench.infraDir);
+    // CPU is summed over the processes that serve each side, the database, NATS and stripe-mock included on both.
+    const shared = [...infraPids(bench.infraDir), ...(stripe ? [stripe.mock.child.pid!] : [])];
     const platformPids = [...platform.pids().values(), ...shared];
     const ceilingPids = [...ceilingProcesses.map((c) => c.pid!), ...shared];
     const rssIdle = new Map([...platform.pids()].map(([k, pid]) => [k, rssBytesOf(pid)]));
@@ -300,7 +360,7 @@ export async function runHttpCase(name: string, spec: BenchCase): Promise<CaseRe
         `            cpu ms/req by process: ${byProcess}`,
         `            ${fmtDbWork(platformDb)}`,
         `  ceiling   ${fmt(ceiling)}`,
-        `            (bare Fastify + bare grpc-js, ${spec.hops} unary ${hopWord} per request${spec.writes ? ', one insert and one JetStream publish' : ''}; no auth/protobuf/metrics)`,
+        `            (bare Fastify + bare grpc-js, ${spec.hops} unary ${hopWord} per request${spec.stripe ? ', the SDK PaymentIntent create' : ''}${spec.writes ? ', one insert and one JetStream publish' : ''}; no auth/protobuf/metrics)`,
         `            cpu ms/req by process: ${ceilingByProcess}`,
         `            ${fmtDbWork(ceilingDb)}`,
         `  baseline  ${fmt(base)}`,
@@ -329,6 +389,7 @@ export async function runHttpCase(name: string, spec: BenchCase): Promise<CaseRe
   } finally {
     for (const child of helpers) child.kill('SIGTERM');
     await bench.stop();
+    await stripe?.mock.stop();
   }
 }
 

@@ -4,6 +4,7 @@ import Fastify from 'fastify';
 import mongoose from 'mongoose';
 import { connect } from 'nats';
 import { serveForBench } from './serve';
+import { stripeCall } from './stripe-ceiling';
 
 /**
  * The transport ceiling of a benchmark case: the same request through a bare Fastify route that
@@ -19,6 +20,8 @@ import { serveForBench } from './serve';
  *
  * For cases that write (charge-create), the leaf also stores one document and publishes one JetStream
  * message per call (CEILING_MONGO_URI, CEILING_NATS_URL): the least any durable write path costs.
+ * For the live charge (charge-create-live) it first creates the Stripe PaymentIntent the platform
+ * creates, with the SDK directly (CEILING_STRIPE_API_BASE, CEILING_STRIPE_SECRET_KEY; stripe-ceiling.ts).
  */
 const identity = (b: Buffer) => b;
 const SERVICE: grpc.ServiceDefinition = {
@@ -116,10 +119,15 @@ async function durableWrite(mongoUri: string, natsUrl: string): Promise<(request
 }
 
 if (role === 'leaf') {
-  const { CEILING_MONGO_URI, CEILING_NATS_URL } = process.env;
+  const { CEILING_MONGO_URI, CEILING_NATS_URL, CEILING_STRIPE_API_BASE, CEILING_STRIPE_SECRET_KEY } = process.env;
+  const processor =
+    CEILING_STRIPE_API_BASE && CEILING_STRIPE_SECRET_KEY
+      ? stripeCall(CEILING_STRIPE_API_BASE, CEILING_STRIPE_SECRET_KEY)
+      : null;
   if (CEILING_MONGO_URI && CEILING_NATS_URL) {
     void durableWrite(CEILING_MONGO_URI, CEILING_NATS_URL).then((write) =>
       serve(port, async (request) => {
+        if (processor) await processor();
         await write(request);
         return body;
       }),

@@ -17,7 +17,7 @@ import type { ProcessorAuthorization } from '../processors/ports';
 import { dueForLedgerCheck, markLedgerChecked } from '../wallets/ledger-check.repo';
 
 /** The record in its stored shape (stored-charge.ts), plus what only the repository keeps. */
-interface ChargeDocument extends Omit<StoredCharge, 'charge_id'> {
+export interface ChargeDocument extends Omit<StoredCharge, 'charge_id'> {
   _id: string;
   /** When the ledger reconciler confirmed the charge's wallet credits (null until then). */
   ledger_checked_at?: Date | null;
@@ -32,6 +32,12 @@ interface ChargeDocument extends Omit<StoredCharge, 'charge_id'> {
   refund_pending_since?: Date | null;
   /** Position in the merchant's list, newest first (`created_at|id`, list-pages.ts). */
   list_key?: string | null;
+  /**
+   * Live charges: when their processor was last asked about the payment (created_at until first
+   * asked); null once final or no longer watched. The reconciler of missed events' index
+   * (live-charge-lookups.repo.ts).
+   */
+  live_lookup_at?: Date | null;
   outbox: OutboxEntry[];
 }
 
@@ -91,6 +97,7 @@ const chargeSchema = new Schema<ChargeDocument>(
     dispute: { type: Schema.Types.Mixed, default: null },
     refund_pending_since: { type: Date, default: null },
     list_key: { type: String, default: null },
+    live_lookup_at: { type: Date, default: null },
     ledger_checked_at: { type: Date, default: null },
     created_at: { type: Date, required: true },
     updated_at: { type: Date, required: true },
@@ -105,6 +112,8 @@ chargeSchema.index({ status: 1, updated_at: 1 });
 chargeSchema.index({ status: 1, ledger_checked_at: 1, completed_at: 1 });
 // The sweep of refunds left pending.
 chargeSchema.index({ refund_pending_since: 1 });
+// The reconciler of live charges whose processor event may have been missed: null for every other charge.
+chargeSchema.index({ live_lookup_at: 1 });
 // GET /payments/charges: one range of a merchant's list keys, with or without a status or reference.
 chargeSchema.index({ merchant_id: 1, mode: 1, list_key: -1 });
 chargeSchema.index({ merchant_id: 1, mode: 1, status: 1, list_key: -1 });
@@ -133,13 +142,14 @@ export function chargeDocumentOf(charge: ChargeRecord): Record<string, unknown> 
     idempotency_ref: charge.idempotency_key ?? `id:${charge_id}`,
     refund_pending_since: null,
     list_key: chargeListKey(charge),
+    live_lookup_at: charge.mode === 'live' ? charge.created_at : null,
     ledger_checked_at: null,
     outbox: [],
     outbox_pending_since: null,
   };
 }
 
-function toRecord(doc: ChargeDocument): ChargeRecord {
+export function toRecord(doc: ChargeDocument): ChargeRecord {
   const {
     _id,
     reference_key: _ref,
@@ -149,6 +159,7 @@ function toRecord(doc: ChargeDocument): ChargeRecord {
     outbox_pending_since: _pending,
     refund_pending_since: _refundPending,
     list_key: _listKey,
+    live_lookup_at: _lookUp,
     ...rest
   } = doc as ChargeDocument & { outbox_pending_since?: Date | null };
   // Charges stored before refunds existed have none of the refund fields.
@@ -389,7 +400,14 @@ export class MongoChargeRepository implements ChargeRepository {
       .findOneAndUpdate(
         { _id: chargeId, status: 'pending' },
         {
-          $set: { status, failure_reason: failureReason, completed_at: completedAt, updated_at: completedAt },
+          $set: {
+            status,
+            failure_reason: failureReason,
+            completed_at: completedAt,
+            updated_at: completedAt,
+            // Final: the reconciler has nothing more to ask its processor.
+            live_lookup_at: null,
+          },
           $push: { outbox: event },
         },
         { new: true },

@@ -6,7 +6,7 @@ import { FakeSplits, MemoryCharges, MemoryLedger } from '../memory-ports.test-ut
 import { PaymentEventApplier } from '../processors/payment-events';
 import { ProcessorEventInbox } from '../processors/processor-events';
 import { processorEventHandlers } from '../processors/processor-events.handlers';
-import { MemoryProcessorEvents, ScriptedAbandons, unusedApplier } from '../processors/processor-events.test-util';
+import { appliersOf, MemoryProcessorEvents, ScriptedAbandons } from '../processors/processor-events.test-util';
 import { StripeEventVerifier } from '../processors/stripe/stripe-events.adapter';
 import { WalletCredits } from '../wallets/wallet-credits';
 import { DisputeCloser } from './dispute-closing';
@@ -49,16 +49,14 @@ function setup() {
   const inbox = new ManualInbox(
     {
       events,
-      appliers: {
+      appliers: appliersOf({
         payment: new PaymentEventApplier({
           charges,
           outcomes: new OutcomeService(charges, clock),
           processors: new ScriptedAbandons(),
         }),
-        refund: unusedApplier,
         dispute: new DisputeEventApplier({ charges, disputes, opener, closer }, clock),
-        checkout: unusedApplier,
-      },
+      }),
     },
     { unmatchedAfterMs: 60_000, retryMs: 1_000, now: clock },
   );

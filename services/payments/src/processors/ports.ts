@@ -92,7 +92,20 @@ export interface ProcessorAdapter {
    * UPSTREAM_TIMEOUT, …) means nothing is known: ask again later with the same intent.
    */
   abandon(payment: AbandonIntent): Promise<AbandonAnswer>;
+  /**
+   * What the processor says of a payment now (the reconciler of missed events). Only a state the
+   * processor has made final is `succeeded` or `failed`; anything the customer or the processor may
+   * still move on (a declined attempt the customer can retry, processing, awaiting action) is
+   * `pending`. Any error means nothing is known: ask again later.
+   */
+  lookUp(processorReference: string): Promise<LookUpAnswer>;
 }
+
+/** A payment as its processor holds it: its amount is the processor's own, checked against our record. */
+export type LookUpAnswer =
+  | { status: 'pending' }
+  | { status: 'succeeded'; amount: Money }
+  | { status: 'failed'; amount: Money; failure_reason: string };
 
 export interface AbandonIntent {
   charge_id: string;

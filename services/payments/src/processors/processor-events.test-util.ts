@@ -1,6 +1,6 @@
 import type { Mode } from '@ppay/kernel';
-import type { AbandonAnswer, AbandonIntent, ProcessorAdapter, ProcessorRegistry } from './ports';
-import type { FinalStatus, InboxRecord } from './processor-event';
+import type { AbandonAnswer, AbandonIntent, LookUpAnswer, ProcessorAdapter, ProcessorRegistry } from './ports';
+import type { EventAppliers, FinalStatus, InboxRecord } from './processor-event';
 import type { ProcessorEventRepository } from './processor-events';
 import type { ProcessorGroup } from './processors';
 
@@ -31,12 +31,15 @@ export class MemoryProcessorEvents implements ProcessorEventRepository {
 }
 
 /**
- * The live processors as the inbox sees them: only `abandon` is reached, answering `next` (an Error is
- * thrown: the processor could not be asked) and recording what it was asked.
+ * The live processors as the inbox and the reconciler see them: `abandon` answers `next`, `lookUp` the
+ * answer scripted for the payment (default pending); an Error is thrown (the processor could not be
+ * asked). Both record what they were asked.
  */
 export class ScriptedAbandons implements Pick<ProcessorRegistry, 'adapterFor'> {
   readonly asked: AbandonIntent[] = [];
   next: AbandonAnswer | Error = 'cancelled';
+  readonly lookedUp: string[] = [];
+  readonly lookUps = new Map<string, LookUpAnswer | Error>();
 
   adapterFor(group: ProcessorGroup, mode: Mode): ProcessorAdapter {
     const unreachable = () => Promise.reject(new Error('not used by the inbox'));
@@ -52,9 +55,20 @@ export class ScriptedAbandons implements Pick<ProcessorRegistry, 'adapterFor'> {
         if (this.next instanceof Error) throw this.next;
         return this.next;
       },
+      lookUp: async (reference) => {
+        this.lookedUp.push(reference);
+        const answer = this.lookUps.get(reference) ?? { status: 'pending' };
+        if (answer instanceof Error) throw answer;
+        return answer;
+      },
     };
   }
 }
 
 /** An applier for a kind of event a test never sends. */
 export const unusedApplier = { apply: () => Promise.reject(new Error('not sent by this test')) };
+
+/** The appliers a test gives, every other kind unused: a new kind of event changes no other test. */
+export function appliersOf(given: Partial<EventAppliers>): EventAppliers {
+  return { payment: unusedApplier, refund: unusedApplier, dispute: unusedApplier, checkout: unusedApplier, ...given };
+}

@@ -6,7 +6,7 @@ import { MemoryCharges } from '../memory-ports.test-util';
 import { PaymentEventApplier } from './payment-events';
 import { ProcessorEventInbox } from './processor-events';
 import { processorEventHandlers } from './processor-events.handlers';
-import { MemoryProcessorEvents, ScriptedAbandons, unusedApplier } from './processor-events.test-util';
+import { appliersOf, MemoryProcessorEvents, ScriptedAbandons } from './processor-events.test-util';
 import { StripeEventVerifier } from './stripe/stripe-events.adapter';
 
 /**
@@ -29,7 +29,7 @@ function setup() {
   );
   const inbox = new ProcessorEventInbox(
     // Refund and dispute events have their own tests (refunds/refund-events.test.ts, disputes/dispute-events.test.ts).
-    { events, appliers: { payment, refund: unusedApplier, dispute: unusedApplier, checkout: unusedApplier } },
+    { events, appliers: appliersOf({ payment }) },
     { unmatchedAfterMs: 60_000, retryMs: 1_000, now: () => now },
   );
   const verifier = new StripeEventVerifier(Stripe.webhooks, [SECRET, OLD_SECRET]);

@@ -55,6 +55,7 @@ export class FakeProcessors implements ProcessorRegistry {
         return answer;
       },
       abandon: async () => 'cancelled',
+      lookUp: async () => ({ status: 'pending' }),
     };
   }
 }

@@ -7,6 +7,7 @@ import type {
   AbandonIntent,
   CheckoutAuthorization,
   CheckoutIntent,
+  LookUpAnswer,
   PaymentIntent,
   ProcessorAdapter,
   ProcessorFeature,
@@ -87,6 +88,11 @@ class SandboxProcessor implements ProcessorAdapter {
   async abandon(_payment: AbandonIntent): Promise<AbandonAnswer> {
     return 'cancelled';
   }
+
+  /** Never final at a sandbox "processor": only the sandbox helpers settle a sandbox payment. */
+  async lookUp(_processorReference: string): Promise<LookUpAnswer> {
+    return { status: 'pending' };
+  }
 }
 
 const LIVE_FEATURE_MESSAGES: Record<ProcessorFeature, string> = {
@@ -106,6 +112,7 @@ class GuardedProcessor implements ProcessorAdapter {
   private readonly refundBreaker: CircuitBreaker<[RefundIntent], RefundAnswer>;
   private readonly abandonBreaker: CircuitBreaker<[AbandonIntent], AbandonAnswer>;
   private readonly checkoutBreaker: CircuitBreaker<[CheckoutIntent], CheckoutAuthorization>;
+  private readonly lookUpBreaker: CircuitBreaker<[string], LookUpAnswer>;
 
   constructor(
     private readonly inner: ProcessorAdapter,
@@ -124,6 +131,7 @@ class GuardedProcessor implements ProcessorAdapter {
       (intent: CheckoutIntent) => inner.initialiseCheckout(intent),
       breakerOptions,
     );
+    this.lookUpBreaker = new CircuitBreaker((reference: string) => inner.lookUp(reference), breakerOptions);
   }
 
   get id(): string {
@@ -152,6 +160,10 @@ class GuardedProcessor implements ProcessorAdapter {
 
   abandon(payment: AbandonIntent): Promise<AbandonAnswer> {
     return this.guarded(() => this.abandonBreaker.fire(payment));
+  }
+
+  lookUp(processorReference: string): Promise<LookUpAnswer> {
+    return this.guarded(() => this.lookUpBreaker.fire(processorReference));
   }
 
   private async guarded<T>(call: () => Promise<T>): Promise<T> {

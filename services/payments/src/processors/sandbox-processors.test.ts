@@ -36,6 +36,7 @@ describe('processor registry', () => {
       initialiseCheckout: jest.fn(),
       refund: jest.fn(async () => ({ status: 'succeeded' as const, processor_reference: 'live_re_1' })),
       abandon: jest.fn(async () => 'cancelled' as const),
+      lookUp: jest.fn(async () => ({ status: 'pending' as const })),
     };
     const registry = new StaticProcessorRegistry({
       timeoutMs: 1000,
@@ -78,6 +79,7 @@ describe('processor registry', () => {
       initialiseCheckout: () => new Promise(() => undefined),
       refund: () => new Promise(() => undefined),
       abandon: () => new Promise(() => undefined),
+      lookUp: () => new Promise(() => undefined),
     };
     const registry = new StaticProcessorRegistry({
       timeoutMs: 50,

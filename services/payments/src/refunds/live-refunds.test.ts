@@ -15,6 +15,7 @@ describe('refunds of a live charge whose processor cannot refund yet', () => {
       initialiseCheckout: jest.fn(),
       refund: jest.fn(),
       abandon: jest.fn(),
+      lookUp: jest.fn(),
     };
     const processors = new StaticProcessorRegistry({
       timeoutMs: 1_000,

@@ -5,7 +5,7 @@ import { MemoryCharges } from '../memory-ports.test-util';
 import type { ProcessorAdapter, RefundAnswer, RefundIntent } from '../processors/ports';
 import { ProcessorEventInbox } from '../processors/processor-events';
 import { processorEventHandlers } from '../processors/processor-events.handlers';
-import { MemoryProcessorEvents, unusedApplier } from '../processors/processor-events.test-util';
+import { appliersOf, MemoryProcessorEvents } from '../processors/processor-events.test-util';
 import { StaticProcessorRegistry } from '../processors/sandbox-processors.adapter';
 import { StripeEventVerifier } from '../processors/stripe/stripe-events.adapter';
 import { refundableAmount } from './charge-refunds';
@@ -31,6 +31,7 @@ function setup() {
     initialise: () => Promise.reject(new Error('not used')),
     initialiseCheckout: () => Promise.reject(new Error('not used')),
     abandon: () => Promise.reject(new Error('not used')),
+    lookUp: () => Promise.reject(new Error('not used')),
     refund: async (request) => {
       asked.push(request);
       if (next instanceof Error) throw next;
@@ -52,12 +53,7 @@ function setup() {
   const inbox = new ProcessorEventInbox(
     {
       events,
-      appliers: {
-        payment: { apply: () => Promise.reject(new Error('no payments here')) },
-        refund: new RefundEventApplier({ charges, refunds }),
-        dispute: unusedApplier,
-        checkout: unusedApplier,
-      },
+      appliers: appliersOf({ refund: new RefundEventApplier({ charges, refunds }) }),
     },
     { unmatchedAfterMs: 60_000, retryMs: 1_000, now: () => now },
   );

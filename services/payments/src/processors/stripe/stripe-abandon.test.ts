@@ -5,7 +5,7 @@ import { MemoryCharges } from '../../memory-ports.test-util';
 import { PaymentEventApplier } from '../payment-events';
 import type { ProcessorEvent } from '../processor-event';
 import { ProcessorEventInbox } from '../processor-events';
-import { MemoryProcessorEvents, unusedApplier } from '../processor-events.test-util';
+import { appliersOf, MemoryProcessorEvents } from '../processor-events.test-util';
 import { StaticProcessorRegistry } from '../sandbox-processors.adapter';
 import { cancelKey } from './stripe-payments.adapter';
 import { gateway, scriptedStripe, stripeError, type Script } from './stripe.test-util';
@@ -120,12 +120,9 @@ describe('a payment_intent.payment_failed through the inbox and the Stripe gatew
     const inbox = new ProcessorEventInbox(
       {
         events,
-        appliers: {
+        appliers: appliersOf({
           payment: new PaymentEventApplier({ charges, outcomes: new OutcomeService(charges, () => now), processors }),
-          refund: unusedApplier,
-          dispute: unusedApplier,
-          checkout: unusedApplier,
-        },
+        }),
       },
       { unmatchedAfterMs: 60_000, retryMs: 1_000, now: () => now },
     );

@@ -12,7 +12,7 @@ export interface StripeClient {
   paymentIntents: Pick<Stripe['paymentIntents'], 'create' | 'cancel' | 'retrieve'>;
   accounts: Pick<Stripe['accounts'], 'retrieveCurrent'>;
   refunds: Pick<Stripe['refunds'], 'create' | 'retrieve' | 'list'>;
-  disputes: Pick<Stripe['disputes'], 'update' | 'close'>;
+  disputes: Pick<Stripe['disputes'], 'update' | 'close' | 'retrieve'>;
   checkout: { sessions: Pick<Stripe['checkout']['sessions'], 'create'> };
 }
 

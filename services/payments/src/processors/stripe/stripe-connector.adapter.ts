@@ -23,10 +23,11 @@ export function stripeConnector(
   verifier: EventVerifier;
   eventTypes: readonly string[];
 } | null {
+  // Registered either way: the dashboards and alerts name them (an unconfigured install shows zero).
+  const observer = stripeMetrics(registry);
   const settings = stripeSettings(config);
   if (!settings) return null;
   const client = stripeClient(settings);
-  const observer = stripeMetrics(registry);
   return {
     card: new StripeCardGateway(client, settings, observer),
     disputes: new StripeDisputeProcessor(client, observer),

@@ -55,24 +55,34 @@ export class StripeDisputeProcessor implements DisputeProcessor {
 
   async submitEvidence(d: DisputeRecord): Promise<EvidenceReceipt> {
     const reference = referenceOf(d);
-    await this.call('disputes.update', () =>
-      this.client.disputes.update(
-        reference,
-        { evidence: stripeEvidence(d.evidence), submit: true },
-        { idempotencyKey: evidenceSubmitKey(d.dispute_id) },
-      ),
+    await this.call(
+      'disputes.update',
+      () =>
+        this.client.disputes.update(
+          reference,
+          { evidence: stripeEvidence(d.evidence), submit: true },
+          { idempotencyKey: evidenceSubmitKey(d.dispute_id) },
+        ),
+      reference,
     );
     return { scheduled_outcome: null };
   }
 
   async accept(d: DisputeRecord): Promise<void> {
     const reference = referenceOf(d);
-    await this.call('disputes.close', () =>
-      this.client.disputes.close(reference, {}, { idempotencyKey: disputeCloseKey(d.dispute_id) }),
+    await this.call(
+      'disputes.close',
+      () => this.client.disputes.close(reference, {}, { idempotencyKey: disputeCloseKey(d.dispute_id) }),
+      reference,
     );
   }
 
-  private async call<T>(operation: string, run: () => Promise<T>): Promise<T> {
+  /**
+   * One answer to a dispute at Stripe. Stripe refusing it because the dispute was answered elsewhere
+   * (evidence submitted or the dispute accepted in Stripe's dashboard, or decided meanwhile) is the
+   * partner's 409, as for a sandbox dispute in that state, not our error: the dispute is read back to tell.
+   */
+  private async call<T>(operation: string, run: () => Promise<T>, reference: string): Promise<T> {
     try {
       const result = await run();
       this.observer.call(operation, 'ok');
@@ -80,7 +90,17 @@ export class StripeDisputeProcessor implements DisputeProcessor {
     } catch (err) {
       const failure = classifyStripeError(err);
       this.observer.call(operation, failure.kind);
+      if (failure.kind === 'refused') await this.refusedForState(reference);
       throw stripeFailureError(failure, operation, () => this.observer.authFailure());
+    }
+  }
+
+  private async refusedForState(reference: string): Promise<void> {
+    const current = await this.client.disputes.retrieve(reference).catch(() => null);
+    this.observer.call('disputes.retrieve', current ? 'ok' : 'failed');
+    if (current?.status === 'under_review') throw new PlatformError('DISPUTE_EVIDENCE_SUBMITTED');
+    if (current && ['won', 'lost', 'warning_closed', 'prevented'].includes(current.status)) {
+      throw new PlatformError('DISPUTE_CLOSED');
     }
   }
 }

@@ -152,6 +152,21 @@ describe('Stripe dispute processor', () => {
     );
   });
 
+  it.each([
+    ['evidence already submitted in Stripe’s dashboard', 'under_review', 'DISPUTE_EVIDENCE_SUBMITTED'],
+    ['the dispute decided meanwhile', 'lost', 'DISPUTE_CLOSED'],
+  ])('a refusal because of %s is the partner’s 409 %s, read back from Stripe', async (_what, status, code) => {
+    const refused = stripeError(400, 'invalid_request_error', { code: 'resource_missing' });
+    await withStripe(
+      (req) => (req.method === 'GET' ? disputeAt(status) : refused),
+      async ({ processor, calls }) => {
+        await expect(processor.accept(liveDispute())).rejects.toMatchObject({ code });
+        await expect(processor.submitEvidence(liveDispute({ evidence: EVIDENCE }))).rejects.toMatchObject({ code });
+        expect(calls).toContain('disputes.retrieve:ok');
+      },
+    );
+  });
+
   it('refuses a live dispute with no Stripe dispute to answer, calling nothing', async () => {
     await withStripe(
       () => disputeAt('lost'),

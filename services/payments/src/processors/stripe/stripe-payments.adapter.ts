@@ -5,6 +5,7 @@ import type {
   AbandonIntent,
   CheckoutAuthorization,
   CheckoutIntent,
+  LookUpAnswer,
   PaymentIntent,
   ProcessorAdapter,
   ProcessorAuthorization,
@@ -17,6 +18,7 @@ import { createCheckoutSession } from './stripe-checkout.adapter';
 import type { StripeClient } from './stripe-client.adapter';
 import type { StripeSettings } from './stripe-config';
 import { classifyStripeError, stripeFailureError } from './stripe-errors.adapter';
+import { lookUpAnswerOf } from './stripe-lookup.adapter';
 
 /** Counts each call by operation and outcome; `authFailure` is the alert for a key Stripe refuses. */
 export interface StripeObserver {
@@ -185,6 +187,14 @@ export class StripeCardGateway implements ProcessorAdapter {
     // sends that attempt's own event (cancelled then under its own key).
     if (refusal === 'payment_intent_unexpected_state') return 'processing';
     throw new PlatformError('INTERNAL', `Stripe refused to cancel a ${current.status} PaymentIntent (${refusal})`);
+  }
+
+  /** The PaymentIntent as Stripe holds it now (the reconciler of missed events): see stripe-lookup.adapter.ts. */
+  async lookUp(processorReference: string): Promise<LookUpAnswer> {
+    const current = await this.call('payment_intents.retrieve', () =>
+      this.client.paymentIntents.retrieve(processorReference),
+    );
+    return lookUpAnswerOf(current);
   }
 
   /** The platform's own account: configured, or read once from Stripe (a failed read is asked again next time). */

@@ -8,7 +8,7 @@ import { StaticProcessorRegistry } from '../processors/sandbox-processors.adapte
 import { stripeClient } from '../processors/stripe/stripe-client.adapter';
 import { StripeEventVerifier } from '../processors/stripe/stripe-events.adapter';
 import { StripeCardGateway } from '../processors/stripe/stripe-payments.adapter';
-import { scriptedStripe, SECRET } from '../processors/stripe/stripe.test-util';
+import { scriptedStripe, SECRET, stripeEventJson } from '../processors/stripe/stripe.test-util';
 import { CheckoutEventApplier } from './checkout-events';
 import { checkoutSetup, INSTALLMENTS, SUBSCRIPTION, VISA } from './checkout.test-util';
 import { ProcessorCheckout } from './processor-checkout';
@@ -88,24 +88,16 @@ function setup() {
 const sign = (payload: string) => Stripe.webhooks.generateTestHeaderString({ payload, secret: WEBHOOK_SECRET });
 
 function checkoutEvent(id: string, type: string, sessionId: string, object: Record<string, unknown> = {}) {
-  return JSON.stringify({
-    id,
-    object: 'event',
-    type,
-    created: 1_764_583_200,
-    data: {
-      object: {
-        id: CS,
-        object: 'checkout.session',
-        amount_total: 2_500,
-        currency: 'usd',
-        payment_status: type === 'checkout.session.completed' ? 'paid' : 'unpaid',
-        payment_intent: type === 'checkout.session.completed' ? 'pi_checkout_1' : null,
-        client_reference_id: sessionId,
-        metadata: { session_id: sessionId, merchant_id: '1000', mode: 'live' },
-        ...object,
-      },
-    },
+  return stripeEventJson(id, type, {
+    id: CS,
+    object: 'checkout.session',
+    amount_total: 2_500,
+    currency: 'usd',
+    payment_status: type === 'checkout.session.completed' ? 'paid' : 'unpaid',
+    payment_intent: type === 'checkout.session.completed' ? 'pi_checkout_1' : null,
+    client_reference_id: sessionId,
+    metadata: { session_id: sessionId, merchant_id: '1000', mode: 'live' },
+    ...object,
   });
 }
 

@@ -14,6 +14,7 @@ import { DisputeEventApplier } from './dispute-events';
 import { disputeLedger } from './dispute-ledger';
 import { FakeDisputeProcessors, MemoryDisputes } from './dispute-memory.test-util';
 import { DisputeOpener } from './dispute-opening';
+import { stripeEventJson } from '../processors/stripe/stripe.test-util';
 
 /**
  * Live disputes from Stripe's events, in memory: a live charge paid by its signed
@@ -125,45 +126,29 @@ const liveCharge = () =>
   });
 
 const succeeded = (id = 'evt_paid') =>
-  JSON.stringify({
-    id,
-    object: 'event',
-    type: 'payment_intent.succeeded',
-    created: 1_764_583_200,
-    data: {
-      object: {
-        id: 'pi_live_1',
-        object: 'payment_intent',
-        amount: 2_500,
-        currency: 'usd',
-        metadata: { charge_id: 'ch_live_1', merchant_id: '1000', mode: 'live' },
-        last_payment_error: null,
-      },
-    },
+  stripeEventJson(id, 'payment_intent.succeeded', {
+    id: 'pi_live_1',
+    object: 'payment_intent',
+    amount: 2_500,
+    currency: 'usd',
+    metadata: { charge_id: 'ch_live_1', merchant_id: '1000', mode: 'live' },
+    last_payment_error: null,
   });
 
 /** A charge.dispute.* event as Stripe sends it: the Dispute object as of the event. */
 function disputeEvent(id: string, type: string, dispute: Record<string, unknown> = {}) {
-  return JSON.stringify({
-    id,
-    object: 'event',
-    type: `charge.dispute.${type}`,
-    created: 1_764_583_200,
-    data: {
-      object: {
-        id: 'du_live_1',
-        object: 'dispute',
-        amount: 2_500,
-        currency: 'usd',
-        charge: 'ch_3Stripe',
-        payment_intent: 'pi_live_1',
-        reason: 'fraudulent',
-        status: 'needs_response',
-        evidence_details: { due_by: DUE_BY, has_evidence: false, past_due: false, submission_count: 0 },
-        metadata: {},
-        ...dispute,
-      },
-    },
+  return stripeEventJson(id, `charge.dispute.${type}`, {
+    id: 'du_live_1',
+    object: 'dispute',
+    amount: 2_500,
+    currency: 'usd',
+    charge: 'ch_3Stripe',
+    payment_intent: 'pi_live_1',
+    reason: 'fraudulent',
+    status: 'needs_response',
+    evidence_details: { due_by: DUE_BY, has_evidence: false, past_due: false, submission_count: 0 },
+    metadata: {},
+    ...dispute,
   });
 }
 

@@ -8,6 +8,7 @@ import { ProcessorEventInbox } from './processor-events';
 import { processorEventHandlers } from './processor-events.handlers';
 import { appliersOf, MemoryProcessorEvents, ScriptedAbandons } from './processor-events.test-util';
 import { StripeEventVerifier } from './stripe/stripe-events.adapter';
+import { stripeEventJson } from './stripe/stripe.test-util';
 
 /**
  * Inbound Stripe events end to end in memory: signed as Stripe signs them (the library's test
@@ -74,22 +75,14 @@ const liveCharge = (changes = {}) =>
   });
 
 function stripeEvent(id: string, type: string, intent: Record<string, unknown> = {}) {
-  return JSON.stringify({
-    id,
-    object: 'event',
-    type,
-    created: 1_764_583_200,
-    data: {
-      object: {
-        id: 'pi_live_1',
-        object: 'payment_intent',
-        amount: 2_500,
-        currency: 'usd',
-        metadata: { charge_id: 'ch_live_1', merchant_id: '1000', mode: 'live' },
-        last_payment_error: null,
-        ...intent,
-      },
-    },
+  return stripeEventJson(id, type, {
+    id: 'pi_live_1',
+    object: 'payment_intent',
+    amount: 2_500,
+    currency: 'usd',
+    metadata: { charge_id: 'ch_live_1', merchant_id: '1000', mode: 'live' },
+    last_payment_error: null,
+    ...intent,
   });
 }
 

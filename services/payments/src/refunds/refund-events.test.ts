@@ -11,6 +11,7 @@ import { StripeEventVerifier } from '../processors/stripe/stripe-events.adapter'
 import { refundableAmount } from './charge-refunds';
 import { RefundEventApplier } from './refund-events';
 import { RefundService } from './refunds';
+import { stripeEventJson } from '../processors/stripe/stripe.test-util';
 
 /**
  * Live refunds end to end in memory: a live processor that answers `pending`, then Stripe's refund
@@ -118,24 +119,16 @@ async function withRefund(t: ReturnType<typeof setup>, amount = 1_000) {
 
 /** A Stripe refund.* event about our refund `refundId` (the Refund object with our metadata). */
 function refundEvent(id: string, type: string, refundId: string, refund: Record<string, unknown> = {}) {
-  return JSON.stringify({
-    id,
-    object: 'event',
-    type,
-    created: 1_764_583_200,
-    data: {
-      object: {
-        id: 're_stripe_1',
-        object: 'refund',
-        amount: 1_000,
-        currency: 'usd',
-        status: 'succeeded',
-        payment_intent: 'pi_live_1',
-        failure_reason: null,
-        metadata: { refund_id: refundId, charge_id: 'ch_live_1', merchant_id: '1000', mode: 'live' },
-        ...refund,
-      },
-    },
+  return stripeEventJson(id, type, {
+    id: 're_stripe_1',
+    object: 'refund',
+    amount: 1_000,
+    currency: 'usd',
+    status: 'succeeded',
+    payment_intent: 'pi_live_1',
+    failure_reason: null,
+    metadata: { refund_id: refundId, charge_id: 'ch_live_1', merchant_id: '1000', mode: 'live' },
+    ...refund,
   });
 }
 

@@ -3,7 +3,7 @@ import { PlatformError, type DisputeEvidence } from '@ppay/kernel';
 import type { DisputeRecord } from '../../disputes/dispute';
 import type { DisputeProcessor, EvidenceReceipt } from '../../disputes/ports';
 import type { StripeClient } from './stripe-client.adapter';
-import { classifyStripeError, stripeFailureError } from './stripe-errors.adapter';
+import { observedCall } from './stripe-errors.adapter';
 import type { StripeObserver } from './stripe-payments.adapter';
 
 /** Submitting a dispute's evidence: once per dispute, however often asked (a lost race, a retry). */
@@ -82,17 +82,8 @@ export class StripeDisputeProcessor implements DisputeProcessor {
    * (evidence submitted or the dispute accepted in Stripe's dashboard, or decided meanwhile) is the
    * partner's 409, as for a sandbox dispute in that state, not our error: the dispute is read back to tell.
    */
-  private async call<T>(operation: string, run: () => Promise<T>, reference: string): Promise<T> {
-    try {
-      const result = await run();
-      this.observer.call(operation, 'ok');
-      return result;
-    } catch (err) {
-      const failure = classifyStripeError(err);
-      this.observer.call(operation, failure.kind);
-      if (failure.kind === 'refused') await this.refusedForState(reference);
-      throw stripeFailureError(failure, operation, () => this.observer.authFailure());
-    }
+  private call<T>(operation: string, run: () => Promise<T>, reference: string): Promise<T> {
+    return observedCall(this.observer, operation, run, () => this.refusedForState(reference));
   }
 
   private async refusedForState(reference: string): Promise<void> {

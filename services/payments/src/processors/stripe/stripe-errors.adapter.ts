@@ -78,3 +78,26 @@ export function stripeFailureError(
       return new PlatformError('INTERNAL', `card_gateway refused ${operation} (${failure.status} ${failure.code})`);
   }
 }
+
+/**
+ * One call to Stripe, counted by operation and outcome, its failure mapped to ours. `onRefused` may
+ * answer a refusal better (read back what Stripe refused it for) by throwing; otherwise the mapped
+ * error is thrown.
+ */
+export async function observedCall<T>(
+  observer: { call(operation: string, outcome: string): void; authFailure(): void },
+  operation: string,
+  run: () => Promise<T>,
+  onRefused?: () => Promise<void>,
+): Promise<T> {
+  try {
+    const result = await run();
+    observer.call(operation, 'ok');
+    return result;
+  } catch (err) {
+    const failure = classifyStripeError(err);
+    observer.call(operation, failure.kind);
+    if (failure.kind === 'refused' && onRefused) await onRefused();
+    throw stripeFailureError(failure, operation, () => observer.authFailure());
+  }
+}

@@ -17,7 +17,7 @@ import { PROCESSOR_IDS } from '../processors';
 import { createCheckoutSession } from './stripe-checkout.adapter';
 import type { StripeClient } from './stripe-client.adapter';
 import type { StripeSettings } from './stripe-config';
-import { classifyStripeError, stripeFailureError } from './stripe-errors.adapter';
+import { classifyStripeError, observedCall, stripeFailureError } from './stripe-errors.adapter';
 import { lookUpAnswerOf } from './stripe-lookup.adapter';
 
 /** Counts each call by operation and outcome; `authFailure` is the alert for a key Stripe refuses. */
@@ -210,15 +210,7 @@ export class StripeCardGateway implements ProcessorAdapter {
     return this.account;
   }
 
-  private async call<T>(operation: string, run: () => Promise<T>): Promise<T> {
-    try {
-      const result = await run();
-      this.observer.call(operation, 'ok');
-      return result;
-    } catch (err) {
-      const failure = classifyStripeError(err);
-      this.observer.call(operation, failure.kind);
-      throw stripeFailureError(failure, operation, () => this.observer.authFailure());
-    }
+  private call<T>(operation: string, run: () => Promise<T>): Promise<T> {
+    return observedCall(this.observer, operation, run);
   }
 }

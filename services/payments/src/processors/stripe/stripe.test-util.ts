@@ -59,3 +59,8 @@ export function gateway(settings: StripeSettings) {
   });
   return { adapter, calls, authFailures: () => authFailures };
 }
+
+/** A Stripe event as Stripe sends it: its envelope around the object as of the event. */
+export function stripeEventJson(id: string, type: string, object: Record<string, unknown>): string {
+  return JSON.stringify({ id, object: 'event', type, created: 1_764_583_200, data: { object } });
+}

@@ -24,13 +24,29 @@ export interface CardSummary {
 }
 
 /**
- * What a processor keeps of a card so it can be charged again without the customer (a token). Never the
- * number: sandbox keeps the test card's brand, last 4 and how it behaves off-session, a live processor
- * would keep its own token here.
+ * What is kept of a card so it can be charged again without the customer. Never the number: sandbox
+ * keeps the test card's brand, last 4 and how it behaves off-session; a live processor keeps its own
+ * tokens (ProcessorSavedCard).
  */
-export interface SavedCard extends CardSummary {
+export type SavedCard = SandboxSavedCard | ProcessorSavedCard;
+
+export interface SandboxSavedCard extends CardSummary {
   /** The sandbox outcome profile of off-session charges (the test card's behaviour). */
   off_session: { approved: true } | { approved: false; decline_code: string; message: string };
+}
+
+/** A card saved at a live processor: its ids of the customer and of the payment method to charge again. */
+export interface ProcessorSavedCard extends CardSummary {
+  /** The connector that holds it, e.g. `stripe`. */
+  processor: string;
+  /** The processor's customer the method is attached to (Stripe `cus_…`). */
+  customer_reference: string;
+  /** The processor's payment method (Stripe `pm_…`). */
+  method_reference: string;
+}
+
+export function isProcessorSavedCard(card: SavedCard): card is ProcessorSavedCard {
+  return 'processor' in card && typeof card.processor === 'string';
 }
 
 export interface TestCard {

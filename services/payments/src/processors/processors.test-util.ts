@@ -1,5 +1,13 @@
 import { PlatformError, type Mode } from '@ppay/kernel';
-import type { CardPayment, CardResult, SavedCard, TestCard, ValidCard } from './cards';
+import {
+  isProcessorSavedCard,
+  type CardPayment,
+  type CardResult,
+  type SandboxSavedCard,
+  type SavedCard,
+  type TestCard,
+  type ValidCard,
+} from './cards';
 import type {
   CardProcessor,
   CheckoutIntent,
@@ -79,10 +87,10 @@ export class FakeCardProcessor implements CardProcessor {
     throw new PlatformError('SERVICE_UNAVAILABLE');
   }
   /** …0341 pays on the page and declines off-session; anything else saved pays off-session. */
-  saveCard(card: ValidCard): SavedCard {
+  saveCard(card: ValidCard): SandboxSavedCard {
     return this.saveTestCard(card.number);
   }
-  saveTestCard(cardNumber: string): SavedCard {
+  saveTestCard(cardNumber: string): SandboxSavedCard {
     const off_session = cardNumber.endsWith('0341')
       ? { approved: false as const, decline_code: 'card_declined', message: 'Your card was declined.' }
       : { approved: true as const };
@@ -92,6 +100,7 @@ export class FakeCardProcessor implements CardProcessor {
   async chargeSaved(payment: CardPayment, card: SavedCard, options: { customerPresent: boolean }): Promise<CardResult> {
     this.offSession.push(payment);
     const summary = { brand: card.brand, last4: card.last4 };
+    if (isProcessorSavedCard(card)) throw new PlatformError('GATEWAY_NOT_CONFIGURED');
     if (card.off_session.approved || options.customerPresent)
       return { approved: true, processor_reference: 'sbx_off', card: summary };
     const { decline_code, message } = card.off_session;

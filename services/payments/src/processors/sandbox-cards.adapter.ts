@@ -1,6 +1,15 @@
 import { createHash } from 'node:crypto';
 import { PlatformError, type DisputeReason, type Mode } from '@ppay/kernel';
-import type { CardPayment, CardResult, CardSummary, SavedCard, TestCard, ValidCard } from './cards';
+import {
+  isProcessorSavedCard,
+  type CardPayment,
+  type CardResult,
+  type CardSummary,
+  type SandboxSavedCard,
+  type SavedCard,
+  type TestCard,
+  type ValidCard,
+} from './cards';
 import type { CardProcessor } from './ports';
 
 /**
@@ -127,7 +136,7 @@ export class SandboxCardProcessor implements CardProcessor {
   }
 
   /** The token of a sandbox card: its brand, last 4 and off-session behaviour, never the number. */
-  saveCard(card: ValidCard): SavedCard {
+  saveCard(card: ValidCard): SandboxSavedCard {
     const test = BY_NUMBER.get(card.number);
     const summary = { brand: brandOf(card.number), last4: card.number.slice(-4) };
     if (test?.renewal_decline_code) {
@@ -139,7 +148,7 @@ export class SandboxCardProcessor implements CardProcessor {
     return { ...summary, off_session: { approved: true } };
   }
 
-  saveTestCard(cardNumber: string): SavedCard {
+  saveTestCard(cardNumber: string): SandboxSavedCard {
     const number = cardNumber.slice(0, 32).replace(/[\s-]/g, '');
     const test = BY_NUMBER.get(number);
     if (!test || test.outcome !== 'succeeds') {
@@ -152,7 +161,7 @@ export class SandboxCardProcessor implements CardProcessor {
   }
 
   async chargeSaved(payment: CardPayment, card: SavedCard, options: { customerPresent: boolean }): Promise<CardResult> {
-    if (payment.mode !== 'sandbox') {
+    if (payment.mode !== 'sandbox' || isProcessorSavedCard(card)) {
       throw new PlatformError('GATEWAY_NOT_CONFIGURED', undefined, { detail: 'live renewals are not enabled yet' });
     }
     const summary = { brand: card.brand, last4: card.last4 };

@@ -175,6 +175,7 @@ describe('Stripe connector against stripe-mock', () => {
       success_url: 'https://merchant.example/thanks?session_id=cs_contract_1',
       cancel_url: 'https://merchant.example/cart?session_id=cs_contract_1',
       expires_at: expiresAt,
+      purpose: 'pay',
     });
     // stripe-mock answers its fixture: a Checkout Session id and a URL to send the customer to.
     expect(answer.processor_reference).toMatch(/^cs_/);

@@ -264,10 +264,17 @@ void runService<types.payments.PaymentsServiceHandlers, (typeof paymentsConfig)[
         'cancelling a failed payment at its processor failed; the charge stays pending and the sweep retries',
       ),
     );
-    const checkoutEvents = new CheckoutEventApplier({
-      sessions: sessionRepo,
-      checkout: new ProcessorCheckout({ sessions: sessionRepo, charges: chargeRepo }),
-    });
+    const checkoutEvents = new CheckoutEventApplier(
+      {
+        sessions: sessionRepo,
+        checkout: new ProcessorCheckout({ sessions: sessionRepo, charges: chargeRepo, processors, paymentMethods }),
+      },
+      (e, err) =>
+        log.warn(
+          { err, event_id: e.event_id, session_id: e.session_id },
+          'completing a live session failed (its processor could not be read); the session stays open and the sweep retries',
+        ),
+    );
     const refundEvents = new RefundEventApplier({ charges: chargeRepo, refunds });
     const disputeEvents = new DisputeEventApplier({ charges: chargeRepo, disputes: disputeRepo, opener, closer });
     const inbox = new ProcessorEventInbox(

@@ -1,11 +1,11 @@
 import type { SessionRepository } from '../ports';
 import type { CheckoutEvent, EventApplier, Verdict } from '../processors/processor-event';
-import type { CloseResult, ProcessorCheckout } from './processor-checkout';
+import { checkoutPurpose, type CloseResult, type ProcessorCheckout } from './processor-checkout';
 
 /**
  * A live session closed at its processor (paid, or expired), applied through the ProcessorCheckout use
  * cases: the session completes with its charge and `payment.succeeded` exactly as a sandbox success on
- * our page does, or expires. Events that do not match the session (mode, the processor's session id,
+ * our page does (a subscription or installment session with its saved card), or expires. Events that do not match the session (mode, the processor's session id,
  * amount, currency) are kept for an operator and never applied.
  */
 export class CheckoutEventApplier implements EventApplier<CheckoutEvent> {
@@ -14,6 +14,7 @@ export class CheckoutEventApplier implements EventApplier<CheckoutEvent> {
       sessions: Pick<SessionRepository, 'findForMerchant'>;
       checkout: ProcessorCheckout;
     },
+    private readonly onCompleteFailed?: (event: CheckoutEvent, err: unknown) => void,
   ) {}
 
   async apply(e: CheckoutEvent): Promise<Verdict> {
@@ -24,21 +25,31 @@ export class CheckoutEventApplier implements EventApplier<CheckoutEvent> {
     if (s.gateway_session_id !== e.processor_reference) {
       return { status: 'mismatch', note: `session ${e.processor_reference} is not the session's` };
     }
-    if (s.payment_type !== 'one_time' || s.goods) {
-      return { status: 'mismatch', note: `a live ${s.payment_type} session is not closed by its processor yet` };
-    }
+    if (s.goods)
+      return { status: 'mismatch', note: 'a live physical goods session is not closed by its processor yet' };
     if (e.outcome === 'expired') return verdictOf(await this.deps.checkout.expire(s));
-    const expected = s.fee_details.total;
-    if (!e.amount || e.amount.amount !== expected.amount || e.amount.currency !== expected.currency) {
-      const paid = e.amount ? `${e.amount.amount} ${e.amount.currency}` : 'no amount';
-      return { status: 'mismatch', note: `event ${paid}, session ${expected.amount} ${expected.currency}` };
+    // A free trial's session charges nothing: it only keeps the card.
+    const expected = checkoutPurpose(s) === 'save' ? null : s.fee_details.total;
+    const paid = e.amount && e.amount.amount > 0 ? e.amount : null;
+    if (paid?.amount !== expected?.amount || paid?.currency !== expected?.currency) {
+      const said = paid ? `${paid.amount} ${paid.currency}` : 'no payment';
+      const owed = expected ? `${expected.amount} ${expected.currency}` : 'no payment';
+      return { status: 'mismatch', note: `event ${said}, session ${owed}` };
     }
-    if (!e.payment_reference) return { status: 'mismatch', note: 'the event names no payment' };
-    return verdictOf(await this.deps.checkout.complete(s, e.payment_reference));
+    if (expected && !e.payment_reference) return { status: 'mismatch', note: 'the event names no payment' };
+    try {
+      return verdictOf(await this.deps.checkout.complete(s, e.payment_reference));
+    } catch (err) {
+      // The processor could not say what the session was paid with (or answered what we cannot read):
+      // the event is tried again later, backing off, and the events behind it go on.
+      this.onCompleteFailed?.(e, err);
+      return 'retry';
+    }
   }
 }
 
 function verdictOf(r: CloseResult): Verdict {
+  if (r.result === 'mismatch') return { status: 'mismatch', note: r.note };
   if (r.result === 'stale') return { status: 'stale', note: `the session is ${r.session.status}` };
   return { status: r.result, note: null };
 }

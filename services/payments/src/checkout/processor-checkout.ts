@@ -1,30 +1,44 @@
 import { outboxEvent, PlatformError, SUBJECTS, type Mode } from '@ppay/kernel';
 import type { ChargeRecord } from '../charges/charge';
 import type { ChargeRepository, SessionRepository } from '../ports';
-import type { CardSummary } from '../processors/cards';
+import type { CheckoutIntent, ProcessorRegistry } from '../processors/ports';
+import type { PaymentMethodService } from '../payment-methods/payment-methods';
+import { installmentCheckoutCompleted } from './installment-checkout';
 import { attemptCharge, paidCharge, sessionOutcome, type SessionRecord } from './session';
+import { subscriptionCheckoutCompleted } from './subscription-checkout';
 
 /**
- * Live hosted checkout, paid on the processor's page (docs/decisions.md, S25–S27): which live sessions
+ * Live hosted checkout, paid on the processor's page (docs/decisions.md, S25–S27, S40–S42): which live sessions
  * are offered, and the use cases that close a live session when its processor says it was paid or
  * expired. Kept apart from SessionService, which is the customer on our own page.
  */
 
 /**
- * Live sessions are one-time payments for now: physical goods (shipping address, stock held until the
- * session ends), subscriptions and installments (the card saved for off-session charges) need more of
- * the processor's session than is built. Refused before anything is asked or stored.
+ * Live sessions of physical goods need more of the processor's session than is built (the shipping
+ * address, stock held until the session ends). Refused before anything is asked or stored.
  */
-export function assertLiveCheckoutOffered(
-  mode: Mode,
-  s: { goods: boolean; installments: boolean; frequency: string | undefined },
-): void {
-  if (mode !== 'live') return;
-  const kind = s.goods ? 'physical goods' : s.installments ? 'installment' : s.frequency ? 'subscription' : null;
-  if (!kind) return;
-  throw new PlatformError('GATEWAY_NOT_CONFIGURED', `Live hosted checkout of ${kind} sessions is not enabled yet`, {
-    detail: `only one-time live sessions are offered for now; ${kind} sessions work in sandbox`,
-  });
+export function assertLiveCheckoutOffered(mode: Mode, s: { goods: boolean }): void {
+  if (mode !== 'live' || !s.goods) return;
+  throw new PlatformError(
+    'GATEWAY_NOT_CONFIGURED',
+    'Live hosted checkout of physical goods sessions is not enabled yet',
+    {
+      detail: 'physical goods sessions work in sandbox',
+    },
+  );
+}
+
+/**
+ * What the customer does on the processor's page: a subscription's free trial only keeps the card, a
+ * subscription's first period and an installment's first part are paid with the card kept for the
+ * off-session charges that follow, anything else is paid once.
+ */
+export function checkoutPurpose(
+  s: Pick<SessionRecord, 'installments' | 'subscription_frequency_key' | 'trial_days'>,
+): CheckoutIntent['purpose'] {
+  if (s.installments) return 'pay_and_save';
+  if (!s.subscription_frequency_key) return 'pay';
+  return s.trial_days !== null ? 'save' : 'pay_and_save';
 }
 
 /**
@@ -43,10 +57,9 @@ export async function liveReplay(
   return sessions.findByIdempotencyKey(merchantId, mode, key);
 }
 
-/** What the processor's session tells of the card: nothing (its page took it), so the session shows none. */
-const CARD_AT_PROCESSOR: CardSummary = { brand: 'card', last4: '' };
-
-export type CloseResult = { result: 'applied' | 'duplicate' | 'stale'; session: SessionRecord };
+export type CloseResult =
+  | { result: 'applied' | 'duplicate' | 'stale'; session: SessionRecord }
+  | { result: 'mismatch'; session: SessionRecord; note: string };
 
 export class ProcessorCheckout {
   constructor(
@@ -54,37 +67,69 @@ export class ProcessorCheckout {
       sessions: Pick<SessionRepository, 'closeFromProcessor' | 'findById'>;
       /** Where a paid session's charge is copied (paidCharge), as a sandbox payment's is. */
       charges: Pick<ChargeRepository, 'insert'>;
+      /** The session's processor, asked what the customer paid with. */
+      processors: Pick<ProcessorRegistry, 'adapterFor'>;
+      /** Keeps the card of a subscription or installment session for its off-session charges. */
+      paymentMethods: Pick<PaymentMethodService, 'saveFromCheckout'>;
     },
     private readonly now: () => Date = () => new Date(),
   ) {}
 
   /**
-   * The processor took the session's payment (`paymentReference`, its id of the payment): completed with
-   * its charge and `payment.succeeded` in one write, as a sandbox success on our page is, then the charge
-   * copied. From an expired session too: our clock may have expired it while the processor, whose
-   * expiry is the same, was still taking the money. Safe to repeat.
+   * The processor says the customer finished the session (`paymentReference`: its id of the payment
+   * taken, null when the session only kept the card). What the customer paid with is read back from the
+   * processor, not taken from the event; a subscription or installment session's card is saved as a
+   * payment method first (one per session: a repeat finds it), so the completion never names a method
+   * that does not exist. Then, in one write, as a sandbox success on our page: the session completed
+   * with its charge, `payment.succeeded` (none for a free trial) and the subscription's or plan's
+   * completion; then the charge copied. From an expired session too: our clock may have expired it
+   * while the processor, whose expiry is the same, was still taking the money. Safe to repeat; a
+   * processor that cannot be asked throws (ask again later).
    */
-  async complete(s: SessionRecord, paymentReference: string): Promise<CloseResult> {
+  async complete(s: SessionRecord, paymentReference: string | null): Promise<CloseResult> {
     if (s.status === 'completed') return { result: 'duplicate', session: await this.recordCharge(s) };
     if (s.status === 'failed') return { result: 'stale', session: s };
+    const purpose = checkoutPurpose(s);
+    const paid = await this.deps.processors
+      .adapterFor(s.processor_group, s.mode, 'checkout')
+      .checkoutPayment(s.gateway_session_id);
+    const payment = purpose === 'save' ? null : paid.payment_reference;
+    if (payment !== paymentReference) {
+      return { result: 'mismatch', session: s, note: `the processor's session holds payment ${payment ?? 'none'}` };
+    }
+    if (purpose !== 'pay' && !paid.saved_card) {
+      return { result: 'mismatch', session: s, note: 'the processor kept no card for off-session charges' };
+    }
     const at = this.now();
-    const charge: ChargeRecord = {
-      ...attemptCharge(s, at),
-      status: 'succeeded',
-      processor_reference: paymentReference,
-      failure_reason: null,
-      completed_at: at,
-      updated_at: at,
-    };
-    const events = [
-      outboxEvent(SUBJECTS.paymentSucceeded, sessionOutcome(s, charge, at), {
-        merchantId: s.merchant_id,
+    const charge: ChargeRecord | null = payment
+      ? {
+          ...attemptCharge(s, at),
+          status: 'succeeded',
+          processor_reference: payment,
+          failure_reason: null,
+          completed_at: at,
+          updated_at: at,
+        }
+      : null;
+    const scope = { merchantId: s.merchant_id, mode: s.mode };
+    const events = charge ? [outboxEvent(SUBJECTS.paymentSucceeded, sessionOutcome(s, charge, at), scope)] : [];
+    if (paid.saved_card) {
+      const method = await this.deps.paymentMethods.saveFromCheckout({
+        session_id: s.session_id,
+        merchant_id: s.merchant_id,
         mode: s.mode,
-      }),
-    ];
+        customer_email: s.customer.email,
+        card: paid.saved_card,
+      });
+      events.push(
+        s.installments
+          ? installmentCheckoutCompleted(s, method, charge!, at)
+          : subscriptionCheckoutCompleted(s, method, charge, at),
+      );
+    }
     const saved = await this.deps.sessions.closeFromProcessor(
       s.session_id,
-      { status: 'completed', payment: { ...charge, card: CARD_AT_PROCESSOR }, now: at },
+      { status: 'completed', payment: charge && { ...charge, card: paid.card }, now: at },
       events,
     );
     if (saved) return { result: 'applied', session: await this.recordCharge(saved) };

@@ -252,7 +252,7 @@ export class MongoSessionRepository implements SessionRepository {
             {
               status: 'completed',
               completed_at: change.now,
-              payment: storedPayment(change.payment),
+              payment: change.payment ? storedPayment(change.payment) : null,
               in_flight: null,
               updated_at: change.now,
             },

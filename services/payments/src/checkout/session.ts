@@ -272,7 +272,7 @@ export interface AttemptChange {
  * customer never pays a live session on our page, so there is no attempt to finish.
  */
 export type ProcessorClose =
-  { status: 'completed'; payment: SessionPayment; now: Date } | { status: 'expired'; now: Date };
+  { status: 'completed'; payment: SessionPayment | null; now: Date } | { status: 'expired'; now: Date };
 
 /** Spec 3.1 at read time: a pending session past expires_at is expired, whether or not it was swept. */
 export function effectiveStatus(s: SessionRecord, now: Date): SessionStatus {

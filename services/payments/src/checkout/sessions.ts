@@ -18,7 +18,7 @@ import { validateCard, type CardInput, type CardResult, type TestCard } from '..
 import type { CardProcessor, ProcessorRegistry } from '../processors/ports';
 import { processorGroupFor } from '../processors/processors';
 import { installmentCheckoutCompleted, installmentParts } from './installment-checkout';
-import { assertLiveCheckoutOffered, liveReplay } from './processor-checkout';
+import { assertLiveCheckoutOffered, checkoutPurpose, liveReplay } from './processor-checkout';
 import type { GoodsCheckout } from './goods-checkout';
 import { assertSoldOnce, shippingAddressOf, type AddressInput } from './physical-goods';
 import type { ProductLookup } from './ports';
@@ -90,11 +90,7 @@ export class SessionService {
       ? await activeSubMerchantSplit(this.deps.splits, merchantId, input.subMerchantId, mode)
       : null;
     const group = processorGroupFor(input.currency);
-    assertLiveCheckoutOffered(mode, {
-      goods: goods !== null,
-      installments: !!input.installments,
-      frequency: input.frequency,
-    });
+    assertLiveCheckoutOffered(mode, { goods: goods !== null });
     // Live sessions need a live processor, exactly as live charges do (GATEWAY_NOT_CONFIGURED otherwise).
     const adapter = this.deps.processors.adapterFor(group, mode, 'checkout');
     let product = { id: null as number | null, name: input.productName, type: 'custom' };
@@ -128,6 +124,11 @@ export class SessionService {
       success_url: redirectWithSession(input.successUrl, id),
       cancel_url: redirectWithSession(input.cancelUrl, id),
       expires_at: new Date(now.getTime() + this.options.ttlMs),
+      purpose: checkoutPurpose({
+        installments,
+        subscription_frequency_key: input.frequency ?? null,
+        trial_days: input.trialDays ?? null,
+      }),
     });
     const record = newSession(
       {

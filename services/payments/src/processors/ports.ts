@@ -1,5 +1,5 @@
 import type { Mode, Money } from '@ppay/kernel';
-import type { CardPayment, CardResult, SavedCard, TestCard, ValidCard } from './cards';
+import type { CardPayment, CardResult, CardSummary, ProcessorSavedCard, SavedCard, TestCard, ValidCard } from './cards';
 import type { ProcessorGroup } from './processors';
 
 /**
@@ -44,6 +44,12 @@ export interface CheckoutIntent {
   cancel_url: string;
   /** Our session's expiry; a processor may keep its own session a little longer (never shorter). */
   expires_at: Date;
+  /**
+   * What the customer does on the processor's page: `pay` (a one-time payment), `pay_and_save` (pay and
+   * keep the card for off-session charges: a subscription's first period, an installment's first part)
+   * or `save` (nothing is charged now, the card is only kept: a subscription's free trial).
+   */
+  purpose: 'pay' | 'pay_and_save' | 'save';
 }
 
 export interface CheckoutAuthorization {
@@ -53,6 +59,18 @@ export interface CheckoutAuthorization {
   payment_url: string | null;
   /** When the processor's session expires: the session's expiry. */
   expires_at: Date;
+}
+
+/**
+ * A completed hosted checkout session as its processor holds it, read back rather than taken from the
+ * event: the card it was paid with, and the tokens to charge that card again when it was kept.
+ */
+export interface CheckoutPayment {
+  /** The processor's id of the payment taken on it; null when the session only kept the card. */
+  payment_reference: string | null;
+  card: CardSummary;
+  /** The card kept for off-session charges (purpose `pay_and_save` or `save`); null otherwise. */
+  saved_card: ProcessorSavedCard | null;
 }
 
 /**
@@ -77,6 +95,11 @@ export interface ProcessorAdapter {
    * key; errors as for `initialise`.
    */
   initialiseCheckout(intent: CheckoutIntent): Promise<CheckoutAuthorization>;
+  /**
+   * What a completed checkout session was paid with (feature `checkout`), read from the processor.
+   * Any error means nothing is known: ask again later.
+   */
+  checkoutPayment(processorReference: string): Promise<CheckoutPayment>;
   /**
    * Refunds part or all of a captured payment. `refund_id` is the processor's idempotency key: asking
    * twice for one refund never refunds twice. A decline is an answer (`failed`); `pending` means the

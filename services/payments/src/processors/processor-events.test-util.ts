@@ -49,6 +49,7 @@ export class ScriptedAbandons implements Pick<ProcessorRegistry, 'adapterFor'> {
       features: ['charges'],
       initialise: unreachable,
       initialiseCheckout: unreachable,
+      checkoutPayment: unreachable,
       refund: unreachable,
       abandon: async (payment) => {
         this.asked.push(payment);

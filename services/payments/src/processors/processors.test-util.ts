@@ -55,6 +55,7 @@ export class FakeProcessors implements ProcessorRegistry {
         if (this.failWith) throw this.failWith;
         return { processor_reference: `ref_${intent.session_id}`, payment_url: null, expires_at: intent.expires_at };
       },
+      checkoutPayment: () => Promise.reject(new Error('sandbox sessions are paid on our page')),
       refund: async (request) => {
         this.refunds.push(request);
         if (this.gate) await this.gate;

@@ -7,6 +7,7 @@ import type {
   AbandonIntent,
   CheckoutAuthorization,
   CheckoutIntent,
+  CheckoutPayment,
   LookUpAnswer,
   PaymentIntent,
   ProcessorAdapter,
@@ -74,6 +75,11 @@ class SandboxProcessor implements ProcessorAdapter {
     return { processor_reference, payment_url: null, expires_at: intent.expires_at };
   }
 
+  /** Never asked: a sandbox session is paid on our own page, which knows the card it took. */
+  async checkoutPayment(_processorReference: string): Promise<CheckoutPayment> {
+    throw new PlatformError('INTERNAL', 'a sandbox session is paid on our own page, never at a processor');
+  }
+
   /** Refunds succeed, except with the documented sandbox reason, which the processor declines. */
   async refund(request: RefundIntent): Promise<RefundAnswer> {
     if (this.delayMs > 0) await new Promise((r) => setTimeout(r, this.delayMs));
@@ -113,6 +119,7 @@ class GuardedProcessor implements ProcessorAdapter {
   private readonly abandonBreaker: CircuitBreaker<[AbandonIntent], AbandonAnswer>;
   private readonly checkoutBreaker: CircuitBreaker<[CheckoutIntent], CheckoutAuthorization>;
   private readonly lookUpBreaker: CircuitBreaker<[string], LookUpAnswer>;
+  private readonly checkoutPaymentBreaker: CircuitBreaker<[string], CheckoutPayment>;
 
   constructor(
     private readonly inner: ProcessorAdapter,
@@ -132,6 +139,10 @@ class GuardedProcessor implements ProcessorAdapter {
       breakerOptions,
     );
     this.lookUpBreaker = new CircuitBreaker((reference: string) => inner.lookUp(reference), breakerOptions);
+    this.checkoutPaymentBreaker = new CircuitBreaker(
+      (reference: string) => inner.checkoutPayment(reference),
+      breakerOptions,
+    );
   }
 
   get id(): string {
@@ -164,6 +175,10 @@ class GuardedProcessor implements ProcessorAdapter {
 
   lookUp(processorReference: string): Promise<LookUpAnswer> {
     return this.guarded(() => this.lookUpBreaker.fire(processorReference));
+  }
+
+  checkoutPayment(processorReference: string): Promise<CheckoutPayment> {
+    return this.guarded(() => this.checkoutPaymentBreaker.fire(processorReference));
   }
 
   private async guarded<T>(call: () => Promise<T>): Promise<T> {

@@ -13,6 +13,7 @@ describe('refunds of a live charge whose processor cannot refund yet', () => {
       features: ['charges'],
       initialise: jest.fn(),
       initialiseCheckout: jest.fn(),
+      checkoutPayment: jest.fn(),
       refund: jest.fn(),
       abandon: jest.fn(),
       lookUp: jest.fn(),

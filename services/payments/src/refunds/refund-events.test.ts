@@ -31,6 +31,7 @@ function setup() {
     features: ['charges', 'refunds'],
     initialise: () => Promise.reject(new Error('not used')),
     initialiseCheckout: () => Promise.reject(new Error('not used')),
+    checkoutPayment: () => Promise.reject(new Error('not used')),
     abandon: () => Promise.reject(new Error('not used')),
     lookUp: () => Promise.reject(new Error('not used')),
     refund: async (request) => {

@@ -10,10 +10,14 @@ function checkoutOutcome(outcome: CheckoutEvent['outcome']) {
     const sessionId = ourId(ours?.meta.session_id);
     const currency = String(session.currency ?? '').toUpperCase();
     if (!ours || !sessionId || processorGroupOf(currency) !== 'card') return 'not_ours' as const;
-    // Our sessions take cards only, so a completed one is paid; anything else is for a later slice.
-    if (outcome === 'completed' && session.payment_status !== 'paid') return 'unhandled' as const;
+    // Our sessions take cards only, so a completed one is paid, or (mode `setup`, a free trial) kept the
+    // card without a payment; anything else is not a state our sessions reach.
+    const finished =
+      session.payment_status === 'paid' ||
+      (session.mode === 'setup' && session.payment_status === 'no_payment_required');
+    if (outcome === 'completed' && !finished) return 'unhandled' as const;
     const intent = session.payment_intent;
-    const paid = outcome === 'completed';
+    const paid = outcome === 'completed' && session.payment_status === 'paid';
     return {
       kind: 'checkout' as const,
       processor: 'stripe',

@@ -13,7 +13,7 @@ export interface StripeClient {
   accounts: Pick<Stripe['accounts'], 'retrieveCurrent'>;
   refunds: Pick<Stripe['refunds'], 'create' | 'retrieve' | 'list'>;
   disputes: Pick<Stripe['disputes'], 'update' | 'close' | 'retrieve'>;
-  checkout: { sessions: Pick<Stripe['checkout']['sessions'], 'create'> };
+  checkout: { sessions: Pick<Stripe['checkout']['sessions'], 'create' | 'retrieve'> };
 }
 
 /** Stripe's library configured for the platform: its timeout, its own retries (same idempotency key). */

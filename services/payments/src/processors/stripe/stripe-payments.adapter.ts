@@ -5,6 +5,7 @@ import type {
   AbandonIntent,
   CheckoutAuthorization,
   CheckoutIntent,
+  CheckoutPayment,
   LookUpAnswer,
   PaymentIntent,
   ProcessorAdapter,
@@ -14,7 +15,7 @@ import type {
   RefundIntent,
 } from '../ports';
 import { PROCESSOR_IDS } from '../processors';
-import { createCheckoutSession } from './stripe-checkout.adapter';
+import { checkoutPaymentOf, createCheckoutSession } from './stripe-checkout.adapter';
 import type { StripeClient } from './stripe-client.adapter';
 import type { StripeSettings } from './stripe-config';
 import { classifyStripeError, observedCall, stripeFailureError } from './stripe-errors.adapter';
@@ -53,8 +54,8 @@ export function refundAnswerOf(refund: Pick<Stripe.Refund, 'id' | 'status' | 'fa
  * The live card gateway on Stripe (USD, EUR, GBP, CAD, AUD). The platform's own Stripe account takes
  * every payment; merchants' shares go to their wallets and leave by the staged payouts
  * (docs/decisions.md, Live card payments), so `gateway_account_id` is the platform's account.
- * Charges, refunds and one-time hosted checkout (a Stripe Checkout Session); goods, subscription and
- * installment sessions are refused by SessionService until built.
+ * Charges, refunds and hosted checkout (a Stripe Checkout Session, which keeps the card of a
+ * subscription or installment session for its off-session charges).
  */
 export class StripeCardGateway implements ProcessorAdapter {
   readonly id = PROCESSOR_IDS.card;
@@ -106,6 +107,11 @@ export class StripeCardGateway implements ProcessorAdapter {
   /** The session's Stripe Checkout Session: the customer pays on Stripe's page (`payment_url`). */
   initialiseCheckout(intent: CheckoutIntent): Promise<CheckoutAuthorization> {
     return createCheckoutSession(this.client, intent, (operation, run) => this.call(operation, run), this.now);
+  }
+
+  /** What a completed Checkout Session was paid with, and the card it kept (see stripe-checkout.adapter.ts). */
+  checkoutPayment(processorReference: string): Promise<CheckoutPayment> {
+    return checkoutPaymentOf(this.client, processorReference, (operation, run) => this.call(operation, run));
   }
 
   /**

@@ -36,7 +36,11 @@ export class StripeOffSessionCharger implements SavedCardCharger {
   ) {}
 
   async chargeSaved(payment: SavedCardPayment, card: ProcessorSavedCard): Promise<CardResult> {
-    if (payment.mode !== 'live' || card.processor !== this.processor || processorGroupOf(payment.amount.currency) !== 'card') {
+    if (
+      payment.mode !== 'live' ||
+      card.processor !== this.processor ||
+      processorGroupOf(payment.amount.currency) !== 'card'
+    ) {
       throw new PlatformError(
         'INTERNAL',
         `Stripe cannot charge a ${payment.mode} ${payment.amount.currency} payment of a card saved at ${card.processor}`,
@@ -85,7 +89,11 @@ export class StripeOffSessionCharger implements SavedCardCharger {
   private async find(payment: SavedCardPayment, card: ProcessorSavedCard): Promise<Stripe.PaymentIntent | null> {
     const since = Math.floor(payment.created_at.getTime() / 1000) - CLOCK_SLACK_S;
     const page = await observedCall(this.observer, 'payment_intents.list', () =>
-      this.client.paymentIntents.list({ customer: card.customer_reference, created: { gte: since }, limit: LOOK_UP_PAGE }),
+      this.client.paymentIntents.list({
+        customer: card.customer_reference,
+        created: { gte: since },
+        limit: LOOK_UP_PAGE,
+      }),
     );
     const found = page.data.find((pi) => pi.metadata?.charge_id === payment.charge_id);
     if (found) return found;

@@ -9,10 +9,7 @@ import type { Script } from './stripe.test-util';
  * `hangNext` makes the next create take effect at Stripe with its answer never sent (a timeout).
  */
 export type OffSessionOutcome =
-  | 'succeeded'
-  | 'processing'
-  | 'requires_action'
-  | { code: string; decline_code?: string; message?: string };
+  'succeeded' | 'processing' | 'requires_action' | { code: string; decline_code?: string; message?: string };
 
 export interface FakeIntent {
   id: string;

@@ -102,7 +102,10 @@ describe('Stripe off-session charges', () => {
     ['requires_action (authentication)', { status: 'requires_action' }, 'authentication_required'],
     [
       'requires_payment_method after a decline',
-      { status: 'requires_payment_method', last_payment_error: { code: 'card_declined', decline_code: 'do_not_honor' } },
+      {
+        status: 'requires_payment_method',
+        last_payment_error: { code: 'card_declined', decline_code: 'do_not_honor' },
+      },
       'do_not_honor',
     ],
     ['canceled', { status: 'canceled', cancellation_reason: 'automatic' }, 'automatic'],
@@ -150,7 +153,12 @@ describe('Stripe off-session charges', () => {
   });
 
   it.each([
-    ['a rate limit', stripeError(429, 'invalid_request_error', { code: 'rate_limit' }), 'SERVICE_UNAVAILABLE', 'unavailable'],
+    [
+      'a rate limit',
+      stripeError(429, 'invalid_request_error', { code: 'rate_limit' }),
+      'SERVICE_UNAVAILABLE',
+      'unavailable',
+    ],
     ["Stripe's 5xx", stripeError(500, 'api_error'), 'SERVICE_UNAVAILABLE', 'unavailable'],
   ])('%s is SERVICE_UNAVAILABLE (nothing charged: ask again, same key)', async (_n, answer, code, outcome) => {
     await withStripe(

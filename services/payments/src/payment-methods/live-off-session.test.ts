@@ -1,4 +1,4 @@
-import type { PlatformError } from '@ppay/kernel';
+import type { PaymentOutcome, PlatformError } from '@ppay/kernel';
 import { DEFAULT_FEE_SCHEDULE } from '../charges/fees';
 import { FakeMerchants, MemoryCharges, MemoryPaymentMethods } from '../memory-ports.test-util';
 import { RoutedCardProcessor } from '../processors/card-routing';
@@ -104,7 +104,7 @@ describe('live off-session charges of a card saved at Stripe', () => {
       payment_method: 'pm_card_saved',
       metadata: { charge_id: first.charge.charge_id, off_session: 'true', mode: 'live' },
     });
-    expect(t.charges.events.map((e) => [e.subject, e.data.payment_type])).toEqual([
+    expect(t.charges.events.map((e) => [e.subject, (e.data as PaymentOutcome).payment_type])).toEqual([
       ['payments.payment.succeeded', 'subscription'],
     ]);
     expect(await t.charge()).toMatchObject({ replayed: true, charge: { charge_id: first.charge.charge_id } });
@@ -142,7 +142,7 @@ describe('live off-session charges of a card saved at Stripe', () => {
       });
       // What ChargePaymentMethod answers subscriptions: the decline code its dunning decides on.
       expect(offSessionChargeResource(result)).toMatchObject({ status: 'failed', decline_code: expected });
-      expect(t.charges.events.map((e) => [e.subject, e.data.failure_reason])).toEqual([
+      expect(t.charges.events.map((e) => [e.subject, (e.data as PaymentOutcome).failure_reason])).toEqual([
         ['payments.payment.failed', expected],
       ]);
       expect(await t.charge()).toMatchObject({ replayed: true, charge: { status: 'failed' } });

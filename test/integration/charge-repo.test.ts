@@ -222,6 +222,40 @@ describe('charge repository: lookup by Idempotency-Key and reference, lean inser
     expect(await lookups.countStale(at(60))).toBe(1);
   });
 
+  it('completing records the payment an off-session answer names, in that write; none given keeps the one recorded', async () => {
+    const offSession = {
+      ...charge(nextMerchant++, { key: 'off-1', reference: 'off-1' }, 'pending'),
+      mode: 'live' as const,
+    };
+    const initialised = { ...charge(nextMerchant++, {}, 'pending'), processor_reference: 'pi_initialised' };
+    for (const c of [offSession, initialised]) expect(await repo.insert(c)).toBe(true);
+    const event = (id: string) => ({
+      event_id: `evt_${id}`,
+      subject: SUBJECTS.paymentSucceeded,
+      occurred_at: new Date(),
+      data: {},
+    });
+    const done = await repo.complete(
+      offSession.charge_id,
+      'failed',
+      'authentication_required',
+      new Date(),
+      event('a'),
+      'pi_off',
+    );
+    expect(done).toMatchObject({
+      status: 'failed',
+      failure_reason: 'authentication_required',
+      processor_reference: 'pi_off',
+    });
+    expect((await repo.findLiveByProcessorReference('pi_off'))?.charge_id).toBe(offSession.charge_id);
+    const kept = await repo.complete(initialised.charge_id, 'succeeded', null, new Date(), event('b'));
+    expect(kept?.processor_reference).toBe('pi_initialised');
+    // Final: a late answer naming another payment changes nothing.
+    expect(await repo.complete(offSession.charge_id, 'succeeded', null, new Date(), event('c'), 'pi_other')).toBeNull();
+    expect((await repo.model.findById(offSession.charge_id).lean())?.processor_reference).toBe('pi_off');
+  });
+
   it('gives charges stored before lists their list key, then stops looking (no full scans once done)', async () => {
     const old = [charge(nextMerchant++, {}), charge(nextMerchant++, {})];
     for (const c of old) {

@@ -53,6 +53,7 @@ import {
   GrpcStock,
 } from './platform-clients.adapter';
 import { SandboxCardProcessor, sandboxDisputeReason } from './processors/sandbox-cards.adapter';
+import { RoutedCardProcessor } from './processors/card-routing';
 import { StaticProcessorRegistry } from './processors/sandbox-processors.adapter';
 import { MongoProcessorEventRepository, processorEventModel } from './processors/processor-event.repo';
 import { eventSubject } from './processors/processor-event';
@@ -152,7 +153,11 @@ void runService<types.payments.PaymentsServiceHandlers, (typeof paymentsConfig)[
       (err, chargeId) => log.warn({ err, charge_id: chargeId }, 'recording a late processor answer failed'),
     );
     const products = new GrpcProductLookup(config.FX_PRICING_GRPC_ADDR, metrics);
-    const cards = new SandboxCardProcessor({ processingDelayMs: config.SANDBOX_PROCESSING_DELAY_MS });
+    // Saved cards are charged by the processor that holds them: sandbox cards here, Stripe's at Stripe (S36).
+    const cards = new RoutedCardProcessor(
+      new SandboxCardProcessor({ processingDelayMs: config.SANDBOX_PROCESSING_DELAY_MS }),
+      stripe ? [stripe.offSession] : [],
+    );
     const methods = new MongoPaymentMethodRepository(methodDocs);
     const paymentMethods = new PaymentMethodService({ methods, cards });
     const offSession = new OffSessionChargeService(

@@ -122,10 +122,12 @@ export class MemoryCharges implements ChargeRepository {
     failureReason: string | null,
     completedAt: Date,
     event: OutboxEntry,
+    processorReference: string | null = null,
   ) {
     const c = this.docs.get(chargeId);
     if (!c || c.status !== 'pending') return null;
     Object.assign(c, { status, failure_reason: failureReason, completed_at: completedAt, updated_at: completedAt });
+    if (processorReference) c.processor_reference = processorReference;
     this.events.push(event);
     return this.record(c);
   }

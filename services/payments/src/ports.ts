@@ -117,13 +117,18 @@ export interface ChargeRepository {
   ): Promise<ChargeRecord | null>;
   /** Charges holding a refund still pending since before `staleBefore` (the refund sweep). */
   withStalePendingRefunds(staleBefore: Date, limit: number): Promise<ChargeRecord[]>;
-  /** pending → final status with the event in the same write; null when the charge is no longer pending. */
+  /**
+   * pending → final status with the event in the same write; null when the charge is no longer pending.
+   * `processorReference`, when given, records the processor's id of the payment in that write (an
+   * off-session charge learns it only from the answer that completes it); null keeps the one recorded.
+   */
   complete(
     chargeId: string,
     status: Extract<ChargeStatus, 'succeeded' | 'failed'>,
     failureReason: string | null,
     completedAt: Date,
     event: OutboxEntry,
+    processorReference?: string | null,
   ): Promise<ChargeRecord | null>;
 }
 

@@ -395,6 +395,7 @@ export class MongoChargeRepository implements ChargeRepository {
     failureReason: string | null,
     completedAt: Date,
     event: OutboxEntry,
+    processorReference: string | null = null,
   ): Promise<ChargeRecord | null> {
     const doc = (await this.model
       .findOneAndUpdate(
@@ -407,6 +408,7 @@ export class MongoChargeRepository implements ChargeRepository {
             updated_at: completedAt,
             // Final: the reconciler has nothing more to ask its processor.
             live_lookup_at: null,
+            ...(processorReference ? { processor_reference: processorReference } : {}),
           },
           $push: { outbox: event },
         },

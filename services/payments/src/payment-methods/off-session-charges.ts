@@ -98,7 +98,8 @@ export class OffSessionChargeService {
    * finds the same charge and never makes a second one; a different request with a used key is
    * IDEMPOTENCY_KEY_REUSED. A final charge is answered as it is. A pending one is waited for while its
    * caller may still be at it, then reported in flight (IDEMPOTENCY_IN_FLIGHT); once stale (a crash, a
-   * timeout) it is claimed and the processor is asked again in place (processors dedupe by charge id). No
+   * timeout) it is claimed and the processor is asked again in place (processors dedupe by charge id; one
+   * whose idempotency keys expire looks for the payment it made first, docs/decisions.md S37). No
    * answer within the caller's deadline is an unknown outcome (UPSTREAM_TIMEOUT): the charge stays pending
    * and the processor's late answer still completes it.
    */
@@ -212,6 +213,10 @@ export class OffSessionChargeService {
           group: charge.processor_group,
           mode: charge.mode,
           amount: charge.fee_details.total,
+          merchant_id: charge.merchant_id,
+          created_at: charge.created_at,
+          // Reclaimed after a timeout or a crash: the processor may hold a payment for it already (S37).
+          asked_before: charge.attempts > 1,
         },
         method.card,
         { customerPresent: r.customer_present ?? false },
@@ -253,7 +258,15 @@ export class OffSessionChargeService {
       merchantId: charge.merchant_id,
       mode: charge.mode,
     });
-    const completed = await this.deps.charges.complete(charge.charge_id, status, reason, at, event);
+    // The processor's payment id, so its refunds, disputes and events find this charge (S38).
+    const completed = await this.deps.charges.complete(
+      charge.charge_id,
+      status,
+      reason,
+      at,
+      event,
+      result.processor_reference ?? null,
+    );
     if (completed) return completed;
     // Completed concurrently by a repeat of this call: answer with what it became.
     const now = await this.deps.charges.findForMerchant(charge.merchant_id, charge.mode, charge.charge_id);

@@ -55,9 +55,13 @@ export interface TestCard {
   description: string;
 }
 
+/**
+ * A declined answer may name the processor's payment that was declined (a live processor makes one per
+ * off-session charge): the charge records it, so the processor's later event about it matches.
+ */
 export type CardResult =
   | { approved: true; processor_reference: string; card: CardSummary }
-  | { approved: false; decline_code: string; message: string; card: CardSummary };
+  | { approved: false; decline_code: string; message: string; card: CardSummary; processor_reference?: string };
 
 /** A card payment for a processor to authorise. */
 export interface CardPayment {
@@ -65,6 +69,19 @@ export interface CardPayment {
   group: ProcessorGroup;
   mode: Mode;
   amount: Money;
+}
+
+/** A saved card's charge without the customer (a renewal, an installment part). */
+export interface SavedCardPayment extends CardPayment {
+  merchant_id: number;
+  /** When the charge was made: a processor looking for a payment it made for it looks from here on. */
+  created_at: Date;
+  /**
+   * Whether the processor may have been asked for this charge before (a stale charge reclaimed after a
+   * timeout or a crash): a processor whose idempotency keys expire looks for the payment it may already
+   * have made before making one (docs/decisions.md S37).
+   */
+  asked_before: boolean;
 }
 
 // Form fields are bounded before any pattern runs, and the patterns cannot backtrack.

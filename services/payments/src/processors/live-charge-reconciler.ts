@@ -80,8 +80,16 @@ export class LiveChargeReconciler {
       return null;
     }
     // Still initialising: the abandoned-charges sweep settles it, or it becomes pending; ask later.
-    if (charge.status !== 'pending' || !charge.processor_reference) {
+    if (charge.status !== 'pending') {
       await lookups.schedule(charge.charge_id, now);
+      return null;
+    }
+    // Pending with no payment named: a saved card's off-session charge whose answer is unknown (a
+    // timeout). Its caller repeats it with the same key, which looks the payment up at the processor
+    // and completes it with the payment's context; the reconciler could neither name the payment nor
+    // tell that context, so it stops watching it (docs/decisions.md S38).
+    if (!charge.processor_reference) {
+      await lookups.schedule(charge.charge_id, null);
       return null;
     }
     if (now.getTime() - charge.created_at.getTime() > this.options.maxAgeMs) {

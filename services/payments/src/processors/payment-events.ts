@@ -31,6 +31,7 @@ export class PaymentEventApplier implements EventApplier<PaymentEvent> {
     // Not stored yet, or its processor answer not recorded yet (a late answer lands shortly): later.
     if (!charge || charge.status === 'initializing') return 'later';
     if (charge.mode !== 'live') return { status: 'mismatch', note: `the charge is ${charge.mode}` };
+    if (e.off_session) return this.confirmOffSession(e, charge);
     if (charge.processor_reference !== e.processor_reference) {
       return { status: 'mismatch', note: `payment ${e.processor_reference} is not the charge's` };
     }
@@ -47,6 +48,32 @@ export class PaymentEventApplier implements EventApplier<PaymentEvent> {
       return { status: 'superseded', note: 'the charge succeeded: this was an earlier attempt' };
     }
     return this.settle(charge, e.outcome, e.failure_reason, { status: 'applied', note: null });
+  }
+
+  /**
+   * A saved card's payment made without the customer (docs/decisions.md S39). Its charge is completed by
+   * the charge's own call (OffSessionChargeService), which alone has the payment's context (subscription,
+   * installment part) for `payment.*`, and learns the payment's id from that same answer: while the charge
+   * is pending the event waits (`later`: the call, or the caller's retry with the same key, completes
+   * it); once final it is a `duplicate` when it says the same, never applied twice. Nobody else holds the
+   * payment's client secret, so a failure needs no cancel first. A payment other than the one the charge
+   * recorded (a second payment for one charge), another amount, or the other final state (the processor
+   * took money we recorded as declined) is kept and alerted.
+   */
+  private confirmOffSession(e: PaymentEvent, charge: ChargeRecord): Verdict {
+    if (charge.status === 'pending') return 'later';
+    if (charge.processor_reference && charge.processor_reference !== e.processor_reference) {
+      return { status: 'mismatch', note: `payment ${e.processor_reference} is not the charge's` };
+    }
+    const expected = charge.fee_details.total;
+    if (expected.amount !== e.amount.amount || expected.currency !== e.amount.currency) {
+      return {
+        status: 'mismatch',
+        note: `event ${e.amount.amount} ${e.amount.currency}, charge ${expected.amount} ${expected.currency}`,
+      };
+    }
+    if (charge.status === e.outcome) return { status: 'duplicate', note: null };
+    return { status: 'stale', note: `an off-session charge already ${charge.status}` };
   }
 
   /** Fails the charge only once its payment is cancelled at the processor; otherwise takes what it became. */

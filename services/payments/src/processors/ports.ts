@@ -1,5 +1,14 @@
 import type { Mode, Money } from '@ppay/kernel';
-import type { CardPayment, CardResult, CardSummary, ProcessorSavedCard, SavedCard, TestCard, ValidCard } from './cards';
+import type {
+  CardPayment,
+  CardResult,
+  CardSummary,
+  ProcessorSavedCard,
+  SavedCard,
+  SavedCardPayment,
+  TestCard,
+  ValidCard,
+} from './cards';
 import type { ProcessorGroup } from './processors';
 
 /**
@@ -181,6 +190,20 @@ export interface CardProcessor {
   saveCard(card: ValidCard): SavedCard;
   /** Sandbox helper: a test card saved without a checkout; VALIDATION_FAILED for any other number or a declining card. */
   saveTestCard(cardNumber: string): SavedCard;
-  /** Charges a saved card without the customer (renewals). */
-  chargeSaved(payment: CardPayment, card: SavedCard, options: { customerPresent: boolean }): Promise<CardResult>;
+  /**
+   * Charges a saved card without the customer (renewals, installment parts). `payment.charge_id` is the
+   * processor's idempotency key. A decline is an answer; SERVICE_UNAVAILABLE means nothing was charged
+   * (ask again); UPSTREAM_TIMEOUT means the outcome is unknown (ask again later with `asked_before`).
+   */
+  chargeSaved(payment: SavedCardPayment, card: SavedCard, options: { customerPresent: boolean }): Promise<CardResult>;
+}
+
+/**
+ * A live processor's charge of a card saved at it (a ProcessorSavedCard of `processor`), without the
+ * customer; answers and errors as CardProcessor.chargeSaved. docs/decisions.md S36–S37.
+ */
+export interface SavedCardCharger {
+  /** The `processor` of the saved cards it charges, e.g. `stripe`. */
+  readonly processor: string;
+  chargeSaved(payment: SavedCardPayment, card: ProcessorSavedCard): Promise<CardResult>;
 }

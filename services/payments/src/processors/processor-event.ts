@@ -24,6 +24,11 @@ export interface PaymentEvent extends EventBase {
   processor_reference: string;
   amount: Money;
   failure_reason: string | null;
+  /**
+   * A payment made without the customer for a saved card (a renewal, an installment part): its charge
+   * is completed by the charge's own call, so the event only confirms it (docs/decisions.md S39).
+   */
+  off_session?: boolean;
 }
 
 /** A refund's state at its processor, for a refund named by our own id (and its charge). */

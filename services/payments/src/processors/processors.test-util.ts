@@ -5,6 +5,7 @@ import {
   type CardResult,
   type SandboxSavedCard,
   type SavedCard,
+  type SavedCardPayment,
   type TestCard,
   type ValidCard,
 } from './cards';
@@ -97,8 +98,12 @@ export class FakeCardProcessor implements CardProcessor {
       : { approved: true as const };
     return { brand: 'visa', last4: cardNumber.slice(-4), off_session };
   }
-  readonly offSession: CardPayment[] = [];
-  async chargeSaved(payment: CardPayment, card: SavedCard, options: { customerPresent: boolean }): Promise<CardResult> {
+  readonly offSession: SavedCardPayment[] = [];
+  async chargeSaved(
+    payment: SavedCardPayment,
+    card: SavedCard,
+    options: { customerPresent: boolean },
+  ): Promise<CardResult> {
     this.offSession.push(payment);
     const summary = { brand: card.brand, last4: card.last4 };
     if (isProcessorSavedCard(card)) throw new PlatformError('GATEWAY_NOT_CONFIGURED');

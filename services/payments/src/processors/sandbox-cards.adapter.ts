@@ -7,6 +7,7 @@ import {
   type CardSummary,
   type SandboxSavedCard,
   type SavedCard,
+  type SavedCardPayment,
   type TestCard,
   type ValidCard,
 } from './cards';
@@ -160,9 +161,16 @@ export class SandboxCardProcessor implements CardProcessor {
     return this.saveCard({ number, exp_month: 12, exp_year: 2099, cvc: '123', name: '' });
   }
 
-  async chargeSaved(payment: CardPayment, card: SavedCard, options: { customerPresent: boolean }): Promise<CardResult> {
+  async chargeSaved(
+    payment: SavedCardPayment,
+    card: SavedCard,
+    options: { customerPresent: boolean },
+  ): Promise<CardResult> {
+    // Live cards are charged by their own processor (card-routing.ts); this one never takes a real card.
     if (payment.mode !== 'sandbox' || isProcessorSavedCard(card)) {
-      throw new PlatformError('GATEWAY_NOT_CONFIGURED', undefined, { detail: 'live renewals are not enabled yet' });
+      throw new PlatformError('GATEWAY_NOT_CONFIGURED', undefined, {
+        detail: 'the sandbox card processor charges sandbox cards only',
+      });
     }
     const summary = { brand: card.brand, last4: card.last4 };
     // Only cards that paid on the page are saved, so a customer-present charge pays as it did there.

@@ -66,12 +66,19 @@ describe('isHardDecline', () => {
     },
   );
 
-  it.each(['insufficient_funds', 'do_not_honor', 'generic_decline', 'processing_error', '', null, undefined])(
-    '%p is soft',
-    (code) => {
-      expect(isHardDecline(code)).toBe(false);
-    },
-  );
+  // authentication_required: a live card's off-session renewal the issuer wants its holder to authenticate.
+  it.each([
+    'insufficient_funds',
+    'do_not_honor',
+    'generic_decline',
+    'processing_error',
+    'authentication_required',
+    '',
+    null,
+    undefined,
+  ])('%p is soft', (code) => {
+    expect(isHardDecline(code)).toBe(false);
+  });
 
   it('the list is lower-case so normalised lookups can hit', () => {
     for (const code of HARD_DECLINE_CODES) expect(code).toBe(code.toLowerCase());

@@ -75,6 +75,28 @@ describe('renewals', () => {
     expect(payments.calls).toHaveLength(1);
   });
 
+  it('a live renewal declined authentication_required (Stripe, off-session) is dunned as any soft decline', async () => {
+    const { service, checkouts, scheduler, payments, subscriptions, tick } = setup();
+    const sub = await checkouts.checkoutCompleted('live', checkout({ price: { amount: 2_500, currency: 'USD' } }));
+    payments.decline = 'authentication_required';
+    tick(28 * DAY);
+    await scheduler().drain();
+    expect(await service.get(7, 'live', sub.id)).toMatchObject({
+      status: 'due',
+      payment_status: 'failed',
+      decline_reason: 'authentication_required',
+      attempts_left: 3,
+      next_retry_at: new Date('2026-03-01T10:00:00.000Z'),
+    });
+    expect(subjects(subscriptions)).toEqual(['created', 'payment_failed']);
+    // The retry is a new attempt, a new key: a new charge (payments makes a new PaymentIntent for it).
+    payments.decline = null;
+    tick(DAY);
+    await scheduler().drain();
+    expect(payments.calls.map((c) => c.idempotency_key.split(':').pop())).toEqual(['1', '2']);
+    expect(await service.get(7, 'live', sub.id)).toMatchObject({ status: 'active', payment_status: 'paid' });
+  });
+
   it('payments unreachable: the charge stays in flight and is repeated with the same key later', async () => {
     const { service, checkouts, scheduler, payments, tick } = setup();
     const sub = await checkouts.checkoutCompleted('sandbox', checkout());

@@ -9,7 +9,7 @@ export const STRIPE_API_VERSION = '2026-08-26.dahlia' as const;
 
 /** The part of the Stripe library the connector calls: the contract tests and unit fakes stand behind it. */
 export interface StripeClient {
-  paymentIntents: Pick<Stripe['paymentIntents'], 'create' | 'cancel' | 'retrieve'>;
+  paymentIntents: Pick<Stripe['paymentIntents'], 'create' | 'cancel' | 'retrieve' | 'list'>;
   accounts: Pick<Stripe['accounts'], 'retrieveCurrent'>;
   refunds: Pick<Stripe['refunds'], 'create' | 'retrieve' | 'list'>;
   disputes: Pick<Stripe['disputes'], 'update' | 'close' | 'retrieve'>;

@@ -1,24 +1,27 @@
 import type { Registry } from 'prom-client';
 import type { DisputeProcessor } from '../../disputes/ports';
 import type { EventVerifier } from '../processor-event';
-import type { ProcessorAdapter } from '../ports';
+import type { ProcessorAdapter, SavedCardCharger } from '../ports';
 import { stripeClient, stripeWebhooks } from './stripe-client.adapter';
 import { stripeSettings, type StripeConfig } from './stripe-config';
 import { STRIPE_EVENTS, StripeEventVerifier } from './stripe-events.adapter';
 import { StripeDisputeProcessor } from './stripe-disputes.adapter';
+import { StripeOffSessionCharger } from './stripe-off-session.adapter';
 import { StripeCardGateway } from './stripe-payments.adapter';
 import { stripeMetrics } from './stripe.metrics';
 
 /**
- * The Stripe connector as the payments service plugs it in: the live card gateway, the live side of
- * disputes and the verifier of its inbound events, all or none (null without STRIPE_SECRET_KEY: live
- * card requests then answer GATEWAY_NOT_CONFIGURED). A bad configuration throws at boot.
+ * The Stripe connector as the payments service plugs it in: the live card gateway, the off-session
+ * charges of cards saved at Stripe, the live side of disputes and the verifier of its inbound events,
+ * all or none (null without STRIPE_SECRET_KEY: live card requests then answer GATEWAY_NOT_CONFIGURED).
+ * A bad configuration throws at boot.
  */
 export function stripeConnector(
   config: StripeConfig,
   registry: Registry,
 ): {
   card: ProcessorAdapter;
+  offSession: SavedCardCharger;
   disputes: DisputeProcessor;
   verifier: EventVerifier;
   eventTypes: readonly string[];
@@ -30,6 +33,7 @@ export function stripeConnector(
   const client = stripeClient(settings);
   return {
     card: new StripeCardGateway(client, settings, observer),
+    offSession: new StripeOffSessionCharger(client, observer),
     disputes: new StripeDisputeProcessor(client, observer),
     verifier: new StripeEventVerifier(stripeWebhooks(), settings.webhookSecrets),
     eventTypes: Object.keys(STRIPE_EVENTS),

@@ -25,7 +25,8 @@ export function classifyStripeError(err: unknown): StripeFailure {
   if (err instanceof errors.StripeCardError) {
     return {
       kind: 'declined',
-      decline_code: err.decline_code ?? err.code ?? 'card_declined',
+      // The library sets an absent decline code to '' (an expired card has only its error code).
+      decline_code: err.decline_code || err.code || 'card_declined',
       message: redactKeys(err.message),
     };
   }

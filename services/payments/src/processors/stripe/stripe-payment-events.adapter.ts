@@ -1,6 +1,7 @@
 import type Stripe from 'stripe';
 import { money, processorGroupOf } from '@ppay/kernel';
 import { ourId, ourMetadata, type StripeEventMappers } from './stripe-event-mapping.adapter';
+import { OFF_SESSION_MARKER } from './stripe-off-session.adapter';
 
 function paymentOutcome(outcome: 'succeeded' | 'failed') {
   return (event: Stripe.Event) => {
@@ -22,11 +23,15 @@ function paymentOutcome(outcome: 'succeeded' | 'failed') {
       processor_reference: intent.id,
       amount: money(intent.amount, currency),
       failure_reason: outcome === 'failed' ? (error?.decline_code ?? error?.code ?? 'declined') : null,
+      ...(ours.meta[OFF_SESSION_MARKER] === 'true' ? { off_session: true } : {}),
     };
   };
 }
 
-/** A PaymentIntent of one of our charges succeeded or failed (metadata `charge_id`, `merchant_id`, `mode`). */
+/**
+ * A PaymentIntent of one of our charges succeeded or failed (metadata `charge_id`, `merchant_id`, `mode`;
+ * `off_session` on a saved card's, made without the customer: S39).
+ */
 export const PAYMENT_EVENTS: StripeEventMappers = {
   'payment_intent.succeeded': paymentOutcome('succeeded'),
   'payment_intent.payment_failed': paymentOutcome('failed'),

@@ -2,7 +2,7 @@ import { outboxEvent, PlatformError, SUBJECTS, type Mode } from '@ppay/kernel';
 import type { ChargeRecord } from '../charges/charge';
 import type { ChargeRepository, SessionRepository } from '../ports';
 import type { CardSummary } from '../processors/cards';
-import { attemptCharge, paidCharge, sessionOutcome, type SessionRecord } from './session';
+import { attemptCharge, paidCharge, sessionOutcome, type GoodsClose, type SessionRecord } from './session';
 
 /**
  * Live hosted checkout, paid on the processor's page (docs/decisions.md, S25–S27): which live sessions
@@ -11,16 +11,17 @@ import { attemptCharge, paidCharge, sessionOutcome, type SessionRecord } from '.
  */
 
 /**
- * Live sessions are one-time payments for now: physical goods (shipping address, stock held until the
- * session ends), subscriptions and installments (the card saved for off-session charges) need more of
- * the processor's session than is built. Refused before anything is asked or stored.
+ * Live sessions are one-time payments for now, physical goods included (live-goods.ts: the address
+ * collected on the processor's page, the units held for the session's life); subscriptions and
+ * installments (the card saved for off-session charges) need more of the processor's session than is
+ * built. Refused before anything is asked or stored.
  */
 export function assertLiveCheckoutOffered(
   mode: Mode,
-  s: { goods: boolean; installments: boolean; frequency: string | undefined },
+  s: { installments: boolean; frequency: string | undefined },
 ): void {
   if (mode !== 'live') return;
-  const kind = s.goods ? 'physical goods' : s.installments ? 'installment' : s.frequency ? 'subscription' : null;
+  const kind = s.installments ? 'installment' : s.frequency ? 'subscription' : null;
   if (!kind) return;
   throw new PlatformError('GATEWAY_NOT_CONFIGURED', `Live hosted checkout of ${kind} sessions is not enabled yet`, {
     detail: `only one-time live sessions are offered for now; ${kind} sessions work in sandbox`,
@@ -62,9 +63,10 @@ export class ProcessorCheckout {
    * The processor took the session's payment (`paymentReference`, its id of the payment): completed with
    * its charge and `payment.succeeded` in one write, as a sandbox success on our page is, then the charge
    * copied. From an expired session too: our clock may have expired it while the processor, whose
-   * expiry is the same, was still taking the money. Safe to repeat.
+   * expiry is the same, was still taking the money. Safe to repeat. A physical product's session
+   * (`goods`) takes its shipping address and keeps its units sold in that same write (live-goods.ts).
    */
-  async complete(s: SessionRecord, paymentReference: string): Promise<CloseResult> {
+  async complete(s: SessionRecord, paymentReference: string, goods?: GoodsClose): Promise<CloseResult> {
     if (s.status === 'completed') return { result: 'duplicate', session: await this.recordCharge(s) };
     if (s.status === 'failed') return { result: 'stale', session: s };
     const at = this.now();
@@ -84,7 +86,7 @@ export class ProcessorCheckout {
     ];
     const saved = await this.deps.sessions.closeFromProcessor(
       s.session_id,
-      { status: 'completed', payment: { ...charge, card: CARD_AT_PROCESSOR }, now: at },
+      { status: 'completed', payment: { ...charge, card: CARD_AT_PROCESSOR }, now: at, ...(goods ? { goods } : {}) },
       events,
     );
     if (saved) return { result: 'applied', session: await this.recordCharge(saved) };

@@ -1,6 +1,7 @@
 import { PlatformError, processorGroupOf } from '@ppay/kernel';
 import type { CheckoutAuthorization, CheckoutIntent } from '../ports';
 import type { StripeClient } from './stripe-client.adapter';
+import { goodsSessionParams } from './stripe-goods-checkout.adapter';
 
 /** The idempotency key of a session's Checkout Session: one per session of ours, however often asked. */
 export const checkoutSessionKey = (sessionId: string) => `ppay_${sessionId}_checkout_session`;
@@ -38,6 +39,8 @@ export async function createCheckoutSession(
     nowS + MAX_LIFETIME_S,
   );
   const metadata = { session_id: intent.session_id, merchant_id: String(intent.merchant_id), mode: intent.mode };
+  // A physical product's session: its own lines, the shipping option and the address (S33).
+  const goods = goodsSessionParams(intent.goods);
   const created = await call('checkout.sessions.create', () =>
     client.checkout.sessions.create(
       {
@@ -53,6 +56,7 @@ export async function createCheckoutSession(
             quantity: 1,
           },
         ],
+        ...goods,
         customer_email: intent.customer_email || undefined,
         success_url: intent.success_url || undefined,
         cancel_url: intent.cancel_url || undefined,

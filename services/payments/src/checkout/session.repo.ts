@@ -295,7 +295,7 @@ export class MongoSessionRepository implements SessionRepository {
       .findOneAndUpdate(
         { _id: id, status: 'pending', gateway_session_id: '', 'in_flight.attempt_id': attemptId },
         { $set: { ...opened, stock_state: 'held', in_flight: null, updated_at: now } },
-        { new: true, projection: NO_OUTBOX },
+        { new: true }, // no projection: FerretDB's findAndModify has none
       )
       .lean()
       .exec()) as SessionDocument | null;

@@ -84,7 +84,7 @@ export interface SessionRecord {
   installments: SessionInstallments | null;
   /** A physical product's session: what it buys (the order it makes once paid). */
   goods: GoodsLine | null;
-  /** Where the goods ship: typed by the customer on the page, stored with the payment. */
+  /** Where the goods ship: typed on our page, or collected by the processor's (live), stored with the payment. */
   shipping_address: ShippingAddress | null;
   /** A marketplace session (the operator's key): the sub-merchant it sells for, and the split's terms then. */
   sub_merchant_id: number | null;

@@ -171,33 +171,51 @@ describe('live hosted checkout of physical goods on Stripe', () => {
     expect([stripe.seen.length, t.sessions.docs.size]).toEqual([5, 5]);
   });
 
-  it('Stripe failing gives the units back at once; a repeat with the Idempotency-Key opens the same session', async () => {
+  it('Stripe failing gives the units back at once and keeps nothing; a repeat with the Idempotency-Key starts afresh', async () => {
     const t = setup();
     failures.push({ status: 500, json: { error: { type: 'api_error', message: 'Stripe is down' } } });
     const request = { ...SHIRT, idempotency_key: 'cart-7' };
     expect((await rejectionOf(t.service.create(1000, 'live', request))).code).toBe('SERVICE_UNAVAILABLE');
-    expect([t.stock.levels.get(9), t.stock.holds.size]).toEqual([5, 0]);
-    const [stored] = [...t.sessions.docs.values()];
-    // Stored, never opened: nobody has a page to pay it on.
-    expect(stored).toMatchObject({ gateway_session_id: '', payment_url: null, stock_state: 'open', in_flight: null });
+    // Stripe keeps its answer to a key, errors too: the session that key was for is gone with its units.
+    expect([t.stock.levels.get(9), t.stock.holds.size, t.sessions.docs.size]).toEqual([5, 0, 0]);
+    const failedKey = stripe.seen[0]!.headers['idempotency-key'];
     const again = await t.service.create(1000, 'live', request);
-    expect(again.replayed).toBe(true);
+    expect(again.replayed).toBe(false);
     expect(again.session).toMatchObject({
-      session_id: stored!.session_id,
-      gateway_session_id: `cs_test_${stored!.session_id}`,
+      gateway_session_id: `cs_test_${again.session.session_id}`,
       stock_state: 'held',
     });
+    expect(stripe.seen[1]!.headers['idempotency-key']).toBe(`ppay_${again.session.session_id}_checkout_session`);
+    expect(stripe.seen[1]!.headers['idempotency-key']).not.toBe(failedKey);
     expect([t.stock.levels.get(9), t.sessions.docs.size]).toEqual([3, 1]);
-    // Both asked for the same Checkout Session, under one idempotency key and with the same parameters.
-    expect(stripe.seen.map((r) => r.headers['idempotency-key'])).toEqual(
-      Array(2).fill(`ppay_${stored!.session_id}_checkout_session`),
-    );
-    expect(stripe.seen[0]!.body).toBe(stripe.seen[1]!.body);
     // Answered from then on as it is, Stripe not asked again.
-    expect((await t.service.create(1000, 'live', request)).session.gateway_session_id).toBe(
-      again.session.gateway_session_id,
-    );
+    expect((await t.service.create(1000, 'live', request)).session.session_id).toBe(again.session.session_id);
     expect(stripe.seen).toHaveLength(2);
+  });
+
+  it('a create a crash stopped before Stripe was asked is finished by its repeat with the Idempotency-Key', async () => {
+    const t = setup();
+    const request = { ...SHIRT, idempotency_key: 'cart-8' };
+    // Stored and held, then the process died: its claim goes stale, nobody has its page.
+    const { session } = await t.service.create(1000, 'sandbox', { ...SHIRT });
+    const crashed = { ...session, session_id: 'cs_crashed', mode: 'live' as const, gateway_session_id: '' };
+    const record = {
+      ...crashed,
+      idempotency_key: 'cart-8',
+      in_flight: { attempt_id: 'att_dead', started_at: t.now() },
+    };
+    await t.sessions.insertOrGetByIdempotencyKey(record);
+    await t.stock.hold(
+      { merchant_id: 1000, mode: 'live', product_id: 9, variation_id: 'var_xl', quantity: 2 },
+      'cs_crashed',
+    );
+    expect(t.stock.levels.get(9)).toBe(3);
+    expect((await rejectionOf(t.service.create(1000, 'live', request))).code).toBe('CONFLICT'); // still claimed
+    t.advance(31_000);
+    const again = await t.service.create(1000, 'live', request);
+    expect(again).toMatchObject({ replayed: true, session: { session_id: 'cs_crashed', stock_state: 'held' } });
+    expect(again.session.gateway_session_id).toBe('cs_test_cs_crashed');
+    expect([t.stock.levels.get(9), t.stock.holds.size, stripe.seen.length]).toEqual([3, 1, 1]);
   });
 
   it('two creates racing with one Idempotency-Key make one session, one hold and one Checkout Session', async () => {

@@ -20,7 +20,7 @@ import { effectiveStatus, type SessionRecord } from './session';
  * 2. under its attempt claim (so two repeats of one create never overlap): its units are held (keyed by
  *    the session, so a repeat takes none twice); sold out → the session is deleted, 409, nothing asked;
  * 3. the processor's session is made (its idempotency key is our session id); a failure gives the units
- *    back at once, still under the claim;
+ *    back at once, still under the claim, and deletes the session (a repeat of the create starts afresh);
  * 4. the processor's session is recorded with the units `held`, and the claim given back, in one write.
  */
 
@@ -136,7 +136,9 @@ export class LiveGoodsCheckout {
 
   /**
    * Opens a stored live session at its processor if a create did not finish (a repeat with the same
-   * Idempotency-Key after a crash, or racing the first); any other session is answered as it is.
+   * Idempotency-Key after a crash, or racing the first); any other session is answered as it is. After a
+   * crash the processor may refuse the repeat (its idempotency key seen with another expiry): the units
+   * go back and the session is deleted as for any failure, so the next repeat makes a new one.
    */
   async resume(s: SessionRecord, adapter: Pick<ProcessorAdapter, 'initialiseCheckout'>): Promise<SessionRecord> {
     if (!isUnopened(s) || s.status !== 'pending') return s;
@@ -160,10 +162,18 @@ export class LiveGoodsCheckout {
     try {
       opened = await adapter.initialiseCheckout(liveGoodsIntent(claimed));
     } catch (err) {
-      // Nobody can pay a session its processor did not open: the units go back now, under the claim, so
-      // no repeat holds them meanwhile (and by the stock sweep once it expires, if this is lost).
-      await this.deps.stock.settle(line.product_id, s.session_id, false).catch(() => undefined);
-      await giveClaimBack();
+      // Nobody can pay a session its processor did not open. Its units go back now, under the claim (no
+      // repeat holds them meanwhile), and the session with them: a repeat of the create starts afresh,
+      // since the processor answers a repeated idempotency key with its first answer, errors included.
+      // fx-pricing not answering: the session stays, unopened, and the stock sweep gives them back once
+      // it expires.
+      const returned = await this.deps.stock.settle(line.product_id, s.session_id, false).then(
+        () => true,
+        () => false,
+      );
+      await (returned ? this.deps.sessions.discardUnopened(s.session_id, attemptId) : giveClaimBack()).catch(
+        () => undefined,
+      );
       throw err;
     }
     const saved = await this.deps.sessions.openAtProcessor(

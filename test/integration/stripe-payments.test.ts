@@ -435,4 +435,88 @@ describe('live card payments on Stripe', () => {
     expect(await eventually(async () => (await otherStatus()).status === 'expired', 10_000)).toBe(true);
     expect(await events()).toHaveLength(1);
   });
+
+  it('a live physical session holds its unit, ships through Stripe’s page and makes one order from the signed completion', async () => {
+    const m = await t.merchant({ country: 'US', currency: 'USD' });
+    const live = await http(t.url, 'POST', '/api/v1/partner/create-api-key', {
+      headers: { 'x-id-key': m.user_token },
+      body: { type: 'live' },
+    });
+    const key = live.body.data.api_key as string;
+    const usd = (amount: number) => ({ amount, currency: 'USD' });
+    const made = await partner(key, 'POST', '/products', {
+      title: 'Linen shirt',
+      type: 'physical',
+      price: usd(1_200),
+      stock: 1,
+      shipping: { fee: usd(250), countries: ['US', 'CA'] },
+    });
+    expect([made.status, made.body.error?.code]).toEqual([200, undefined]);
+    const productId = made.body.data.id as number;
+    const order = { product_id: productId, quantity: 1, customer: { email: 'buyer@example.com' } };
+    const created = await partner(key, 'POST', '/payments/sessions', order);
+    expect([created.status, created.body.error?.code]).toEqual([200, undefined]);
+    const session = created.body.data;
+    expect(session).toMatchObject({ mode: 'live', status: 'pending', amount: 1_450 });
+    expect(session.gateway_session_id).toMatch(/^cs_/);
+    const create = mock.requests.find(
+      (r) => r.path === '/v1/checkout/sessions' && r.form['metadata[session_id]'] === session.session_id,
+    )!;
+    expect(create).toMatchObject({ method: 'POST', status: 200 });
+    expect(create.form).toMatchObject({
+      'line_items[0][price_data][unit_amount]': '1200',
+      'shipping_options[0][shipping_rate_data][fixed_amount][amount]': '250',
+      'shipping_address_collection[allowed_countries][0]': 'US',
+      'shipping_address_collection[allowed_countries][1]': 'CA',
+    });
+    // Its one unit is held by the open session: another is refused before Stripe is asked.
+    const asked = mock.requests.length;
+    const second = await partner(key, 'POST', '/payments/sessions', order);
+    expect([second.status, second.body.error?.code]).toEqual([409, 'STOCK_INSUFFICIENT']);
+    expect(mock.requests.length).toBe(asked);
+
+    const payload = JSON.stringify({
+      id: 'evt_e2e_goods_completed',
+      object: 'event',
+      type: 'checkout.session.completed',
+      created: Math.floor(Date.now() / 1000),
+      data: {
+        object: {
+          id: session.gateway_session_id,
+          object: 'checkout.session',
+          amount_total: 1_450,
+          currency: 'usd',
+          payment_status: 'paid',
+          payment_intent: 'pi_e2e_goods',
+          collected_information: {
+            shipping_details: {
+              name: 'Grace Hopper',
+              address: {
+                line1: '1 Navy Way',
+                line2: null,
+                city: 'Arlington',
+                state: 'VA',
+                postal_code: '22202',
+                country: 'US',
+              },
+            },
+          },
+          metadata: { session_id: session.session_id, merchant_id: String(m.merchant_id), mode: 'live' },
+        },
+      },
+    });
+    const signature = Stripe.webhooks.generateTestHeaderString({ payload, secret: WEBHOOK_SECRET });
+    expect((await postEvent(payload, signature)).status).toBe(200);
+    const orders = async () => (await partner(key, 'GET', '/orders')).body.data.orders as Record<string, unknown>[];
+    expect(await eventually(async () => (await orders()).length === 1, 10_000)).toBe(true);
+    expect((await orders())[0]).toMatchObject({
+      status: 'paid',
+      quantity: 1,
+      shipping_address: { name: 'Grace Hopper', city: 'Arlington', country: 'US' },
+    });
+    expect((await partner(key, 'GET', `/products/${productId}`)).body.data.stock).toBe(0);
+    expect((await postEvent(payload, signature)).body.outcome).toBe('duplicate');
+    await new Promise((r) => setTimeout(r, 1_000));
+    expect(await orders()).toHaveLength(1);
+  });
 });

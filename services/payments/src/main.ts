@@ -14,6 +14,7 @@ import { GoodsCheckout } from './checkout/goods-checkout';
 import { SessionService } from './checkout/sessions';
 import { CheckoutEventApplier } from './checkout/checkout-events';
 import { ProcessorCheckout } from './checkout/processor-checkout';
+import { LiveGoodsCheckout } from './checkout/live-goods';
 import { sessionHandlers } from './checkout/sessions.handlers';
 import { paymentsConfig } from './config';
 import { DisputeCloser } from './disputes/dispute-closing';
@@ -228,6 +229,16 @@ void runService<types.payments.PaymentsServiceHandlers, (typeof paymentsConfig)[
       (outcome) => orderCounters.holds.inc({ outcome }),
       { attemptStaleMs, now: () => new Date() },
     );
+    const processorCheckout = new ProcessorCheckout({
+      sessions: sessionRepo,
+      charges: chargeRepo,
+      processors,
+      paymentMethods,
+    });
+    const liveGoods = new LiveGoodsCheckout(
+      { sessions: sessionRepo, goods, stock, checkout: processorCheckout },
+      { attemptStaleMs },
+    );
     const sweepOrders = async () => {
       await orders.finishUnfinished();
       const days = config.ORDER_FULFILMENT_ALERT_DAYS * 24 * 3_600_000;
@@ -244,6 +255,7 @@ void runService<types.payments.PaymentsServiceHandlers, (typeof paymentsConfig)[
         charges: chargeRepo,
         goods,
         splits,
+        liveGoods,
       },
       {
         feeSchedule,
@@ -270,14 +282,11 @@ void runService<types.payments.PaymentsServiceHandlers, (typeof paymentsConfig)[
       ),
     );
     const checkoutEvents = new CheckoutEventApplier(
-      {
-        sessions: sessionRepo,
-        checkout: new ProcessorCheckout({ sessions: sessionRepo, charges: chargeRepo, processors, paymentMethods }),
-      },
+      { sessions: sessionRepo, checkout: processorCheckout, goods: liveGoods },
       (e, err) =>
         log.warn(
           { err, event_id: e.event_id, session_id: e.session_id },
-          'completing a live session failed (its processor could not be read); the session stays open and the sweep retries',
+          'completing a live session failed (its processor could not be read); the event is retried',
         ),
     );
     const refundEvents = new RefundEventApplier({ charges: chargeRepo, refunds });
@@ -368,8 +377,13 @@ void runService<types.payments.PaymentsServiceHandlers, (typeof paymentsConfig)[
         { name: 'dispute sweep', intervalMs: config.DISPUTE_SWEEP_INTERVAL_MS, run: sweepDisputes },
         // Order cancels whose refund, and stock returns that a crash or an outage, left unfinished.
         { name: 'order sweep', intervalMs: config.CHARGE_SWEEP_INTERVAL_MS, run: sweepOrders },
-        // Stock holds of paid sessions kept, of sessions that can no longer pay given back.
-        { name: 'stock sweep', intervalMs: config.SESSION_SWEEP_INTERVAL_MS, run: () => goods.settleStock() },
+        // Stock holds of paid sessions kept, of sessions that can no longer pay given back (and of live
+        // sessions whose processor never said they expired, after the grace period).
+        {
+          name: 'stock sweep',
+          intervalMs: config.SESSION_SWEEP_INTERVAL_MS,
+          run: async () => (await liveGoods.releaseUnheard()) + (await goods.settleStock()),
+        },
         {
           name: 'wallet reconciliation',
           intervalMs: config.WALLET_RECONCILE_INTERVAL_MS,

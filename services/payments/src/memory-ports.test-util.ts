@@ -232,9 +232,14 @@ export class MemorySessions implements SessionRepository {
   async closeFromProcessor(id: string, change: ProcessorClose, events: OutboxEntry[]) {
     const s = this.docs.get(id);
     if (!s) return null;
+    const open = ['pending', 'expired'].includes(s.status);
     if (change.status === 'completed') {
-      if (!['pending', 'expired'].includes(s.status) || s.payment) return null;
+      if (!open || s.payment || (change.goods && s.stock_state !== change.goods.stock_from)) return null;
       Object.assign(s, { status: 'completed', completed_at: change.now, payment: change.payment, in_flight: null });
+      if (change.goods) Object.assign(s, { shipping_address: change.goods.shipping_address, stock_state: 'commit' });
+    } else if (change.release_stock) {
+      if (!open || s.stock_state !== 'held') return null;
+      Object.assign(s, { status: 'expired', stock_state: 'release' });
     } else {
       if (s.status !== 'pending' || s.in_flight) return null;
       s.status = 'expired';
@@ -242,6 +247,29 @@ export class MemorySessions implements SessionRepository {
     s.updated_at = change.now;
     this.events.push(...events);
     return clone(s);
+  }
+  async openAtProcessor(
+    id: string,
+    attemptId: string,
+    opened: Pick<SessionRecord, 'gateway_session_id' | 'payment_url' | 'expires_at'>,
+    now: Date,
+  ) {
+    const s = this.docs.get(id);
+    if (!s || s.status !== 'pending' || s.gateway_session_id !== '' || s.in_flight?.attempt_id !== attemptId) {
+      return null;
+    }
+    Object.assign(s, { ...opened, stock_state: 'held', in_flight: null, updated_at: now });
+    return clone(s);
+  }
+  async discardUnopened(id: string, attemptId: string) {
+    const s = this.docs.get(id);
+    if (s && s.gateway_session_id === '' && s.in_flight?.attempt_id === attemptId) this.docs.delete(id);
+  }
+  async heldPastExpiry(before: Date, limit: number) {
+    return [...this.docs.values()]
+      .filter((s) => s.stock_state === 'held' && s.expires_at < before)
+      .slice(0, limit)
+      .map(clone);
   }
   async expire(id: string, now: Date) {
     const s = this.docs.get(id);

@@ -159,6 +159,21 @@ export interface SessionRepository {
    * or expired (from pending). Null when the session was in neither state (already closed).
    */
   closeFromProcessor(sessionId: string, change: ProcessorClose, events: OutboxEntry[]): Promise<SessionRecord | null>;
+  /**
+   * A live session made before its processor's (gateway_session_id ''), under the attempt claim
+   * `attemptId`: records the processor's session, its units now `held`, and gives the claim back, in
+   * one write. Null when the claim is no longer ours or the session was opened already.
+   */
+  openAtProcessor(
+    sessionId: string,
+    attemptId: string,
+    opened: Pick<SessionRecord, 'gateway_session_id' | 'payment_url' | 'expires_at'>,
+    now: Date,
+  ): Promise<SessionRecord | null>;
+  /** Deletes a live session never opened at its processor, iff it still is and `attemptId` claims it. */
+  discardUnopened(sessionId: string, attemptId: string): Promise<void>;
+  /** Live sessions whose units are still `held` though they expired before `before` (the lost-event net). */
+  heldPastExpiry(before: Date, limit: number): Promise<SessionRecord[]>;
   /** CAS pending → expired for one session past its expiry with no attempt in progress. */
   expire(sessionId: string, now: Date): Promise<void>;
   /** The sweeper: every pending session past expires_at → expired. Returns how many. */

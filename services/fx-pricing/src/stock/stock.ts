@@ -44,10 +44,11 @@ export type HoldOutcome = 'held' | 'unlimited' | 'sold_out';
 
 /**
  * Stock of physical products, for checkout (payments calls it): a hold takes units when a customer
- * submits the payment form, and is then committed (sold: the units stay taken) or released (the payment
+ * submits the payment form (a live session's when it is made), and is then committed (sold: the units stay taken) or released (the payment
  * failed, the session expired: they come back). Holds are keyed by checkout session, so a retried
  * attempt on the same session never takes units twice. A cancelled order gives its units back once.
- * Never below zero: a hold is a conditional decrement.
+ * Never below zero: a hold is a conditional decrement. A hold never expires here: payments ends every one
+ * (committed or released by its checkout, or by its stock sweep once the session can no longer pay).
  */
 export class StockService {
   constructor(

@@ -17,6 +17,8 @@ import type { SessionRequest } from './session-request';
 import { newOrder, type OrderDraft } from '../orders/order';
 import { WalletCredits } from '../wallets/wallet-credits';
 import { GoodsCheckout } from './goods-checkout';
+import { LiveGoodsCheckout } from './live-goods';
+import { ProcessorCheckout } from './processor-checkout';
 import type { StockHolds, StockLine } from './ports';
 import { SessionService } from './sessions';
 
@@ -113,10 +115,16 @@ export function checkoutSetup(options: { maxAttempts?: number; processors?: Proc
     undefined,
     { attemptStaleMs: 30_000, now },
   );
+  const processors = options.processors ?? new FakeProcessors();
+  const processorCheckout = new ProcessorCheckout({ sessions, charges, processors, paymentMethods }, now);
+  const liveGoods = new LiveGoodsCheckout(
+    { sessions, goods, stock, checkout: processorCheckout },
+    { attemptStaleMs: 30_000, now },
+  );
   const service = new SessionService(
     {
       merchants,
-      processors: options.processors ?? new FakeProcessors(),
+      processors,
       products,
       sessions,
       cards,
@@ -124,6 +132,7 @@ export function checkoutSetup(options: { maxAttempts?: number; processors?: Proc
       charges,
       goods,
       splits,
+      liveGoods,
     },
     {
       feeSchedule: DEFAULT_FEE_SCHEDULE,
@@ -136,6 +145,8 @@ export function checkoutSetup(options: { maxAttempts?: number; processors?: Proc
   return {
     service,
     goods,
+    liveGoods,
+    processorCheckout,
     products,
     stock,
     orders,

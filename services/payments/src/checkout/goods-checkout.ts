@@ -9,7 +9,7 @@ import { paidCharge, sessionOutcome, type SessionRecord } from './session';
 
 /**
  * The physical side of a checkout (docs/decisions.md, Products and orders): pricing the line, taking the
- * units when the customer submits the form, keeping or giving them back once the payment is decided,
+ * units when the customer submits the form (a live session's when it is made: live-goods.ts), keeping or giving them back once the payment is decided,
  * and the order a paid one makes. Each step is idempotent by session (the stock hold) or by charge
  * (the order), so the sweep and the payment.succeeded consumer can repeat what a crash interrupted.
  * A declined card's units go back under the session's attempt claim: a customer's next attempt reuses

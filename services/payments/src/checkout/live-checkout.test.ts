@@ -11,12 +11,12 @@ import { StripeCardGateway } from '../processors/stripe/stripe-payments.adapter'
 import { scriptedStripe, SECRET, stripeEventJson } from '../processors/stripe/stripe.test-util';
 import { CheckoutEventApplier } from './checkout-events';
 import { checkoutSetup, INSTALLMENTS, SUBSCRIPTION, VISA } from './checkout.test-util';
-import { ProcessorCheckout } from './processor-checkout';
 import type { SessionRequest } from './session-request';
 
 /**
  * Live hosted checkout on Stripe (docs/decisions.md, S25–S28): a one-time live session is a Stripe
- * Checkout Session, paid on Stripe's page and closed by its signed events; the rest is refused.
+ * Checkout Session, paid on Stripe's page and closed by its signed events; subscriptions and installments
+ * are refused. Physical goods: live-goods.test.ts.
  */
 const WEBHOOK_SECRET = 'whsec_unit_checkout00';
 const CS = 'cs_test_a1B2c3';
@@ -67,7 +67,8 @@ function setup() {
         dispute: { apply: () => Promise.reject(new Error('no dispute events here')) },
         checkout: new CheckoutEventApplier({
           sessions: t.sessions,
-          checkout: new ProcessorCheckout({ sessions: t.sessions, charges: t.charges }, t.now),
+          checkout: t.processorCheckout,
+          goods: t.liveGoods,
         }),
       },
     },
@@ -168,10 +169,6 @@ describe('live hosted checkout on Stripe', () => {
   it.each([
     ['subscription', { ...SUBSCRIPTION, amount: 2_500, currency: 'USD' }],
     ['installment', { ...INSTALLMENTS, amount: 3_000, currency: 'USD' }],
-    [
-      'physical goods',
-      { product_id: 9, variation_id: 'var_xl', quantity: 2, currency: 'USD', customer: { email: 'a@b.co' } },
-    ],
   ])(
     'a live %s session answers 422 GATEWAY_NOT_CONFIGURED before anything is asked or stored',
     async (kind, request) => {

@@ -30,7 +30,8 @@ export interface StockLine {
 
 /**
  * The stock of physical products (fx-pricing): a hold per checkout session, taken when the customer
- * submits the form, then kept (sold) or given back (the payment failed, the session expired).
+ * submits our page's form (a live session: when it is made, live-goods.ts), then kept (sold) or given
+ * back (the payment failed, the session expired).
  */
 export interface StockHolds {
   hold(line: StockLine, sessionId: string): Promise<'held' | 'unlimited' | 'sold_out'>;

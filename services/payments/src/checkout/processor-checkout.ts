@@ -1,32 +1,17 @@
-import { outboxEvent, PlatformError, SUBJECTS, type Mode } from '@ppay/kernel';
+import { outboxEvent, SUBJECTS, type Mode } from '@ppay/kernel';
 import type { ChargeRecord } from '../charges/charge';
 import type { ChargeRepository, SessionRepository } from '../ports';
 import type { CheckoutIntent, ProcessorRegistry } from '../processors/ports';
 import type { PaymentMethodService } from '../payment-methods/payment-methods';
 import { installmentCheckoutCompleted } from './installment-checkout';
-import { attemptCharge, paidCharge, sessionOutcome, type SessionRecord } from './session';
+import { attemptCharge, paidCharge, sessionOutcome, type GoodsClose, type SessionRecord } from './session';
 import { subscriptionCheckoutCompleted } from './subscription-checkout';
 
 /**
- * Live hosted checkout, paid on the processor's page (docs/decisions.md, S25–S27, S40–S42): which live sessions
- * are offered, and the use cases that close a live session when its processor says it was paid or
- * expired. Kept apart from SessionService, which is the customer on our own page.
+ * Live hosted checkout, paid on the processor's page (docs/decisions.md, S25–S27, S32–S35, S40–S42):
+ * what the customer does there, and the use cases that close a live session when its processor says it
+ * was paid or expired. Kept apart from SessionService, which is the customer on our own page.
  */
-
-/**
- * Live sessions of physical goods need more of the processor's session than is built (the shipping
- * address, stock held until the session ends). Refused before anything is asked or stored.
- */
-export function assertLiveCheckoutOffered(mode: Mode, s: { goods: boolean }): void {
-  if (mode !== 'live' || !s.goods) return;
-  throw new PlatformError(
-    'GATEWAY_NOT_CONFIGURED',
-    'Live hosted checkout of physical goods sessions is not enabled yet',
-    {
-      detail: 'physical goods sessions work in sandbox',
-    },
-  );
-}
 
 /**
  * What the customer does on the processor's page: a subscription's free trial only keeps the card, a
@@ -84,9 +69,10 @@ export class ProcessorCheckout {
    * with its charge, `payment.succeeded` (none for a free trial) and the subscription's or plan's
    * completion; then the charge copied. From an expired session too: our clock may have expired it
    * while the processor, whose expiry is the same, was still taking the money. Safe to repeat; a
-   * processor that cannot be asked throws (ask again later).
+   * processor that cannot be asked throws (ask again later). A physical product's session (`goods`)
+   * takes its shipping address and keeps its units sold in that same write (live-goods.ts).
    */
-  async complete(s: SessionRecord, paymentReference: string | null): Promise<CloseResult> {
+  async complete(s: SessionRecord, paymentReference: string | null, goods?: GoodsClose): Promise<CloseResult> {
     if (s.status === 'completed') return { result: 'duplicate', session: await this.recordCharge(s) };
     if (s.status === 'failed') return { result: 'stale', session: s };
     const purpose = checkoutPurpose(s);
@@ -129,7 +115,7 @@ export class ProcessorCheckout {
     }
     const saved = await this.deps.sessions.closeFromProcessor(
       s.session_id,
-      { status: 'completed', payment: charge && { ...charge, card: paid.card }, now: at },
+      { status: 'completed', payment: charge && { ...charge, card: paid.card }, now: at, ...(goods ? { goods } : {}) },
       events,
     );
     if (saved) return { result: 'applied', session: await this.recordCharge(saved) };

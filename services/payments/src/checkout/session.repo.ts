@@ -49,7 +49,8 @@ interface SessionDocument extends Omit<SessionRecord, 'session_id' | 'fee_detail
 const sessionSchema = new Schema<SessionDocument>(
   {
     _id: { type: String, required: true },
-    gateway_session_id: { type: String, required: true },
+    // '' while a live physical session is made before its processor's (live-goods.ts): never absent.
+    gateway_session_id: { type: String, default: '' },
     payment_url: { type: String, default: null },
     merchant_id: { type: Number, required: true },
     mode: { type: String, required: true },
@@ -93,6 +94,8 @@ sessionSchema.index({ status: 1, expires_at: 1 });
 sessionSchema.index({ status: 1, ledger_checked_at: 1, completed_at: 1 });
 // The stock sweep: holds of paid sessions to keep, and of sessions that can no longer pay to give back.
 sessionSchema.index({ stock_state: 1, status: 1 });
+// Live physical sessions whose processor never said they ended (heldPastExpiry).
+sessionSchema.index({ stock_state: 1, expires_at: 1 });
 
 export type SessionModel = Model<SessionDocument>;
 
@@ -245,22 +248,34 @@ export class MongoSessionRepository implements SessionRepository {
   }
 
   async closeFromProcessor(id: string, change: ProcessorClose, events: OutboxEntry[]): Promise<SessionRecord | null> {
+    const open = { $in: ['pending', 'expired'] };
     const [filter, set] =
       change.status === 'completed'
         ? [
-            { _id: id, status: { $in: ['pending', 'expired'] }, payment: null },
+            {
+              _id: id,
+              status: open,
+              payment: null,
+              ...(change.goods ? { stock_state: change.goods.stock_from } : {}),
+            },
             {
               status: 'completed',
               completed_at: change.now,
               payment: change.payment ? storedPayment(change.payment) : null,
               in_flight: null,
               updated_at: change.now,
+              ...(change.goods ? { shipping_address: change.goods.shipping_address, stock_state: 'commit' } : {}),
             },
           ]
-        : [
-            { _id: id, status: 'pending', in_flight: null },
-            { status: 'expired', updated_at: change.now },
-          ];
+        : change.release_stock
+          ? [
+              { _id: id, status: open, stock_state: 'held' },
+              { status: 'expired', stock_state: 'release', updated_at: change.now },
+            ]
+          : [
+              { _id: id, status: 'pending', in_flight: null },
+              { status: 'expired', updated_at: change.now },
+            ];
     const doc = (await this.model
       .findOneAndUpdate(filter, { $set: set, $push: { outbox: { $each: events } } }, { new: true })
       .lean()
@@ -268,6 +283,37 @@ export class MongoSessionRepository implements SessionRepository {
     if (!doc) return null;
     if (events.length) this.afterWrite(id);
     return toRecord(doc);
+  }
+
+  async openAtProcessor(
+    id: string,
+    attemptId: string,
+    opened: Pick<SessionRecord, 'gateway_session_id' | 'payment_url' | 'expires_at'>,
+    now: Date,
+  ): Promise<SessionRecord | null> {
+    const doc = (await this.model
+      .findOneAndUpdate(
+        { _id: id, status: 'pending', gateway_session_id: '', 'in_flight.attempt_id': attemptId },
+        { $set: { ...opened, stock_state: 'held', in_flight: null, updated_at: now } },
+        { new: true }, // no projection: FerretDB's findAndModify has none
+      )
+      .lean()
+      .exec()) as SessionDocument | null;
+    return doc ? toRecord(doc) : null;
+  }
+
+  async discardUnopened(id: string, attemptId: string): Promise<void> {
+    await this.model.deleteOne({ _id: id, gateway_session_id: '', 'in_flight.attempt_id': attemptId }).exec();
+  }
+
+  async heldPastExpiry(before: Date, limit: number): Promise<SessionRecord[]> {
+    const docs = (await this.model
+      .find({ stock_state: 'held', expires_at: { $lt: before } }, NO_OUTBOX)
+      .limit(limit)
+      .comment(FERRETDB_SQL_PUSHDOWN) // equality and a range on the {stock_state, expires_at} index
+      .lean()
+      .exec()) as SessionDocument[];
+    return docs.map(toRecord);
   }
 
   async dueForLedgerCheck(before: Date, limit: number): Promise<SessionRecord[]> {

@@ -84,7 +84,7 @@ export interface SessionRecord {
   installments: SessionInstallments | null;
   /** A physical product's session: what it buys (the order it makes once paid). */
   goods: GoodsLine | null;
-  /** Where the goods ship: typed by the customer on the page, stored with the payment. */
+  /** Where the goods ship: typed on our page, or collected by the processor's (live), stored with the payment. */
   shipping_address: ShippingAddress | null;
   /** A marketplace session (the operator's key): the sub-merchant it sells for, and the split's terms then. */
   sub_merchant_id: number | null;
@@ -94,9 +94,11 @@ export interface SessionRecord {
    * it may be taken or given back, `release` after a declined card (its units go back; the session stays
    * open), `commit` once paid (the units stay sold), `settled` when fx-pricing has been told the end. The
    * stock sweep finishes `commit`, `release`, and `open` on a session that can no longer be paid
-   * (expired, failed).
+   * (expired, failed). A live session's units are held from its creation (`open` until its processor's
+   * session is made), then `held` until the processor says it was paid (`commit`) or expired
+   * (`release`): our clock alone never gives them back (docs/decisions.md, S32, S35).
    */
-  stock_state: 'open' | 'release' | 'commit' | 'settled' | null;
+  stock_state: 'open' | 'held' | 'release' | 'commit' | 'settled' | null;
   metadata: Record<string, MetadataValue>;
   /** Spec 2.3 fee_details (its base is the spec's base_product_price). */
   fee_details: FeeBreakdown;
@@ -272,7 +274,23 @@ export interface AttemptChange {
  * customer never pays a live session on our page, so there is no attempt to finish.
  */
 export type ProcessorClose =
-  { status: 'completed'; payment: SessionPayment | null; now: Date } | { status: 'expired'; now: Date };
+  | { status: 'completed'; payment: SessionPayment | null; now: Date; goods?: GoodsClose }
+  | {
+      status: 'expired';
+      now: Date;
+      /** A live physical session's units go back (`held` → `release`, from pending or expired by our clock). */
+      release_stock?: boolean;
+    };
+
+/**
+ * A live physical session paid at its processor: where it ships and its units sold (`commit`), in the
+ * completing write, which also requires the units still held as `stock_from` says (`held`; `settled`
+ * when they were given back and taken again for this payment, S35).
+ */
+export interface GoodsClose {
+  shipping_address: ShippingAddress;
+  stock_from: 'held' | 'settled';
+}
 
 /** Spec 3.1 at read time: a pending session past expires_at is expired, whether or not it was swept. */
 export function effectiveStatus(s: SessionRecord, now: Date): SessionStatus {

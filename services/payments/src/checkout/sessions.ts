@@ -18,8 +18,9 @@ import { validateCard, type CardInput, type CardResult, type TestCard } from '..
 import type { CardProcessor, ProcessorRegistry } from '../processors/ports';
 import { processorGroupFor } from '../processors/processors';
 import { installmentCheckoutCompleted, installmentParts } from './installment-checkout';
-import { assertLiveCheckoutOffered, checkoutPurpose, liveReplay } from './processor-checkout';
+import { checkoutPurpose, liveReplay } from './processor-checkout';
 import type { GoodsCheckout } from './goods-checkout';
+import type { LiveGoodsCheckout } from './live-goods';
 import { assertSoldOnce, shippingAddressOf, type AddressInput } from './physical-goods';
 import type { ProductLookup } from './ports';
 import { redirectWithSession } from './redirects';
@@ -30,6 +31,7 @@ import {
   newSession,
   paidCharge,
   sessionOutcome,
+  type SessionDraft,
   type SessionRecord,
 } from './session';
 import { validateSessionRequest, type SessionRequest } from './session-request';
@@ -67,6 +69,8 @@ export class SessionService {
       goods: GoodsCheckout;
       /** A marketplace session: the operator's terms with its sub-merchant. */
       splits: SplitResolver;
+      /** Live physical sessions: stored, their units held, then opened at the processor. */
+      liveGoods: Pick<LiveGoodsCheckout, 'open' | 'resume'>;
     },
     private readonly options: SessionServiceOptions,
     private readonly now: () => Date = () => new Date(),
@@ -90,7 +94,6 @@ export class SessionService {
       ? await activeSubMerchantSplit(this.deps.splits, merchantId, input.subMerchantId, mode)
       : null;
     const group = processorGroupFor(input.currency);
-    assertLiveCheckoutOffered(mode, { goods: goods !== null });
     // Live sessions need a live processor, exactly as live charges do (GATEWAY_NOT_CONFIGURED otherwise).
     const adapter = this.deps.processors.adapterFor(group, mode, 'checkout');
     let product = { id: null as number | null, name: input.productName, type: 'custom' };
@@ -112,8 +115,40 @@ export class SessionService {
       : priced(money(input.amount, input.currency));
     const now = this.now();
     const replay = await liveReplay(this.deps.sessions, merchantId, mode, r.idempotency_key);
-    if (replay) return { session: replay, replayed: true };
+    // A live physical session whose create a crash interrupted is opened now (live-goods.ts).
+    if (replay) return { session: await this.deps.liveGoods.resume(replay, adapter), replayed: true };
     const id = prefixedId('cs', 32); // 32 base62 ≈ 190 bits: the id is the checkout page's capability
+    const expiresAt = new Date(now.getTime() + this.options.ttlMs);
+    const draft: Omit<SessionDraft, 'gateway_session_id' | 'payment_url' | 'expires_at'> = {
+      session_id: id,
+      merchant_id: merchantId,
+      mode,
+      processor_group: group,
+      payment_gateway: adapter.id,
+      product,
+      customer: {
+        email: input.email,
+        first_name: r.customer?.first_name?.trim() ?? '',
+        last_name: r.customer?.last_name?.trim() ?? '',
+        country: normaliseCountry(r.customer?.country) ?? UNKNOWN_COUNTRY,
+      },
+      success_url: input.successUrl,
+      cancel_url: input.cancelUrl,
+      subscription_frequency_key: input.frequency ?? null,
+      trial_days: input.trialDays ?? null,
+      installments,
+      goods: goods?.line ?? null,
+      sub_merchant_id: split ? input.subMerchantId! : null,
+      split: split && { commission_rate: split.commission_rate, commission_source: split.commission_source },
+      metadata: r.metadata ?? {},
+      idempotency_key: r.idempotency_key?.trim() || null,
+      fee,
+    };
+    if (goods && mode === 'live') {
+      // Its units are held for its whole life, so it is stored before its processor's session (S32).
+      const unopened = { ...draft, gateway_session_id: '', payment_url: null, expires_at: expiresAt };
+      return this.deps.liveGoods.open(newSession(unopened, now), adapter);
+    }
     const authorization = await adapter.initialiseCheckout({
       session_id: id,
       merchant_id: merchantId,
@@ -123,7 +158,7 @@ export class SessionService {
       description: product.name,
       success_url: redirectWithSession(input.successUrl, id),
       cancel_url: redirectWithSession(input.cancelUrl, id),
-      expires_at: new Date(now.getTime() + this.options.ttlMs),
+      expires_at: expiresAt,
       purpose: checkoutPurpose({
         installments,
         subscription_frequency_key: input.frequency ?? null,
@@ -132,32 +167,10 @@ export class SessionService {
     });
     const record = newSession(
       {
-        session_id: id,
+        ...draft,
         gateway_session_id: authorization.processor_reference,
         payment_url: authorization.payment_url,
-        merchant_id: merchantId,
-        mode,
-        processor_group: group,
-        payment_gateway: adapter.id,
-        product,
-        customer: {
-          email: input.email,
-          first_name: r.customer?.first_name?.trim() ?? '',
-          last_name: r.customer?.last_name?.trim() ?? '',
-          country: normaliseCountry(r.customer?.country) ?? UNKNOWN_COUNTRY,
-        },
-        success_url: input.successUrl,
-        cancel_url: input.cancelUrl,
-        subscription_frequency_key: input.frequency ?? null,
-        trial_days: input.trialDays ?? null,
-        installments,
-        goods: goods?.line ?? null,
-        sub_merchant_id: split ? input.subMerchantId! : null,
-        split: split && { commission_rate: split.commission_rate, commission_source: split.commission_source },
-        metadata: r.metadata ?? {},
         expires_at: authorization.expires_at,
-        idempotency_key: r.idempotency_key?.trim() || null,
-        fee,
       },
       now,
     );
@@ -225,14 +238,14 @@ export class SessionService {
     if (current.goods && current.payment_type !== 'one_time') {
       throw new PlatformError('PHYSICAL_GOODS_NOT_RECURRING', undefined, { param: 'session_id' });
     }
-    const card = validateCard(cardInput, this.now());
-    const address = current.goods ? shippingAddressOf(addressInput, current.goods) : null;
     if (current.mode !== 'sandbox') {
-      // Never a card on our page in live mode: the customer pays on the processor's (payment_url).
+      // Never a card (nor an address) on our page in live mode: the customer pays on the processor's.
       throw new PlatformError('GATEWAY_NOT_CONFIGURED', undefined, {
         detail: "a live session is paid on the processor's page (payment_url), not here",
       });
     }
+    const card = validateCard(cardInput, this.now());
+    const address = current.goods ? shippingAddressOf(addressInput, current.goods) : null;
     const attemptId = prefixedId('att');
     const started = this.now();
     const claimed = await this.deps.sessions.claimAttempt(

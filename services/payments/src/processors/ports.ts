@@ -49,6 +49,8 @@ export interface CheckoutIntent {
   amount: Money;
   customer_email: string;
   description: string;
+  /** A physical product's session: what the processor's page lists and where it asks to ship. */
+  goods?: CheckoutGoods | null;
   success_url: string;
   cancel_url: string;
   /** Our session's expiry; a processor may keep its own session a little longer (never shorter). */
@@ -59,6 +61,18 @@ export interface CheckoutIntent {
    * or `save` (nothing is charged now, the card is only kept: a subscription's free trial).
    */
   purpose: 'pay' | 'pay_and_save' | 'save';
+}
+
+/**
+ * What a physical product's session sells, as the processor's page shows it (docs/decisions.md, S33):
+ * each line's `unit_amount` × `quantity`, plus `shipping`, add up to the intent's `amount` exactly, so
+ * the processor charges what the session says. The page collects an address in `ships_to` only.
+ */
+export interface CheckoutGoods {
+  lines: { name: string; unit_amount: Money; quantity: number }[];
+  shipping: Money;
+  /** ISO 3166-1 alpha-2 codes: the countries the product ships to. */
+  ships_to: string[];
 }
 
 export interface CheckoutAuthorization {

@@ -77,6 +77,24 @@ export interface CheckoutEvent extends EventBase {
   payment_reference: string | null;
   /** What the customer paid (completed only): must be the session's `fee_details.total`. */
   amount: Money | null;
+  /**
+   * Where the customer asked a physical product to be shipped (completed, when the processor's page
+   * collected an address): as the processor gave it, each field cut to a bound well above ours, so the
+   * applier checks it as it checks an address typed on our page.
+   */
+  shipping?: ProcessorAddress | null;
+}
+
+/** A postal address as a processor collected it; empty or null where it has none. */
+export interface ProcessorAddress {
+  name: string | null;
+  line1: string | null;
+  line2: string | null;
+  city: string | null;
+  state: string | null;
+  postal_code: string | null;
+  country: string | null;
+  phone: string | null;
 }
 
 export type ProcessorEvent = PaymentEvent | RefundEvent | DisputeEvent | CheckoutEvent;

@@ -1,6 +1,6 @@
 import type Stripe from 'stripe';
 import { money, processorGroupOf } from '@ppay/kernel';
-import type { CheckoutEvent } from '../processor-event';
+import type { CheckoutEvent, ProcessorAddress } from '../processor-event';
 import { ourId, ourMetadata, type StripeEventMappers } from './stripe-event-mapping.adapter';
 
 function checkoutOutcome(outcome: CheckoutEvent['outcome']) {
@@ -30,7 +30,32 @@ function checkoutOutcome(outcome: CheckoutEvent['outcome']) {
       processor_reference: session.id,
       payment_reference: paid ? ((typeof intent === 'string' ? intent : intent?.id) ?? null) : null,
       amount: paid && session.amount_total !== null ? money(session.amount_total, currency) : null,
+      shipping: paid ? shippingOf(session) : null,
     };
+  };
+}
+
+/**
+ * Longer than any field of an address we keep (at most 200 characters), so a longer one is still refused
+ * by the applier's checks rather than cut to fit; it bounds what the inbox stores.
+ */
+const FIELD_BOUND = 500;
+const clip = (v: string | null | undefined) => (typeof v === 'string' ? v.slice(0, FIELD_BOUND) : null);
+
+/** The address Stripe's page collected (`shipping_address_collection`), with the phone if it asked for one. */
+function shippingOf(session: Stripe.Checkout.Session): ProcessorAddress | null {
+  const details = session.collected_information?.shipping_details;
+  if (!details) return null;
+  const a = details.address;
+  return {
+    name: clip(details.name),
+    line1: clip(a?.line1),
+    line2: clip(a?.line2),
+    city: clip(a?.city),
+    state: clip(a?.state),
+    postal_code: clip(a?.postal_code),
+    country: clip(a?.country),
+    phone: clip(session.customer_details?.phone),
   };
 }
 

@@ -2,6 +2,7 @@ import type Stripe from 'stripe';
 import { PlatformError, processorGroupOf } from '@ppay/kernel';
 import type { CheckoutAuthorization, CheckoutIntent, CheckoutPayment } from '../ports';
 import type { StripeClient } from './stripe-client.adapter';
+import { goodsSessionParams } from './stripe-goods-checkout.adapter';
 
 /** The idempotency key of a session's Checkout Session: one per session of ours, however often asked. */
 export const checkoutSessionKey = (sessionId: string) => `ppay_${sessionId}_checkout_session`;
@@ -69,6 +70,8 @@ export async function createCheckoutSession(
               quantity: 1,
             },
           ],
+          // A physical product's session: its own lines, the shipping option and the address (S33).
+          ...goodsSessionParams(intent.goods),
           ...(intent.purpose === 'pay_and_save'
             ? {
                 customer_creation: 'always' as const,

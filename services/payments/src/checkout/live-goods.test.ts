@@ -1,6 +1,6 @@
 import { ERROR_CATALOGUE, money } from '@ppay/kernel';
 import { rejectionOf } from '../errors.test-util';
-import { scriptedStripe } from '../processors/stripe/stripe.test-util';
+import { completedCheckoutSession, retrievedSessionId, scriptedStripe } from '../processors/stripe/stripe.test-util';
 import { checkoutGoodsOf, LIVE_HOLD_GRACE_MS } from './live-goods';
 import { checkoutEventJson, liveCheckoutSetup } from './live-checkout.test-util';
 import type { SessionRecord } from './session';
@@ -31,6 +31,8 @@ let failures: { status: number; json: unknown }[] = [];
 beforeEach(async () => {
   failures = [];
   stripe = await scriptedStripe((req, body) => {
+    const read = retrievedSessionId(req);
+    if (read) return completedCheckoutSession({ id: read, intent: `pi_${read.replace(/^cs_test_/, '')}` });
     if (req.url !== '/v1/checkout/sessions') return { status: 404, json: { error: { type: 'invalid_request_error' } } };
     const failure = failures.shift();
     if (failure) return failure;

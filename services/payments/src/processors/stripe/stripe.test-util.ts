@@ -64,3 +64,55 @@ export function gateway(settings: StripeSettings) {
 export function stripeEventJson(id: string, type: string, object: Record<string, unknown>): string {
   return JSON.stringify({ id, object: 'event', type, created: 1_764_583_200, data: { object } });
 }
+
+/** The Checkout Session id a `GET /v1/checkout/sessions/{id}` asks for, or null for any other request. */
+export function retrievedSessionId(req: http.IncomingMessage): string | null {
+  const m = req.method === 'GET' ? /^\/v1\/checkout\/sessions\/([^/?]+)/.exec(req.url ?? '') : null;
+  return m ? decodeURIComponent(m[1]!) : null;
+}
+
+/**
+ * Stripe's answer to reading a completed Checkout Session back with its intent's card expanded (what
+ * the connector asks): mode `payment` with its PaymentIntent (kept for off-session use when `saved`),
+ * or mode `setup` with its SetupIntent (the card only kept); `customer` is the one Checkout made.
+ */
+export function completedCheckoutSession(o: {
+  id: string;
+  intent: string;
+  mode?: 'payment' | 'setup';
+  saved?: boolean;
+  customer?: string | null;
+  card?: { brand: string; last4: string };
+}) {
+  const mode = o.mode ?? 'payment';
+  const customer = o.customer === undefined ? (o.saved || mode === 'setup' ? 'cus_checkout_1' : null) : o.customer;
+  const method = {
+    id: `pm_${o.intent}`,
+    object: 'payment_method',
+    type: 'card',
+    customer,
+    card: o.card ?? { brand: 'visa', last4: '4242' },
+  };
+  const intent =
+    mode === 'setup'
+      ? { id: o.intent, object: 'setup_intent', status: 'succeeded', payment_method: method }
+      : {
+          id: o.intent,
+          object: 'payment_intent',
+          status: 'succeeded',
+          setup_future_usage: o.saved ? 'off_session' : null,
+          payment_method: method,
+        };
+  return {
+    status: 200,
+    json: {
+      id: o.id,
+      object: 'checkout.session',
+      mode,
+      status: 'complete',
+      customer,
+      payment_intent: mode === 'payment' ? intent : null,
+      setup_intent: mode === 'setup' ? intent : null,
+    },
+  };
+}

@@ -15,7 +15,7 @@ import {
   evidenceSubmitKey,
   StripeDisputeProcessor,
 } from '../../services/payments/src/processors/stripe/stripe-disputes.adapter';
-import { startStripeMock, testStripeKeys, type StripeMock } from '../support/stripe-mock';
+import { startStripeMock, stripeMockSettings, testStripeKeys, type StripeMock } from '../support/stripe-mock';
 
 /**
  * Contract tests of every call the Stripe connector makes, against Stripe's official mock (stripe-mock
@@ -28,14 +28,7 @@ let settings: StripeSettings;
 
 beforeAll(async () => {
   mock = await startStripeMock();
-  settings = stripeSettings({
-    STRIPE_SECRET_KEY: KEYS.secretKey,
-    STRIPE_PUBLISHABLE_KEY: KEYS.publishableKey,
-    STRIPE_WEBHOOK_SECRET: KEYS.webhookSecret,
-    STRIPE_API_BASE: mock.url,
-    STRIPE_TIMEOUT_MS: 5_000,
-    STRIPE_MAX_NETWORK_RETRIES: 0,
-  })!;
+  settings = stripeMockSettings(mock, KEYS);
 });
 afterAll(() => mock?.stop());
 

@@ -1,9 +1,9 @@
 import { money } from '@ppay/kernel';
 import { stripeClient } from '../../services/payments/src/processors/stripe/stripe-client.adapter';
-import { stripeSettings, type StripeSettings } from '../../services/payments/src/processors/stripe/stripe-config';
+import type { StripeSettings } from '../../services/payments/src/processors/stripe/stripe-config';
 import { StripeCardGateway } from '../../services/payments/src/processors/stripe/stripe-payments.adapter';
 import { checkoutSessionKey } from '../../services/payments/src/processors/stripe/stripe-checkout.adapter';
-import { startStripeMock, testStripeKeys, type StripeMock } from '../support/stripe-mock';
+import { startStripeMock, stripeMockSettings, testStripeKeys, type StripeMock } from '../support/stripe-mock';
 
 /**
  * The Checkout Session of a physical product's live session against Stripe's official mock (docs/decisions.md,
@@ -16,14 +16,7 @@ let settings: StripeSettings;
 
 beforeAll(async () => {
   mock = await startStripeMock();
-  settings = stripeSettings({
-    STRIPE_SECRET_KEY: KEYS.secretKey,
-    STRIPE_PUBLISHABLE_KEY: KEYS.publishableKey,
-    STRIPE_WEBHOOK_SECRET: KEYS.webhookSecret,
-    STRIPE_API_BASE: mock.url,
-    STRIPE_TIMEOUT_MS: 5_000,
-    STRIPE_MAX_NETWORK_RETRIES: 0,
-  })!;
+  settings = stripeMockSettings(mock, KEYS);
 });
 afterAll(() => mock?.stop());
 

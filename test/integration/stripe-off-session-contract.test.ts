@@ -1,10 +1,16 @@
 import { money } from '@ppay/kernel';
 import type { SavedCardPayment } from '../../services/payments/src/processors/cards';
 import { stripeClient } from '../../services/payments/src/processors/stripe/stripe-client.adapter';
-import { stripeSettings, type StripeSettings } from '../../services/payments/src/processors/stripe/stripe-config';
+import type { StripeSettings } from '../../services/payments/src/processors/stripe/stripe-config';
 import { StripeOffSessionCharger } from '../../services/payments/src/processors/stripe/stripe-off-session.adapter';
 import { paymentIntentKey } from '../../services/payments/src/processors/stripe/stripe-payments.adapter';
-import { startStripeMock, testStripeKeys, type StripeAnswerPatch, type StripeMock } from '../support/stripe-mock';
+import {
+  startStripeMock,
+  stripeMockSettings,
+  testStripeKeys,
+  type StripeAnswerPatch,
+  type StripeMock,
+} from '../support/stripe-mock';
 
 /**
  * Contract tests of the off-session charge of a card saved at Stripe (docs/decisions.md S36–S37) against
@@ -20,14 +26,7 @@ let patch: StripeAnswerPatch = () => undefined;
 
 beforeAll(async () => {
   mock = await startStripeMock({ patch: (request) => patch(request) });
-  settings = stripeSettings({
-    STRIPE_SECRET_KEY: KEYS.secretKey,
-    STRIPE_PUBLISHABLE_KEY: KEYS.publishableKey,
-    STRIPE_WEBHOOK_SECRET: KEYS.webhookSecret,
-    STRIPE_API_BASE: mock.url,
-    STRIPE_TIMEOUT_MS: 5_000,
-    STRIPE_MAX_NETWORK_RETRIES: 0,
-  })!;
+  settings = stripeMockSettings(mock, KEYS);
 });
 afterAll(() => mock?.stop());
 beforeEach(() => {

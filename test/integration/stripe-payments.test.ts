@@ -10,6 +10,17 @@ import { startStripeMock, testStripeKeys, type StripeMock } from '../support/str
 const KEYS = testStripeKeys();
 const WEBHOOK_SECRET = KEYS.webhookSecret;
 
+/**
+ * The PaymentIntent stripe-mock holds for a Checkout Session (its fixture's): a completed session is read
+ * back before it is applied (decisions S41), so the event names the payment Stripe would.
+ */
+async function checkoutPaymentIntent(mock: StripeMock, sessionId: string): Promise<string> {
+  const res = await fetch(`${mock.url}/v1/checkout/sessions/${sessionId}?expand[]=payment_intent`, {
+    headers: { authorization: `Bearer ${KEYS.secretKey}` },
+  });
+  return ((await res.json()) as { payment_intent: { id: string } }).payment_intent.id;
+}
+
 describe('live card payments on Stripe', () => {
   let mock: StripeMock;
   let t: TestPlatform;
@@ -337,14 +348,19 @@ describe('live card payments on Stripe', () => {
       product_name: 'Sourdough',
       customer: { email: 'buyer@example.com' },
     };
-    // Not offered live yet: refused before anything is asked of Stripe or stored.
-    const sessionsAsked = () => mock.requests.filter((r) => r.path === '/v1/checkout/sessions').length;
+    // A live subscription session with a free trial is a setup session at Stripe: the card kept, nothing charged.
+    const sessionsAsked = () => mock.requests.filter((r) => r.path === '/v1/checkout/sessions');
     const subscription = await partner(key, 'POST', '/payments/sessions', {
       ...body,
       subscription_frequency_key: 'monthly',
+      trial_days: 7,
     });
-    expect([subscription.status, subscription.body.error?.code]).toEqual([422, 'GATEWAY_NOT_CONFIGURED']);
-    expect(sessionsAsked()).toBe(0);
+    expect(subscription.status).toBe(200);
+    expect(subscription.body.data.gateway_session_id).toMatch(/^cs_/);
+    expect(sessionsAsked().at(-1)).toMatchObject({
+      status: 200,
+      form: { mode: 'setup', customer_creation: 'always', 'setup_intent_data[metadata][mode]': 'live' },
+    });
 
     const created = await partner(key, 'POST', '/payments/sessions', body);
     expect(created.status).toBe(200);
@@ -373,7 +389,7 @@ describe('live card payments on Stripe', () => {
           amount_total: paid.amount,
           currency: paid.currency,
           payment_status: 'paid',
-          payment_intent: 'pi_e2e_checkout',
+          payment_intent: await checkoutPaymentIntent(mock, session.gateway_session_id),
           client_reference_id: session.session_id,
           metadata: { session_id: session.session_id, merchant_id: String(m.merchant_id), mode: 'live' },
         },
@@ -487,7 +503,7 @@ describe('live card payments on Stripe', () => {
           amount_total: 1_450,
           currency: 'usd',
           payment_status: 'paid',
-          payment_intent: 'pi_e2e_goods',
+          payment_intent: await checkoutPaymentIntent(mock, session.gateway_session_id),
           collected_information: {
             shipping_details: {
               name: 'Grace Hopper',

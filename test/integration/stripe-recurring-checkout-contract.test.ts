@@ -1,9 +1,9 @@
 import { money } from '@ppay/kernel';
 import type { CheckoutIntent } from '../../services/payments/src/processors/ports';
 import { stripeClient } from '../../services/payments/src/processors/stripe/stripe-client.adapter';
-import { stripeSettings, type StripeSettings } from '../../services/payments/src/processors/stripe/stripe-config';
+import type { StripeSettings } from '../../services/payments/src/processors/stripe/stripe-config';
 import { StripeCardGateway } from '../../services/payments/src/processors/stripe/stripe-payments.adapter';
-import { startStripeMock, testStripeKeys, type StripeMock } from '../support/stripe-mock';
+import { startStripeMock, stripeMockSettings, testStripeKeys, type StripeMock } from '../support/stripe-mock';
 
 /**
  * Contract tests of the Checkout Sessions that keep a card (subscriptions, installments, free trials)
@@ -20,14 +20,7 @@ beforeAll(async () => {
   mock = await startStripeMock({
     patch: (r) => (r.method === 'GET' && r.path.startsWith('/v1/checkout/sessions/') ? readBackPatch : undefined),
   });
-  settings = stripeSettings({
-    STRIPE_SECRET_KEY: KEYS.secretKey,
-    STRIPE_PUBLISHABLE_KEY: KEYS.publishableKey,
-    STRIPE_WEBHOOK_SECRET: KEYS.webhookSecret,
-    STRIPE_API_BASE: mock.url,
-    STRIPE_TIMEOUT_MS: 5_000,
-    STRIPE_MAX_NETWORK_RETRIES: 0,
-  })!;
+  settings = stripeMockSettings(mock, KEYS);
 });
 afterAll(() => mock?.stop());
 beforeEach(() => (readBackPatch = undefined));

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { startStripeMockProcess } from '@ppay/devstack';
+import { stripeSettings, type StripeSettings } from '../../services/payments/src/processors/stripe/stripe-config';
 
 /** One request as it reached stripe-mock, through the recording proxy. */
 export interface StripeRequest {
@@ -104,4 +105,22 @@ export function testStripeKeys() {
     publishableKey: `pk_test_${part()}`,
     webhookSecret: `whsec_${part()}`,
   };
+}
+
+/**
+ * The connector's settings for a contract test against `mock`: test keys (KEYS, from testStripeKeys),
+ * a generous timeout and no network retries, so every request the mock records is one the connector made.
+ */
+export function stripeMockSettings(
+  mock: Pick<StripeMock, 'url'>,
+  keys: ReturnType<typeof testStripeKeys>,
+): StripeSettings {
+  return stripeSettings({
+    STRIPE_SECRET_KEY: keys.secretKey,
+    STRIPE_PUBLISHABLE_KEY: keys.publishableKey,
+    STRIPE_WEBHOOK_SECRET: keys.webhookSecret,
+    STRIPE_API_BASE: mock.url,
+    STRIPE_TIMEOUT_MS: 5_000,
+    STRIPE_MAX_NETWORK_RETRIES: 0,
+  })!;
 }

@@ -35,13 +35,8 @@ export class PaymentEventApplier implements EventApplier<PaymentEvent> {
     if (charge.processor_reference !== e.processor_reference) {
       return { status: 'mismatch', note: `payment ${e.processor_reference} is not the charge's` };
     }
-    const expected = charge.fee_details.total;
-    if (expected.amount !== e.amount.amount || expected.currency !== e.amount.currency) {
-      return {
-        status: 'mismatch',
-        note: `event ${e.amount.amount} ${e.amount.currency}, charge ${expected.amount} ${expected.currency}`,
-      };
-    }
+    const wrongAmount = amountMismatch(e, charge);
+    if (wrongAmount) return wrongAmount;
     if (e.outcome === 'failed' && charge.status === 'pending') return this.failOnceAbandoned(e, charge);
     // Events may come out of order: an attempt declined before the one that paid is no conflict.
     if (e.outcome === 'failed' && charge.status === 'succeeded') {
@@ -65,13 +60,8 @@ export class PaymentEventApplier implements EventApplier<PaymentEvent> {
     if (charge.processor_reference && charge.processor_reference !== e.processor_reference) {
       return { status: 'mismatch', note: `payment ${e.processor_reference} is not the charge's` };
     }
-    const expected = charge.fee_details.total;
-    if (expected.amount !== e.amount.amount || expected.currency !== e.amount.currency) {
-      return {
-        status: 'mismatch',
-        note: `event ${e.amount.amount} ${e.amount.currency}, charge ${expected.amount} ${expected.currency}`,
-      };
-    }
+    const wrongAmount = amountMismatch(e, charge);
+    if (wrongAmount) return wrongAmount;
     if (charge.status === e.outcome) return { status: 'duplicate', note: null };
     return { status: 'stale', note: `an off-session charge already ${charge.status}` };
   }
@@ -115,4 +105,14 @@ export class PaymentEventApplier implements EventApplier<PaymentEvent> {
       throw err;
     }
   }
+}
+
+/** An event whose amount or currency is not what the charge takes: kept as a mismatch, never applied. */
+function amountMismatch(e: PaymentEvent, charge: ChargeRecord): Final | null {
+  const expected = charge.fee_details.total;
+  if (expected.amount === e.amount.amount && expected.currency === e.amount.currency) return null;
+  return {
+    status: 'mismatch',
+    note: `event ${e.amount.amount} ${e.amount.currency}, charge ${expected.amount} ${expected.currency}`,
+  };
 }

@@ -5,10 +5,17 @@ const port = (name: string, fallback: number) => Number(process.env[name] ?? fal
 
 /**
  * Test infrastructure runs beside a developer's `npm start`, on its own ports and state dir.
- * TEST_MONGO_PORT / TEST_NATS_PORT / TEST_NATS_HTTP_PORT let two checkouts run their suites at once.
+ * TEST_MONGO_PORT / TEST_NATS_PORT / TEST_NATS_HTTP_PORT let two runs go at once, from two checkouts or
+ * one: another port is another state dir, so one run's teardown never stops the other's servers.
  */
 export const TEST_INFRA: InfraOptions = {
-  dir: path.resolve(__dirname, '..', '..', '.infra', 'test'),
+  dir: path.resolve(
+    __dirname,
+    '..',
+    '..',
+    '.infra',
+    process.env.TEST_MONGO_PORT ? `test-${process.env.TEST_MONGO_PORT}` : 'test',
+  ),
   mongoPort: port('TEST_MONGO_PORT', 27217),
   natsPort: port('TEST_NATS_PORT', 4322),
   natsHttpPort: port('TEST_NATS_HTTP_PORT', 8322),

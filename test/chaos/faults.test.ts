@@ -38,7 +38,7 @@ const LIVE = Number(process.env.CHAOS_LIVE ?? Math.round(CHARGES / 10));
 const STRIPE = testStripeKeys();
 const CONCURRENCY = 12;
 const REPLICAS = Number(process.env.CHAOS_REPLICAS ?? 1);
-const LOAD_BUDGET_MS = Number(process.env.CHAOS_BUDGET_MS ?? 8 * 60_000);
+const LOAD_BUDGET_MS = Number(process.env.CHAOS_BUDGET_MS ?? 12 * 60_000);
 const TARGETS = ['payments', 'marketplace', 'fx-pricing', 'nats'] as const;
 type Target = (typeof TARGETS)[number];
 

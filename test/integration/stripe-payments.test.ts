@@ -374,6 +374,9 @@ describe('live card payments on Stripe', () => {
     expect(session.gateway_session_id).toMatch(/^cs_/);
     expect(session.payment_url).toMatch(/^https:\/\//);
     expect(session.payment_url).not.toContain('/checkout/cs_');
+    // A link to our own page for it sends the customer to Stripe's while it is open.
+    const ours = await fetch(`${t.url}/checkout/${session.session_id}`, { redirect: 'manual' });
+    expect([ours.status, ours.headers.get('location')]).toEqual([303, session.payment_url]);
     const paid = { amount: Number(create.form['line_items[0][price_data][unit_amount]']), currency: 'usd' };
     expect(paid.amount).toBe(session.fee_details.total_amount);
 
@@ -400,6 +403,9 @@ describe('live card payments on Stripe', () => {
     expect([first.status, first.body]).toEqual([200, { received: true, outcome: 'received' }]);
     const status = async () => (await partner(key, 'GET', `/payments/sessions/${session.session_id}`)).body.data;
     expect(await eventually(async () => (await status()).status === 'completed', 10_000)).toBe(true);
+    const closed = await fetch(`${t.url}/checkout/${session.session_id}`, { redirect: 'manual' });
+    expect(closed.status).toBe(200);
+    expect(await closed.text()).toContain('data-testid="completed"');
 
     const credited = async () => (await t.walletBalances(m.merchant_id, 'live')).find((b) => b.currency === 'USD');
     expect(await eventually(async () => (await credited())?.transaction_count === 1, 10_000)).toBe(true);

@@ -188,7 +188,7 @@ export function renderCheckout(v: View, o: PageOptions): string {
       'Checkout unavailable',
       o.nonce,
       `<section class="card" data-testid="unavailable">${summary(v)}
-<p class="error">Live payments are not enabled for this merchant yet.</p></section>`,
+<p class="error">This checkout is paid on the payment processor's page. Return to ${escapeHtml(merchantName(v))} to continue.</p></section>`,
       sandbox,
     );
   }

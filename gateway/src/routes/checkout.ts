@@ -97,6 +97,14 @@ export async function registerCheckoutRoutes(app: FastifyInstance, deps: Gateway
       if (!SESSION_ID.test(id)) return notFound(reply);
       try {
         const view = await payments.call('GetCheckout', { session_id: id }, md(req));
+        // A live session is paid on its processor's page: a link to ours (an older payment_url, a
+        // bookmark) goes there while the session is open, and shows the outcome once it is not.
+        if (view.processor_payment_url && view.status === 'pending') {
+          return reply
+            .header('referrer-policy', 'no-referrer')
+            .header('cache-control', 'no-store')
+            .redirect(view.processor_payment_url, 303);
+        }
         return html(reply, statusForView(view), (n) => renderCheckout(view, { nonce: n }), view);
       } catch (err) {
         return failure(req, reply, id, err);

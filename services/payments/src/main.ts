@@ -55,6 +55,7 @@ import {
 } from './platform-clients.adapter';
 import { SandboxCardProcessor, sandboxDisputeReason } from './processors/sandbox-cards.adapter';
 import { RoutedCardProcessor } from './processors/card-routing';
+import { GuardedCharger, GuardedDisputeProcessor } from './processors/processor-guard.adapter';
 import { StaticProcessorRegistry } from './processors/sandbox-processors.adapter';
 import { MongoProcessorEventRepository, processorEventModel } from './processors/processor-event.repo';
 import { eventSubject } from './processors/processor-event';
@@ -134,9 +135,10 @@ void runService<types.payments.PaymentsServiceHandlers, (typeof paymentsConfig)[
       : DEFAULT_FEE_SCHEDULE;
     // Live card payments on Stripe when configured: its gateway and the verifier of its events together.
     const stripe = stripeConnector(config, metrics.registry);
+    // Every processor call, live or sandbox, runs behind a breaker with this timeout (processor-guard.adapter.ts).
+    const breakers = { timeoutMs: config.PROCESSOR_TIMEOUT_MS, resetTimeoutMs: 30_000 };
     const processors = new StaticProcessorRegistry({
-      timeoutMs: config.PROCESSOR_TIMEOUT_MS,
-      resetTimeoutMs: 30_000,
+      ...breakers,
       cardPublishableKey: config.CARD_PUBLISHABLE_KEY,
       sandboxDelayMs: config.SANDBOX_INIT_DELAY_MS,
       live: stripe ? { card: stripe.card } : {},
@@ -157,7 +159,7 @@ void runService<types.payments.PaymentsServiceHandlers, (typeof paymentsConfig)[
     // Saved cards are charged by the processor that holds them: sandbox cards here, Stripe's at Stripe (S36).
     const cards = new RoutedCardProcessor(
       new SandboxCardProcessor({ processingDelayMs: config.SANDBOX_PROCESSING_DELAY_MS }),
-      stripe ? [stripe.offSession] : [],
+      stripe ? [new GuardedCharger(stripe.offSession, breakers)] : [],
     );
     const methods = new MongoPaymentMethodRepository(methodDocs);
     const paymentMethods = new PaymentMethodService({ methods, cards });
@@ -201,7 +203,7 @@ void runService<types.payments.PaymentsServiceHandlers, (typeof paymentsConfig)[
     // Live disputes' evidence and acceptance go to Stripe when it is configured; sandbox ones never leave.
     const disputeProcessors = new ModeDisputeProcessors(
       new SandboxDisputeProcessors(config.SANDBOX_DISPUTE_DECISION_MS),
-      stripe ? stripe.disputes : null,
+      stripe ? new GuardedDisputeProcessor(stripe.disputes, 'stripe', breakers) : null,
     );
     const closer = new DisputeCloser(
       { charges: chargeRepo, disputes: disputeRepo, processors: disputeProcessors },

@@ -311,6 +311,7 @@ export function checkoutView(
     product_name: s.product.name,
     // A live session is paid on its processor's page (payment_url), never ours: no form here (sessions 14).
     payments_enabled: s.mode === 'sandbox',
+    processor_payment_url: s.mode === 'live' ? (s.payment_url ?? '') : '',
     has_success_url: Boolean(s.success_url),
     has_cancel_url: Boolean(s.cancel_url),
     redirect_origins: redirectOrigins([s.success_url, s.cancel_url]),

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import CircuitBreaker from 'opossum';
 import { PlatformError, type Mode } from '@ppay/kernel';
+import { GuardedProcessor, type ProcessorBreakerOptions } from './processor-guard.adapter';
 import { PROCESSOR_IDS, type ProcessorGroup } from './processors';
 import type {
   AbandonAnswer,
@@ -106,101 +106,6 @@ const LIVE_FEATURE_MESSAGES: Record<ProcessorFeature, string> = {
   refunds: 'Live refunds are not enabled for this currency yet',
   checkout: 'Live hosted checkout is not enabled for this currency yet',
 };
-
-export interface ProcessorBreakerOptions {
-  timeoutMs: number;
-  resetTimeoutMs: number;
-}
-
-/** Every adapter call runs behind its own breaker with a timeout: a hung processor fails fast. */
-class GuardedProcessor implements ProcessorAdapter {
-  private readonly breaker: CircuitBreaker<[PaymentIntent], ProcessorAuthorization>;
-  private readonly refundBreaker: CircuitBreaker<[RefundIntent], RefundAnswer>;
-  private readonly abandonBreaker: CircuitBreaker<[AbandonIntent], AbandonAnswer>;
-  private readonly checkoutBreaker: CircuitBreaker<[CheckoutIntent], CheckoutAuthorization>;
-  private readonly lookUpBreaker: CircuitBreaker<[string], LookUpAnswer>;
-  private readonly checkoutPaymentBreaker: CircuitBreaker<[string], CheckoutPayment>;
-
-  constructor(
-    private readonly inner: ProcessorAdapter,
-    options: ProcessorBreakerOptions,
-  ) {
-    const breakerOptions = {
-      timeout: options.timeoutMs,
-      resetTimeout: options.resetTimeoutMs,
-      errorThresholdPercentage: 50,
-      volumeThreshold: 5,
-    };
-    this.breaker = new CircuitBreaker((intent: PaymentIntent) => inner.initialise(intent), breakerOptions);
-    this.refundBreaker = new CircuitBreaker((request: RefundIntent) => inner.refund(request), breakerOptions);
-    this.abandonBreaker = new CircuitBreaker((payment: AbandonIntent) => inner.abandon(payment), breakerOptions);
-    this.checkoutBreaker = new CircuitBreaker(
-      (intent: CheckoutIntent) => inner.initialiseCheckout(intent),
-      breakerOptions,
-    );
-    this.lookUpBreaker = new CircuitBreaker((reference: string) => inner.lookUp(reference), breakerOptions);
-    this.checkoutPaymentBreaker = new CircuitBreaker(
-      (reference: string) => inner.checkoutPayment(reference),
-      breakerOptions,
-    );
-  }
-
-  get id(): string {
-    return this.inner.id;
-  }
-
-  get mode(): Mode {
-    return this.inner.mode;
-  }
-
-  get features(): readonly ProcessorFeature[] {
-    return this.inner.features;
-  }
-
-  initialise(intent: PaymentIntent): Promise<ProcessorAuthorization> {
-    return this.guarded(() => this.breaker.fire(intent));
-  }
-
-  initialiseCheckout(intent: CheckoutIntent): Promise<CheckoutAuthorization> {
-    return this.guarded(() => this.checkoutBreaker.fire(intent));
-  }
-
-  refund(request: RefundIntent): Promise<RefundAnswer> {
-    return this.guarded(() => this.refundBreaker.fire(request));
-  }
-
-  abandon(payment: AbandonIntent): Promise<AbandonAnswer> {
-    return this.guarded(() => this.abandonBreaker.fire(payment));
-  }
-
-  lookUp(processorReference: string): Promise<LookUpAnswer> {
-    return this.guarded(() => this.lookUpBreaker.fire(processorReference));
-  }
-
-  checkoutPayment(processorReference: string): Promise<CheckoutPayment> {
-    return this.guarded(() => this.checkoutPaymentBreaker.fire(processorReference));
-  }
-
-  private async guarded<T>(call: () => Promise<T>): Promise<T> {
-    try {
-      return await call();
-    } catch (err) {
-      if (err instanceof PlatformError) throw err;
-      // No answer in time: the processor may have set the payment up, so the outcome is unknown.
-      if ((err as { code?: string }).code === 'ETIMEDOUT') {
-        throw new PlatformError('UPSTREAM_TIMEOUT', 'The payment processor did not answer in time', {
-          detail: `${this.inner.id}: the outcome is unknown; retry with the same Idempotency-Key or reference`,
-          cause: err,
-        });
-      }
-      // An open breaker sent nothing; any other failure is the processor refusing the request.
-      throw new PlatformError('SERVICE_UNAVAILABLE', undefined, {
-        detail: `${this.inner.id} is unavailable; nothing was done, retry the request`,
-        cause: err,
-      });
-    }
-  }
-}
 
 /**
  * Adapters by (mode, group). Sandbox callers can only ever reach sandbox adapters: the lookup is

@@ -1,0 +1,165 @@
+import CircuitBreaker from 'opossum';
+import { PlatformError, type Mode } from '@ppay/kernel';
+import type { DisputeRecord } from '../disputes/dispute';
+import type { DisputeProcessor, EvidenceReceipt } from '../disputes/ports';
+import type { CardResult, ProcessorSavedCard, SavedCardPayment } from './cards';
+import type {
+  AbandonAnswer,
+  AbandonIntent,
+  CheckoutAuthorization,
+  CheckoutIntent,
+  CheckoutPayment,
+  LookUpAnswer,
+  PaymentIntent,
+  ProcessorAdapter,
+  ProcessorAuthorization,
+  ProcessorFeature,
+  RefundAnswer,
+  RefundIntent,
+  SavedCardCharger,
+} from './ports';
+
+export interface ProcessorBreakerOptions {
+  timeoutMs: number;
+  resetTimeoutMs: number;
+}
+
+/**
+ * Every call to a processor runs behind a breaker of its kind (charges, refunds, look-ups…) with a
+ * timeout: a hung processor fails fast, and one failing kind of call does not stop the others.
+ */
+export class ProcessorGuard {
+  private readonly breakers = new Map<string, CircuitBreaker<[() => Promise<unknown>], unknown>>();
+
+  constructor(
+    private readonly processorId: string,
+    private readonly options: ProcessorBreakerOptions,
+  ) {}
+
+  async call<T>(kind: string, run: () => Promise<T>): Promise<T> {
+    try {
+      return (await this.breakerFor(kind).fire(run)) as T;
+    } catch (err) {
+      if (err instanceof PlatformError) throw err;
+      // No answer in time: the processor may have acted on the request, so the outcome is unknown.
+      if ((err as { code?: string }).code === 'ETIMEDOUT') {
+        throw new PlatformError('UPSTREAM_TIMEOUT', 'The payment processor did not answer in time', {
+          detail: `${this.processorId}: the outcome is unknown; retry with the same Idempotency-Key or reference`,
+          cause: err,
+        });
+      }
+      // An open breaker sent nothing; any other failure is the processor refusing the request.
+      throw new PlatformError('SERVICE_UNAVAILABLE', undefined, {
+        detail: `${this.processorId} is unavailable; nothing was done, retry the request`,
+        cause: err,
+      });
+    }
+  }
+
+  private breakerFor(kind: string): CircuitBreaker<[() => Promise<unknown>], unknown> {
+    let breaker = this.breakers.get(kind);
+    if (!breaker) {
+      breaker = new CircuitBreaker((run: () => Promise<unknown>) => run(), {
+        timeout: this.options.timeoutMs,
+        resetTimeout: this.options.resetTimeoutMs,
+        errorThresholdPercentage: 50,
+        volumeThreshold: 5,
+        name: `${this.processorId}.${kind}`,
+      });
+      this.breakers.set(kind, breaker);
+    }
+    return breaker;
+  }
+}
+
+/** A processor adapter whose every call runs behind its guard. */
+export class GuardedProcessor implements ProcessorAdapter {
+  private readonly guard: ProcessorGuard;
+
+  constructor(
+    private readonly inner: ProcessorAdapter,
+    options: ProcessorBreakerOptions,
+  ) {
+    this.guard = new ProcessorGuard(inner.id, options);
+  }
+
+  get id(): string {
+    return this.inner.id;
+  }
+
+  get mode(): Mode {
+    return this.inner.mode;
+  }
+
+  get features(): readonly ProcessorFeature[] {
+    return this.inner.features;
+  }
+
+  initialise(intent: PaymentIntent): Promise<ProcessorAuthorization> {
+    return this.guard.call('initialise', () => this.inner.initialise(intent));
+  }
+
+  initialiseCheckout(intent: CheckoutIntent): Promise<CheckoutAuthorization> {
+    return this.guard.call('checkout', () => this.inner.initialiseCheckout(intent));
+  }
+
+  refund(request: RefundIntent): Promise<RefundAnswer> {
+    return this.guard.call('refund', () => this.inner.refund(request));
+  }
+
+  abandon(payment: AbandonIntent): Promise<AbandonAnswer> {
+    return this.guard.call('abandon', () => this.inner.abandon(payment));
+  }
+
+  lookUp(processorReference: string): Promise<LookUpAnswer> {
+    return this.guard.call('look_up', () => this.inner.lookUp(processorReference));
+  }
+
+  checkoutPayment(processorReference: string): Promise<CheckoutPayment> {
+    return this.guard.call('checkout_payment', () => this.inner.checkoutPayment(processorReference));
+  }
+}
+
+/**
+ * A live processor's off-session charges behind their guard. A declined card is an answer and never
+ * trips it; a timeout is UPSTREAM_TIMEOUT (outcome unknown, asked again with `asked_before`).
+ */
+export class GuardedCharger implements SavedCardCharger {
+  private readonly guard: ProcessorGuard;
+
+  constructor(
+    private readonly inner: SavedCardCharger,
+    options: ProcessorBreakerOptions,
+  ) {
+    this.guard = new ProcessorGuard(inner.processor, options);
+  }
+
+  get processor(): string {
+    return this.inner.processor;
+  }
+
+  chargeSaved(payment: SavedCardPayment, card: ProcessorSavedCard): Promise<CardResult> {
+    return this.guard.call('off_session', () => this.inner.chargeSaved(payment, card));
+  }
+}
+
+/** A live processor's dispute calls (evidence, acceptance) behind their guard. */
+export class GuardedDisputeProcessor implements DisputeProcessor {
+  private readonly guard: ProcessorGuard;
+
+  constructor(
+    private readonly inner: DisputeProcessor,
+    processorId: string,
+    options: ProcessorBreakerOptions,
+  ) {
+    this.guard = new ProcessorGuard(processorId, options);
+  }
+
+  submitEvidence(dispute: DisputeRecord): Promise<EvidenceReceipt> {
+    return this.guard.call('dispute_evidence', () => this.inner.submitEvidence(dispute));
+  }
+
+  accept(dispute: DisputeRecord): Promise<void> {
+    return this.guard.call('dispute_accept', () => this.inner.accept(dispute));
+  }
+}

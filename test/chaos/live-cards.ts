@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Connection } from 'mongoose';
 import Stripe from 'stripe';
 import { eventually, http, type TestPlatform } from '../support/platform';
+import { stripeEventJson } from '../support/stripe-mock';
 import type { ChaosApi, Until200 } from './client';
 import { PAYMENT_REASONS } from './disputes';
 
@@ -68,23 +69,15 @@ async function ledgerOf(payments: Connection, chargeIds: string[]) {
 
 /** The event Stripe sends for a charge's PaymentIntent: what it was asked for, with our metadata. */
 function paymentEvent(id: string, type: string, chargeId: string, merchantId: number, paymentIntent: string) {
-  return JSON.stringify({
-    id,
-    object: 'event',
-    type,
-    created: Math.floor(Date.now() / 1000),
-    data: {
-      object: {
-        id: paymentIntent,
-        object: 'payment_intent',
-        amount: BODY.amount,
-        currency: 'usd',
-        status: type === 'payment_intent.succeeded' ? 'succeeded' : 'requires_payment_method',
-        metadata: { charge_id: chargeId, merchant_id: String(merchantId), mode: 'live' },
-        last_payment_error:
-          type === 'payment_intent.succeeded' ? null : { code: 'card_declined', decline_code: 'generic_decline' },
-      },
-    },
+  return stripeEventJson(id, type, {
+    id: paymentIntent,
+    object: 'payment_intent',
+    amount: BODY.amount,
+    currency: 'usd',
+    status: type === 'payment_intent.succeeded' ? 'succeeded' : 'requires_payment_method',
+    metadata: { charge_id: chargeId, merchant_id: String(merchantId), mode: 'live' },
+    last_payment_error:
+      type === 'payment_intent.succeeded' ? null : { code: 'card_declined', decline_code: 'generic_decline' },
   });
 }
 

@@ -1,6 +1,6 @@
 import Stripe from 'stripe';
 import { eventually, http, startTestPlatform, type TestPlatform } from '../support/platform';
-import { startStripeMock, testStripeKeys, type StripeMock } from '../support/stripe-mock';
+import { startStripeMock, stripeEventJson, testStripeKeys, type StripeMock } from '../support/stripe-mock';
 
 /**
  * A live card charge end to end on the platform configured for Stripe (stripe-mock behind
@@ -89,22 +89,14 @@ describe('live card payments on Stripe', () => {
     const paymentIntent = stored!.processor_reference as string;
     expect(paymentIntent).toMatch(/^pi_/);
     const asked = { amount: Number(create.form.amount), currency: create.form.currency! };
-    const payload = JSON.stringify({
-      id: 'evt_e2e_succeeded',
-      object: 'event',
-      type: 'payment_intent.succeeded',
-      created: Math.floor(Date.now() / 1000),
-      data: {
-        object: {
-          id: paymentIntent,
-          object: 'payment_intent',
-          amount: asked.amount,
-          currency: asked.currency,
-          status: 'succeeded',
-          metadata: { charge_id: charge.charge_id, merchant_id: String(m.merchant_id), mode: 'live' },
-          last_payment_error: null,
-        },
-      },
+    const payload = stripeEventJson('evt_e2e_succeeded', 'payment_intent.succeeded', {
+      id: paymentIntent,
+      object: 'payment_intent',
+      amount: asked.amount,
+      currency: asked.currency,
+      status: 'succeeded',
+      metadata: { charge_id: charge.charge_id, merchant_id: String(m.merchant_id), mode: 'live' },
+      last_payment_error: null,
     });
     const signature = Stripe.webhooks.generateTestHeaderString({ payload, secret: WEBHOOK_SECRET });
 
@@ -165,22 +157,14 @@ describe('live card payments on Stripe', () => {
         refunds: { refund_id: string; processor_reference: string }[];
       }>('charges')
       .findOne({ _id: chargeId });
-    const payload = JSON.stringify({
-      id: `evt_paid_${chargeId}`,
-      object: 'event',
-      type: 'payment_intent.succeeded',
-      created: Math.floor(Date.now() / 1000),
-      data: {
-        object: {
-          id: stored!.processor_reference,
-          object: 'payment_intent',
-          amount,
-          currency: 'usd',
-          status: 'succeeded',
-          metadata: { charge_id: chargeId, merchant_id: String(m.merchant_id), mode: 'live' },
-          last_payment_error: null,
-        },
-      },
+    const payload = stripeEventJson(`evt_paid_${chargeId}`, 'payment_intent.succeeded', {
+      id: stored!.processor_reference,
+      object: 'payment_intent',
+      amount,
+      currency: 'usd',
+      status: 'succeeded',
+      metadata: { charge_id: chargeId, merchant_id: String(m.merchant_id), mode: 'live' },
+      last_payment_error: null,
     });
     expect((await postEvent(payload, sign(payload))).status).toBe(200);
     const credits = async () => (await ledger(chargeId)).filter((e) => e.kind === 'credit');
@@ -223,23 +207,15 @@ describe('live card payments on Stripe', () => {
     await new Promise((r) => setTimeout(r, 500));
     expect((await ledger(chargeId)).filter((e) => e.kind === 'debit')).toEqual([]);
 
-    const payload = JSON.stringify({
-      id: `evt_refund_${refundId}`,
-      object: 'event',
-      type: 'refund.updated',
-      created: Math.floor(Date.now() / 1000),
-      data: {
-        object: {
-          id: reference,
-          object: 'refund',
-          amount: 1_000,
-          currency: 'usd',
-          status: 'succeeded',
-          payment_intent: paymentIntent,
-          failure_reason: null,
-          metadata: { refund_id: refundId, charge_id: chargeId, merchant_id: String(m.merchant_id), mode: 'live' },
-        },
-      },
+    const payload = stripeEventJson(`evt_refund_${refundId}`, 'refund.updated', {
+      id: reference,
+      object: 'refund',
+      amount: 1_000,
+      currency: 'usd',
+      status: 'succeeded',
+      payment_intent: paymentIntent,
+      failure_reason: null,
+      metadata: { refund_id: refundId, charge_id: chargeId, merchant_id: String(m.merchant_id), mode: 'live' },
     });
     const first = await postEvent(payload, sign(payload));
     expect([first.status, first.body.outcome]).toEqual([200, 'received']);
@@ -268,24 +244,16 @@ describe('live card payments on Stripe', () => {
     expect(await eventually(async () => (await wallet())?.transaction_count === 1, 10_000)).toBe(true);
     const credited = (await wallet())!.balance;
     const dueBy = Math.floor(Date.now() / 1000) + 14 * 86_400;
-    const payload = JSON.stringify({
-      id: 'evt_e2e_dispute_created',
-      object: 'event',
-      type: 'charge.dispute.created',
-      created: Math.floor(Date.now() / 1000),
-      data: {
-        object: {
-          id: 'du_e2e_1',
-          object: 'dispute',
-          amount: 2_500,
-          currency: 'usd',
-          payment_intent: paymentIntent,
-          reason: 'product_not_received',
-          status: 'needs_response',
-          evidence_details: { due_by: dueBy, has_evidence: false, past_due: false, submission_count: 0 },
-          metadata: {},
-        },
-      },
+    const payload = stripeEventJson('evt_e2e_dispute_created', 'charge.dispute.created', {
+      id: 'du_e2e_1',
+      object: 'dispute',
+      amount: 2_500,
+      currency: 'usd',
+      payment_intent: paymentIntent,
+      reason: 'product_not_received',
+      status: 'needs_response',
+      evidence_details: { due_by: dueBy, has_evidence: false, past_due: false, submission_count: 0 },
+      metadata: {},
     });
     const signature = Stripe.webhooks.generateTestHeaderString({ payload, secret: WEBHOOK_SECRET });
     const first = await postEvent(payload, signature);
@@ -380,23 +348,15 @@ describe('live card payments on Stripe', () => {
     const paid = { amount: Number(create.form['line_items[0][price_data][unit_amount]']), currency: 'usd' };
     expect(paid.amount).toBe(session.fee_details.total_amount);
 
-    const payload = JSON.stringify({
-      id: 'evt_e2e_checkout_completed',
-      object: 'event',
-      type: 'checkout.session.completed',
-      created: Math.floor(Date.now() / 1000),
-      data: {
-        object: {
-          id: session.gateway_session_id,
-          object: 'checkout.session',
-          amount_total: paid.amount,
-          currency: paid.currency,
-          payment_status: 'paid',
-          payment_intent: await checkoutPaymentIntent(mock, session.gateway_session_id),
-          client_reference_id: session.session_id,
-          metadata: { session_id: session.session_id, merchant_id: String(m.merchant_id), mode: 'live' },
-        },
-      },
+    const payload = stripeEventJson('evt_e2e_checkout_completed', 'checkout.session.completed', {
+      id: session.gateway_session_id,
+      object: 'checkout.session',
+      amount_total: paid.amount,
+      currency: paid.currency,
+      payment_status: 'paid',
+      payment_intent: await checkoutPaymentIntent(mock, session.gateway_session_id),
+      client_reference_id: session.session_id,
+      metadata: { session_id: session.session_id, merchant_id: String(m.merchant_id), mode: 'live' },
     });
     const signature = Stripe.webhooks.generateTestHeaderString({ payload, secret: WEBHOOK_SECRET });
     const first = await postEvent(payload, signature);
@@ -431,22 +391,14 @@ describe('live card payments on Stripe', () => {
     expect(replayed.body.data.session_id).toBe(made.body.data.session_id);
     const other = made.body.data;
     expect(mock.requests.filter((r) => r.form['metadata[session_id]'] === other.session_id)).toHaveLength(1);
-    const expired = JSON.stringify({
-      id: 'evt_e2e_checkout_expired',
-      object: 'event',
-      type: 'checkout.session.expired',
-      created: Math.floor(Date.now() / 1000),
-      data: {
-        object: {
-          id: other.gateway_session_id,
-          object: 'checkout.session',
-          amount_total: paid.amount,
-          currency: paid.currency,
-          payment_status: 'unpaid',
-          payment_intent: null,
-          metadata: { session_id: other.session_id, merchant_id: String(m.merchant_id), mode: 'live' },
-        },
-      },
+    const expired = stripeEventJson('evt_e2e_checkout_expired', 'checkout.session.expired', {
+      id: other.gateway_session_id,
+      object: 'checkout.session',
+      amount_total: paid.amount,
+      currency: paid.currency,
+      payment_status: 'unpaid',
+      payment_intent: null,
+      metadata: { session_id: other.session_id, merchant_id: String(m.merchant_id), mode: 'live' },
     });
     const sent = await postEvent(
       expired,
@@ -497,35 +449,27 @@ describe('live card payments on Stripe', () => {
     expect([second.status, second.body.error?.code]).toEqual([409, 'STOCK_INSUFFICIENT']);
     expect(mock.requests.length).toBe(asked);
 
-    const payload = JSON.stringify({
-      id: 'evt_e2e_goods_completed',
-      object: 'event',
-      type: 'checkout.session.completed',
-      created: Math.floor(Date.now() / 1000),
-      data: {
-        object: {
-          id: session.gateway_session_id,
-          object: 'checkout.session',
-          amount_total: 1_450,
-          currency: 'usd',
-          payment_status: 'paid',
-          payment_intent: await checkoutPaymentIntent(mock, session.gateway_session_id),
-          collected_information: {
-            shipping_details: {
-              name: 'Grace Hopper',
-              address: {
-                line1: '1 Navy Way',
-                line2: null,
-                city: 'Arlington',
-                state: 'VA',
-                postal_code: '22202',
-                country: 'US',
-              },
-            },
+    const payload = stripeEventJson('evt_e2e_goods_completed', 'checkout.session.completed', {
+      id: session.gateway_session_id,
+      object: 'checkout.session',
+      amount_total: 1_450,
+      currency: 'usd',
+      payment_status: 'paid',
+      payment_intent: await checkoutPaymentIntent(mock, session.gateway_session_id),
+      collected_information: {
+        shipping_details: {
+          name: 'Grace Hopper',
+          address: {
+            line1: '1 Navy Way',
+            line2: null,
+            city: 'Arlington',
+            state: 'VA',
+            postal_code: '22202',
+            country: 'US',
           },
-          metadata: { session_id: session.session_id, merchant_id: String(m.merchant_id), mode: 'live' },
         },
       },
+      metadata: { session_id: session.session_id, merchant_id: String(m.merchant_id), mode: 'live' },
     });
     const signature = Stripe.webhooks.generateTestHeaderString({ payload, secret: WEBHOOK_SECRET });
     expect((await postEvent(payload, signature)).status).toBe(200);

@@ -3,7 +3,7 @@ import { newRequestId } from '@ppay/kernel';
 import { loadPlatformProto, type types } from '@ppay/proto';
 import { callerToMetadata, ServiceClient } from '@ppay/runtime';
 import { eventually, http, startTestPlatform, type TestPlatform } from '../support/platform';
-import { startStripeMock, testStripeKeys, type StripeMock } from '../support/stripe-mock';
+import { startStripeMock, stripeEventJson, testStripeKeys, type StripeMock } from '../support/stripe-mock';
 
 /**
  * Live off-session charges (what subscriptions asks for a renewal or an installment part) on the platform
@@ -115,8 +115,6 @@ describe('live renewals on Stripe', () => {
       },
       rawBody: payload,
     });
-  const intentEvent = (id: string, type: string, intent: Record<string, unknown>) =>
-    JSON.stringify({ id, object: 'event', type, created: Math.floor(Date.now() / 1000), data: { object: intent } });
   const inboxStatus = async (eventId: string) =>
     (
       await (
@@ -154,7 +152,7 @@ describe('live renewals on Stripe', () => {
     expect(await eventually(async () => (await wallet())?.transaction_count === 1, 10_000)).toBe(true);
 
     // Stripe's own event for it confirms what the charge recorded: nothing applied twice.
-    const succeeded = intentEvent(`evt_renewal_${first.charge_id}`, 'payment_intent.succeeded', {
+    const succeeded = stripeEventJson(`evt_renewal_${first.charge_id}`, 'payment_intent.succeeded', {
       id: paymentIntent,
       object: 'payment_intent',
       amount: Number(creates[0]!.form.amount),
@@ -190,7 +188,7 @@ describe('live renewals on Stripe', () => {
       })
     ).body.data;
     expect(charge).toMatchObject({ status: 'failed', gateway_reference: expect.stringMatching(/^pi_/) });
-    const failed = intentEvent(`evt_renewal_failed_${declined.charge_id}`, 'payment_intent.payment_failed', {
+    const failed = stripeEventJson(`evt_renewal_failed_${declined.charge_id}`, 'payment_intent.payment_failed', {
       id: charge.gateway_reference,
       object: 'payment_intent',
       amount: 2_500,

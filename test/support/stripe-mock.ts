@@ -107,6 +107,11 @@ export function testStripeKeys() {
   };
 }
 
+/** A Stripe event as Stripe sends it (created now): its envelope around the object as of the event. */
+export function stripeEventJson(id: string, type: string, object: Record<string, unknown>): string {
+  return JSON.stringify({ id, object: 'event', type, created: Math.floor(Date.now() / 1000), data: { object } });
+}
+
 /**
  * The connector's settings for a contract test against `mock`: test keys (KEYS, from testStripeKeys),
  * a generous timeout and no network retries, so every request the mock records is one the connector made.

@@ -36,6 +36,17 @@ export function kycMetrics(registry: Registry): KycMetrics {
   };
 }
 
+/** Status changes of live connected-account cases made by the card gateway's account events, by new status. */
+export function connectedAccountStatusMetrics(registry: Registry): (to: string) => void {
+  const changes = new Counter({
+    name: 'ppay_connected_account_status_changes_total',
+    help: 'KYC status changes of connected-account cases made by the card gateway (its account events), by new status',
+    labelNames: ['to'],
+    registers: [registry],
+  });
+  return (to) => changes.inc({ to });
+}
+
 /** The re-encryption job's counts (Hardening 2 item 9): values moved to the current key, and what is left. */
 export function reencryptionMetrics(registry: Registry): ReencryptionMetrics {
   const resealed = new Counter({

@@ -8,9 +8,11 @@ import { ReencryptionJob } from './cases/reencryption';
 import { kycReviewHandlers } from './cases/kyc-reviews.handlers';
 import { reviewQueueMetrics } from './cases/review-queue.metrics';
 import { serviceConfig } from './config';
+import { ConnectedAccountStatusService } from './gateway-accounts/account-status';
+import { accountStatusHandlers } from './gateway-accounts/account-status.handlers';
 import { GatewayAccountService } from './gateway-accounts/gateway-accounts';
 import { gatewayAccountHandlers } from './gateway-accounts/gateway-accounts.handlers';
-import { kycMetrics, reencryptionMetrics } from './kyc.metrics';
+import { connectedAccountStatusMetrics, kycMetrics, reencryptionMetrics } from './kyc.metrics';
 import { GrpcSubMerchantDirectory } from './marketplace-directory.adapter';
 import { MERCHANT_DATA } from './merchant-data.repo';
 import { HostedOnboardingService } from './onboarding/hosted-onboarding';
@@ -61,6 +63,9 @@ void runService<types.kyc.KycServiceHandlers, (typeof serviceConfig)['properties
         ...onboardingHandlers(new HostedOnboardingService(deps)),
         ...payoutAccountHandlers(new PayoutAccountService({ ...deps, nameEnquiry }, linkTtl)),
         ...gatewayAccountHandlers(new GatewayAccountService({ cases, providers })),
+        ...accountStatusHandlers(
+          new ConnectedAccountStatusService({ cases, changed: connectedAccountStatusMetrics(metrics.registry) }),
+        ),
       },
       relays: [relay],
       merchantData: { targets: MERCHANT_DATA },

@@ -62,6 +62,10 @@ export class MemoryCases implements KycCaseRepository {
     );
     return found ? clone(found) : null;
   }
+  async findByGatewayAccount(id: string, mode: Mode) {
+    const found = [...this.docs.values()].find((c) => c.connected?.gateway_account_id === id && c.mode === mode);
+    return found ? clone(found) : null;
+  }
   async save(expectedVersion: number, next: KycCaseRecord, events: OutboxEntry[]) {
     const current = this.docs.get(next.id);
     if (this.loseNextSave && current) {

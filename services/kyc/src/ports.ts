@@ -21,6 +21,8 @@ export interface KycCaseRepository {
   findByMerchant(merchantId: number, mode: Mode): Promise<KycCaseRecord | null>;
   findById(id: number): Promise<KycCaseRecord | null>;
   findByLinkToken(tokenHash: string): Promise<KycCaseRecord | null>;
+  /** The case of one mode whose connected account at the gateway is `gatewayAccountId` (gateway events). */
+  findByGatewayAccount(gatewayAccountId: string, mode: Mode): Promise<KycCaseRecord | null>;
   /**
    * Replaces the case with `next` (whose version is `expectedVersion + 1`) and appends `events` to its
    * outbox in one write, only while the stored version is still `expectedVersion`; false otherwise.

@@ -1,7 +1,7 @@
 import { PlatformError, type KycStatus } from '@ppay/kernel';
 import { appendHistory } from './case-history';
 import type { Actor, HistoryEntry, KycCaseRecord } from './kyc-case';
-import { nextStatus, type KycAction, type KycActionType } from './kyc-status';
+import { isMessageAction, isReasonAction, nextStatus, type KycAction, type KycActionType } from './kyc-status';
 
 /**
  * Decisions on a submission after it was made: a platform admin's or a sandbox helper's review, and the
@@ -57,12 +57,11 @@ export function decidedCase(
   actorId: string | null,
   text: { reason?: string | null; message?: string | null },
 ): KycCaseRecord {
-  const action: KycAction =
-    type === 'reject' || type === 'revoke'
-      ? { type, reason: text.reason ?? '' }
-      : type === 'request_info'
-        ? { type, message: text.message ?? '' }
-        : ({ type } as KycAction);
+  const action: KycAction = isReasonAction(type)
+    ? { type, reason: text.reason ?? '' }
+    : isMessageAction(type)
+      ? { type, message: text.message ?? '' }
+      : ({ type } as KycAction);
   const to = nextStatus(c.status, action);
   const now = c.updated_at;
   const entry: HistoryEntry = {
@@ -78,8 +77,8 @@ export function decidedCase(
     ...c,
     status: to,
     reviewed_at: now,
-    rejection_reason: type === 'reject' || type === 'revoke' ? (text.reason ?? null) : null,
-    additional_info_request: type === 'request_info' ? (text.message ?? null) : null,
+    rejection_reason: isReasonAction(type) ? (text.reason ?? null) : null,
+    additional_info_request: isMessageAction(type) ? (text.message ?? null) : null,
     ...appendHistory(c, entry),
   };
 }

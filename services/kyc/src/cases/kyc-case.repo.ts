@@ -72,6 +72,8 @@ kycCaseSchema.index({ mode: 1, payout_change_pending: 1, submitted_at: 1 });
 // The hosted onboarding page finds its case by the hash of the link token.
 kycCaseSchema.index({ 'link.token_hash': 1 });
 kycCaseSchema.index({ 'superseded_links.token_hash': 1 });
+// The gateway's account events find their case by the connected account's id.
+kycCaseSchema.index({ 'connected.gateway_account_id': 1, mode: 1 });
 
 export type KycCaseModel = Model<KycCaseDocument>;
 
@@ -128,6 +130,14 @@ export class MongoKycCaseRepository implements KycCaseRepository {
   async findByLinkToken(tokenHash: string): Promise<KycCaseRecord | null> {
     const doc = await this.model
       .findOne({ $or: [{ 'link.token_hash': tokenHash }, { 'superseded_links.token_hash': tokenHash }] }, { outbox: 0 })
+      .lean()
+      .exec();
+    return toRecord(doc as KycCaseDocument | null);
+  }
+
+  async findByGatewayAccount(gatewayAccountId: string, mode: Mode): Promise<KycCaseRecord | null> {
+    const doc = await this.model
+      .findOne({ 'connected.gateway_account_id': gatewayAccountId, mode }, { outbox: 0 })
       .lean()
       .exec();
     return toRecord(doc as KycCaseDocument | null);

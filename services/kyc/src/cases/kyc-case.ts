@@ -91,6 +91,11 @@ export interface ConnectedAccount {
   sandbox_balance?: ConnectedAccountBalance | null;
   /** Set once the account was closed at the gateway (delete merchant with a zero balance). */
   closed_at?: Date | null;
+  /**
+   * When the gateway made the newest account event applied to this case (gateway-accounts/
+   * account-status.ts): an older one arriving late is stale. Absent until the first.
+   */
+  status_event_at?: Date | null;
 }
 
 /** A connected account's balance at the gateway, in the account's currency (integer minor units). */
@@ -352,6 +357,10 @@ const CHANGE_OF: Record<KycActionType, KycSubmissionUpdated['change']> = {
   revoke: 'revoked',
   start_onboarding: 'onboarding_started',
   complete_onboarding: 'onboarding_completed',
+  gateway_approve: 'approved',
+  gateway_request_info: 'info_requested',
+  gateway_reject: 'rejected',
+  gateway_revoke: 'revoked',
 };
 
 /** kyc.submission.updated for the case as it is after the change (delivered to the operator). */

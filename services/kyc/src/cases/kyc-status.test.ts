@@ -2,7 +2,9 @@ import { KYC_STATUSES, type KycStatus } from '@ppay/kernel';
 import { caught } from '../errors.test-util';
 import {
   isKycStatus,
+  isMessageAction,
   isPayoutEligible,
+  isReasonAction,
   KYC_ACTION_TYPES,
   KYC_TRANSITIONS,
   nextStatus,
@@ -11,8 +13,8 @@ import {
 } from './kyc-status';
 
 function action(type: KycActionType): KycAction {
-  if (type === 'reject' || type === 'revoke') return { type, reason: 'Document is unreadable' };
-  if (type === 'request_info') return { type, message: 'Please upload the back of the ID card' };
+  if (isReasonAction(type)) return { type, reason: 'Document is unreadable' };
+  if (isMessageAction(type)) return { type, message: 'Please upload the back of the ID card' };
   return { type };
 }
 
@@ -31,6 +33,18 @@ const LEGAL: [KycStatus, KycActionType, KycStatus][] = [
   ['rejected', 'start_onboarding', 'pending_onboarding'],
   ['pending_onboarding', 'complete_onboarding', 'approved'],
   ['pending_onboarding', 'reject', 'rejected'],
+  // A live connected account, moved by the card gateway's account events.
+  ['pending_onboarding', 'gateway_approve', 'approved'],
+  ['additional_info_requested', 'gateway_approve', 'approved'],
+  ['pending_onboarding', 'gateway_request_info', 'additional_info_requested'],
+  ['approved', 'gateway_request_info', 'additional_info_requested'],
+  ['pending_onboarding', 'gateway_reject', 'rejected'],
+  ['additional_info_requested', 'gateway_reject', 'rejected'],
+  ['approved', 'gateway_reject', 'rejected'],
+  ['pending_onboarding', 'gateway_revoke', 'revoked'],
+  ['additional_info_requested', 'gateway_revoke', 'revoked'],
+  ['approved', 'gateway_revoke', 'revoked'],
+  ['rejected', 'gateway_revoke', 'revoked'],
 ];
 
 describe('KYC status machine', () => {

@@ -16,6 +16,13 @@ import { KYC_STATUSES, PlatformError, type KycStatus } from '@ppay/kernel';
  *    → pending_review): a reviewer's rejection must never be undone by the algorithm that let it through.
  *  - `revoke` is an admin action on approved merchants only, and revoked is terminal: revocation is
  *    deliberate, so only a platform admin tool outside this machine could reinstate the merchant.
+ *  - Live connected accounts are moved by the card gateway's account events (gateway-accounts/
+ *    account-status.ts), through their own `gateway_*` actions so that no admin or sandbox decision gains a
+ *    move: `gateway_approve` (onboarding done, or the information asked for given), `gateway_request_info`
+ *    (the gateway needs more, also after approval: its requirements change over an account's life),
+ *    `gateway_reject` (the gateway refused the account), `gateway_revoke` (the account disconnected the
+ *    platform: from any status but revoked, which stays terminal). A gateway rejection is final here as a
+ *    reviewer's is: only a new onboarding (`start_onboarding`) leaves it.
  *  - Inputs are validated before the transition: a bad reason (reject, revoke) or message is a 400
  *    whatever the status.
  */
@@ -30,13 +37,25 @@ export const KYC_ACTION_TYPES = [
   'revoke',
   'start_onboarding',
   'complete_onboarding',
+  'gateway_approve',
+  'gateway_request_info',
+  'gateway_reject',
+  'gateway_revoke',
 ] as const;
 export type KycActionType = (typeof KYC_ACTION_TYPES)[number];
 
+/** The actions that carry a reason (rejections, revocations) or a message (requests for information). */
+export type ReasonAction = 'reject' | 'revoke' | 'gateway_reject' | 'gateway_revoke';
+export type MessageAction = 'request_info' | 'gateway_request_info';
+export const isReasonAction = (t: KycActionType): t is ReasonAction =>
+  t === 'reject' || t === 'revoke' || t === 'gateway_reject' || t === 'gateway_revoke';
+export const isMessageAction = (t: KycActionType): t is MessageAction =>
+  t === 'request_info' || t === 'gateway_request_info';
+
 export type KycAction =
-  | { type: Exclude<KycActionType, 'reject' | 'revoke' | 'request_info'> }
-  | { type: 'reject' | 'revoke'; reason: string }
-  | { type: 'request_info'; message: string };
+  | { type: Exclude<KycActionType, ReasonAction | MessageAction> }
+  | { type: ReasonAction; reason: string }
+  | { type: MessageAction; message: string };
 
 /** Legal transitions: action → (from status → to status). */
 export const KYC_TRANSITIONS: Readonly<Record<KycActionType, Readonly<Partial<Record<KycStatus, KycStatus>>>>> = {
@@ -53,6 +72,19 @@ export const KYC_TRANSITIONS: Readonly<Record<KycActionType, Readonly<Partial<Re
     rejected: 'pending_onboarding',
   },
   complete_onboarding: { pending_onboarding: 'approved' },
+  gateway_approve: { pending_onboarding: 'approved', additional_info_requested: 'approved' },
+  gateway_request_info: { pending_onboarding: 'additional_info_requested', approved: 'additional_info_requested' },
+  gateway_reject: {
+    pending_onboarding: 'rejected',
+    additional_info_requested: 'rejected',
+    approved: 'rejected',
+  },
+  gateway_revoke: {
+    pending_onboarding: 'revoked',
+    additional_info_requested: 'revoked',
+    approved: 'revoked',
+    rejected: 'revoked',
+  },
 };
 
 export const REJECTION_REASON_MIN = 3;
@@ -76,10 +108,10 @@ function checkText(value: unknown, param: string, min: number, max: number): voi
  * naming the current status in the message and in `detail`) for an illegal move.
  */
 export function nextStatus(current: KycStatus, action: KycAction): KycStatus {
-  if (action.type === 'reject' || action.type === 'revoke') {
-    checkText(action.reason, 'reason', REJECTION_REASON_MIN, REJECTION_REASON_MAX);
+  if (isReasonAction(action.type)) {
+    checkText((action as { reason: string }).reason, 'reason', REJECTION_REASON_MIN, REJECTION_REASON_MAX);
   }
-  if (action.type === 'request_info') checkText(action.message, 'message', 1, INFO_REQUEST_MAX);
+  if (isMessageAction(action.type)) checkText((action as { message: string }).message, 'message', 1, INFO_REQUEST_MAX);
   const next = KYC_TRANSITIONS[action.type]?.[current];
   if (!next) {
     throw new PlatformError('KYC_TRANSITION_NOT_ALLOWED', `KYC submission is ${current}; cannot ${action.type}`, {

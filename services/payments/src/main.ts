@@ -48,6 +48,7 @@ import { orderMetrics } from './orders/orders.metrics';
 import { paidGoodsConsumer } from './checkout/goods.consumer';
 import {
   GrpcFxConverter,
+  GrpcConnectedAccountStatuses,
   GrpcPayoutDestinations,
   GrpcProductLookup,
   GrpcSplitResolver,
@@ -60,6 +61,7 @@ import { StaticProcessorRegistry } from './processors/sandbox-processors.adapter
 import { MongoProcessorEventRepository, processorEventModel } from './processors/processor-event.repo';
 import { eventSubject } from './processors/processor-event';
 import { ProcessorEventInbox } from './processors/processor-events';
+import { ConnectedAccountEventApplier } from './processors/connected-account-events';
 import { PaymentEventApplier } from './processors/payment-events';
 import { LiveChargeReconciler } from './processors/live-charge-reconciler';
 import { liveReconcilerMetrics } from './processors/live-charge-reconciler.metrics';
@@ -293,10 +295,23 @@ void runService<types.payments.PaymentsServiceHandlers, (typeof paymentsConfig)[
     );
     const refundEvents = new RefundEventApplier({ charges: chargeRepo, refunds });
     const disputeEvents = new DisputeEventApplier({ charges: chargeRepo, disputes: disputeRepo, opener, closer });
+    const accountStatuses = new GrpcConnectedAccountStatuses(config.KYC_GRPC_ADDR, metrics);
+    const accountEvents = new ConnectedAccountEventApplier({ statuses: accountStatuses }, (e, err) =>
+      log.warn(
+        { err, event_id: e.event_id, account_reference: e.account_reference },
+        'kyc could not take a connected account event; it is retried',
+      ),
+    );
     const inbox = new ProcessorEventInbox(
       {
         events: new MongoProcessorEventRepository(processorEventDocs),
-        appliers: { payment: paymentEvents, refund: refundEvents, dispute: disputeEvents, checkout: checkoutEvents },
+        appliers: {
+          payment: paymentEvents,
+          refund: refundEvents,
+          dispute: disputeEvents,
+          checkout: checkoutEvents,
+          connected_account: accountEvents,
+        },
       },
       {
         unmatchedAfterMs: 10 * 60_000,
@@ -401,6 +416,7 @@ void runService<types.payments.PaymentsServiceHandlers, (typeof paymentsConfig)[
         fx.close();
         splits.close();
         payoutDestinations.close();
+        accountStatuses.close();
         products.close();
         stock.close();
       },

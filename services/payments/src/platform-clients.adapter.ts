@@ -5,11 +5,13 @@ import type { FxConverter, FxQuote } from './charges/ports';
 import type { CatalogueProduct, ProductLookup, StockHolds, StockLine } from './checkout/ports';
 import type { CurrentDestination, PayoutDestinations } from './payouts/ports';
 import type { StockReturns } from './orders/ports';
+import type { AccountStatusAnswer, ConnectedAccountStatuses } from './processors/connected-account-events';
+import type { ConnectedAccountEvent } from './processors/processor-event';
 import type { SplitResolver, SplitTerms } from './ports';
 
 /**
  * The gRPC clients of payments' sibling services: fx-pricing (conversions, catalogue products, stock),
- * marketplace (splits) and kyc (payout accounts). One client per port, each with its own breaker.
+ * marketplace (splits) and kyc (payout accounts, connected account status events). One client per port, each with its own breaker.
  */
 
 /** fx-pricing's answers that mean "this conversion cannot be made" (a 400 for the partner). */
@@ -222,6 +224,50 @@ export class GrpcPayoutDestinations implements PayoutDestinations {
       if (code === 'KYC_NOT_SUBMITTED' || code === 'PAYOUT_NOT_SET_UP' || code === 'PAYOUT_ACCOUNT_NOT_FOUND') {
         return { found: false, why: code };
       }
+      throw asPlatformError(err);
+    }
+  }
+
+  close(): void {
+    this.client.close();
+  }
+}
+
+/** kyc's ApplyConnectedAccountEvent, as the processor inbox's connected account applier needs it. */
+export class GrpcConnectedAccountStatuses implements ConnectedAccountStatuses {
+  private readonly client: ServiceClient<types.kyc.KycServiceClient>;
+
+  constructor(address: string, metrics: PlatformMetrics, deadlineMs = 3_000) {
+    const service = loadPlatformProto().ppay.kyc.v1.KycService;
+    this.client = new ServiceClient('kyc', service, address, { deadlineMs, breaker, metrics });
+  }
+
+  async apply(e: ConnectedAccountEvent): Promise<AccountStatusAnswer> {
+    try {
+      const res = await this.client.call(
+        'ApplyConnectedAccountEvent',
+        {
+          gateway_account_id: e.account_reference,
+          event_id: e.event_id,
+          event_type: e.type,
+          occurred_at: e.occurred_at,
+          charges_enabled: e.charges_enabled,
+          payouts_enabled: e.payouts_enabled,
+          details_submitted: e.details_submitted,
+          currently_due: e.currently_due,
+          past_due: e.past_due,
+          eventually_due: e.eventually_due,
+          disabled_reason: e.disabled_reason ?? undefined,
+          deauthorized: e.deauthorized,
+        },
+        internalCall(e.mode),
+      );
+      return {
+        outcome: res.outcome as AccountStatusAnswer['outcome'],
+        submission_id: Number(res.submission_id) || null,
+        status: res.status || null,
+      };
+    } catch (err) {
       throw asPlatformError(err);
     }
   }

@@ -85,6 +85,29 @@ export interface CheckoutEvent extends EventBase {
   shipping?: ProcessorAddress | null;
 }
 
+/**
+ * A connected account's state at the processor (a sub-merchant onboarded there), as of one event. The
+ * processor's account carries no metadata of ours the platform relies on, so the event names no merchant:
+ * kyc finds the case by `account_reference`. Requirement lists are bounded by each connector.
+ */
+export interface ConnectedAccountEvent extends Omit<EventBase, 'merchant_id'> {
+  kind: 'connected_account';
+  /** The processor's id of the connected account (the case's gateway_account_id). */
+  account_reference: string;
+  /** When the processor made the event (ISO 8601): snapshots are ordered by it. */
+  occurred_at: string;
+  charges_enabled: boolean;
+  payouts_enabled: boolean;
+  details_submitted: boolean;
+  currently_due: string[];
+  past_due: string[];
+  eventually_due: string[];
+  /** Why the processor disabled the account, in its own words (a `rejected.*` reason is a rejection). */
+  disabled_reason: string | null;
+  /** The account disconnected the platform. */
+  deauthorized: boolean;
+}
+
 /** A postal address as a processor collected it; empty or null where it has none. */
 export interface ProcessorAddress {
   name: string | null;
@@ -97,7 +120,7 @@ export interface ProcessorAddress {
   phone: string | null;
 }
 
-export type ProcessorEvent = PaymentEvent | RefundEvent | DisputeEvent | CheckoutEvent;
+export type ProcessorEvent = PaymentEvent | RefundEvent | DisputeEvent | CheckoutEvent | ConnectedAccountEvent;
 export type ProcessorEventKind = ProcessorEvent['kind'];
 
 /**
@@ -160,5 +183,7 @@ export function eventSubject(event: ProcessorEvent): Record<string, string> {
       return { dispute_reference: event.dispute_reference, payment_reference: event.payment_reference };
     case 'checkout':
       return { session_id: event.session_id };
+    case 'connected_account':
+      return { account_reference: event.account_reference };
   }
 }

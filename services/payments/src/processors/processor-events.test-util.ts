@@ -71,5 +71,12 @@ export const unusedApplier = { apply: () => Promise.reject(new Error('not sent b
 
 /** The appliers a test gives, every other kind unused: a new kind of event changes no other test. */
 export function appliersOf(given: Partial<EventAppliers>): EventAppliers {
-  return { payment: unusedApplier, refund: unusedApplier, dispute: unusedApplier, checkout: unusedApplier, ...given };
+  return {
+    payment: unusedApplier,
+    refund: unusedApplier,
+    dispute: unusedApplier,
+    checkout: unusedApplier,
+    connected_account: unusedApplier,
+    ...given,
+  };
 }

@@ -113,6 +113,8 @@ export class ProcessorEventInbox {
         return this.deps.appliers.dispute.apply(event, record);
       case 'checkout':
         return this.deps.appliers.checkout.apply(event, record);
+      case 'connected_account':
+        return this.deps.appliers.connected_account.apply(event, record);
     }
   }
 

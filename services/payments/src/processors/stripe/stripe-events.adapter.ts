@@ -2,6 +2,7 @@ import type Stripe from 'stripe';
 import { PlatformError } from '@ppay/kernel';
 import type { EventVerifier, VerifiedEvent } from '../processor-event';
 import type { StripeEventMappers } from './stripe-event-mapping.adapter';
+import { ACCOUNT_EVENTS } from './stripe-account-events.adapter';
 import { CHECKOUT_EVENTS } from './stripe-checkout-events.adapter';
 import { DISPUTE_EVENTS } from './stripe-dispute-events.adapter';
 import { PAYMENT_EVENTS } from './stripe-payment-events.adapter';
@@ -16,6 +17,7 @@ export const STRIPE_EVENTS: StripeEventMappers = {
   ...REFUND_EVENTS,
   ...DISPUTE_EVENTS,
   ...CHECKOUT_EVENTS,
+  ...ACCOUNT_EVENTS,
 };
 
 /**

@@ -26,6 +26,7 @@ COPY package.json package-lock.json ./
 COPY proto/package.json proto/
 COPY packages/kernel/package.json packages/kernel/
 COPY packages/runtime/package.json packages/runtime/
+COPY packages/stripe-support/package.json packages/stripe-support/
 COPY packages/webhooks-receiver/package.json packages/webhooks-receiver/
 COPY packages/devstack/package.json packages/devstack/
 COPY gateway/package.json gateway/
@@ -50,6 +51,7 @@ COPY --from=build /src/package.json /src/package-lock.json ./
 COPY --from=build /src/proto/package.json proto/
 COPY --from=build /src/packages/kernel/package.json packages/kernel/
 COPY --from=build /src/packages/runtime/package.json packages/runtime/
+COPY --from=build /src/packages/stripe-support/package.json packages/stripe-support/
 COPY --from=build /src/packages/webhooks-receiver/package.json packages/webhooks-receiver/
 COPY --from=build /src/packages/devstack/package.json packages/devstack/
 COPY --from=build /src/gateway/package.json gateway/
@@ -87,6 +89,7 @@ COPY --from=build /src/proto/ppay proto/ppay
 COPY --from=build /src/proto/loader-options.json proto/
 COPY --from=build /src/packages/kernel/dist packages/kernel/dist
 COPY --from=build /src/packages/runtime/dist packages/runtime/dist
+COPY --from=build /src/packages/stripe-support/dist packages/stripe-support/dist
 COPY --from=build /src/gateway/dist gateway/dist
 COPY --from=build /src/services/payments/dist services/payments/dist
 COPY --from=build /src/services/fx-pricing/dist services/fx-pricing/dist

@@ -18,6 +18,7 @@ const moduleNameMapper = {
   '^@ppay/runtime$': '<rootDir>/packages/runtime/src/index.ts',
   '^@ppay/runtime/telemetry$': '<rootDir>/packages/runtime/src/telemetry/tracing.ts',
   '^@ppay/proto$': '<rootDir>/proto/src/index.ts',
+  '^@ppay/stripe-support$': '<rootDir>/packages/stripe-support/src/index.ts',
   '^@ppay/webhooks-receiver$': '<rootDir>/packages/webhooks-receiver/src/index.ts',
   '^@ppay/devstack$': '<rootDir>/packages/devstack/src/index.ts',
 };

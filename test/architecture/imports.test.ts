@@ -10,7 +10,7 @@ const graph = readImportGraph(ROOT);
  * payment processor.
  */
 const INFRASTRUCTURE =
-  /^(@grpc\/|@fastify\/|fastify$|mongoose$|mongodb$|nats$|opossum$|pino$|prom-client$|stripe$|@opentelemetry\/|@ppay\/proto$|@ppay\/runtime)/;
+  /^(@grpc\/|@fastify\/|fastify$|mongoose$|mongodb$|nats$|opossum$|pino$|prom-client$|stripe$|@ppay\/stripe-support$|@opentelemetry\/|@ppay\/proto$|@ppay\/runtime)/;
 
 /**
  * The service layout of docs/architecture.md: wiring at the service root (`main.ts`, `config.ts`,

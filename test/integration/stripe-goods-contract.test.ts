@@ -1,6 +1,6 @@
 import { money } from '@ppay/kernel';
-import { stripeClient } from '../../services/payments/src/processors/stripe/stripe-client.adapter';
-import type { StripeSettings } from '../../services/payments/src/processors/stripe/stripe-config';
+import { stripeClient } from '@ppay/stripe-support';
+import type { StripeSettings } from '../../services/payments/src/processors/stripe/stripe-config.adapter';
 import { StripeCardGateway } from '../../services/payments/src/processors/stripe/stripe-payments.adapter';
 import { checkoutSessionKey } from '../../services/payments/src/processors/stripe/stripe-checkout.adapter';
 import { startStripeMock, stripeMockSettings, testStripeKeys, type StripeMock } from '../support/stripe-mock';

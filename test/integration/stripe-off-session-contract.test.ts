@@ -1,7 +1,7 @@
 import { money } from '@ppay/kernel';
+import { stripeClient } from '@ppay/stripe-support';
 import type { SavedCardPayment } from '../../services/payments/src/processors/cards';
-import { stripeClient } from '../../services/payments/src/processors/stripe/stripe-client.adapter';
-import type { StripeSettings } from '../../services/payments/src/processors/stripe/stripe-config';
+import type { StripeSettings } from '../../services/payments/src/processors/stripe/stripe-config.adapter';
 import { StripeOffSessionCharger } from '../../services/payments/src/processors/stripe/stripe-off-session.adapter';
 import { paymentIntentKey } from '../../services/payments/src/processors/stripe/stripe-payments.adapter';
 import {

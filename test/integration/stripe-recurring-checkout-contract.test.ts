@@ -1,7 +1,7 @@
 import { money } from '@ppay/kernel';
+import { stripeClient } from '@ppay/stripe-support';
 import type { CheckoutIntent } from '../../services/payments/src/processors/ports';
-import { stripeClient } from '../../services/payments/src/processors/stripe/stripe-client.adapter';
-import type { StripeSettings } from '../../services/payments/src/processors/stripe/stripe-config';
+import type { StripeSettings } from '../../services/payments/src/processors/stripe/stripe-config.adapter';
 import { StripeCardGateway } from '../../services/payments/src/processors/stripe/stripe-payments.adapter';
 import { startStripeMock, stripeMockSettings, testStripeKeys, type StripeMock } from '../support/stripe-mock';
 

@@ -20,6 +20,7 @@ const WORKSPACE_ENTRY: Record<string, string> = {
   '@ppay/runtime/telemetry': 'packages/runtime/src/telemetry/tracing.ts',
   '@ppay/webhooks-receiver': 'packages/webhooks-receiver/src/index.ts',
   '@ppay/proto': 'proto/src/index.ts',
+  '@ppay/stripe-support': 'packages/stripe-support/src/index.ts',
   '@ppay/devstack': 'packages/devstack/src/index.ts',
 };
 

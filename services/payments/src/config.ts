@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { DEFAULT_PORTS } from '@ppay/runtime';
-import { stripeConfig } from './processors/stripe/stripe-config';
+import { stripeConfig } from './processors/stripe/stripe-config.adapter';
 
 /** payments-specific settings; the shared ones come from the kernel's baseServiceConfig. */
 export const paymentsConfig = Type.Object({
@@ -57,6 +57,6 @@ export const paymentsConfig = Type.Object({
   LIVE_CHARGE_RECONCILE_BATCH: Type.Integer({ default: 50, minimum: 1, maximum: 1_000 }),
   /** A live charge older than this is no longer looked up (nobody paid it): its processor's events alone settle it. */
   LIVE_CHARGE_RECONCILE_MAX_AGE_MS: Type.Integer({ default: 24 * 3_600_000, minimum: 60_000 }),
-  /** The live card gateway (processors/stripe/stripe-config.ts): off without STRIPE_SECRET_KEY. */
+  /** The live card gateway (processors/stripe/stripe-config.adapter.ts): off without STRIPE_SECRET_KEY. */
   ...stripeConfig.properties,
 });

@@ -1,8 +1,8 @@
 import Stripe from 'stripe';
+import { stripeClient } from '@ppay/stripe-support';
 import { ProcessorEventInbox } from '../processors/processor-events';
 import { MemoryProcessorEvents } from '../processors/processor-events.test-util';
 import { StaticProcessorRegistry } from '../processors/sandbox-processors.adapter';
-import { stripeClient } from '../processors/stripe/stripe-client.adapter';
 import { StripeEventVerifier } from '../processors/stripe/stripe-events.adapter';
 import { StripeCardGateway } from '../processors/stripe/stripe-payments.adapter';
 import { stripeEventJson, type scriptedStripe } from '../processors/stripe/stripe.test-util';

@@ -1,10 +1,10 @@
 import type { PaymentOutcome, PlatformError } from '@ppay/kernel';
+import { stripeClient } from '@ppay/stripe-support';
 import { DEFAULT_FEE_SCHEDULE } from '../charges/fees';
 import { FakeMerchants, MemoryCharges, MemoryPaymentMethods } from '../memory-ports.test-util';
 import { RoutedCardProcessor } from '../processors/card-routing';
 import { FakeCardProcessor } from '../processors/processors.test-util';
 import { StaticProcessorRegistry } from '../processors/sandbox-processors.adapter';
-import { stripeClient } from '../processors/stripe/stripe-client.adapter';
 import { StripeOffSessionCharger } from '../processors/stripe/stripe-off-session.adapter';
 import { LIVE_CARD, offSessionStripe } from '../processors/stripe/stripe-off-session.test-util';
 import { StripeCardGateway } from '../processors/stripe/stripe-payments.adapter';

@@ -1,11 +1,4 @@
-import Stripe from 'stripe';
-import type { StripeSettings } from './stripe-config';
-
-/**
- * The API version the connector speaks, set explicitly rather than left to the library's default:
- * it is the version stripe-node 22.6.x pins and the one stripe-mock v0.203.0 embeds (its contract tests).
- */
-export const STRIPE_API_VERSION = '2026-08-26.dahlia' as const;
+import type Stripe from 'stripe';
 
 /** The part of the Stripe library the connector calls: the contract tests and unit fakes stand behind it. */
 export interface StripeClient {
@@ -14,24 +7,4 @@ export interface StripeClient {
   refunds: Pick<Stripe['refunds'], 'create' | 'retrieve' | 'list'>;
   disputes: Pick<Stripe['disputes'], 'update' | 'close' | 'retrieve'>;
   checkout: { sessions: Pick<Stripe['checkout']['sessions'], 'create' | 'retrieve'> };
-}
-
-/** Stripe's library configured for the platform: its timeout, its own retries (same idempotency key). */
-export function stripeClient(settings: StripeSettings): Stripe {
-  return new Stripe(settings.secretKey, {
-    apiVersion: STRIPE_API_VERSION,
-    timeout: settings.timeoutMs,
-    maxNetworkRetries: settings.maxNetworkRetries,
-    host: settings.api.host,
-    port: settings.api.port,
-    protocol: settings.api.protocol,
-    // No request telemetry headers to Stripe about our earlier calls.
-    telemetry: false,
-    appInfo: { name: 'partner-payments-platform' },
-  });
-}
-
-/** Stripe's webhook signature check (no key needed), for verifying inbound events. */
-export function stripeWebhooks(): Stripe['webhooks'] {
-  return Stripe.webhooks;
 }

@@ -1,4 +1,4 @@
-import { stripeSettings, type StripeConfig } from './stripe-config';
+import { stripeSettings, type StripeConfig } from './stripe-config.adapter';
 
 const base: StripeConfig = {
   STRIPE_API_BASE: 'https://api.stripe.com',
@@ -32,5 +32,23 @@ describe('Stripe settings', () => {
       /both be test keys or both live keys/,
     );
     expect(() => stripeSettings({ ...base, ...keys, STRIPE_WEBHOOK_SECRET: 'nope' })).toThrow(/whsec_/);
+  });
+});
+
+describe('Stripe settings with an EU platform account', () => {
+  const eu = { STRIPE_EU_SECRET_KEY: 'sk_test_eu0000000000000' };
+
+  it("verifies events signed with either platform's endpoint secrets", () => {
+    const settings = stripeSettings({ ...base, ...keys, ...eu, STRIPE_EU_WEBHOOK_SECRET: 'whsec_eu00000000000' })!;
+    expect(settings.webhookSecrets).toEqual(['whsec_old0000000000', 'whsec_new0000000000', 'whsec_eu00000000000']);
+    expect(settings.regions.EU.secretKey).toBe(eu.STRIPE_EU_SECRET_KEY);
+    expect(settings.regions.US.secretKey).toBe(keys.STRIPE_SECRET_KEY);
+  });
+
+  it('refuses an EU key whose connected accounts could not be heard from, and an EU secret without its key', () => {
+    expect(() => stripeSettings({ ...base, ...keys, ...eu })).toThrow(/STRIPE_EU_WEBHOOK_SECRET is required/);
+    expect(() => stripeSettings({ ...base, ...keys, STRIPE_EU_WEBHOOK_SECRET: 'whsec_eu00000000000' })).toThrow(
+      /only read with STRIPE_EU_SECRET_KEY/,
+    );
   });
 });

@@ -1,14 +1,13 @@
 import type { Registry } from 'prom-client';
+import { stripeClient, stripeWebhooks, stripeMetrics } from '@ppay/stripe-support';
 import type { DisputeProcessor } from '../../disputes/ports';
 import type { EventVerifier } from '../processor-event';
 import type { ProcessorAdapter, SavedCardCharger } from '../ports';
-import { stripeClient, stripeWebhooks } from './stripe-client.adapter';
-import { stripeSettings, type StripeConfig } from './stripe-config';
+import { stripeSettings, type StripeConfig } from './stripe-config.adapter';
 import { STRIPE_EVENTS, StripeEventVerifier } from './stripe-events.adapter';
 import { StripeDisputeProcessor } from './stripe-disputes.adapter';
 import { StripeOffSessionCharger } from './stripe-off-session.adapter';
 import { StripeCardGateway } from './stripe-payments.adapter';
-import { stripeMetrics } from './stripe.metrics';
 
 /**
  * The Stripe connector as the payments service plugs it in: the live card gateway, the off-session

@@ -1,10 +1,9 @@
 import type Stripe from 'stripe';
+import { observedCall, type StripeObserver } from '@ppay/stripe-support';
 import { PlatformError, type DisputeEvidence } from '@ppay/kernel';
 import type { DisputeRecord } from '../../disputes/dispute';
 import type { DisputeProcessor, EvidenceReceipt } from '../../disputes/ports';
 import type { StripeClient } from './stripe-client.adapter';
-import { observedCall } from './stripe-errors.adapter';
-import type { StripeObserver } from './stripe-payments.adapter';
 
 /** Submitting a dispute's evidence: once per dispute, however often asked (a lost race, a retry). */
 export const evidenceSubmitKey = (disputeId: string) => `ppay_${disputeId}_submit`;

@@ -1,7 +1,7 @@
 import { EMPTY_EVIDENCE, newDispute, type DisputeRecord } from '../../disputes/dispute';
+import { stripeClient } from '@ppay/stripe-support';
 import { ModeDisputeProcessors } from '../../disputes/dispute-processors';
 import { SandboxDisputeProcessors } from '../../disputes/sandbox-disputes.adapter';
-import { stripeClient } from './stripe-client.adapter';
 import { disputeCloseKey, evidenceSubmitKey, StripeDisputeProcessor, stripeEvidence } from './stripe-disputes.adapter';
 import { scriptedStripe, stripeError, type Script } from './stripe.test-util';
 

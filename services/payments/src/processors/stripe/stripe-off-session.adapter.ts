@@ -1,10 +1,16 @@
 import Stripe from 'stripe';
+import {
+  classifyStripeError,
+  observedCall,
+  redactKeys,
+  stripeFailureError,
+  type StripeObserver,
+} from '@ppay/stripe-support';
 import { PlatformError, processorGroupOf } from '@ppay/kernel';
 import type { CardResult, ProcessorSavedCard, SavedCardPayment } from '../cards';
 import type { SavedCardCharger } from '../ports';
 import type { StripeClient } from './stripe-client.adapter';
-import { classifyStripeError, observedCall, redactKeys, stripeFailureError } from './stripe-errors.adapter';
-import { paymentIntentKey, type StripeObserver } from './stripe-payments.adapter';
+import { paymentIntentKey } from './stripe-payments.adapter';
 
 /** The metadata marker of a PaymentIntent made without the customer (its events are read apart: S39). */
 export const OFF_SESSION_MARKER = 'off_session';

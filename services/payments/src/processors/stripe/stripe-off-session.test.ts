@@ -1,10 +1,10 @@
 import { money } from '@ppay/kernel';
+import { stripeClient } from '@ppay/stripe-support';
 import type { SavedCardPayment } from '../cards';
-import { stripeClient } from './stripe-client.adapter';
 import { StripeOffSessionCharger } from './stripe-off-session.adapter';
 import { LIVE_CARD, offSessionStripe } from './stripe-off-session.test-util';
 import { paymentIntentKey } from './stripe-payments.adapter';
-import type { StripeSettings } from './stripe-config';
+import type { StripeSettings } from './stripe-config.adapter';
 import { scriptedStripe, SECRET, stripeError, type Script } from './stripe.test-util';
 
 const CREATED = new Date('2026-12-01T10:00:00Z');

@@ -1,4 +1,5 @@
 import type Stripe from 'stripe';
+import { classifyStripeError, observedCall, stripeFailureError, type StripeObserver } from '@ppay/stripe-support';
 import { PlatformError, processorGroupOf, type Mode } from '@ppay/kernel';
 import type {
   AbandonAnswer,
@@ -17,15 +18,8 @@ import type {
 import { PROCESSOR_IDS } from '../processors';
 import { checkoutPaymentOf, createCheckoutSession } from './stripe-checkout.adapter';
 import type { StripeClient } from './stripe-client.adapter';
-import type { StripeSettings } from './stripe-config';
-import { classifyStripeError, observedCall, stripeFailureError } from './stripe-errors.adapter';
+import type { StripeSettings } from './stripe-config.adapter';
 import { lookUpAnswerOf } from './stripe-lookup.adapter';
-
-/** Counts each call by operation and outcome; `authFailure` is the alert for a key Stripe refuses. */
-export interface StripeObserver {
-  call(operation: string, outcome: string): void;
-  authFailure(): void;
-}
 
 /** The idempotency key of a charge's PaymentIntent: one PaymentIntent per charge, however often asked. */
 export const paymentIntentKey = (chargeId: string) => `ppay_${chargeId}_payment_intent`;

@@ -1,8 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import { redactKeys, stripeApiSettings, stripeClient } from '@ppay/stripe-support';
 import { money } from '@ppay/kernel';
-import { stripeClient } from './stripe-client.adapter';
-import type { StripeSettings } from './stripe-config';
-import { redactKeys } from './stripe-errors.adapter';
+import type { StripeSettings } from './stripe-config.adapter';
 import { StripeCardGateway } from './stripe-payments.adapter';
 
 /**
@@ -26,17 +25,19 @@ export function smokeKeyProblem(key: string | undefined): string | null {
 }
 
 export function smokeSettings(env: NodeJS.ProcessEnv): StripeSettings {
-  const base = new URL(env.STRIPE_API_BASE ?? 'https://api.stripe.com');
-  const protocol = base.protocol === 'http:' ? 'http' : 'https';
+  const regions = stripeApiSettings({
+    STRIPE_SECRET_KEY: env.STRIPE_SECRET_KEY!,
+    STRIPE_API_BASE: env.STRIPE_API_BASE ?? 'https://api.stripe.com',
+    STRIPE_TIMEOUT_MS: 20_000,
+    STRIPE_MAX_NETWORK_RETRIES: 2,
+  })!;
   return {
-    secretKey: env.STRIPE_SECRET_KEY!,
+    ...regions.US,
     // Only handed back in the answer, never sent to Stripe.
     publishableKey: env.STRIPE_PUBLISHABLE_KEY ?? 'pk_test_not_set_for_the_smoke_test',
     webhookSecrets: [],
-    api: { host: base.hostname, port: base.port ? Number(base.port) : protocol === 'http' ? 80 : 443, protocol },
     accountId: env.STRIPE_ACCOUNT_ID ?? null,
-    timeoutMs: 20_000,
-    maxNetworkRetries: 2,
+    regions,
   };
 }
 

@@ -32,7 +32,9 @@ describe('the Stripe smoke test', () => {
       port: 443,
       protocol: 'https',
     });
-    expect(smokeSettings({ STRIPE_API_BASE: 'http://127.0.0.1:12111' }).api).toEqual({
+    expect(
+      smokeSettings({ STRIPE_SECRET_KEY: key('sk', 'test'), STRIPE_API_BASE: 'http://127.0.0.1:12111' }).api,
+    ).toEqual({
       host: '127.0.0.1',
       port: 12111,
       protocol: 'http',

@@ -1,7 +1,7 @@
 import * as http from 'node:http';
+import { stripeClient } from '@ppay/stripe-support';
 import type { AddressInfo } from 'node:net';
-import { stripeClient } from './stripe-client.adapter';
-import { stripeSettings, type StripeSettings } from './stripe-config';
+import { stripeSettings, type StripeSettings } from './stripe-config.adapter';
 import { StripeCardGateway } from './stripe-payments.adapter';
 
 /**

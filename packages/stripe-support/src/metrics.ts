@@ -1,5 +1,10 @@
 import { Counter, type Registry } from 'prom-client';
-import type { StripeObserver } from './stripe-payments.adapter';
+
+/** Counts each call by operation and outcome; `authFailure` is the alert for a key Stripe refuses. */
+export interface StripeObserver {
+  call(operation: string, outcome: string): void;
+  authFailure(): void;
+}
 
 /** Every Stripe call by operation and outcome, and the alert for a key Stripe refuses. */
 export function stripeMetrics(registry: Registry): StripeObserver {

@@ -14,3 +14,4 @@ export * from './grpc/client';
 export * from './grpc/wire';
 export * from './runtime';
 export * from './merchant-deletion';
+export * from './processor-guard';

@@ -2,7 +2,8 @@ import { PlatformError } from '@ppay/kernel';
 import type { DisputeProcessor } from '../disputes/ports';
 import type { DisputeRecord } from '../disputes/dispute';
 import type { CardResult, ProcessorSavedCard, SavedCardPayment } from './cards';
-import { GuardedCharger, GuardedDisputeProcessor, ProcessorGuard } from './processor-guard.adapter';
+import { ProcessorGuard } from '@ppay/runtime';
+import { GuardedCharger, GuardedDisputeProcessor } from './processor-guard.adapter';
 import type { SavedCardCharger } from './ports';
 
 const options = { timeoutMs: 50, resetTimeoutMs: 60_000 };

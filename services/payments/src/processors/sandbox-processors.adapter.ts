@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { PlatformError, type Mode } from '@ppay/kernel';
-import { GuardedProcessor, type ProcessorBreakerOptions } from './processor-guard.adapter';
+import type { ProcessorBreakerOptions } from '@ppay/runtime';
+import { GuardedProcessor } from './processor-guard.adapter';
 import { PROCESSOR_IDS, type ProcessorGroup } from './processors';
 import type {
   AbandonAnswer,

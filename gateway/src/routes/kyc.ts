@@ -19,13 +19,10 @@ import {
   PayoutData,
 } from '../schemas/kyc';
 import { Type } from '@sinclair/typebox';
+import { onboardingUrl } from '../onboarding/onboarding-url';
 
 const tags = ['Marketplace KYC and payouts'];
 const response = (data: Parameters<typeof successOf>[0]) => ({ 200: successOf(data), ...COMMON_ERRORS });
-
-/** The hosted onboarding page of a link token (the gateway owns its public address). */
-export const onboardingUrl = (deps: GatewayDeps, token: string) =>
-  `${deps.config.PUBLIC_BASE_URL.replace(/\/+$/, '')}/onboarding/${encodeURIComponent(token)}`;
 
 /** Spec 7.2 and 7.3 word a missing or invalid key "Unauthorized". */
 const config = { authFailureMessage: 'Unauthorized' };

@@ -3,6 +3,7 @@ import { callerToMetadata } from '@ppay/runtime';
 import type { GatewayDeps } from '../deps';
 import { toHttpError } from '../http/errors';
 import { sendHostedPage } from '../http/hosted-page';
+import { onboardingUrl } from '../onboarding/onboarding-url';
 import { renderOnboarding, renderOnboardingMessage } from '../onboarding/page';
 
 /**
@@ -58,8 +59,10 @@ export async function registerOnboardingRoutes(app: FastifyInstance, deps: Gatew
     const token = req.params.token;
     if (!TOKEN.test(token)) return notFound(reply);
     try {
-      const view = await kyc.call('GetOnboardingLink', { token }, md(req));
+      const view = await kyc.call('GetOnboardingLink', { token, here_url: onboardingUrl(deps, token) }, md(req));
       if (view.state !== 'active') return redirect(reply, view.refresh_url);
+      // Live: the gateway's own onboarding, at a link made for this visit.
+      if (view.gateway_url) return redirect(reply, view.gateway_url);
       return html(reply, 200, (n) => renderOnboarding(view, token, n), view.redirect_origins);
     } catch (err) {
       return failure(req, reply, err);

@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { DEFAULT_PORTS } from '@ppay/runtime';
+import { stripeApiConfig } from '@ppay/stripe-support';
 
 /** kyc-specific settings; the shared ones come from the kernel's baseServiceConfig. */
 export const serviceConfig = Type.Object({
@@ -18,4 +19,8 @@ export const serviceConfig = Type.Object({
   REVIEW_QUEUE_METRICS_INTERVAL_MS: Type.Integer({ default: 30_000, minimum: 1_000 }),
   /** How often the re-encryption job moves up to 1,000 cases' sealed values to the current key. */
   REENCRYPT_INTERVAL_MS: Type.Integer({ default: 60_000, minimum: 1_000 }),
+  /** The breaker's timeout of each call to the connected-account gateway (above Stripe's timeout × attempts). */
+  PROCESSOR_TIMEOUT_MS: Type.Integer({ default: 10_000, minimum: 100 }),
+  /** Live connected accounts on Stripe Connect (connect/): off without STRIPE_SECRET_KEY. */
+  ...stripeApiConfig.properties,
 });

@@ -12,6 +12,7 @@ import { ConnectedAccountStatusService } from './gateway-accounts/account-status
 import { accountStatusHandlers } from './gateway-accounts/account-status.handlers';
 import { GatewayAccountService } from './gateway-accounts/gateway-accounts';
 import { gatewayAccountHandlers } from './gateway-accounts/gateway-accounts.handlers';
+import { stripeConnect } from './connect/stripe-connect.adapter';
 import { connectedAccountStatusMetrics, kycMetrics, reencryptionMetrics } from './kyc.metrics';
 import { GrpcSubMerchantDirectory } from './marketplace-directory.adapter';
 import { MERCHANT_DATA } from './merchant-data.repo';
@@ -43,8 +44,12 @@ void runService<types.kyc.KycServiceHandlers, (typeof serviceConfig)['properties
     );
     const deps = { cases, directory, sealer, banks, metrics: kycMetrics(metrics.registry) };
     const linkTtl = { linkTtlMs: config.ONBOARDING_LINK_TTL_MS };
-    // Sandbox only: no live connected-account gateway exists yet (live answers GATEWAY_NOT_CONFIGURED).
-    const providers = { sandbox: new SandboxConnectedAccountProvider() };
+    // Live is Stripe Connect when configured; without it live answers GATEWAY_NOT_CONFIGURED.
+    const live = stripeConnect(config, metrics.registry, {
+      timeoutMs: config.PROCESSOR_TIMEOUT_MS,
+      resetTimeoutMs: 30_000,
+    });
+    const providers = { sandbox: new SandboxConnectedAccountProvider(), ...(live ? { live } : {}) };
     // Sandbox only as well: no live name-enquiry provider is configured, so live in-house submissions
     // and live payout account number changes all go to manual review (docs/decisions.md H2-6, H3-2).
     const nameEnquiry = { sandbox: new SandboxNameEnquiry() };
@@ -60,8 +65,8 @@ void runService<types.kyc.KycServiceHandlers, (typeof serviceConfig)['properties
       handlers: {
         ...submissionHandlers(new KycSubmissionService({ ...deps, routes })),
         ...kycReviewHandlers(new KycReviewService(deps)),
-        ...onboardingHandlers(new HostedOnboardingService(deps)),
-        ...payoutAccountHandlers(new PayoutAccountService({ ...deps, nameEnquiry }, linkTtl)),
+        ...onboardingHandlers(new HostedOnboardingService({ ...deps, providers })),
+        ...payoutAccountHandlers(new PayoutAccountService({ ...deps, nameEnquiry, providers }, linkTtl)),
         ...gatewayAccountHandlers(new GatewayAccountService({ cases, providers })),
         ...accountStatusHandlers(
           new ConnectedAccountStatusService({ cases, changed: connectedAccountStatusMetrics(metrics.registry) }),

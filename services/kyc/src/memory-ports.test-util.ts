@@ -17,7 +17,9 @@ import type { NameEnquiryProviders } from './submissions/ports';
 import { SandboxNameEnquiry } from './submissions/sandbox-name-enquiry.adapter';
 import { PayoutAccountService } from './payout-accounts/payout-accounts';
 import type {
+  AccountLinkPurpose,
   ConnectedAccountProvider,
+  GatewayAccountRef,
   KycCaseRepository,
   OperatorCaller,
   Opener,
@@ -152,14 +154,38 @@ export class FakeSealer implements Sealer, Opener {
   }
 }
 
+/**
+ * A connected-account gateway in memory. `hostedBy: 'gateway'` plays a live one, whose own onboarding
+ * our onboarding_url redirects to (a fresh link each time); 'page' plays the sandbox, our page.
+ */
 export class FakeConnectedAccounts implements ConnectedAccountProvider {
   created = 0;
   closed: string[] = [];
+  /** Every gateway link handed out: account, purpose and the URLs it returns and refreshes to. */
+  links: { account: string; purpose: AccountLinkPurpose; returnUrl: string; refreshUrl: string }[] = [];
+  secrets = 0;
   /** Balances by account id; absent = zero. */
   balances = new Map<string, { available: number; pending: number }>();
+  constructor(
+    private readonly hostedBy: 'page' | 'gateway' = 'page',
+    private readonly prefix = 'acct_test',
+  ) {}
   async createAccount() {
     this.created++;
-    return { gateway_account_id: `acct_test${this.created}` };
+    return { gateway_account_id: `${this.prefix}${this.created}` };
+  }
+  async clientSecret(account: GatewayAccountRef) {
+    this.secrets++;
+    return `${account.gateway_account_id}_secret_${this.secrets}`;
+  }
+  async gatewayLink(
+    account: GatewayAccountRef,
+    purpose: AccountLinkPurpose,
+    urls: { returnUrl: string; refreshUrl: string },
+  ) {
+    if (this.hostedBy === 'page') return null;
+    this.links.push({ account: account.gateway_account_id, purpose, ...urls });
+    return `https://connect.gateway.test/setup/${purpose}/${account.gateway_account_id}/${this.links.length}`;
   }
   async balance(account: { gateway_account_id: string }, currency: string) {
     const b = this.balances.get(account.gateway_account_id) ?? { available: 0, pending: 0 };
@@ -195,22 +221,25 @@ export function kycWorld<S extends Sealer & Opener = FakeSealer>(sealer: S = new
   const cases = new MemoryCases();
   const directory = new MemoryDirectory();
   const gateway = new FakeConnectedAccounts();
+  const liveGateway = new FakeConnectedAccounts('gateway', 'acct_live');
   const clock = new Clock();
   const banks = BankDirectory.bundled();
-  const providers = { sandbox: gateway };
+  const providers = { sandbox: gateway, live: liveGateway };
   const nameEnquiry: NameEnquiryProviders = { sandbox: new SandboxNameEnquiry() };
   const deps = { cases, directory, sealer, banks, now: clock.now };
   const routes = submissionRoutes({ ...deps, providers, nameEnquiry }, { linkTtlMs: LINK_TTL_MS });
   const submissions = new KycSubmissionService({ ...deps, routes });
   const reviews = new KycReviewService(deps);
-  const onboarding = new HostedOnboardingService(deps);
-  const payoutAccounts = new PayoutAccountService({ ...deps, nameEnquiry }, { linkTtlMs: LINK_TTL_MS });
+  const onboarding = new HostedOnboardingService({ ...deps, providers });
+  const payoutAccounts = new PayoutAccountService({ ...deps, nameEnquiry, providers }, { linkTtlMs: LINK_TTL_MS });
   const gatewayAccounts = new GatewayAccountService({ cases, providers, now: clock.now });
   return {
     cases,
     directory,
     sealer,
     gateway,
+    liveGateway,
+    providers,
     clock,
     banks,
     submissions,

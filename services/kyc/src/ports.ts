@@ -60,7 +60,16 @@ export interface SubMerchantDirectory {
   isOperator(merchantId: number, deadline?: Date): Promise<boolean>;
 }
 
-/** Creates connected accounts at the card gateway (connected-account KYC route). */
+/** What a connected-account link is for: first onboarding, or an update of payout details later. */
+export type AccountLinkPurpose = 'onboarding' | 'update';
+
+/** Which account at the gateway, and under which regional platform account it lives. */
+export type GatewayAccountRef = Pick<ConnectedAccount, 'gateway_account_id' | 'gateway_region'>;
+
+/**
+ * Connected accounts at the card gateway of one mode (connected-account KYC route, spec 4.9). Every
+ * method is safe to repeat: creating an account for the same merchant again answers the same account.
+ */
 export interface ConnectedAccountProvider {
   createAccount(input: {
     merchantId: number;
@@ -69,6 +78,17 @@ export interface ConnectedAccountProvider {
     settlementCurrency: string;
     region: 'EU' | 'US';
   }): Promise<{ gateway_account_id: string }>;
+  /** A fresh client secret for the gateway's embedded onboarding (or payout details update) of the account. */
+  clientSecret(account: GatewayAccountRef, purpose: AccountLinkPurpose): Promise<string>;
+  /**
+   * A fresh link to the gateway's own onboarding (or update) of the account, where our onboarding_url
+   * sends the merchant; null when our hosted page plays the gateway's onboarding (sandbox).
+   */
+  gatewayLink(
+    account: GatewayAccountRef,
+    purpose: AccountLinkPurpose,
+    urls: { returnUrl: string; refreshUrl: string },
+  ): Promise<string | null>;
   /** The account's available and pending balance (delete merchant, spec 4.9). */
   balance(account: ConnectedAccount, settlementCurrency: string): Promise<ConnectedAccountBalance>;
   /** Closes the account at the gateway; closing an already closed account is not an error. */

@@ -1,4 +1,12 @@
-import { asDecoded, LINK_TTL_MS, operatorWorld, sandbox, SUB, submissionEvents } from '../memory-ports.test-util';
+import {
+  asDecoded,
+  LINK_TTL_MS,
+  OPERATOR,
+  operatorWorld,
+  sandbox,
+  SUB,
+  submissionEvents,
+} from '../memory-ports.test-util';
 import { connectedBody } from '../submissions/submission-bodies.test-util';
 
 /** A sandbox connected-account submission and its onboarding link. */
@@ -85,13 +93,53 @@ describe('hosted onboarding page', () => {
   });
 });
 
-describe('hosted onboarding page in live', () => {
-  it('a live case is never approved, declined or shown by the page: 422 and nothing changes', async () => {
+const live = { operatorId: OPERATOR, mode: 'live' as const };
+const HERE = 'https://pay.example.com/onboarding/here';
+
+/** A live connected-account submission and its onboarding link. */
+async function startLiveOnboarding(w: ReturnType<typeof operatorWorld>) {
+  const res = await w.submissions.submit(live, SUB, asDecoded('SubmitKyc', connectedBody()));
+  if (res.kind !== 'connected') throw new Error('expected the connected route');
+  return res;
+}
+
+describe('onboarding link in live', () => {
+  it("sends the merchant on to a fresh link to the gateway's own onboarding, which refreshes back here", async () => {
     const w = operatorWorld();
-    const res = await startOnboarding(w);
-    // No live connected-account gateway exists yet, so a live case cannot be made through the API; this
-    // one stands for the case such a gateway would create.
-    w.cases.docs.get(res.kyc.id)!.mode = 'live';
+    const res = await startLiveOnboarding(w);
+    const first = await w.onboarding.onboardingLink(res.token, HERE);
+    expect(first).toMatchObject({
+      state: 'active',
+      gatewayUrl: 'https://connect.gateway.test/setup/onboarding/acct_live1/1',
+    });
+    expect(w.liveGateway.links).toEqual([
+      { account: 'acct_live1', purpose: 'onboarding', returnUrl: 'https://shop.example.com/return', refreshUrl: HERE },
+    ]);
+    // Gateway links last minutes: every visit gets its own, while ours lasts.
+    expect((await w.onboarding.onboardingLink(res.token, HERE)).gatewayUrl).toMatch(/\/2$/);
+    // Without its own address, the gateway's refresh goes to the operator's refresh_url.
+    await w.onboarding.onboardingLink(res.token);
+    expect(w.liveGateway.links[2]!.refreshUrl).toBe('https://shop.example.com/refresh');
+    expect(w.gateway.links).toEqual([]);
+  });
+
+  it('an expired or superseded live link leads to refresh_url and asks the gateway for nothing', async () => {
+    const w = operatorWorld();
+    const first = await startLiveOnboarding(w);
+    const second = await startLiveOnboarding(w);
+    expect(await w.onboarding.onboardingLink(first.token, HERE)).toMatchObject({
+      state: 'used',
+      refreshUrl: 'https://shop.example.com/refresh',
+      gatewayUrl: null,
+    });
+    w.clock.advance(LINK_TTL_MS);
+    expect(await w.onboarding.onboardingLink(second.token, HERE)).toMatchObject({ state: 'expired', gatewayUrl: null });
+    expect(w.liveGateway.links).toEqual([]);
+  });
+
+  it('a live case is never approved, declined or abandoned by the page: 422 and nothing changes', async () => {
+    const w = operatorWorld();
+    const res = await startLiveOnboarding(w);
     const before = structuredClone(w.cases.docs.get(res.kyc.id)!);
     const eventsBefore = w.cases.events.length;
     for (const outcome of ['complete', 'reject', 'abandon'] as const) {
@@ -100,11 +148,25 @@ describe('hosted onboarding page in live', () => {
         httpStatus: 422,
       });
     }
-    await expect(w.onboarding.onboardingLink(res.token)).rejects.toMatchObject({
-      code: 'ONBOARDING_LIVE_NOT_AVAILABLE',
-    });
     expect(w.cases.docs.get(res.kyc.id)).toEqual(before);
     expect(w.cases.docs.get(res.kyc.id)!.status).toBe('pending_onboarding');
     expect(w.cases.events).toHaveLength(eventsBefore);
+  });
+
+  it('the payout details update of an approved live account is an update link and a fresh client secret', async () => {
+    const w = operatorWorld();
+    const usSub = 1050;
+    w.directory.addSub(OPERATOR, usSub, 'US', 'USD');
+    const res = await w.submissions.submit(live, usSub, asDecoded('SubmitKyc', connectedBody()));
+    const c = w.cases.docs.get(res.kyc.id)!;
+    w.cases.docs.set(res.kyc.id, { ...c, status: 'approved' });
+    const payout = await w.payoutAccounts.setup(live, usSub, { callback_url: 'https://shop.example.com/payout' });
+    if (payout.kind !== 'connected_account') throw new Error('expected a connected account');
+    expect(payout.client_secret).toBe('acct_live1_secret_2');
+    expect((await w.onboarding.onboardingLink(payout.token, HERE)).gatewayUrl).toContain('/setup/update/acct_live1/');
+    expect(w.liveGateway.links.at(-1)).toMatchObject({
+      purpose: 'update',
+      returnUrl: 'https://shop.example.com/payout',
+    });
   });
 });

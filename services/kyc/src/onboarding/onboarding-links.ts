@@ -36,20 +36,20 @@ export interface IssuedLink {
   link: OnboardingLink;
   /** Shown once, in the response: only its hash is stored. */
   token: string;
-  /** For embedded onboarding (spec 4.9); only its hash is stored. */
+  /** For embedded onboarding (spec 4.9), from the gateway; only its hash is stored. */
   client_secret: string;
 }
 
 export function issueLink(input: {
   purpose: OnboardingLink['purpose'];
-  gatewayAccountId: string;
+  clientSecret: string;
   returnUrl: string;
   refreshUrl: string;
   now: Date;
   ttlMs: number;
 }): IssuedLink {
   const token = `${TOKEN_PREFIX}${randomBase62(TOKEN_LENGTH)}`;
-  const client_secret = `${input.gatewayAccountId}_secret_${randomBase62(24)}`;
+  const client_secret = input.clientSecret;
   return {
     token,
     client_secret,

@@ -12,8 +12,13 @@ export function onboardingHandlers(
 ): Pick<Handlers, 'GetOnboardingLink' | 'FinishOnboardingLink'> {
   return {
     async GetOnboardingLink(req) {
-      const { kyc: c, state, refreshUrl } = await onboarding.onboardingLink(req.token);
-      return toWire(onboardingLinkResource(c, state, refreshUrl));
+      const {
+        kyc: c,
+        state,
+        refreshUrl,
+        gatewayUrl,
+      } = await onboarding.onboardingLink(req.token, req.here_url || undefined);
+      return toWire({ ...onboardingLinkResource(c, state, refreshUrl), gateway_url: gatewayUrl ?? '' });
     },
     async FinishOnboardingLink(req) {
       const outcome = req.outcome;

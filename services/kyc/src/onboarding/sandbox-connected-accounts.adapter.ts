@@ -1,6 +1,6 @@
-import { prefixedId } from '@ppay/kernel';
+import { prefixedId, randomBase62 } from '@ppay/kernel';
 import type { ConnectedAccount, ConnectedAccountBalance } from '../cases/kyc-case';
-import type { ConnectedAccountProvider } from '../ports';
+import type { ConnectedAccountProvider, GatewayAccountRef } from '../ports';
 
 /**
  * The sandbox card gateway's connected accounts: an account id is all it hands back, and the hosted
@@ -14,6 +14,16 @@ import type { ConnectedAccountProvider } from '../ports';
 export class SandboxConnectedAccountProvider implements ConnectedAccountProvider {
   async createAccount(): Promise<{ gateway_account_id: string }> {
     return { gateway_account_id: prefixedId('acct', 16) };
+  }
+
+  /** Shaped like Stripe's Account Session secrets; the sandbox has no embedded component to open with it. */
+  async clientSecret(account: GatewayAccountRef): Promise<string> {
+    return `${account.gateway_account_id}_secret_${randomBase62(24)}`;
+  }
+
+  /** Our hosted page is the sandbox gateway's onboarding: onboarding_url leads there, not elsewhere. */
+  async gatewayLink(): Promise<null> {
+    return null;
   }
 
   async balance(account: ConnectedAccount, settlementCurrency: string): Promise<ConnectedAccountBalance> {

@@ -2,7 +2,13 @@ import { PlatformError, type Mode } from '@ppay/kernel';
 import { payoutAccountUpdated, type KycCaseRecord, type PayoutAccountRecord } from '../cases/kyc-case';
 import { retryLostWrites } from '../cases/lost-writes';
 import { issueLink, withNewLink } from '../onboarding/onboarding-links';
-import { withDefaults, type OperatorCaller, type OperatorUseCaseDeps, type Sealer } from '../ports';
+import {
+  withDefaults,
+  type ConnectedAccountProviders,
+  type OperatorCaller,
+  type OperatorUseCaseDeps,
+  type Sealer,
+} from '../ports';
 import { isAbsent, readUrl } from '../submissions/fields';
 import { isInHouseCountry } from '../submissions/routing';
 import { askNameEnquiry } from '../submissions/name-enquiry';
@@ -44,6 +50,8 @@ export interface PayoutAccountServiceDeps extends OperatorUseCaseDeps {
   banks: BankDirectory;
   /** The bank-account name enquiry of each mode, which confirms a new account number (none for live yet). */
   nameEnquiry: NameEnquiryProviders;
+  /** The connected-account gateway of each mode: a payout details update is a new link to it. */
+  providers: ConnectedAccountProviders;
 }
 
 export const NON_AFRICAN_CALLBACK = 'callback_url is required for non-African countries';
@@ -105,7 +113,7 @@ export class PayoutAccountService {
         operatorActor(caller),
         salt,
       );
-      const result = this.withLink(withAccount, callbackUrl!, now);
+      const result = await this.withLink(withAccount, callbackUrl!, now);
       if (!(await this.deps.cases.save(c.version, result.kyc, [payoutAccountUpdated(result.kyc, 'created')]))) {
         return undefined;
       }
@@ -164,7 +172,7 @@ export class PayoutAccountService {
         const { account, reasons } = await this.checked(caller, toCheck);
         return this.saveBankAccount(caller, c, account, 'updated', merchant, { salt, now, reasons });
       }
-      const result = this.withLink({ ...c, version: c.version + 1, updated_at: now }, callbackUrl!, now);
+      const result = await this.withLink({ ...c, version: c.version + 1, updated_at: now }, callbackUrl!, now);
       if (!(await this.deps.cases.save(c.version, result.kyc, []))) return undefined;
       return { ...result, merchant };
     });
@@ -277,10 +285,13 @@ export class PayoutAccountService {
    * A new hosted link on the connected account, returning to callback_url either way. While the
    * submission still waits for onboarding the link completes it; afterwards it only updates details.
    */
-  private withLink(c: KycCaseRecord, callbackUrl: string, now: Date) {
+  private async withLink(c: KycCaseRecord, callbackUrl: string, now: Date) {
+    const provider = this.deps.providers[c.mode];
+    if (!provider) throw new PlatformError('GATEWAY_NOT_CONFIGURED');
+    const purpose = c.status === 'pending_onboarding' ? 'onboarding' : 'update';
     const issued = issueLink({
-      purpose: c.status === 'pending_onboarding' ? 'onboarding' : 'update',
-      gatewayAccountId: c.connected!.gateway_account_id,
+      purpose,
+      clientSecret: await provider.clientSecret(c.connected!, purpose),
       returnUrl: callbackUrl,
       refreshUrl: callbackUrl,
       now,

@@ -15,7 +15,8 @@ export const CONNECTED_MESSAGE = 'Redirect the merchant to onboarding_url to com
 /**
  * Connected-account onboarding (every country but NG, GH, ZA and KE; spec 4.9): a connected account at
  * the card gateway of the caller's mode, created once per case and kept across resubmissions, and a
- * hosted onboarding link to it (onboarding-links.ts). Submitting again while onboarding is pending only
+ * onboarding link to it (onboarding-links.ts): our hosted page in sandbox, a redirect to the gateway's
+ * own onboarding in live. Submitting again while onboarding is pending only
  * issues a new link, which supersedes the previous one.
  */
 export class ConnectedAccountRoute implements SubmissionRoute<ConnectedSubmission> {
@@ -40,8 +41,11 @@ export class ConnectedAccountRoute implements SubmissionRoute<ConnectedSubmissio
     // Checked before an account is created, so a refused submission creates nothing at the gateway.
     const to = nextStatus(from, { type: 'start_onboarding' });
     // The case's account, else the one an attempt that lost its write race created: never two.
+    const kept = existing?.route === 'connected_account' ? existing.connected : null;
+    // An account stays under the regional platform account it was made in.
+    const region = kept?.gateway_region ?? input.gateway_region;
     const gatewayAccountId =
-      (existing?.route === 'connected_account' ? existing.connected?.gateway_account_id : undefined) ??
+      kept?.gateway_account_id ??
       attempt.previous?.result.kyc.connected?.gateway_account_id ??
       (
         await provider.createAccount({
@@ -49,12 +53,13 @@ export class ConnectedAccountRoute implements SubmissionRoute<ConnectedSubmissio
           country: input.country,
           businessType: input.business_type,
           settlementCurrency: input.settlement_currency,
-          region: input.gateway_region,
+          region,
         })
       ).gateway_account_id;
+    const account = { gateway_account_id: gatewayAccountId, gateway_region: region };
     const issued = issueLink({
       purpose: 'onboarding',
-      gatewayAccountId,
+      clientSecret: await provider.clientSecret(account, 'onboarding'),
       returnUrl: input.return_url,
       refreshUrl: input.refresh_url,
       now,
@@ -86,8 +91,7 @@ export class ConnectedAccountRoute implements SubmissionRoute<ConnectedSubmissio
         bank_account: null,
         review: null,
         connected: {
-          gateway_account_id: gatewayAccountId,
-          gateway_region: input.gateway_region,
+          ...account,
           country: input.country,
           preferred_currency: input.preferred_currency,
         },

@@ -287,12 +287,31 @@ describe('connected-account submissions through the service', () => {
     expect(submissionEvents(w)[0]).toMatchObject({ change: 'onboarding_started', provider: 'gateway' });
   });
 
-  it('live keys get no connected account (no live gateway is configured)', async () => {
+  it("live keys onboard at the live gateway: its account and client secret, never the sandbox's", async () => {
     const w = operatorWorld();
+    const res = await w.submissions.submit(live, SUB, connectedBody());
+    if (res.kind !== 'connected') throw new Error('expected the connected route');
+    expect(res.kyc).toMatchObject({ mode: 'live', status: 'pending_onboarding' });
+    expect(res.kyc.connected!.gateway_account_id).toBe('acct_live1');
+    expect(res.client_secret).toBe('acct_live1_secret_1');
+    expect(res.token).toMatch(/^onb_[A-Za-z0-9]{32}$/);
+    expect([w.gateway.created, w.liveGateway.created]).toEqual([0, 1]);
+    // Submitting again while onboarding is pending: the same account, a fresh secret and link.
+    const again = await w.submissions.submit(live, SUB, connectedBody());
+    if (again.kind !== 'connected') throw new Error('expected the connected route');
+    expect(again.kyc.connected!.gateway_account_id).toBe('acct_live1');
+    expect(again.client_secret).toBe('acct_live1_secret_2');
+    expect(again.token).not.toBe(res.token);
+    expect(w.liveGateway.created).toBe(1);
+  });
+
+  it('answers GATEWAY_NOT_CONFIGURED for live when no live gateway is configured, creating nothing', async () => {
+    const w = operatorWorld();
+    delete (w.providers as Partial<typeof w.providers>).live;
     await expect(w.submissions.submit(live, SUB, connectedBody())).rejects.toMatchObject({
       code: 'GATEWAY_NOT_CONFIGURED',
     });
-    expect(w.gateway.created).toBe(0);
+    expect(w.liveGateway.created).toBe(0);
   });
 
   it('an explicit preferred_currency wins; EU countries default to EUR in the EU region', async () => {

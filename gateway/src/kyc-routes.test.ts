@@ -487,4 +487,19 @@ describe('hosted onboarding page', () => {
     const notToken = await t.app.inject({ method: 'GET', url: '/onboarding/cs_123' });
     expect(notToken.statusCode).toBe(404);
   });
+
+  it("a live link sends the merchant on (303) to the gateway's onboarding, naming itself as the way back", async () => {
+    const gatewayUrl = 'https://connect.stripe.com/setup/s/acct_live1/abc';
+    const t = await testGateway({
+      kyc: { GetOnboardingLink: () => ({ ...view, mode: 'live', gateway_url: gatewayUrl }) },
+    });
+    const page = await t.app.inject({ method: 'GET', url: `/onboarding/${token}` });
+    expect([page.statusCode, page.headers.location]).toEqual([303, gatewayUrl]);
+    expect(page.headers['referrer-policy']).toBe('no-referrer');
+    expect(page.headers['cache-control']).toBe('no-store');
+    expect(t.calls.at(-1)).toMatchObject({
+      method: 'GetOnboardingLink',
+      request: { token, here_url: `http://localhost:8080/onboarding/${token}` },
+    });
+  });
 });

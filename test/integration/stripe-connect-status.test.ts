@@ -1,34 +1,46 @@
 import { randomBytes } from 'node:crypto';
 import Stripe from 'stripe';
 import { eventually, http, startTestPlatform, type TestPlatform } from '../support/platform';
-import { startStripeMock, testStripeKeys, type StripeMock } from '../support/stripe-mock';
+import { startStripeMock, testStripeKeys, type StripeAnswerPatch, type StripeMock } from '../support/stripe-mock';
 
 /**
- * A live connected account's KYC moved by Stripe's signed account events on the started platform:
- * payments verifies and stores the event (the Connect endpoint's secret beside the platform's), kyc
- * moves the case, and the marketplace's kyc_status follows. Helper-made live connected cases come from
- * the live Stripe provider; until it is wired, the case is arranged in kyc's store from a sandbox one.
+ * Live connected accounts end to end on the started platform against stripe-mock: a live submission
+ * makes the account, its Account Session and (on each visit of onboarding_url) an Account Link at
+ * Stripe; Stripe's signed account events, verified and stored by payments (the Connect endpoint's
+ * secret beside the platform's), move kyc's case and the marketplace's kyc_status follows; delete
+ * merchant reads the account's balance and deletes the account only at zero.
  */
 const KEYS = testStripeKeys();
 const CONNECT_SECRET = `whsec_${randomBytes(12).toString('hex')}`;
+const STRIPE_ENV = {
+  STRIPE_SECRET_KEY: KEYS.secretKey,
+  STRIPE_API_BASE: '',
+  STRIPE_MAX_NETWORK_RETRIES: '0',
+};
 
 describe('live connected account status from Stripe events', () => {
   let mock: StripeMock;
   let t: TestPlatform;
 
+  /** Fields laid over stripe-mock's answers (its fixtures give every account the same id and balance). */
+  let patch: StripeAnswerPatch = () => undefined;
+
   beforeAll(async () => {
-    mock = await startStripeMock();
+    mock = await startStripeMock({ patch: (request) => patch(request) });
+    const stripe = { ...STRIPE_ENV, STRIPE_API_BASE: mock.url };
     t = await startTestPlatform('stripe-connect-status', {
       envFor: {
         payments: {
-          STRIPE_SECRET_KEY: KEYS.secretKey,
+          ...stripe,
           STRIPE_PUBLISHABLE_KEY: KEYS.publishableKey,
           STRIPE_WEBHOOK_SECRET: `${KEYS.webhookSecret},${CONNECT_SECRET}`,
-          STRIPE_API_BASE: mock.url,
-          STRIPE_MAX_NETWORK_RETRIES: '0',
         },
+        kyc: stripe,
       },
     });
+  });
+  beforeEach(() => {
+    mock.requests.length = 0;
   });
   afterAll(async () => {
     await t?.stop();
@@ -73,38 +85,65 @@ describe('live connected account status from Stripe events', () => {
   }
 
   /**
-   * A live connected-account case of `merchantId` at `account`, pending onboarding: the sandbox route's
-   * case (made through the API) copied as the live one the live provider would make.
+   * A live connected-account submission of `merchantId` through the API; Stripe (stripe-mock) names its
+   * account `account` and holds `balance` (minor units) for it.
    */
-  async function liveConnectedCase(sandboxKey: string, merchantId: number, account: string) {
-    const submitted = await api(sandboxKey, 'POST', `/marketplace/merchants/${merchantId}/kyc`, {
+  async function submitLive(liveKey: string, merchantId: number, account: string, balance = 0) {
+    patch = (r) => {
+      if (r.method === 'POST' && r.path === '/v1/accounts') return { id: account };
+      if (r.path.startsWith('/v1/balance')) {
+        return { available: [{ amount: balance, currency: 'usd', source_types: { card: balance } }], pending: [] };
+      }
+      return undefined;
+    };
+    const submitted = await api(liveKey, 'POST', `/marketplace/merchants/${merchantId}/kyc`, {
       country: 'US',
       business_type: 'individual',
       return_url: 'https://shop.example.com/return',
       refresh_url: 'https://shop.example.com/refresh',
     });
-    expect([submitted.status, submitted.body.data?.provider]).toEqual([200, 'gateway']);
-    const cases = (await t.db('kyc')).collection('kyc_cases');
-    const sandboxCase = await cases.findOne({ merchant_id: merchantId, mode: 'sandbox' });
-    const id = 900_000_000 + Math.floor(Math.random() * 1e8);
-    await cases.insertOne({
-      ...sandboxCase!,
-      _id: id as never,
-      mode: 'live',
-      connected: { ...sandboxCase!.connected, gateway_account_id: account },
-      link: null,
-      superseded_links: [],
-      outbox: [],
-    });
-    return id;
+    expect([submitted.status, submitted.body.error]).toEqual([200, undefined]);
+    return submitted.body.data as { submission_id: number; onboarding_url: string; client_secret: string };
   }
 
   it('a signed account.updated approves the case; the marketplace follows; deauthorization revokes it', async () => {
     const { sandboxKey, liveKey, merchantId } = await operatorAndSub();
+    const sandboxSubmission = await api(sandboxKey, 'POST', `/marketplace/merchants/${merchantId}/kyc`, {
+      country: 'US',
+      business_type: 'individual',
+      return_url: 'https://shop.example.com/return',
+      refresh_url: 'https://shop.example.com/refresh',
+    });
+    expect(sandboxSubmission.status).toBe(200);
+    // The sandbox's account is the sandbox gateway's: nothing of it reached Stripe.
+    expect(mock.requests).toEqual([]);
     const account = `acct_e2e${randomBytes(6).toString('hex')}`;
-    const id = await liveConnectedCase(sandboxKey, merchantId, account);
+    const submitted = await submitLive(liveKey, merchantId, account);
+    expect(submitted).toMatchObject({ provider: 'gateway', gateway_account_id: account, gateway_region: 'US' });
+    const accountRequest = mock.requests.find((r) => r.path === '/v1/accounts')!;
+    expect(accountRequest.form).toMatchObject({
+      country: 'US',
+      business_type: 'individual',
+      'metadata[ppay_merchant_id]': String(merchantId),
+    });
+    expect(mock.requests.some((r) => r.path === '/v1/account_sessions' && r.form.account === account)).toBe(true);
+    // Our onboarding_url sends the merchant on to a fresh Account Link, which refreshes back to it.
+    const visit = await fetch(`${t.url}${new URL(submitted.onboarding_url).pathname}`, { redirect: 'manual' });
+    expect(visit.status).toBe(303);
+    expect(visit.headers.get('location')).toMatch(/^https:\/\//);
+    const link = mock.requests.find((r) => r.path === '/v1/account_links')!;
+    expect(link.form).toMatchObject({
+      account,
+      type: 'account_onboarding',
+      return_url: 'https://shop.example.com/return',
+      refresh_url: submitted.onboarding_url,
+    });
     const status = async () => (await api(liveKey, 'GET', `/marketplace/merchants/${merchantId}/kyc`)).body.data;
-    expect(await status()).toMatchObject({ id, status: 'pending_onboarding', gateway_account_id: account });
+    expect(await status()).toMatchObject({
+      id: submitted.submission_id,
+      status: 'pending_onboarding',
+      gateway_account_id: account,
+    });
 
     const created = Math.floor(Date.now() / 1000);
     const enabled = {
@@ -170,6 +209,46 @@ describe('live connected account status from Stripe events', () => {
     expect(await eventually(async () => (await status()).status === 'revoked', 15_000)).toBe(true);
     expect(await eventually(async () => (await listed())?.kyc_status === 'revoked', 15_000)).toBe(true);
     expect(await status()).toMatchObject({ payouts_enabled: false });
+  });
+
+  it('delete merchant deletes the Stripe account at zero balance, and keeps one holding money', async () => {
+    const enabled = (account: string) => ({
+      id: account,
+      object: 'account',
+      charges_enabled: true,
+      payouts_enabled: true,
+      details_submitted: true,
+      requirements: { currently_due: [], past_due: [], eventually_due: [], disabled_reason: null },
+    });
+    const results: Record<string, unknown>[] = [];
+    for (const balance of [0, 1350]) {
+      const { liveKey, merchantId } = await operatorAndSub();
+      const account = `acct_del${randomBytes(6).toString('hex')}`;
+      await submitLive(liveKey, merchantId, account, balance);
+      const event = connectEvent(
+        `evt_${randomBytes(6).toString('hex')}`,
+        'account.updated',
+        account,
+        enabled(account),
+        1,
+      );
+      expect((await postEvent(event)).status).toBe(200);
+      const status = async () => (await api(liveKey, 'GET', `/marketplace/merchants/${merchantId}/kyc`)).body.data;
+      expect(await eventually(async () => (await status()).status === 'approved', 15_000)).toBe(true);
+      mock.requests.length = 0;
+      const deleted = await api(liveKey, 'DELETE', `/marketplace/merchants/${merchantId}/delete`);
+      expect([deleted.status, deleted.body.error]).toEqual([200, undefined]);
+      results.push(deleted.body.data);
+      const read = mock.requests.filter((r) => r.path.startsWith('/v1/balance'));
+      expect(read.map((r) => r.headers['stripe-account'])).toEqual([account]);
+      const deletes = mock.requests.filter((r) => r.method === 'DELETE').map((r) => r.path);
+      expect(deletes).toEqual(balance === 0 ? [`/v1/accounts/${account}`] : []);
+    }
+    expect(results).toEqual([
+      { gateway_skipped: false, gateway_balance: { amount: 0, currency: 'USD' } },
+      // Standard units, as the spec shows it: 1350 cents held at Stripe.
+      { gateway_skipped: true, gateway_balance: { amount: 13.5, currency: 'USD' } },
+    ]);
   });
 
   it('an event of an account no case has is acknowledged, then waits for its case (unmatched after 10 minutes)', async () => {

@@ -309,13 +309,39 @@ describe('helm chart', () => {
         .filter((r) => r[0] === 'kyc')
         .map((r) => r[1])
         .sort(),
-    ).toEqual(['MONGODB_URI', 'SECRETS_ENCRYPTION_KEY', 'SECRETS_ENCRYPTION_PREVIOUS_KEYS']);
+      // Live connected accounts need only Stripe's API keys, never the endpoint secrets.
+    ).toEqual([
+      'MONGODB_URI',
+      'SECRETS_ENCRYPTION_KEY',
+      'SECRETS_ENCRYPTION_PREVIOUS_KEYS',
+      'STRIPE_EU_SECRET_KEY',
+      'STRIPE_SECRET_KEY',
+    ]);
     expect(
       refs(defaults)
         .filter((r) => r[0] === 'gateway')
         .map((r) => r[1])
         .sort(),
     ).toEqual(['AUTH_JWT_SECRET', 'SECRETS_ENCRYPTION_KEY', 'SECRETS_ENCRYPTION_PREVIOUS_KEYS']);
+    // Stripe's keys travel in the Secret only when given; an EU key needs its Connect endpoint's secret.
+    const stripe = ['processors.stripe.secretKey=sk_test_a1', 'processors.stripe.publishableKey=pk_test_a1'];
+    const withEu = await renderChart([
+      ...[...stripe, 'processors.stripe.webhookSecret=whsec_a1', 'processors.stripe.eu.secretKey=sk_test_e1'].flatMap(
+        (v) => ['--set', v],
+      ),
+      ...['--set', 'processors.stripe.eu.webhookSecret=whsec_e1', '--show-only', 'templates/secret.yaml'],
+    ]);
+    expect(Buffer.from(withEu[0].data.STRIPE_EU_SECRET_KEY, 'base64').toString()).toBe('sk_test_e1');
+    expect(Buffer.from(withEu[0].data.STRIPE_EU_WEBHOOK_SECRET, 'base64').toString()).toBe('whsec_e1');
+    expect(secret.data.STRIPE_EU_SECRET_KEY).toBeUndefined();
+    await expect(
+      renderChart([
+        ...[...stripe, 'processors.stripe.webhookSecret=whsec_a1', 'processors.stripe.eu.secretKey=sk_test_e1'].flatMap(
+          (v) => ['--set', v],
+        ),
+        ...['--show-only', 'templates/secret.yaml'],
+      ]),
+    ).rejects.toThrow(/eu.webhookSecret is required/);
     // Given values are used as they are.
     const key = Buffer.alloc(32, 7).toString('base64');
     const given = await renderChart(['--set', `secrets.encryptionKey=${key}`, '--show-only', 'templates/secret.yaml']);

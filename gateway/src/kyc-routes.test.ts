@@ -31,6 +31,7 @@ const connected = {
   gateway_account_id: 'acct_x',
   onboarding_token: token,
   client_secret: 'acct_x_secret_y',
+  publishable_key: 'pk_test_platform',
   settlement_currency: 'USD',
   gateway_region: 'US',
   status: 'pending_onboarding',
@@ -84,6 +85,7 @@ describe('KYC and payout routes over a fake kyc service (app.inject)', () => {
       gateway_account_id: 'acct_x',
       onboarding_url: `https://pay.example.com/onboarding/${token}`,
       client_secret: 'acct_x_secret_y',
+      publishable_key: 'pk_test_platform',
       settlement_currency: 'USD',
       gateway_region: 'US',
     });
@@ -201,6 +203,7 @@ describe('KYC and payout routes over a fake kyc service (app.inject)', () => {
                 country: 'US',
                 settlement_currency: 'USD',
                 client_secret: 's',
+                publishable_key: 'pk_test_platform',
                 onboarding_token: token,
               },
       },
@@ -236,6 +239,7 @@ describe('KYC and payout routes over a fake kyc service (app.inject)', () => {
       country: 'US',
       settlement_currency: 'USD',
       client_secret: 's',
+      publishable_key: 'pk_test_platform',
       onboarding_url: `http://localhost:8080/onboarding/${token}`,
     });
     expect(update.headers['cache-control']).toBe('no-store');

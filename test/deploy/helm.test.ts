@@ -314,7 +314,9 @@ describe('helm chart', () => {
       'MONGODB_URI',
       'SECRETS_ENCRYPTION_KEY',
       'SECRETS_ENCRYPTION_PREVIOUS_KEYS',
+      'STRIPE_EU_PUBLISHABLE_KEY',
       'STRIPE_EU_SECRET_KEY',
+      'STRIPE_PUBLISHABLE_KEY',
       'STRIPE_SECRET_KEY',
     ]);
     expect(
@@ -329,17 +331,24 @@ describe('helm chart', () => {
       ...[...stripe, 'processors.stripe.webhookSecret=whsec_a1', 'processors.stripe.eu.secretKey=sk_test_e1'].flatMap(
         (v) => ['--set', v],
       ),
-      ...['--set', 'processors.stripe.eu.webhookSecret=whsec_e1', '--show-only', 'templates/secret.yaml'],
+      ...[
+        '--set',
+        'processors.stripe.eu.webhookSecret=whsec_e1',
+        '--set',
+        'processors.stripe.eu.publishableKey=pk_test_e1',
+      ],
+      ...['--show-only', 'templates/secret.yaml'],
     ]);
     expect(Buffer.from(withEu[0].data.STRIPE_EU_SECRET_KEY, 'base64').toString()).toBe('sk_test_e1');
     expect(Buffer.from(withEu[0].data.STRIPE_EU_WEBHOOK_SECRET, 'base64').toString()).toBe('whsec_e1');
+    expect(Buffer.from(withEu[0].data.STRIPE_EU_PUBLISHABLE_KEY, 'base64').toString()).toBe('pk_test_e1');
     expect(secret.data.STRIPE_EU_SECRET_KEY).toBeUndefined();
     await expect(
       renderChart([
         ...[...stripe, 'processors.stripe.webhookSecret=whsec_a1', 'processors.stripe.eu.secretKey=sk_test_e1'].flatMap(
           (v) => ['--set', v],
         ),
-        ...['--show-only', 'templates/secret.yaml'],
+        ...['--set', 'processors.stripe.eu.publishableKey=pk_test_e1', '--show-only', 'templates/secret.yaml'],
       ]),
     ).rejects.toThrow(/eu.webhookSecret is required/);
     // Given values are used as they are.

@@ -35,6 +35,7 @@ function connect() {
   const outcomes: string[] = [];
   const provider = new StripeConnectedAccounts(
     { US: stripeClient(settings), EU: stripeClient({ ...settings, secretKey: EU_KEY }) },
+    { US: KEYS.publishableKey, EU: 'pk_test_eu' },
     { call: (op, outcome) => outcomes.push(`${op}:${outcome}`), authFailure: () => outcomes.push('auth') },
     new ProcessorGuard('stripe_connect', { timeoutMs: 10_000, resetTimeoutMs: 30_000 }),
   );
@@ -169,6 +170,7 @@ describe('Stripe Connect contract (stripe-mock)', () => {
     const outcomes: string[] = [];
     const provider = new StripeConnectedAccounts(
       { US: stripeClient({ ...settings, secretKey: KEYS.liveSecretKey }), EU: stripeClient(settings) },
+      { US: KEYS.publishableKey, EU: KEYS.publishableKey },
       { call: (op, outcome) => outcomes.push(`${op}:${outcome}`), authFailure: () => outcomes.push('auth') },
       new ProcessorGuard('stripe_connect', { timeoutMs: 10_000, resetTimeoutMs: 30_000 }),
     );

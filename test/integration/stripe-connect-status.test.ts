@@ -14,6 +14,7 @@ const KEYS = testStripeKeys();
 const CONNECT_SECRET = `whsec_${randomBytes(12).toString('hex')}`;
 const STRIPE_ENV = {
   STRIPE_SECRET_KEY: KEYS.secretKey,
+  STRIPE_PUBLISHABLE_KEY: KEYS.publishableKey,
   STRIPE_API_BASE: '',
   STRIPE_MAX_NETWORK_RETRIES: '0',
 };
@@ -32,7 +33,6 @@ describe('live connected account status from Stripe events', () => {
       envFor: {
         payments: {
           ...stripe,
-          STRIPE_PUBLISHABLE_KEY: KEYS.publishableKey,
           STRIPE_WEBHOOK_SECRET: `${KEYS.webhookSecret},${CONNECT_SECRET}`,
         },
         kyc: stripe,
@@ -119,7 +119,12 @@ describe('live connected account status from Stripe events', () => {
     expect(mock.requests).toEqual([]);
     const account = `acct_e2e${randomBytes(6).toString('hex')}`;
     const submitted = await submitLive(liveKey, merchantId, account);
-    expect(submitted).toMatchObject({ provider: 'gateway', gateway_account_id: account, gateway_region: 'US' });
+    expect(submitted).toMatchObject({
+      provider: 'gateway',
+      gateway_account_id: account,
+      gateway_region: 'US',
+      publishable_key: KEYS.publishableKey,
+    });
     const accountRequest = mock.requests.find((r) => r.path === '/v1/accounts')!;
     expect(accountRequest.form).toMatchObject({
       country: 'US',

@@ -146,6 +146,9 @@ export const ConnectedKyc = Type.Object(
     gateway_account_id: Type.String(),
     onboarding_url: Type.String({ description: 'Redirect the merchant here (single use, expires)' }),
     client_secret: Type.String({ description: 'For embedded onboarding; shown once' }),
+    publishable_key: Type.String({
+      description: "The gateway platform's publishable key, which embedded onboarding takes with client_secret",
+    }),
     settlement_currency: StringEnum(CONNECTED_CURRENCIES),
     gateway_region: StringEnum(['US', 'EU'] as const),
   },
@@ -260,6 +263,7 @@ export const ConnectedPayout = Type.Object(
     country: Type.String(),
     settlement_currency: Type.String(),
     client_secret: Type.String({ description: 'shown once' }),
+    publishable_key: Type.String({ description: "The gateway platform's publishable key, used with client_secret" }),
     onboarding_url: Type.String({ description: 'the merchant changes its payout details there' }),
   },
   { title: 'Connected-account payout (other countries)' },

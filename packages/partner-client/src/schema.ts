@@ -12398,6 +12398,8 @@ export interface paths {
                                 onboarding_url: string;
                                 /** @description For embedded onboarding; shown once */
                                 client_secret: string;
+                                /** @description The gateway platform's publishable key, which embedded onboarding takes with client_secret */
+                                publishable_key: string;
                                 /** @enum {string} */
                                 settlement_currency: "USD" | "EUR" | "GBP" | "CAD" | "AUD";
                                 /** @enum {string} */
@@ -12984,6 +12986,8 @@ export interface paths {
                                 settlement_currency: string;
                                 /** @description shown once */
                                 client_secret: string;
+                                /** @description The gateway platform's publishable key, used with client_secret */
+                                publishable_key: string;
                                 /** @description the merchant changes its payout details there */
                                 onboarding_url: string;
                             };
@@ -13164,6 +13168,8 @@ export interface paths {
                                 settlement_currency: string;
                                 /** @description shown once */
                                 client_secret: string;
+                                /** @description The gateway platform's publishable key, used with client_secret */
+                                publishable_key: string;
                                 /** @description the merchant changes its payout details there */
                                 onboarding_url: string;
                             };

@@ -174,6 +174,9 @@ export class FakeConnectedAccounts implements ConnectedAccountProvider {
     this.created++;
     return { gateway_account_id: `${this.prefix}${this.created}` };
   }
+  publishableKey(account: GatewayAccountRef) {
+    return `pk_${this.prefix}_${account.gateway_region}`;
+  }
   async clientSecret(account: GatewayAccountRef) {
     this.secrets++;
     return `${account.gateway_account_id}_secret_${this.secrets}`;

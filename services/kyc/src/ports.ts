@@ -78,6 +78,8 @@ export interface ConnectedAccountProvider {
     settlementCurrency: string;
     region: 'EU' | 'US';
   }): Promise<{ gateway_account_id: string }>;
+  /** The platform's publishable key the account's client secret is used with (embedded components). */
+  publishableKey(account: GatewayAccountRef): string;
   /** A fresh client secret for the gateway's embedded onboarding (or payout details update) of the account. */
   clientSecret(account: GatewayAccountRef, purpose: AccountLinkPurpose): Promise<string>;
   /**

@@ -18,5 +18,6 @@ export function stripeConnect(
   if (!regions) return null;
   const us = stripeClient(regions.US);
   const clients = { US: us, EU: regions.EU === regions.US ? us : stripeClient(regions.EU) };
-  return new StripeConnectedAccounts(clients, observer, new ProcessorGuard('stripe_connect', breaker));
+  const publishableKeys = { US: regions.US.publishableKey, EU: regions.EU.publishableKey };
+  return new StripeConnectedAccounts(clients, publishableKeys, observer, new ProcessorGuard('stripe_connect', breaker));
 }

@@ -30,6 +30,7 @@ const BUSINESS_TYPES: Record<string, Stripe.AccountCreateParams.BusinessType> = 
 export class StripeConnectedAccounts implements ConnectedAccountProvider {
   constructor(
     private readonly clients: Record<StripeRegion, StripeConnectClient>,
+    private readonly publishableKeys: Record<StripeRegion, string>,
     private readonly observer: StripeObserver,
     private readonly guard: ProcessorGuard,
   ) {}
@@ -60,6 +61,10 @@ export class StripeConnectedAccounts implements ConnectedAccountProvider {
       ),
     );
     return { gateway_account_id: account.id };
+  }
+
+  publishableKey(account: GatewayAccountRef): string {
+    return this.publishableKeys[account.gateway_region];
   }
 
   async clientSecret(account: GatewayAccountRef, purpose: AccountLinkPurpose): Promise<string> {

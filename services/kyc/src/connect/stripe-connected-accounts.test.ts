@@ -16,6 +16,7 @@ function connectWith(del: () => Promise<unknown>) {
   const client = { accounts: { del } } as unknown as StripeConnectClient;
   const provider = new StripeConnectedAccounts(
     { US: client, EU: client },
+    { US: 'pk_test_us', EU: 'pk_test_eu' },
     { call: (op, outcome) => outcomes.push(`${op}:${outcome}`), authFailure: () => outcomes.push('auth') },
     new ProcessorGuard('stripe_connect', { timeoutMs: 1_000, resetTimeoutMs: 30_000 }),
   );

@@ -16,6 +16,11 @@ export class SandboxConnectedAccountProvider implements ConnectedAccountProvider
     return { gateway_account_id: prefixedId('acct', 16) };
   }
 
+  /** The sandbox card gateway's (payments' CARD_PUBLISHABLE_KEY default): there is no embedded component. */
+  publishableKey(): string {
+    return 'pk_sandbox_cardgateway_platform';
+  }
+
   /** Shaped like Stripe's Account Session secrets; the sandbox has no embedded component to open with it. */
   async clientSecret(account: GatewayAccountRef): Promise<string> {
     return `${account.gateway_account_id}_secret_${randomBase62(24)}`;

@@ -41,6 +41,7 @@ export type PayoutAccountResult =
       kyc: KycCaseRecord;
       merchant: MerchantFacts;
       token: string;
+      publishable_key: string;
       client_secret: string;
       expires_at: Date;
     };
@@ -223,7 +224,13 @@ export function payoutSettingsResource(r: PayoutAccountResult) {
     settlement_currency: r.kyc.settlement_currency,
   };
   if (r.kind === 'connected_account') {
-    return { ...base, client_secret: r.client_secret, onboarding_token: r.token, expires_at: r.expires_at };
+    return {
+      ...base,
+      publishable_key: r.publishable_key,
+      client_secret: r.client_secret,
+      onboarding_token: r.token,
+      expires_at: r.expires_at,
+    };
   }
   return {
     ...base,

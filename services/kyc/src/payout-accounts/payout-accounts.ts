@@ -301,6 +301,7 @@ export class PayoutAccountService {
       kind: 'connected_account' as const,
       kyc: { ...c, ...withNewLink(c, issued.link) },
       token: issued.token,
+      publishable_key: provider.publishableKey(c.connected!),
       client_secret: issued.client_secret,
       expires_at: issued.link.expires_at,
     };

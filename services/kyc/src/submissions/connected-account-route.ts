@@ -108,6 +108,7 @@ export class ConnectedAccountRoute implements SubmissionRoute<ConnectedSubmissio
         kind: 'connected',
         kyc,
         token: issued.token,
+        publishable_key: provider.publishableKey(account),
         client_secret: issued.client_secret,
         expires_at: issued.link.expires_at,
         message: CONNECTED_MESSAGE,

@@ -294,6 +294,7 @@ describe('connected-account submissions through the service', () => {
     expect(res.kyc).toMatchObject({ mode: 'live', status: 'pending_onboarding' });
     expect(res.kyc.connected!.gateway_account_id).toBe('acct_live1');
     expect(res.client_secret).toBe('acct_live1_secret_1');
+    expect(res.publishable_key).toBe('pk_acct_live_US');
     expect(res.token).toMatch(/^onb_[A-Za-z0-9]{32}$/);
     expect([w.gateway.created, w.liveGateway.created]).toEqual([0, 1]);
     // Submitting again while onboarding is pending: the same account, a fresh secret and link.

@@ -19,6 +19,8 @@ export type SubmitResult =
       kind: 'connected';
       kyc: KycCaseRecord;
       token: string;
+      /** The gateway's publishable key the client secret is used with. */
+      publishable_key: string;
       client_secret: string;
       expires_at: Date;
       message: string;

@@ -24,6 +24,7 @@ export function submissionHandlers(submissions: KycSubmissionService): Pick<Hand
           gateway_account_id: c.connected!.gateway_account_id,
           onboarding_token: result.token,
           client_secret: result.client_secret,
+          publishable_key: result.publishable_key,
           settlement_currency: c.settlement_currency,
           gateway_region: c.connected!.gateway_region,
           status: c.status,

@@ -1,8 +1,8 @@
 import { Type, type Static } from '@sinclair/typebox';
 import {
-  isTestKey,
+  assertStripeConfig,
+  readStripeApi,
   stripeApiConfig,
-  stripeApiSettings,
   type StripeApiSettings,
   type StripeRegion,
 } from '@ppay/stripe-support';
@@ -14,8 +14,6 @@ import {
  */
 export const stripeConfig = Type.Object({
   ...stripeApiConfig.properties,
-  /** Handed to partners with each card payment, for Stripe's embedded form (not a secret). */
-  STRIPE_PUBLISHABLE_KEY: Type.Optional(Type.String({ pattern: '^pk_(test|live)_[A-Za-z0-9_]{8,240}$' })),
   /** Webhook endpoint signing secrets, comma-separated: two during a roll, each tried in turn. */
   STRIPE_WEBHOOK_SECRET: Type.Optional(Type.String({ maxLength: 2_000 })),
   /** The EU platform account's endpoint secrets (its connected accounts' events), with STRIPE_EU_SECRET_KEY. */
@@ -27,7 +25,6 @@ export const stripeConfig = Type.Object({
 export type StripeConfig = Static<typeof stripeConfig>;
 
 export interface StripeSettings extends StripeApiSettings {
-  publishableKey: string;
   /** Every endpoint secret an inbound event may be signed with (the main account's, then the EU one's). */
   webhookSecrets: string[];
   accountId: string | null;
@@ -59,10 +56,11 @@ function secretProblems(name: string, secrets: string[]): string[] {
  * an EU key without the EU endpoint's secret. Problems never quote a key.
  */
 export function stripeSettings(config: StripeConfig): StripeSettings | null {
-  const regions = stripeApiSettings(config);
-  if (!regions) return null;
-  const problems: string[] = [];
-  if (!config.STRIPE_PUBLISHABLE_KEY) problems.push('STRIPE_PUBLISHABLE_KEY is required with STRIPE_SECRET_KEY');
+  const { regions, problems } = readStripeApi(config);
+  if (!regions) {
+    assertStripeConfig(problems);
+    return null;
+  }
   const secrets = webhookSecretsOf(config.STRIPE_WEBHOOK_SECRET);
   if (secrets.length === 0) problems.push('STRIPE_WEBHOOK_SECRET is required with STRIPE_SECRET_KEY');
   problems.push(...secretProblems('STRIPE_WEBHOOK_SECRET', secrets));
@@ -74,14 +72,9 @@ export function stripeSettings(config: StripeConfig): StripeSettings | null {
     problems.push('STRIPE_EU_WEBHOOK_SECRET is only read with STRIPE_EU_SECRET_KEY');
   }
   problems.push(...secretProblems('STRIPE_EU_WEBHOOK_SECRET', euSecrets));
-  const testKey = isTestKey(regions.US.secretKey);
-  if (config.STRIPE_PUBLISHABLE_KEY && config.STRIPE_PUBLISHABLE_KEY.startsWith('pk_test_') !== testKey) {
-    problems.push('STRIPE_PUBLISHABLE_KEY and STRIPE_SECRET_KEY must both be test keys or both live keys');
-  }
-  if (problems.length > 0) throw new Error(`Invalid Stripe configuration:\n  - ${problems.join('\n  - ')}`);
+  assertStripeConfig(problems);
   return {
     ...regions.US,
-    publishableKey: config.STRIPE_PUBLISHABLE_KEY!,
     webhookSecrets: [...secrets, ...euSecrets],
     accountId: config.STRIPE_ACCOUNT_ID ?? null,
     regions,

@@ -36,7 +36,7 @@ describe('Stripe settings', () => {
 });
 
 describe('Stripe settings with an EU platform account', () => {
-  const eu = { STRIPE_EU_SECRET_KEY: 'sk_test_eu0000000000000' };
+  const eu = { STRIPE_EU_SECRET_KEY: 'sk_test_eu0000000000000', STRIPE_EU_PUBLISHABLE_KEY: 'pk_test_eu0000000000000' };
 
   it("verifies events signed with either platform's endpoint secrets", () => {
     const settings = stripeSettings({ ...base, ...keys, ...eu, STRIPE_EU_WEBHOOK_SECRET: 'whsec_eu00000000000' })!;

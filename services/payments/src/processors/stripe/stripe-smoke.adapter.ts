@@ -27,14 +27,14 @@ export function smokeKeyProblem(key: string | undefined): string | null {
 export function smokeSettings(env: NodeJS.ProcessEnv): StripeSettings {
   const regions = stripeApiSettings({
     STRIPE_SECRET_KEY: env.STRIPE_SECRET_KEY!,
+    // Only handed back in the answer, never sent to Stripe.
+    STRIPE_PUBLISHABLE_KEY: env.STRIPE_PUBLISHABLE_KEY ?? 'pk_test_not_set_for_the_smoke_test',
     STRIPE_API_BASE: env.STRIPE_API_BASE ?? 'https://api.stripe.com',
     STRIPE_TIMEOUT_MS: 20_000,
     STRIPE_MAX_NETWORK_RETRIES: 2,
   })!;
   return {
     ...regions.US,
-    // Only handed back in the answer, never sent to Stripe.
-    publishableKey: env.STRIPE_PUBLISHABLE_KEY ?? 'pk_test_not_set_for_the_smoke_test',
     webhookSecrets: [],
     accountId: env.STRIPE_ACCOUNT_ID ?? null,
     regions,

@@ -10,6 +10,8 @@ export type TransferBehaviour =
   | 'refuse'
   /** 503: nothing done. */
   | 'unavailable'
+  /** 409: the same key still being processed (a concurrent attempt): nothing decided. */
+  | 'conflict'
   /** No answer, and nothing done. */
   | 'hang'
   /** Made at Stripe, but the answer never arrives (the dangerous timeout). */
@@ -44,6 +46,7 @@ export async function fakeStripeTransfers() {
     const behaviour = next.shift() ?? 'create';
     if (behaviour === 'hang') return { status: 0, hang: true };
     if (behaviour === 'unavailable') return stripeError(503, 'api_error');
+    if (behaviour === 'conflict') return stripeError(409, 'idempotency_error');
     const answer =
       behaviour === 'refuse'
         ? stripeError(400, 'invalid_request_error', { code: 'balance_insufficient' })

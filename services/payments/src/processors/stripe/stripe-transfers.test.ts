@@ -223,6 +223,17 @@ describe('an unknown outcome is asked again with the same key (C25)', () => {
     expect(stripe.transfers).toHaveLength(1);
   });
 
+  it('a 409 for the same key in flight is not a refusal: the payout stays begun and is not failed', async () => {
+    const t = setup();
+    await t.approved('po-1');
+    stripe.next.push('conflict');
+    await expect(t.service.settle(SUB, 'live', 'po-1', 'paid')).rejects.toMatchObject({ code: 'SERVICE_UNAVAILABLE' });
+    expect(t.payout('po-1')).toMatchObject({ withdrawal_status: 'payout_pending', transfer_state: 'begun' });
+    expect(await t.service.settle(SUB, 'live', 'po-1', 'paid')).toMatchObject({ withdrawal_status: 'paid' });
+    expect(t.outcomes).toEqual(['unknown', 'created']);
+    expect(stripe.transfers).toHaveLength(1);
+  });
+
   it('the transfer.created event pays a payout whose answer was lost; the sweep then has nothing to ask', async () => {
     const t = setup();
     await t.approved('po-1');

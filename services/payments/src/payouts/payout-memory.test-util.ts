@@ -22,12 +22,7 @@ export class MemoryPayouts implements PayoutRepository {
     const p = this.docs.get(`${merchantId}:${mode}:${reference}`);
     return p ? clone(p) : null;
   }
-  async transition(
-    key: string,
-    expect: PayoutExpectation,
-    set: Partial<PayoutRecord>,
-    events: OutboxEntry[],
-  ) {
+  async transition(key: string, expect: PayoutExpectation, set: Partial<PayoutRecord>, events: OutboxEntry[]) {
     const p = this.docs.get(key);
     if (!p) return null;
     // As Mongo's filter: null matches a field that is absent.

@@ -41,7 +41,8 @@ export interface TransferRequest {
 }
 
 /** The processor's answer; an unknown outcome (timeout, unavailable) is thrown as UPSTREAM_TIMEOUT / SERVICE_UNAVAILABLE. */
-export type TransferAnswer = { outcome: 'created'; transfer_reference: string } | { outcome: 'refused'; reason: string };
+export type TransferAnswer =
+  { outcome: 'created'; transfer_reference: string } | { outcome: 'refused'; reason: string };
 
 /** The live processor of connected-account payouts (the card gateway's transfers). */
 export interface PayoutTransferProcessor {
@@ -54,7 +55,11 @@ export interface PayoutTransferProcessor {
  */
 export const transferKeyOf = (p: Pick<PayoutRecord, 'payout_key'>) => `ppay_payout_${p.payout_key}_transfer`;
 
-export const transferRequestOf = (p: PayoutRecord, transfer: PayoutTransfer, askedBefore: boolean): TransferRequest => ({
+export const transferRequestOf = (
+  p: PayoutRecord,
+  transfer: PayoutTransfer,
+  askedBefore: boolean,
+): TransferRequest => ({
   payout_request_id: p.payout_request_id,
   merchant_id: p.merchant_id,
   reference: p.reference,

@@ -11,14 +11,7 @@ import type { PayoutTransfer, TransferState } from './payout-transfer';
  *   returning → credit a paid payout's debit back (returned): its transfer was reversed (C27)
  */
 export type ReservationState =
-  | 'pending'
-  | 'held'
-  | 'releasing'
-  | 'released'
-  | 'settling'
-  | 'settled'
-  | 'returning'
-  | 'returned';
+  'pending' | 'held' | 'releasing' | 'released' | 'settling' | 'settled' | 'returning' | 'returned';
 
 export type RequestStatus = 'pending' | 'approved' | 'rejected';
 export type WithdrawalStatus = 'payout_pending' | 'paid' | 'failed';

@@ -178,7 +178,8 @@ export class PayoutService {
     if (outcome === 'paid' && payout.withdrawal_status === 'payout_pending') {
       const current = await this.assertDestinationHolds(payout);
       // A live connected account is paid by the gateway's transfer, whose answer settles it (C23).
-      if (paidByTransfer(payout)) return this.transfers.pay(payout, current.found ? (current.gateway_region ?? null) : null);
+      if (paidByTransfer(payout))
+        return this.transfers.pay(payout, current.found ? (current.gateway_region ?? null) : null);
     }
     // Once a transfer began only its outcome settles the payout: it may have been made (C25).
     if (payout.transfer_state === 'begun') throw new PlatformError('PAYOUT_NOT_SETTLEABLE');

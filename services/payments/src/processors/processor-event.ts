@@ -141,12 +141,7 @@ export interface ProcessorAddress {
 }
 
 export type ProcessorEvent =
-  | PaymentEvent
-  | RefundEvent
-  | DisputeEvent
-  | CheckoutEvent
-  | ConnectedAccountEvent
-  | PayoutTransferEvent;
+  PaymentEvent | RefundEvent | DisputeEvent | CheckoutEvent | ConnectedAccountEvent | PayoutTransferEvent;
 export type ProcessorEventKind = ProcessorEvent['kind'];
 
 /**

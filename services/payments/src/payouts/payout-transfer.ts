@@ -1,5 +1,4 @@
 import type { Money } from '@ppay/kernel';
-import type { PayoutRecord } from './payout';
 
 /** The card gateway's platform accounts (spec 4.9 `gateway_region`): a connected account lives under one. */
 export type GatewayRegion = 'US' | 'EU';
@@ -53,25 +52,7 @@ export interface PayoutTransferProcessor {
  * The idempotency key of a payout's transfer, from the payout's own key (merchant, mode, reference):
  * unique per payout, and the same for every attempt.
  */
-export const transferKeyOf = (p: Pick<PayoutRecord, 'payout_key'>) => `ppay_payout_${p.payout_key}_transfer`;
-
-export const transferRequestOf = (
-  p: PayoutRecord,
-  transfer: PayoutTransfer,
-  askedBefore: boolean,
-): TransferRequest => ({
-  payout_request_id: p.payout_request_id,
-  merchant_id: p.merchant_id,
-  reference: p.reference,
-  amount: p.amount,
-  account: transfer.account,
-  region: transfer.region,
-  idempotency_key: transfer.idempotency_key,
-  asked_before: askedBefore,
-});
-
-/** Whether a payout is paid by a transfer of its processor rather than settled by the admin's word alone. */
-export const paidByTransfer = (p: PayoutRecord) => p.mode === 'live' && p.destination?.kind === 'connected_account';
+export const transferKeyOf = (p: { payout_key: string }) => `ppay_payout_${p.payout_key}_transfer`;
 
 /** Shown as the payout's failure_reason (spec 2.10) when the processor refused the transfer. */
 export const refusedReason = (code: string) => `The card gateway refused the transfer (${code})`.slice(0, 300);

@@ -4,13 +4,32 @@ import {
   refusedReason,
   REVERSED_REASON,
   transferKeyOf,
-  transferRequestOf,
   type GatewayRegion,
   type PayoutTransfer,
   type PayoutTransferProcessor,
   type TransferAnswer,
+  type TransferRequest,
 } from './payout-transfer';
 import type { PayoutRepository } from './ports';
+
+/** What one attempt asks the processor for: the payout and the transfer as it began. */
+export const transferRequestOf = (
+  p: PayoutRecord,
+  transfer: PayoutTransfer,
+  askedBefore: boolean,
+): TransferRequest => ({
+  payout_request_id: p.payout_request_id,
+  merchant_id: p.merchant_id,
+  reference: p.reference,
+  amount: p.amount,
+  account: transfer.account,
+  region: transfer.region,
+  idempotency_key: transfer.idempotency_key,
+  asked_before: askedBefore,
+});
+
+/** Whether a payout is paid by a transfer of its processor rather than settled by the admin's word alone. */
+export const paidByTransfer = (p: PayoutRecord) => p.mode === 'live' && p.destination?.kind === 'connected_account';
 
 export type TransferOutcome = 'created' | 'refused' | 'unknown' | 'reversed';
 

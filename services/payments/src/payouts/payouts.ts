@@ -12,8 +12,8 @@ import {
 import { walletIdOf } from '../wallets/wallet';
 import type { LedgerRepository, WalletStore } from '../ports';
 import type { CurrentDestination, PayoutDestinations, PayoutRepository } from './ports';
-import { paidByTransfer, type PayoutTransferProcessor } from './payout-transfer';
-import { PayoutTransfers, type TransferOutcome } from './payout-transfers';
+import type { PayoutTransferProcessor } from './payout-transfer';
+import { paidByTransfer, PayoutTransfers, type TransferOutcome } from './payout-transfers';
 
 /**
  * Staged payouts (spec 2.10, 3.4, 4.10) over two documents, the payout request and the wallet, with

@@ -41,6 +41,8 @@ import { paymentMethodHandlers } from './payment-methods/payment-methods.handler
 import { MongoPayoutRepository, payoutModel } from './payouts/payout.repo';
 import { PayoutService } from './payouts/payouts';
 import { payoutHandlers } from './payouts/payouts.handlers';
+import { payoutTransferMetrics } from './payouts/payout-transfers.metrics';
+import { PayoutTransferEventApplier } from './payouts/transfer-events';
 import { MongoOrderRepository, orderModel } from './orders/order.repo';
 import { OrderService } from './orders/orders';
 import { orderHandlers } from './orders/orders.handlers';
@@ -68,6 +70,7 @@ import { liveReconcilerMetrics } from './processors/live-charge-reconciler.metri
 import { processorEventHandlers } from './processors/processor-events.handlers';
 import { processorEventMetrics } from './processors/processor-events.metrics';
 import { stripeConnector } from './processors/stripe/stripe-connector.adapter';
+import { GuardedTransferProcessor } from './processors/stripe/stripe-transfers.adapter';
 import { RefundLedger } from './refunds/refund-ledger';
 import { REFUND_DEBITS } from './refunds/refund-ledger.consumer';
 import { RefundEventApplier } from './refunds/refund-events';
@@ -120,13 +123,6 @@ void runService<types.payments.PaymentsServiceHandlers, (typeof paymentsConfig)[
     const wallets = new MongoWalletStore(walletDocs);
     const ledger = new WalletLedger(new MongoLedgerEntries(entries, (id) => ledgerRelay.relaySoon(id)), wallets);
     const payoutRelay = new OutboxRelay(payoutDocs, nats, log, metrics);
-    const payoutDestinations = new GrpcPayoutDestinations(config.KYC_GRPC_ADDR, metrics);
-    const payouts = new PayoutService({
-      payouts: new MongoPayoutRepository(payoutDocs, (id) => payoutRelay.relaySoon(id)),
-      wallets,
-      ledger,
-      destinations: payoutDestinations,
-    });
     const walletCounters = walletMetrics(metrics.registry);
     const walletReconciler = new WalletReconciler(new MongoLedgerEntries(entries), wallets);
     const directory = new ProjectedMerchantDirectory(profiles, config.MERCHANT_EVENT_WAIT_MS);
@@ -139,6 +135,24 @@ void runService<types.payments.PaymentsServiceHandlers, (typeof paymentsConfig)[
     const stripe = stripeConnector(config, metrics.registry);
     // Every processor call, live or sandbox, runs behind a breaker with this timeout (processor-guard.adapter.ts).
     const breakers = { timeoutMs: config.PROCESSOR_TIMEOUT_MS, resetTimeoutMs: 30_000 };
+    const payoutDestinations = new GrpcPayoutDestinations(config.KYC_GRPC_ADDR, metrics);
+    const payoutRepo = new MongoPayoutRepository(payoutDocs, (id) => payoutRelay.relaySoon(id));
+    // Live connected-account payouts are Stripe Transfers (docs/decisions.md C23–C30).
+    const payouts = new PayoutService(
+      {
+        payouts: payoutRepo,
+        wallets,
+        ledger,
+        destinations: payoutDestinations,
+        transfers: stripe ? new GuardedTransferProcessor(stripe.transfers, breakers) : null,
+      },
+      undefined,
+      {
+        // Not while a settlement's own call may still be running (its deadline and the library's retry).
+        transferStaleAfterMs: Math.max(30_000, config.PROCESSOR_TIMEOUT_MS * 3),
+        onTransfer: payoutTransferMetrics(metrics.registry),
+      },
+    );
     const processors = new StaticProcessorRegistry({
       ...breakers,
       cardPublishableKey: config.CARD_PUBLISHABLE_KEY,
@@ -302,6 +316,7 @@ void runService<types.payments.PaymentsServiceHandlers, (typeof paymentsConfig)[
         'kyc could not take a connected account event; it is retried',
       ),
     );
+    const transferEvents = new PayoutTransferEventApplier({ payouts: payoutRepo, transfers: payouts.transfers });
     const inbox = new ProcessorEventInbox(
       {
         events: new MongoProcessorEventRepository(processorEventDocs),
@@ -311,6 +326,7 @@ void runService<types.payments.PaymentsServiceHandlers, (typeof paymentsConfig)[
           dispute: disputeEvents,
           checkout: checkoutEvents,
           connected_account: accountEvents,
+          payout_transfer: transferEvents,
         },
       },
       {

@@ -218,7 +218,13 @@ export class GrpcPayoutDestinations implements PayoutDestinations {
   async current(merchantId: number, mode: Mode): Promise<CurrentDestination> {
     try {
       const account = await this.client.call('GetPayoutAccount', { merchant_id: merchantId, mode }, internalCall(mode));
-      return { found: true, kyc_status: account.kyc_status, fingerprint: account.destination_fingerprint ?? null };
+      const region = account.gateway_region;
+      return {
+        found: true,
+        kyc_status: account.kyc_status,
+        fingerprint: account.destination_fingerprint ?? null,
+        gateway_region: region === 'US' || region === 'EU' ? region : null,
+      };
     } catch (err) {
       const code = err instanceof RemoteCallError ? err.errorCode : undefined;
       if (code === 'KYC_NOT_SUBMITTED' || code === 'PAYOUT_NOT_SET_UP' || code === 'PAYOUT_ACCOUNT_NOT_FOUND') {

@@ -31,7 +31,9 @@ export function payoutAccountHandlers(
       requireInternal(caller);
       const mode = requestedMode(req.mode);
       const { kyc: c, account } = await payoutAccounts.account(positive(req.merchant_id, 'merchant_id'), mode);
-      return toWire(payoutAccountResource(c, account));
+      // Payments pays a connected account from its region's platform account (docs/decisions.md C28).
+      const region = account.payout_method === 'connected_account' ? (c.connected?.gateway_region ?? null) : null;
+      return toWire({ ...payoutAccountResource(c, account), gateway_region: region });
     },
   };
 }

@@ -9,6 +9,7 @@ import {
   nuban,
 } from '../submissions/submission-bodies.test-util';
 import { payoutAccountResource, payoutSettingsResource } from './payout-account';
+import { payoutAccountHandlers } from './payout-accounts.handlers';
 import { AT_LEAST_ONE_FIELD, NON_AFRICAN_CALLBACK } from './payout-accounts';
 
 const US_SUB = 1002;
@@ -164,6 +165,19 @@ describe('first-time payout setup (POST)', () => {
       payout_method: 'connected_account',
       gateway_account_id: kyc.kyc.connected!.gateway_account_id,
     });
+    // Payments pays a connected account from its region's platform account (docs/decisions.md C28).
+    const get = payoutAccountHandlers(w.payoutAccounts).GetPayoutAccount as unknown as (
+      req: unknown,
+      ctx: unknown,
+    ) => Promise<Record<string, unknown>>;
+    const internal = { caller: { auth: 'internal', requestId: 'req_1' } };
+    expect(await get({ merchant_id: US_SUB, mode: 'sandbox' }, internal)).toMatchObject({
+      payout_method: 'connected_account',
+      gateway_region: 'US',
+    });
+    await w.submissions.submit(sandbox, NG_SUB, kycBody);
+    await w.payoutAccounts.setup(sandbox, NG_SUB, {});
+    expect((await get({ merchant_id: NG_SUB, mode: 'sandbox' }, internal)).gateway_region).toBeUndefined();
   });
 });
 

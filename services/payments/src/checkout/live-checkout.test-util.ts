@@ -43,6 +43,7 @@ export function liveCheckoutSetup(stripe: Awaited<ReturnType<typeof scriptedStri
         dispute: { apply: () => Promise.reject(new Error('no dispute events here')) },
         checkout: new CheckoutEventApplier({ sessions: t.sessions, checkout: t.processorCheckout, goods: t.liveGoods }),
         connected_account: { apply: () => Promise.reject(new Error('no connected account events here')) },
+        payout_transfer: { apply: () => Promise.reject(new Error('no payout transfer events here')) },
       },
     },
     { unmatchedAfterMs: 60_000, retryMs: 1_000, now: t.now },

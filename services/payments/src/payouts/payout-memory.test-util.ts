@@ -1,6 +1,6 @@
 import type { Mode, OutboxEntry } from '@ppay/kernel';
 import type { PayoutRecord } from './payout';
-import type { CurrentDestination, PayoutDestinations, PayoutRepository } from './ports';
+import type { CurrentDestination, PayoutDestinations, PayoutExpectation, PayoutRepository } from './ports';
 
 const clone = <T>(v: T): T => structuredClone(v);
 
@@ -22,15 +22,11 @@ export class MemoryPayouts implements PayoutRepository {
     const p = this.docs.get(`${merchantId}:${mode}:${reference}`);
     return p ? clone(p) : null;
   }
-  async transition(
-    key: string,
-    expect: Partial<Pick<PayoutRecord, 'request_status' | 'withdrawal_status' | 'reservation'>>,
-    set: Partial<PayoutRecord>,
-    events: OutboxEntry[],
-  ) {
+  async transition(key: string, expect: PayoutExpectation, set: Partial<PayoutRecord>, events: OutboxEntry[]) {
     const p = this.docs.get(key);
     if (!p) return null;
-    for (const [k, v] of Object.entries(expect)) if (p[k as keyof PayoutRecord] !== v) return null;
+    // As Mongo's filter: null matches a field that is absent.
+    for (const [k, v] of Object.entries(expect)) if ((p[k as keyof PayoutRecord] ?? null) !== v) return null;
     Object.assign(p, clone(set));
     this.events.push(...events);
     return clone(p);
@@ -43,7 +39,14 @@ export class MemoryPayouts implements PayoutRepository {
   }
   async unfinished(limit: number) {
     return [...this.docs.values()]
-      .filter((p) => p.reservation === 'pending' || p.reservation === 'releasing' || p.reservation === 'settling')
+      .filter((p) => ['pending', 'releasing', 'settling', 'returning'].includes(p.reservation))
+      .slice(0, limit)
+      .map(clone);
+  }
+  async transfersBegun(limit: number) {
+    return [...this.docs.values()]
+      .filter((p) => p.transfer_state === 'begun')
+      .sort((a, b) => a.updated_at.getTime() - b.updated_at.getTime())
       .slice(0, limit)
       .map(clone);
   }
@@ -53,7 +56,12 @@ export class MemoryPayouts implements PayoutRepository {
 export class MemoryPayoutDestinations implements PayoutDestinations {
   readonly accounts = new Map<string, CurrentDestination>();
   current = async (merchantId: number, mode: Mode): Promise<CurrentDestination> =>
-    this.accounts.get(`${merchantId}:${mode}`) ?? { found: true, kyc_status: 'approved', fingerprint: 'fp_1' };
+    this.accounts.get(`${merchantId}:${mode}`) ?? {
+      found: true,
+      kyc_status: 'approved',
+      fingerprint: 'fp_1',
+      gateway_region: null,
+    };
   set(merchantId: number, mode: Mode, d: CurrentDestination) {
     this.accounts.set(`${merchantId}:${mode}`, d);
   }

@@ -2,7 +2,7 @@ import { Schema, type Connection, type Model } from 'mongoose';
 import { type Mode, type OutboxEntry } from '@ppay/kernel';
 import { isDuplicateKeyError, moneySchema, nextSequence, outboxEntrySchema } from '@ppay/runtime';
 import { payoutKeyOf, type PayoutRecord } from './payout';
-import type { PayoutRepository } from './ports';
+import type { PayoutExpectation, PayoutRepository } from './ports';
 
 interface PayoutDocument extends Omit<PayoutRecord, 'payout_key'> {
   _id: string;
@@ -32,6 +32,8 @@ const payoutSchema = new Schema<PayoutDocument>(
     paid_at: { type: Date, default: null },
     failed_at: { type: Date, default: null },
     failure_reason: { type: String, default: null },
+    transfer_state: { type: String, default: null },
+    transfer: { type: Schema.Types.Mixed, default: null },
     created_at: { type: Date, required: true },
     updated_at: { type: Date, required: true },
     outbox: { type: [outboxEntrySchema], default: [] },
@@ -40,6 +42,8 @@ const payoutSchema = new Schema<PayoutDocument>(
 );
 // The payout sweep: unfinished wallet steps, by one field.
 payoutSchema.index({ reservation: 1 });
+// The transfer sweep: connected-account transfers begun and not answered (C25), by one field.
+payoutSchema.index({ transfer_state: 1 });
 
 export type PayoutModel = Model<PayoutDocument>;
 
@@ -51,7 +55,13 @@ function toRecord(doc: PayoutDocument): PayoutRecord {
   const { _id, outbox: _o, ...rest } = doc as PayoutDocument & { outbox_pending_since?: unknown };
   delete (rest as { outbox_pending_since?: unknown }).outbox_pending_since;
   // Requests stored before destinations were recorded have none.
-  return { payout_key: _id, ...rest, destination: rest.destination ?? null };
+  return {
+    payout_key: _id,
+    ...rest,
+    destination: rest.destination ?? null,
+    transfer_state: rest.transfer_state ?? null,
+    transfer: rest.transfer ?? null,
+  };
 }
 
 const NO_OUTBOX = { outbox: 0 };
@@ -88,7 +98,7 @@ export class MongoPayoutRepository implements PayoutRepository {
 
   async transition(
     key: string,
-    expect: Partial<Pick<PayoutRecord, 'request_status' | 'withdrawal_status' | 'reservation'>>,
+    expect: PayoutExpectation,
     set: Partial<PayoutRecord>,
     events: OutboxEntry[],
   ): Promise<PayoutRecord | null> {
@@ -111,7 +121,17 @@ export class MongoPayoutRepository implements PayoutRepository {
 
   async unfinished(limit: number): Promise<PayoutRecord[]> {
     const docs = await this.model
-      .find({ reservation: { $in: ['pending', 'releasing', 'settling'] } }, NO_OUTBOX)
+      .find({ reservation: { $in: ['pending', 'releasing', 'settling', 'returning'] } }, NO_OUTBOX)
+      .limit(limit)
+      .lean()
+      .exec();
+    return (docs as PayoutDocument[]).map(toRecord);
+  }
+
+  async transfersBegun(limit: number): Promise<PayoutRecord[]> {
+    const docs = await this.model
+      .find({ transfer_state: 'begun' }, NO_OUTBOX)
+      .sort({ updated_at: 1 })
       .limit(limit)
       .lean()
       .exec();

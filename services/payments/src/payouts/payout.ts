@@ -1,5 +1,6 @@
 import { outboxEvent, SUBJECTS, type Mode, type Money, type OutboxEntry } from '@ppay/kernel';
 import { newLedgerEntry, type LedgerEntry } from '../wallets/ledger-entry';
+import type { PayoutTransfer, TransferState } from './payout-transfer';
 
 /**
  * Where the payout's wallet step stands. Every state but `held`, `released` and `settled` is a step
@@ -7,8 +8,10 @@ import { newLedgerEntry, type LedgerEntry } from '../wallets/ledger-entry';
  *   pending   → reserve (held) or, without the money, discard the request
  *   releasing → give the reservation back (released): rejected or failed
  *   settling  → append the final payout debit, which consumes the reservation (settled): paid
+ *   returning → credit a paid payout's debit back (returned): its transfer was reversed (C27)
  */
-export type ReservationState = 'pending' | 'held' | 'releasing' | 'released' | 'settling' | 'settled';
+export type ReservationState =
+  'pending' | 'held' | 'releasing' | 'released' | 'settling' | 'settled' | 'returning' | 'returned';
 
 export type RequestStatus = 'pending' | 'approved' | 'rejected';
 export type WithdrawalStatus = 'payout_pending' | 'paid' | 'failed';
@@ -55,6 +58,12 @@ export interface PayoutRecord {
   paid_at: Date | null;
   failed_at: Date | null;
   failure_reason: string | null;
+  /**
+   * A live connected-account payout's Stripe Transfer (payout-transfer.ts): null until its settlement
+   * as paid begins one. Top level so one conditional write can expect it; absent on older documents.
+   */
+  transfer_state?: TransferState | null;
+  transfer?: PayoutTransfer | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -99,6 +108,8 @@ export function newPayout(
     paid_at: null,
     failed_at: null,
     failure_reason: null,
+    transfer_state: null,
+    transfer: null,
     created_at: now,
     updated_at: now,
   };
@@ -188,6 +199,26 @@ export function payoutDebit(p: PayoutRecord, now: Date): LedgerEntry {
       reservation_key: reservationKeyOf(p),
       charge_id: '',
       event_id: `payout:${p.payout_request_id}`,
+    },
+    now,
+  );
+}
+
+/**
+ * The credit that gives a reversed payout's money back to the wallet (C27): the debit's amount, once
+ * per payout (its key), into `available`.
+ */
+export function payoutReturn(p: PayoutRecord, now: Date): LedgerEntry {
+  return newLedgerEntry(
+    {
+      idempotency_key: `payout_reversal:${p.payout_request_id}`,
+      merchant_id: p.merchant_id,
+      mode: p.mode,
+      kind: 'credit',
+      reason: 'payout_reversal',
+      amount: p.amount,
+      charge_id: '',
+      event_id: `payout_reversal:${p.payout_request_id}`,
     },
     now,
   );

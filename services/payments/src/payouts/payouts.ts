@@ -2,6 +2,7 @@ import { PlatformError, requireMerchant, requireMode, type CallerInfo, type Mode
 import {
   newPayout,
   payoutDebit,
+  payoutReturn,
   reservationKeyOf,
   settlementEvent,
   type PayoutRecord,
@@ -10,7 +11,9 @@ import {
 } from './payout';
 import { walletIdOf } from '../wallets/wallet';
 import type { LedgerRepository, WalletStore } from '../ports';
-import type { PayoutDestinations, PayoutRepository } from './ports';
+import type { CurrentDestination, PayoutDestinations, PayoutRepository } from './ports';
+import type { PayoutTransferProcessor } from './payout-transfer';
+import { paidByTransfer, PayoutTransfers, type TransferOutcome } from './payout-transfers';
 
 /**
  * Staged payouts (spec 2.10, 3.4, 4.10) over two documents, the payout request and the wallet, with
@@ -20,15 +23,27 @@ import type { PayoutDestinations, PayoutRepository } from './ports';
  * the request or by the sweep (`finishUnfinished`). See docs/architecture.md, "Wallets and payouts".
  */
 export class PayoutService {
+  /** Live connected-account payouts' transfers (payout-transfers.ts), for settlement and their events. */
+  readonly transfers: PayoutTransfers;
+
   constructor(
     private readonly deps: {
       payouts: PayoutRepository;
       wallets: WalletStore;
       ledger: LedgerRepository;
       destinations: PayoutDestinations;
+      /** The card gateway's transfers; null when it is not configured (such payouts cannot be paid). */
+      transfers?: PayoutTransferProcessor | null;
     },
     private readonly now: () => Date = () => new Date(),
-  ) {}
+    options: { transferStaleAfterMs?: number; onTransfer?: (outcome: TransferOutcome) => void } = {},
+  ) {
+    this.transfers = new PayoutTransfers(
+      { payouts: deps.payouts, processor: deps.transfers ?? null },
+      (p) => this.finish(p),
+      { now, staleAfterMs: options.transferStaleAfterMs ?? 30_000, onOutcome: options.onTransfer },
+    );
+  }
 
   /** Sub-merchant: reserve the amount and stage the request. Repeating a reference answers the same request. */
   async initiate(merchantId: number, mode: Mode, input: PayoutRequestInput): Promise<PayoutRecord> {
@@ -94,7 +109,7 @@ export class PayoutService {
    * item 5). A request made before destinations were recorded has none to compare: it is refused too
    * (reject it; the sub-merchant asks again).
    */
-  private async assertDestinationHolds(payout: PayoutRecord): Promise<void> {
+  private async assertDestinationHolds(payout: PayoutRecord): Promise<CurrentDestination> {
     const current = await this.deps.destinations.current(payout.merchant_id, payout.mode);
     if (current.found && current.kyc_status !== 'approved') {
       throw new PlatformError('PAYOUT_KYC_NOT_APPROVED', undefined, {
@@ -116,6 +131,7 @@ export class PayoutService {
             : 'The sub-merchant has no payout account any more',
       });
     }
+    return current;
   }
 
   /** Spec 4.10 reject: pending → rejected, the reservation released (the merchant may ask again). */
@@ -159,7 +175,14 @@ export class PayoutService {
     const payout = await this.deps.payouts.get(merchantId, mode, reference);
     if (!payout || payout.reservation === 'pending') throw new PlatformError('PAYOUT_REQUEST_NOT_FOUND');
     // Paying out needs the destination to hold still; a failure is always recorded (nothing was paid).
-    if (outcome === 'paid' && payout.withdrawal_status === 'payout_pending') await this.assertDestinationHolds(payout);
+    if (outcome === 'paid' && payout.withdrawal_status === 'payout_pending') {
+      const current = await this.assertDestinationHolds(payout);
+      // A live connected account is paid by the gateway's transfer, whose answer settles it (C23).
+      if (paidByTransfer(payout))
+        return this.transfers.pay(payout, current.found ? (current.gateway_region ?? null) : null);
+    }
+    // Once a transfer began only its outcome settles the payout: it may have been made (C25).
+    if (payout.transfer_state === 'begun') throw new PlatformError('PAYOUT_NOT_SETTLEABLE');
     const now = this.now();
     const next: Partial<PayoutRecord> =
       outcome === 'paid'
@@ -204,9 +227,9 @@ export class PayoutService {
     return this.settle(merchantId, mode, reference, outcome, failureReason);
   }
 
-  /** The sweep: finishes wallet steps a crash (or a lost answer) left begun. */
+  /** The sweep: finishes wallet steps and transfers a crash (or a lost answer) left begun. */
   async finishUnfinished(limit = 100): Promise<number> {
-    let finished = 0;
+    let finished = await this.transfers.resumeBegun(limit);
     for (const payout of await this.deps.payouts.unfinished(limit)) {
       await this.finish(payout).catch((err: unknown) => {
         if (!(err instanceof PlatformError && err.code === 'INSUFFICIENT_BALANCE')) throw err;
@@ -241,6 +264,10 @@ export class PayoutService {
       case 'settling': {
         await this.deps.ledger.append([payoutDebit(payout, this.now())]);
         return this.confirm(payout, 'settling', 'settled');
+      }
+      case 'returning': {
+        await this.deps.ledger.append([payoutReturn(payout, this.now())]);
+        return this.confirm(payout, 'returning', 'returned');
       }
       default:
         return payout;

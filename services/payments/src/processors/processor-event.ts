@@ -108,6 +108,26 @@ export interface ConnectedAccountEvent extends Omit<EventBase, 'merchant_id'> {
   deauthorized: boolean;
 }
 
+/**
+ * A live connected-account payout's transfer at the processor (docs/decisions.md C26), named by our
+ * metadata on the transfer (merchant, mode, payout reference and number), never by amount.
+ */
+export interface PayoutTransferEvent extends EventBase {
+  kind: 'payout_transfer';
+  /** created: the transfer was made; reversed: some or all of it was taken back by the platform. */
+  change: 'created' | 'reversed';
+  payout_request_id: number;
+  payout_reference: string;
+  /** The processor's id of the transfer: must be the payout's once it recorded one. */
+  transfer_reference: string;
+  /** The connected account paid: must be the payout's. */
+  account_reference: string;
+  amount: Money;
+  /** How much of it was taken back so far (minor units), and whether that is all of it. */
+  amount_reversed: number;
+  fully_reversed: boolean;
+}
+
 /** A postal address as a processor collected it; empty or null where it has none. */
 export interface ProcessorAddress {
   name: string | null;
@@ -120,7 +140,8 @@ export interface ProcessorAddress {
   phone: string | null;
 }
 
-export type ProcessorEvent = PaymentEvent | RefundEvent | DisputeEvent | CheckoutEvent | ConnectedAccountEvent;
+export type ProcessorEvent =
+  PaymentEvent | RefundEvent | DisputeEvent | CheckoutEvent | ConnectedAccountEvent | PayoutTransferEvent;
 export type ProcessorEventKind = ProcessorEvent['kind'];
 
 /**
@@ -185,5 +206,7 @@ export function eventSubject(event: ProcessorEvent): Record<string, string> {
       return { session_id: event.session_id };
     case 'connected_account':
       return { account_reference: event.account_reference };
+    case 'payout_transfer':
+      return { payout_reference: event.payout_reference, transfer_reference: event.transfer_reference };
   }
 }

@@ -77,6 +77,7 @@ export function appliersOf(given: Partial<EventAppliers>): EventAppliers {
     dispute: unusedApplier,
     checkout: unusedApplier,
     connected_account: unusedApplier,
+    payout_transfer: unusedApplier,
     ...given,
   };
 }

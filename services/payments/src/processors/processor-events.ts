@@ -115,6 +115,8 @@ export class ProcessorEventInbox {
         return this.deps.appliers.checkout.apply(event, record);
       case 'connected_account':
         return this.deps.appliers.connected_account.apply(event, record);
+      case 'payout_transfer':
+        return this.deps.appliers.payout_transfer.apply(event, record);
     }
   }
 

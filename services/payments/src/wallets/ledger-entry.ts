@@ -22,7 +22,9 @@ export type LedgerReason =
   | 'dispute_withdrawal'
   | 'dispute_fee'
   /** A won dispute gives back each of its withdrawals. */
-  | 'dispute_reinstatement';
+  | 'dispute_reinstatement'
+  /** A paid payout whose transfer the processor reversed: its debit given back (docs/decisions.md C27). */
+  | 'payout_reversal';
 
 /** The credits a payment makes (reversed by refunds, shared by disputes); a reinstatement is not one. */
 const PAYMENT_CREDIT_REASONS: readonly LedgerReason[] = ['payment', 'marketplace_operator', 'marketplace_split'];

@@ -8,10 +8,13 @@ import { STRIPE_EVENTS, StripeEventVerifier } from './stripe-events.adapter';
 import { StripeDisputeProcessor } from './stripe-disputes.adapter';
 import { StripeOffSessionCharger } from './stripe-off-session.adapter';
 import { StripeCardGateway } from './stripe-payments.adapter';
+import type { PayoutTransferProcessor } from '../../payouts/payout-transfer';
+import { StripeTransferProcessor } from './stripe-transfers.adapter';
 
 /**
  * The Stripe connector as the payments service plugs it in: the live card gateway, the off-session
- * charges of cards saved at Stripe, the live side of disputes and the verifier of its inbound events,
+ * charges of cards saved at Stripe, the live side of disputes, connected-account payouts' transfers
+ * (from each region's platform account) and the verifier of its inbound events,
  * all or none (null without STRIPE_SECRET_KEY: live card requests then answer GATEWAY_NOT_CONFIGURED).
  * A bad configuration throws at boot.
  */
@@ -22,6 +25,7 @@ export function stripeConnector(
   card: ProcessorAdapter;
   offSession: SavedCardCharger;
   disputes: DisputeProcessor;
+  transfers: PayoutTransferProcessor;
   verifier: EventVerifier;
   eventTypes: readonly string[];
 } | null {
@@ -30,10 +34,13 @@ export function stripeConnector(
   const settings = stripeSettings(config);
   if (!settings) return null;
   const client = stripeClient(settings);
+  // The EU region's own platform account when it has a key, else the one account (and its client).
+  const eu = settings.regions.EU === settings.regions.US ? client : stripeClient(settings.regions.EU);
   return {
     card: new StripeCardGateway(client, settings, observer),
     offSession: new StripeOffSessionCharger(client, observer),
     disputes: new StripeDisputeProcessor(client, observer),
+    transfers: new StripeTransferProcessor({ US: client, EU: eu }, observer),
     verifier: new StripeEventVerifier(stripeWebhooks(), settings.webhookSecrets),
     eventTypes: Object.keys(STRIPE_EVENTS),
   };

@@ -7,6 +7,7 @@ import { CHECKOUT_EVENTS } from './stripe-checkout-events.adapter';
 import { DISPUTE_EVENTS } from './stripe-dispute-events.adapter';
 import { PAYMENT_EVENTS } from './stripe-payment-events.adapter';
 import { REFUND_EVENTS } from './stripe-refund-events.adapter';
+import { TRANSFER_EVENTS } from './stripe-transfer-events.adapter';
 
 /** Stripe's own default: a signature older than 5 minutes is refused (replays). */
 const TOLERANCE_SECONDS = 300;
@@ -18,6 +19,7 @@ export const STRIPE_EVENTS: StripeEventMappers = {
   ...DISPUTE_EVENTS,
   ...CHECKOUT_EVENTS,
   ...ACCOUNT_EVENTS,
+  ...TRANSFER_EVENTS,
 };
 
 /**

@@ -7,7 +7,7 @@ import type {
   TransferAnswer,
   TransferRequest,
 } from '../../payouts/payout-transfer';
-import { ProcessorGuard, type ProcessorBreakerOptions } from '../processor-guard.adapter';
+import { ProcessorGuard, type ProcessorBreakerOptions } from '@ppay/runtime';
 
 /** The part of the Stripe library transfers need (the contract tests and unit fakes stand behind it). */
 export interface StripeTransferClient {

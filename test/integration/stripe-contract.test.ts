@@ -1,7 +1,15 @@
 import { money, type Mode } from '@ppay/kernel';
 import { stripeClient, stripeWebhooks } from '@ppay/stripe-support';
-import { stripeSettings, type StripeSettings } from '../../services/payments/src/processors/stripe/stripe-config.adapter';
-import { cancelKey, paymentIntentKey, refundKey, StripeCardGateway } from '../../services/payments/src/processors/stripe/stripe-payments.adapter';
+import {
+  stripeSettings,
+  type StripeSettings,
+} from '../../services/payments/src/processors/stripe/stripe-config.adapter';
+import {
+  cancelKey,
+  paymentIntentKey,
+  refundKey,
+  StripeCardGateway,
+} from '../../services/payments/src/processors/stripe/stripe-payments.adapter';
 import { StaticProcessorRegistry } from '../../services/payments/src/processors/sandbox-processors.adapter';
 import { checkoutSessionKey } from '../../services/payments/src/processors/stripe/stripe-checkout.adapter';
 import { EMPTY_EVIDENCE, newDispute } from '../../services/payments/src/disputes/dispute';

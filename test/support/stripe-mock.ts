@@ -2,7 +2,10 @@ import { randomBytes } from 'node:crypto';
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { startStripeMockProcess } from '@ppay/devstack';
-import { stripeSettings, type StripeSettings } from '../../services/payments/src/processors/stripe/stripe-config.adapter';
+import {
+  stripeSettings,
+  type StripeSettings,
+} from '../../services/payments/src/processors/stripe/stripe-config.adapter';
 
 /** One request as it reached stripe-mock, through the recording proxy. */
 export interface StripeRequest {

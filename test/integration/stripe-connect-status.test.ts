@@ -12,6 +12,15 @@ import { startStripeMock, testStripeKeys, type StripeAnswerPatch, type StripeMoc
  */
 const KEYS = testStripeKeys();
 const CONNECT_SECRET = `whsec_${randomBytes(12).toString('hex')}`;
+/** A Stripe account as an account.updated carries it once onboarding is done and nothing is due. */
+const enabledAccount = (account: string) => ({
+  id: account,
+  object: 'account',
+  charges_enabled: true,
+  payouts_enabled: true,
+  details_submitted: true,
+  requirements: { currently_due: [], past_due: [], eventually_due: [], disabled_reason: null },
+});
 const STRIPE_ENV = {
   STRIPE_SECRET_KEY: KEYS.secretKey,
   STRIPE_PUBLISHABLE_KEY: KEYS.publishableKey,
@@ -151,14 +160,7 @@ describe('live connected account status from Stripe events', () => {
     });
 
     const created = Math.floor(Date.now() / 1000);
-    const enabled = {
-      id: account,
-      object: 'account',
-      charges_enabled: true,
-      payouts_enabled: true,
-      details_submitted: true,
-      requirements: { currently_due: [], past_due: [], eventually_due: [], disabled_reason: null },
-    };
+    const enabled = enabledAccount(account);
     const approved = connectEvent(
       `evt_${randomBytes(6).toString('hex')}`,
       'account.updated',
@@ -217,14 +219,6 @@ describe('live connected account status from Stripe events', () => {
   });
 
   it('delete merchant deletes the Stripe account at zero balance, and keeps one holding money', async () => {
-    const enabled = (account: string) => ({
-      id: account,
-      object: 'account',
-      charges_enabled: true,
-      payouts_enabled: true,
-      details_submitted: true,
-      requirements: { currently_due: [], past_due: [], eventually_due: [], disabled_reason: null },
-    });
     const results: Record<string, unknown>[] = [];
     for (const balance of [0, 1350]) {
       const { liveKey, merchantId } = await operatorAndSub();
@@ -234,7 +228,7 @@ describe('live connected account status from Stripe events', () => {
         `evt_${randomBytes(6).toString('hex')}`,
         'account.updated',
         account,
-        enabled(account),
+        enabledAccount(account),
         1,
       );
       expect((await postEvent(event)).status).toBe(200);

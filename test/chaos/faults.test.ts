@@ -38,7 +38,9 @@ const LIVE = Number(process.env.CHAOS_LIVE ?? Math.round(CHARGES / 10));
 const STRIPE = testStripeKeys();
 const CONCURRENCY = 12;
 const REPLICAS = Number(process.env.CHAOS_REPLICAS ?? 1);
-const LOAD_BUDGET_MS = Number(process.env.CHAOS_BUDGET_MS ?? 12 * 60_000);
+// A guard against a load that never ends, not a speed target: the same 2,000 charges took 443 s and 700 s
+// on this machine in two sessions (2026-12-02, 2026-12-03), so about 1.5× the slower.
+const LOAD_BUDGET_MS = Number(process.env.CHAOS_BUDGET_MS ?? 18 * 60_000);
 const TARGETS = ['payments', 'marketplace', 'fx-pricing', 'nats'] as const;
 type Target = (typeof TARGETS)[number];
 

@@ -1,5 +1,5 @@
 import Stripe from 'stripe';
-import type { StripeApiSettings } from './config';
+import type { StripeApiSettings, StripeRegion } from './config';
 
 /**
  * The API version the connector speaks, set explicitly rather than left to the library's default:
@@ -20,6 +20,12 @@ export function stripeClient(settings: StripeApiSettings): Stripe {
     telemetry: false,
     appInfo: { name: 'partner-payments-platform' },
   });
+}
+
+/** A client per region's platform account: one shared while the EU region has no account of its own. */
+export function stripeClients(regions: Record<StripeRegion, StripeApiSettings>): Record<StripeRegion, Stripe> {
+  const us = stripeClient(regions.US);
+  return { US: us, EU: regions.EU === regions.US ? us : stripeClient(regions.EU) };
 }
 
 /** Stripe's webhook signature check (no key needed), for verifying inbound events. */

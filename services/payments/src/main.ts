@@ -58,7 +58,11 @@ import {
 } from './platform-clients.adapter';
 import { SandboxCardProcessor, sandboxDisputeReason } from './processors/sandbox-cards.adapter';
 import { RoutedCardProcessor } from './processors/card-routing';
-import { GuardedCharger, GuardedDisputeProcessor } from './processors/processor-guard.adapter';
+import {
+  GuardedCharger,
+  GuardedDisputeProcessor,
+  GuardedTransferProcessor,
+} from './processors/processor-guard.adapter';
 import { StaticProcessorRegistry } from './processors/sandbox-processors.adapter';
 import { MongoProcessorEventRepository, processorEventModel } from './processors/processor-event.repo';
 import { eventSubject } from './processors/processor-event';
@@ -70,7 +74,6 @@ import { liveReconcilerMetrics } from './processors/live-charge-reconciler.metri
 import { processorEventHandlers } from './processors/processor-events.handlers';
 import { processorEventMetrics } from './processors/processor-events.metrics';
 import { stripeConnector } from './processors/stripe/stripe-connector.adapter';
-import { GuardedTransferProcessor } from './processors/stripe/stripe-transfers.adapter';
 import { RefundLedger } from './refunds/refund-ledger';
 import { REFUND_DEBITS } from './refunds/refund-ledger.consumer';
 import { RefundEventApplier } from './refunds/refund-events';

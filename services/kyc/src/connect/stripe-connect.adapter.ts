@@ -1,6 +1,6 @@
 import type { Registry } from 'prom-client';
 import { ProcessorGuard } from '@ppay/runtime';
-import { stripeApiSettings, stripeClient, stripeMetrics, type StripeApiConfig } from '@ppay/stripe-support';
+import { stripeApiSettings, stripeClients, stripeMetrics, type StripeApiConfig } from '@ppay/stripe-support';
 import { StripeConnectedAccounts } from './stripe-connected-accounts.adapter';
 
 /**
@@ -16,8 +16,7 @@ export function stripeConnect(
   const observer = stripeMetrics(registry);
   const regions = stripeApiSettings(config);
   if (!regions) return null;
-  const us = stripeClient(regions.US);
-  const clients = { US: us, EU: regions.EU === regions.US ? us : stripeClient(regions.EU) };
+  const clients = stripeClients(regions);
   const publishableKeys = { US: regions.US.publishableKey, EU: regions.EU.publishableKey };
   return new StripeConnectedAccounts(clients, publishableKeys, observer, new ProcessorGuard('stripe_connect', breaker));
 }

@@ -2,6 +2,7 @@ import { type Mode } from '@ppay/kernel';
 import { ProcessorGuard, type ProcessorBreakerOptions } from '@ppay/runtime';
 import type { DisputeRecord } from '../disputes/dispute';
 import type { DisputeProcessor, EvidenceReceipt } from '../disputes/ports';
+import type { PayoutTransferProcessor, TransferAnswer, TransferRequest } from '../payouts/payout-transfer';
 import type { CardResult, ProcessorSavedCard, SavedCardPayment } from './cards';
 import type {
   AbandonAnswer,
@@ -108,5 +109,21 @@ export class GuardedDisputeProcessor implements DisputeProcessor {
 
   accept(dispute: DisputeRecord): Promise<void> {
     return this.guard.call('dispute_accept', () => this.inner.accept(dispute));
+  }
+}
+
+/** The transfers behind the breaker and deadline every processor call runs behind (S44). */
+export class GuardedTransferProcessor implements PayoutTransferProcessor {
+  private readonly guard: ProcessorGuard;
+
+  constructor(
+    private readonly inner: PayoutTransferProcessor,
+    options: ProcessorBreakerOptions,
+  ) {
+    this.guard = new ProcessorGuard('card_gateway', options);
+  }
+
+  create(request: TransferRequest): Promise<TransferAnswer> {
+    return this.guard.call('transfers', () => this.inner.create(request));
   }
 }

@@ -1,5 +1,5 @@
 import type { Registry } from 'prom-client';
-import { stripeClient, stripeWebhooks, stripeMetrics } from '@ppay/stripe-support';
+import { stripeClients, stripeWebhooks, stripeMetrics } from '@ppay/stripe-support';
 import type { DisputeProcessor } from '../../disputes/ports';
 import type { EventVerifier } from '../processor-event';
 import type { ProcessorAdapter, SavedCardCharger } from '../ports';
@@ -33,14 +33,13 @@ export function stripeConnector(
   const observer = stripeMetrics(registry);
   const settings = stripeSettings(config);
   if (!settings) return null;
-  const client = stripeClient(settings);
-  // The EU region's own platform account when it has a key, else the one account (and its client).
-  const eu = settings.regions.EU === settings.regions.US ? client : stripeClient(settings.regions.EU);
+  const clients = stripeClients(settings.regions);
+  const client = clients.US;
   return {
     card: new StripeCardGateway(client, settings, observer),
     offSession: new StripeOffSessionCharger(client, observer),
     disputes: new StripeDisputeProcessor(client, observer),
-    transfers: new StripeTransferProcessor({ US: client, EU: eu }, observer),
+    transfers: new StripeTransferProcessor(clients, observer),
     verifier: new StripeEventVerifier(stripeWebhooks(), settings.webhookSecrets),
     eventTypes: Object.keys(STRIPE_EVENTS),
   };

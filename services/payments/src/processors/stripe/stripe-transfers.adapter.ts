@@ -1,5 +1,5 @@
 import type Stripe from 'stripe';
-import { classifyStripeError, stripeFailureError, type StripeObserver } from '@ppay/stripe-support';
+import { classifyStripeError, observedCall, stripeFailureError, type StripeObserver } from '@ppay/stripe-support';
 import { PlatformError } from '@ppay/kernel';
 import type {
   GatewayRegion,
@@ -7,7 +7,6 @@ import type {
   TransferAnswer,
   TransferRequest,
 } from '../../payouts/payout-transfer';
-import { ProcessorGuard, type ProcessorBreakerOptions } from '@ppay/runtime';
 
 /** The part of the Stripe library transfers need (the contract tests and unit fakes stand behind it). */
 export interface StripeTransferClient {
@@ -85,32 +84,10 @@ export class StripeTransferProcessor implements PayoutTransferProcessor {
 
   /** A transfer of this payout made by an earlier attempt (one per group: the first page is enough). */
   private async find(client: StripeTransferClient, request: TransferRequest): Promise<Stripe.Transfer | null> {
-    let page: Stripe.ApiList<Stripe.Transfer>;
-    try {
-      page = await client.transfers.list({ transfer_group: transferGroupOf(request), limit: 10 });
-      this.observer.call('transfer_list', 'ok');
-    } catch (err) {
-      const failure = classifyStripeError(err);
-      this.observer.call('transfer_list', failure.kind);
-      throw stripeFailureError(failure, 'transfer lookup', () => this.observer.authFailure());
-    }
+    const page = await observedCall(this.observer, 'transfer_list', () =>
+      client.transfers.list({ transfer_group: transferGroupOf(request), limit: 10 }),
+    );
     const id = String(request.payout_request_id);
     return page.data.find((t) => t.metadata?.payout_request_id === id) ?? null;
-  }
-}
-
-/** The transfers behind the breaker and deadline every processor call runs behind (S44). */
-export class GuardedTransferProcessor implements PayoutTransferProcessor {
-  private readonly guard: ProcessorGuard;
-
-  constructor(
-    private readonly inner: PayoutTransferProcessor,
-    options: ProcessorBreakerOptions,
-  ) {
-    this.guard = new ProcessorGuard('card_gateway', options);
-  }
-
-  create(request: TransferRequest): Promise<TransferAnswer> {
-    return this.guard.call('transfers', () => this.inner.create(request));
   }
 }
